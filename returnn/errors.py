@@ -1,0 +1,150 @@
+"""Error classes raised for mistakes in a user's config, data or network dict.
+
+Every class renders one self-contained message: where (config key, layer, file),
+what was expected, what was found, and the closest valid choice when there is one.
+Each subclasses the built-in exception type the reference raised in the same
+situation (``ValueError``, ``TypeError``, ``LookupError``), so ``except`` clauses
+in existing user code keep working.
+
+:func:`returnn.__main__.main` catches :class:`ReturnnError` (and a few built-in
+errors raised while reading the config) and prints only the message, without a
+Python traceback, unless ``log_verbosity >= 5`` or ``--debug`` is given.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+_NOT_GIVEN = object()
+
+
+class ReturnnError(Exception):
+    """Base class of all errors this project raises on purpose for bad user input."""
+
+
+class ConfigError(ReturnnError, ValueError):
+    """A config file or config value cannot be used."""
+
+
+class ConfigFileError(ConfigError):
+    """A config file is missing, unreadable, or does not parse.
+
+    :param filename: the config file
+    :param message: what went wrong
+    :param line: the 1-based line number in ``filename``, when known
+    """
+
+    def __init__(self, filename: str, message: str, *, line: Optional[int] = None, source_line: Optional[str] = None):
+        self.filename = filename
+        self.line = line
+        self.source_line = source_line
+        self.message = message
+        where = f"config file {filename!r}" + (f", line {line}" if line is not None else "")
+        text = f"{where}: {message}"
+        if source_line:
+            text += f"\n  {source_line.strip()}"
+        super().__init__(text)
+
+
+class ConfigValueError(ConfigError):
+    """A config key has a value of the wrong type or an invalid value.
+
+    :param key: the config key
+    :param expected: description of what is accepted
+    :param got: the value found
+    :param suggestions: close valid choices, if any
+    """
+
+    def __init__(self, key: str, *, expected: str, got: Any = _NOT_GIVEN, suggestions: Sequence[str] = (),
+                 hint: Optional[str] = None):
+        self.key = key
+        self.expected = expected
+        self.got = got
+        self.suggestions = tuple(suggestions)
+        self.hint = hint
+        text = f"config key {key!r}: expected {expected}"
+        if got is not _NOT_GIVEN:
+            text += f", got {got!r}"
+        if self.suggestions:
+            text += "\n  did you mean: " + ", ".join(repr(s) for s in self.suggestions) + "?"
+        if hint:
+            text += f"\n  hint: {hint}"
+        super().__init__(text)
+
+
+class UnknownNameError(ConfigError, LookupError):
+    """An unknown name was looked up in a :class:`returnn.util.registry.Registry`.
+
+    :param kind: what kind of thing, e.g. ``"layer class"`` or ``"dataset class"``
+    :param name: the name that was not found
+    :param suggestions: close known names (see :func:`returnn.util.suggest.close_matches`)
+    :param known: all known names (listed in the message when short enough)
+    """
+
+    def __init__(self, *, kind: str, name: str, suggestions: Sequence[str] = (), known: Sequence[str] = (),
+                 hint: Optional[str] = None, context: Optional[str] = None):
+        self.kind = kind
+        self.name = name
+        self.suggestions = tuple(suggestions)
+        self.known = tuple(known)
+        self.hint = hint
+        self.context = context
+        text = f"unknown {kind} {name!r}"
+        if context:
+            text += f" ({context})"
+        if self.suggestions:
+            text += "\n  did you mean: " + ", ".join(repr(s) for s in self.suggestions) + "?"
+        if hint:
+            text += f"\n  hint: {hint}"
+        if self.known:
+            text += "\n  known: " + ", ".join(self.known)
+        super().__init__(text)
+
+    def __str__(self) -> str:  # LookupError/KeyError would otherwise repr() the message
+        return self.args[0]
+
+
+class DatasetArgError(ConfigError, TypeError):
+    """A dataset was given an argument it does not accept, or a bad value for one."""
+
+
+class LayerArgError(ConfigError, TypeError):
+    """A layer dict has an unknown, missing or invalid argument.
+
+    :param layer: the layer name (``"output/s"`` style inside subnetworks)
+    :param layer_class: the layer's ``class``
+    :param arg: the argument
+    :param problem: e.g. ``"unknown argument"``
+    """
+
+    def __init__(self, *, layer: str, layer_class: str, arg: str, problem: str, expected: Optional[str] = None,
+                 got: Any = _NOT_GIVEN, suggestions: Sequence[str] = (), hint: Optional[str] = None):
+        self.layer, self.layer_class, self.arg, self.problem = layer, layer_class, arg, problem
+        self.expected, self.got, self.suggestions, self.hint = expected, got, tuple(suggestions), hint
+        lines = [f"layer {layer!r} {{\"class\": \"{layer_class}\"}}: {problem} {arg!r}"]
+        if self.suggestions:
+            lines.append("  did you mean: " + ", ".join(repr(s) for s in self.suggestions) + "?")
+        if expected is not None:
+            lines.append(f"  expected: {expected}")
+        if got is not _NOT_GIVEN:
+            lines.append(f"  got:      {got!r}")
+        if hint:
+            lines.append(f"  hint: {hint}")
+        super().__init__("\n".join(lines))
+
+
+class DataFileError(ReturnnError, IOError):
+    """A data file (HDF, text corpus, vocabulary) is missing, truncated or malformed.
+
+    :param filename: the file
+    :param message: what went wrong
+    """
+
+    def __init__(self, filename: str, message: str):
+        self.filename = filename
+        self.message = message
+        super().__init__(f"data file {filename!r}: {message}")
+
+
+class BackendError(ConfigError):
+    """The config selects a backend this project does not provide (only TensorFlow is provided)."""

@@ -1,0 +1,211 @@
+"""Logging to stdout and log files with the reference's verbosity levels.
+
+``from returnn.log import log``, then ``print("...", file=log.v3)``. The levels mean, as in the reference:
+
+* ``v0``/``v1``: errors and essential messages; ``v2``: important progress;
+* ``v3``: the default (epoch lines, dev scores); ``v4``: more detail (dataset and network summaries);
+* ``v5``: one line per mini-batch.
+
+Each log target (stdout, or a file from the ``log`` config key) has its own verbosity (``log_verbosity``,
+an int or a list with one entry per ``log`` entry); a line written to ``vN`` goes to every target whose
+verbosity is at least N. Files are opened in append mode (the directory is created if missing), and every
+target is flushed at each newline, so a crashed run's log is complete up to its last line.
+"""
+
+from __future__ import annotations
+
+import datetime
+import io
+import os
+import sys
+import threading
+from typing import Any, List, Optional, Sequence, TextIO, Union
+
+#: levels of the streams v0..v5
+NUM_LEVELS = 6
+#: verbosity before :meth:`Log.initialize` is called (library use)
+DEFAULT_VERBOSITY = 3
+_FORMATS = ("default", "raw", "timed", "verbose")
+
+
+class _Target:
+    """One output (stdout or a file) with its verbosity and line format."""
+
+    def __init__(self, stream: TextIO, verbosity: int, fmt: str, owned: bool):
+        self.stream = stream
+        self.verbosity = verbosity
+        self.fmt = fmt
+        self.owned = owned
+        self.at_line_start = True
+
+    def write(self, text: str, level: int) -> None:
+        if self.fmt in ("timed", "verbose"):
+            text = self._prefix_lines(text, level)
+        self.stream.write(text)
+        if "\n" in text:
+            self.stream.flush()
+
+    def _prefix_lines(self, text: str, level: int) -> str:
+        stamp = datetime.datetime.now().strftime("%Y-%m-%d %H:%M:%S,%f")[:-3]
+        prefix = f"{stamp} " if self.fmt == "timed" else f"{stamp} [v{level}] "
+        out = []
+        for piece in text.splitlines(keepends=True):
+            if self.at_line_start:
+                out.append(prefix)
+            out.append(piece)
+            self.at_line_start = piece.endswith("\n")
+        return "".join(out)
+
+
+class Stream(io.TextIOBase):
+    """A writable text stream for one verbosity level (``log.v3``); usable with ``print(..., file=...)``."""
+
+    def __init__(self, owner: Log, level: int):
+        super().__init__()
+        self._owner = owner
+        self.level = level
+
+    def write(self, text: str) -> int:
+        self._owner.write(self.level, text)
+        return len(text)
+
+    def flush(self) -> None:
+        self._owner.flush()
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return self._owner.isatty(self.level)
+
+    def is_enabled(self) -> bool:
+        """Whether anything written here reaches at least one target (cheap check before formatting)."""
+        return self._owner.enabled(self.level)
+
+
+class Log:
+    """The set of log targets and the per-level streams ``v0`` ... ``v5``.
+
+    A module-level instance :data:`log` is what the rest of the code writes to.
+    """
+
+    def __init__(self):
+        self._lock = threading.RLock()
+        self._targets: List[_Target] = [_Target(sys.stdout, DEFAULT_VERBOSITY, "default", owned=False)]
+        self._stdout_default = True
+        self.initialized = False
+        self.verbose = [False] * NUM_LEVELS
+        self.v = [Stream(self, level) for level in range(NUM_LEVELS)]
+        self.v0, self.v1, self.v2, self.v3, self.v4, self.v5 = self.v
+        self.error = self.v1
+
+    def initialize(self, logs: Union[None, str, Sequence[str]] = None,
+                   verbosity: Union[None, int, Sequence[int]] = None,
+                   formatter: Union[None, str, Sequence[str]] = None) -> None:
+        """(Re)configures the targets.
+
+        :param logs: file paths; ``"stdout"`` means standard output. ``$date`` in a path is replaced by the
+            current date/time. Standard output is always a target (with the first verbosity) unless listed
+            explicitly.
+        :param verbosity: int or one int per log (missing entries repeat the last; default 3)
+        :param formatter: ``"default"``/``"raw"`` (plain lines), ``"timed"`` (date/time prefix) or ``"verbose"``
+            (date/time and level), one per log or one for all
+        :raises OSError: if a log file cannot be opened (the directory is created when missing)
+        """
+        logs = [logs] if isinstance(logs, str) else list(logs or [])
+        verbosities = [verbosity] if isinstance(verbosity, int) else list(verbosity or [DEFAULT_VERBOSITY])
+        formatters = [formatter] if isinstance(formatter, str) else list(formatter or ["default"])
+        with self._lock:
+            self._close_owned()
+            targets = []
+            if "stdout" not in logs:
+                targets.append(_Target(sys.stdout, int(verbosities[0]), _pick(formatters, 0), owned=False))
+            for i, path in enumerate(logs):
+                level = int(_pick(verbosities, i))
+                fmt = _pick(formatters, i)
+                if path == "stdout":
+                    targets.append(_Target(sys.stdout, level, fmt, owned=False))
+                    continue
+                path = path.replace("$date", datetime.datetime.now().strftime("%Y-%m-%d-%H-%M-%S"))
+                directory = os.path.dirname(path)
+                if directory:
+                    os.makedirs(directory, exist_ok=True)
+                targets.append(_Target(open(path, "a", encoding="utf8"), level, fmt, owned=True))
+            self._targets = targets
+            self._stdout_default = False
+            self.initialized = True
+            max_level = max(t.verbosity for t in targets)
+            self.verbose = [level <= max_level for level in range(NUM_LEVELS)]
+
+    def init_by_config(self, config) -> None:
+        """Initializes from the config keys ``log``, ``log_verbosity`` and ``log_format``."""
+        logs = config.list("log", [])
+        verbosity = config.int_list("log_verbosity", [DEFAULT_VERBOSITY])
+        formatter = config.list("log_format", []) or None
+        for fmt in formatter or []:
+            if fmt not in _FORMATS:
+                from returnn.errors import ConfigValueError
+                from returnn.util.suggest import close_matches
+                raise ConfigValueError("log_format", expected=" | ".join(_FORMATS), got=fmt,
+                                       suggestions=close_matches(fmt, _FORMATS))
+        self.initialize(logs=logs, verbosity=verbosity, formatter=formatter)
+
+    def write(self, level: int, text: str) -> None:
+        """Writes ``text`` to every target whose verbosity is at least ``level``."""
+        if not text:
+            return
+        with self._lock:
+            for target in self._targets:
+                if target.verbosity >= level:
+                    if target.stream is sys.stdout or not target.owned:
+                        target.stream = sys.stdout  # follow redirection (tests, pytest capture)
+                    target.write(text, level)
+
+    def enabled(self, level: int) -> bool:
+        """Whether level ``level`` reaches any target."""
+        return any(t.verbosity >= level for t in self._targets)
+
+    def isatty(self, level: int) -> bool:
+        """Whether all targets of ``level`` are terminals (used for progress bars)."""
+        targets = [t for t in self._targets if t.verbosity >= level]
+        return bool(targets) and all(_isatty(t.stream) for t in targets)
+
+    def flush(self) -> None:
+        with self._lock:
+            for target in self._targets:
+                try:
+                    target.stream.flush()
+                except ValueError:  # closed
+                    pass
+
+    def max_verbosity(self) -> int:
+        """The highest verbosity of all targets."""
+        return max(t.verbosity for t in self._targets)
+
+    def _close_owned(self) -> None:
+        for target in self._targets:
+            if target.owned:
+                target.stream.close()
+
+    def close(self) -> None:
+        """Closes the log files and goes back to the default (stdout only)."""
+        with self._lock:
+            self.flush()
+            self._close_owned()
+            self._targets = [_Target(sys.stdout, DEFAULT_VERBOSITY, "default", owned=False)]
+            self.initialized = False
+
+
+def _pick(values: Sequence[Any], index: int) -> Any:
+    return values[index] if index < len(values) else values[-1]
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+#: the global log
+log = Log()

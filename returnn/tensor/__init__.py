@@ -1,0 +1,1 @@
+"""Package returnn.tensor."""

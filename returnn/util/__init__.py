@@ -1,0 +1,1 @@
+"""Utilities. ``returnn.util.basic`` is the public path the reference's configs import from."""

@@ -1,0 +1,195 @@
+"""``NumbersDict``: a number per data key, with arithmetic, as used for batch sizes and sequence lengths."""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, Callable, Dict, Iterable, Optional, Union
+
+Number = Union[int, float]
+
+
+class NumbersDict:
+    """A dict of numbers per data key (e.g. ``{"data": 100, "classes": 20}``) plus an optional broadcast value.
+
+    ``NumbersDict(5)`` has only the broadcast value 5: every key reads as 5. ``NumbersDict({"data": 3})`` has no
+    broadcast value: a missing key reads as ``None``. Binary operators (``+ - * / // %``, ``max``/``min`` via the
+    static helpers) apply per key; a key missing on one side takes that side's broadcast value, and the result's
+    keys are the union. Comparisons (``< <= > >=``, ``==``) hold when they hold for every key of the union (the
+    reference's ``all`` semantics); :meth:`any_compare` is the "for some key" variant.
+
+    Used as: batch sizes (``batch_size`` per key), per-sequence lengths (``Dataset.get_seq_length``) and the
+    per-key frame counts of a mini-batch.
+    """
+
+    def __init__(self, auto_convert: Any = None, numbers_dict: Optional[Dict[str, Number]] = None,
+                 broadcast_value: Optional[Number] = None):
+        if isinstance(auto_convert, NumbersDict):
+            numbers_dict = dict(auto_convert.dict)
+            broadcast_value = auto_convert.value
+        elif isinstance(auto_convert, dict):
+            numbers_dict = dict(auto_convert)
+        elif auto_convert is not None:
+            broadcast_value = auto_convert
+        self.dict: Dict[str, Number] = dict(numbers_dict or {})
+        self.value: Optional[Number] = broadcast_value
+
+    # -- access --
+    def __getitem__(self, key: str) -> Optional[Number]:
+        if key in self.dict:
+            return self.dict[key]
+        return self.value
+
+    def __setitem__(self, key: str, value: Number) -> None:
+        self.dict[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.dict[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.dict
+
+    def get(self, key: str, default: Optional[Number] = None) -> Optional[Number]:
+        """Like ``dict.get``, but falls back to the broadcast value before ``default``."""
+        value = self[key]
+        return default if value is None else value
+
+    def keys(self):
+        """Keys with an explicit value."""
+        return self.dict.keys()
+
+    def values(self):
+        """Explicit values, plus the broadcast value if set."""
+        values = list(self.dict.values())
+        if self.value is not None:
+            values.append(self.value)
+        return values
+
+    def items(self):
+        """Explicit ``(key, value)`` pairs."""
+        return self.dict.items()
+
+    def has_values(self) -> bool:
+        """Whether there is any value (explicit or broadcast)."""
+        return bool(self.dict) or self.value is not None
+
+    def copy(self) -> NumbersDict:
+        """Shallow copy."""
+        return NumbersDict(self)
+
+    def constant_like(self, number: Number) -> NumbersDict:
+        """Same keys, every value (and the broadcast value, if set) replaced by ``number``."""
+        return NumbersDict(numbers_dict={k: number for k in self.dict},
+                           broadcast_value=number if self.value is not None else None)
+
+    def max_value(self) -> Optional[Number]:
+        """Maximum over all values (explicit and broadcast); None if empty."""
+        values = self.values()
+        return max(values) if values else None
+
+    def min_value(self) -> Optional[Number]:
+        """Minimum over all values (explicit and broadcast); None if empty."""
+        values = self.values()
+        return min(values) if values else None
+
+    # -- arithmetic --
+    def _binary(self, other: Any, op: Callable[[Any, Any], Any], *, swapped: bool = False) -> NumbersDict:
+        other = other if isinstance(other, NumbersDict) else NumbersDict(other)
+        result = NumbersDict()
+        for key in set(self.dict) | set(other.dict):
+            a, b = self[key], other[key]
+            if a is None or b is None:
+                result.dict[key] = a if b is None else b
+                continue
+            result.dict[key] = op(b, a) if swapped else op(a, b)
+        if self.value is not None and other.value is not None:
+            result.value = op(other.value, self.value) if swapped else op(self.value, other.value)
+        return result
+
+    def __add__(self, other): return self._binary(other, operator.add)
+    def __radd__(self, other): return self._binary(other, operator.add, swapped=True)
+    def __sub__(self, other): return self._binary(other, operator.sub)
+    def __rsub__(self, other): return self._binary(other, operator.sub, swapped=True)
+    def __mul__(self, other): return self._binary(other, operator.mul)
+    def __rmul__(self, other): return self._binary(other, operator.mul, swapped=True)
+    def __truediv__(self, other): return self._binary(other, operator.truediv)
+    def __floordiv__(self, other): return self._binary(other, operator.floordiv)
+    def __mod__(self, other): return self._binary(other, operator.mod)
+
+    def __neg__(self) -> NumbersDict:
+        return NumbersDict(numbers_dict={k: -v for k, v in self.dict.items()},
+                           broadcast_value=None if self.value is None else -self.value)
+
+    def __iadd__(self, other):
+        result = self + other
+        self.dict, self.value = result.dict, result.value
+        return self
+
+    def __isub__(self, other):
+        result = self - other
+        self.dict, self.value = result.dict, result.value
+        return self
+
+    # -- comparison --
+    def _compare_values(self, other: Any, op: Callable[[Any, Any], bool]) -> list:
+        other = other if isinstance(other, NumbersDict) else NumbersDict(other)
+        results = []
+        for key in set(self.dict) | set(other.dict):
+            a, b = self[key], other[key]
+            if a is not None and b is not None:
+                results.append(op(a, b))
+        if self.value is not None and other.value is not None:
+            results.append(op(self.value, other.value))
+        return results
+
+    def all_compare(self, other: Any, op: Callable[[Any, Any], bool]) -> bool:
+        """Whether ``op(self[k], other[k])`` holds for every key where both sides have a value."""
+        return all(self._compare_values(other, op))
+
+    def any_compare(self, other: Any, op: Callable[[Any, Any], bool]) -> bool:
+        """Whether ``op(self[k], other[k])`` holds for some key where both sides have a value."""
+        return any(self._compare_values(other, op))
+
+    def __lt__(self, other): return self.all_compare(other, operator.lt)
+    def __le__(self, other): return self.all_compare(other, operator.le)
+    def __gt__(self, other): return self.all_compare(other, operator.gt)
+    def __ge__(self, other): return self.all_compare(other, operator.ge)
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, (NumbersDict, int, float, dict)):
+            return NotImplemented
+        return self.all_compare(other, operator.eq)
+
+    def __ne__(self, other) -> bool:
+        result = self.__eq__(other)
+        return result if result is NotImplemented else not result
+
+    __hash__ = None  # mutable
+
+    def __bool__(self) -> bool:
+        return any(self.values())
+
+    @staticmethod
+    def max(items: Iterable[Any]) -> NumbersDict:
+        """Per-key maximum over several NumbersDicts (or numbers)."""
+        return NumbersDict._reduce(items, max)
+
+    @staticmethod
+    def min(items: Iterable[Any]) -> NumbersDict:
+        """Per-key minimum over several NumbersDicts (or numbers)."""
+        return NumbersDict._reduce(items, min)
+
+    @staticmethod
+    def _reduce(items: Iterable[Any], func: Callable[[Any, Any], Any]) -> NumbersDict:
+        result = None
+        for item in items:
+            result = NumbersDict(item) if result is None else result._binary(item, func)
+        if result is None:
+            raise ValueError("NumbersDict.max/min of an empty sequence")
+        return result
+
+    def __repr__(self) -> str:
+        if self.value is None:
+            return f"NumbersDict({self.dict!r})"
+        if not self.dict:
+            return f"NumbersDict({self.value!r})"
+        return f"NumbersDict(numbers_dict={self.dict!r}, broadcast_value={self.value!r})"
