@@ -148,3 +148,51 @@ class DataFileError(ReturnnError, IOError):
 
 class BackendError(ConfigError):
     """The config selects a backend this project does not provide (only TensorFlow is provided)."""
+
+
+class AxisDescriptionError(ConfigError):
+    """An axis description (``"T"``, ``"F"``, ``"spatial:1"``, a Dim, ...) matches no axis, or not exactly one.
+
+    :param description: the description as given
+    :param tensor: the tensor it was applied to (rendered with its dims)
+    :param problem: what went wrong, e.g. ``"matches no axis"``
+    :param layer: the layer whose argument this was, when known (set by the network on the way out)
+    """
+
+    def __init__(self, description: Any, *, tensor: str, problem: str, layer: Optional[str] = None,
+                 arg: Optional[str] = None):
+        self.description, self.tensor, self.problem, self.layer, self.arg = description, tensor, problem, layer, arg
+        where = f"layer {layer!r}" + (f" arg {arg!r}" if arg else "") + ": " if layer else ""
+        text = (f"{where}axis description {description!r} {problem}\n  in: {tensor}\n"
+                "  valid: int, Dim, '*', 'B|batch', 'T|time', 'F|feature', 'spatial', 'S:<i>', 'dyn', 'D:<i>',"
+                " 'static', 'static:<i>', 'T?', 'spatial_except_time', 'except_time', 'except_batch', 'stag:<name>',"
+                " or a list of these (case-insensitive)")
+        super().__init__(text)
+
+    def with_layer(self, layer: str, arg: Optional[str] = None) -> "AxisDescriptionError":
+        """:return: the same error, naming ``layer``"""
+        return AxisDescriptionError(self.description, tensor=self.tensor, problem=self.problem, layer=layer,
+                                    arg=arg or self.arg)
+
+
+class LayerShapeError(ConfigError):
+    """The inputs of a layer have shapes/dims the layer cannot work with (e.g. sparse into dense-only, n_out
+    disagreeing with the target's dim). Raised while inferring the layer's output template, before TF ops exist.
+
+    :param layer: the layer name
+    :param layer_class: the layer's ``class``
+    :param problem: what is wrong
+    """
+
+    def __init__(self, *, layer: str, layer_class: str, problem: str, expected: Optional[str] = None,
+                 got: Optional[str] = None, hint: Optional[str] = None):
+        self.layer, self.layer_class, self.problem = layer, layer_class, problem
+        self.expected, self.got, self.hint = expected, got, hint
+        lines = [f"layer {layer!r} {{\"class\": \"{layer_class}\"}}: {problem}"]
+        if expected is not None:
+            lines.append(f"  expected: {expected}")
+        if got is not None:
+            lines.append(f"  got:      {got}")
+        if hint:
+            lines.append(f"  hint: {hint}")
+        super().__init__("\n".join(lines))

@@ -1,0 +1,159 @@
+"""Axis descriptions (``"T"``, ``"F"``, ``"spatial:1"``, ``"dyn"``, a :class:`Dim`, an int, lists) → axis indices.
+
+Pure functions over a :class:`returnn.tensor.Tensor`; no backend. Follows the reference's
+``Data.get_axes_from_description`` (as observed): all axis indices count the batch axis; string forms are
+case-insensitive; a list/tuple gives the union in the given order (duplicates removed).
+
+=========================  ===============================================================
+description                axes (B = batch axis, T = time axis, F = feature axis)
+=========================  ===============================================================
+``*``                      all axes
+``B``, ``batch``           the batch axis
+``T``, ``time``            the time axis (error if there is none)
+``T?``                     the time axis if there is one, else none
+``F``, ``feature``         the feature axis (none for sparse tensors)
+``spatial``                all axes except batch and feature (includes time)
+``S:<i>``, ``spatial:<i>``  the i-th of ``spatial`` (negative counts from the end)
+``dyn``, ``dynamic``       all non-batch axes without static size (and time)
+``D:<i>``, ``dyn:<i>``     the i-th of ``dyn``
+``static``                 all non-batch axes with a static size
+``static:<i>``             the i-th of ``static``
+``spatial_except_time``    ``spatial`` without time
+``except_time``            all axes except batch and time
+``except_batch``           all axes except batch
+``stag:<description>``     the axis whose Dim has this description
+``dim:<n>``                the axes with static size ``n``
+int                        that axis (negative counts from the end; counts the batch axis)
+Dim                        the axis with that Dim
+=========================  ===============================================================
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, List
+
+from returnn.errors import AxisDescriptionError
+from returnn.tensor.dim import Dim
+
+if TYPE_CHECKING:
+    from returnn.tensor.tensor import Tensor
+
+
+def _pick(tensor: Tensor, axes: List[int], index: int, description: Any) -> List[int]:
+    if not -len(axes) <= index < len(axes):
+        raise AxisDescriptionError(description, tensor=repr(tensor),
+                                   problem=f"is out of range (there are {len(axes)} such axes: {axes})")
+    return [axes[index]]
+
+
+def _spatial(tensor: Tensor) -> List[int]:
+    return [i for i in range(tensor.batch_ndim) if i != tensor.batch_dim_axis and i != tensor.feature_dim_axis]
+
+
+def _dynamic(tensor: Tensor) -> List[int]:
+    return [i for i, d in enumerate(tensor.dims)
+            if i != tensor.batch_dim_axis and (d.dimension is None or i == tensor.time_dim_axis)]
+
+
+def _static(tensor: Tensor) -> List[int]:
+    return [i for i, d in enumerate(tensor.dims) if i != tensor.batch_dim_axis and d.dimension is not None]
+
+
+def _one_string(tensor: Tensor, description: str, orig: Any) -> List[int]:
+    desc = description.strip()
+    low = desc.lower()
+    all_axes = list(range(tensor.batch_ndim))
+    if low == "*":
+        return all_axes
+    if low in ("b", "batch"):
+        return [] if tensor.batch_dim_axis is None else [tensor.batch_dim_axis]
+    if low in ("t", "time"):
+        if tensor.time_dim_axis is None:
+            raise AxisDescriptionError(orig, tensor=repr(tensor), problem="matches no axis: the tensor has no time axis",
+                                       )
+        return [tensor.time_dim_axis]
+    if low == "t?":
+        return [] if tensor.time_dim_axis is None else [tensor.time_dim_axis]
+    if low in ("f", "feature"):
+        return [] if tensor.feature_dim_axis is None else [tensor.feature_dim_axis]
+    if low == "spatial":
+        return _spatial(tensor)
+    if low in ("dyn", "dynamic"):
+        return _dynamic(tensor)
+    if low == "static":
+        return _static(tensor)
+    if low == "spatial_except_time":
+        return [i for i in _spatial(tensor) if i != tensor.time_dim_axis]
+    if low == "except_time":
+        return [i for i in all_axes if i not in (tensor.batch_dim_axis, tensor.time_dim_axis)]
+    if low == "except_batch":
+        return [i for i in all_axes if i != tensor.batch_dim_axis]
+    if ":" in low:
+        prefix, _, rest = desc.partition(":")
+        prefix = prefix.lower()
+        if prefix == "stag":
+            found = [i for i, d in enumerate(tensor.dims) if d.description == rest]
+            if not found:  # the reference also matches the name part before the first ':' ("stag:time")
+                found = [i for i, d in enumerate(tensor.dims) if d.description.split(":")[0] == rest]
+            if not found:
+                raise AxisDescriptionError(orig, tensor=repr(tensor), problem="matches no axis (no dim with that name)")
+            return found
+        try:
+            number = int(rest)
+        except ValueError:
+            number = None
+        if number is not None:
+            if prefix in ("s", "spatial"):
+                return _pick(tensor, _spatial(tensor), number, orig)
+            if prefix in ("d", "dyn", "dynamic"):
+                return _pick(tensor, _dynamic(tensor), number, orig)
+            if prefix == "static":
+                return _pick(tensor, _static(tensor), number, orig)
+            if prefix == "dim":
+                return [i for i, d in enumerate(tensor.dims) if i != tensor.batch_dim_axis and d.dimension == number]
+    raise AxisDescriptionError(orig, tensor=repr(tensor), problem="is not a valid axis description")
+
+
+def get_axes_from_description(tensor: Tensor, axes: Any, *, allow_int: bool = True) -> List[int]:
+    """:return: axis indices (counting the batch axis), in order, without duplicates
+
+    :raises AxisDescriptionError: for an unknown form, an out-of-range index, ``"T"`` without time axis,
+        a Dim not in the tensor
+    """
+    if axes is None:
+        return []
+    if isinstance(axes, (list, tuple)):
+        result: List[int] = []
+        for item in axes:
+            for axis in get_axes_from_description(tensor, item, allow_int=allow_int):
+                if axis not in result:
+                    result.append(axis)
+        return result
+    if isinstance(axes, Dim):
+        found = [i for i, d in enumerate(tensor.dims) if d == axes]
+        if not found:
+            raise AxisDescriptionError(axes, tensor=repr(tensor), problem="matches no axis (dim not in tensor)")
+        return found[:1]
+    if isinstance(axes, bool):
+        raise AxisDescriptionError(axes, tensor=repr(tensor), problem="is not a valid axis description")
+    if isinstance(axes, int):
+        if not allow_int:
+            raise AxisDescriptionError(axes, tensor=repr(tensor), problem="is an int, which is not allowed here")
+        if not -tensor.batch_ndim <= axes < tensor.batch_ndim:
+            raise AxisDescriptionError(axes, tensor=repr(tensor), problem=f"is out of range (ndim {tensor.batch_ndim})")
+        return [axes % tensor.batch_ndim]
+    if isinstance(axes, str):
+        return _one_string(tensor, axes, axes)
+    raise AxisDescriptionError(axes, tensor=repr(tensor), problem="is not a valid axis description")
+
+
+def get_axis_from_description(tensor: Tensor, axis: Any, *, allow_int: bool = True) -> int:
+    """:return: the single axis index matching ``axis``
+
+    :raises AxisDescriptionError: if it matches no axis or more than one
+    """
+    axes = get_axes_from_description(tensor, axis, allow_int=allow_int)
+    if len(axes) != 1:
+        problem = "matches no axis" if not axes else f"matches {len(axes)} axes {axes}, expected exactly one"
+        raise AxisDescriptionError(axis, tensor=repr(tensor), problem=problem)
+    return axes[0]

@@ -1,0 +1,33 @@
+"""The few raw-tensor operations :class:`returnn.tensor.Tensor` needs when it holds a placeholder.
+
+``returnn.tensor`` never imports a backend. The TF ops package (``returnn.tf.ops.raw``) installs an
+implementation with :func:`set_raw_backend` when it is imported; templates (no placeholder) never need one.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Protocol, Sequence
+
+
+class RawBackend(Protocol):
+    def transpose(self, raw: Any, perm: Sequence[int]) -> Any: ...
+    def expand_dims(self, raw: Any, axis: int) -> Any: ...
+    def squeeze(self, raw: Any, axis: int) -> Any: ...
+    def cast(self, raw: Any, dtype: str) -> Any: ...
+    def seq_lens_of_static(self, batch_raw: Any, batch_axis: int, dimension: int) -> Any: ...
+
+
+_backend: Optional[RawBackend] = None
+
+
+def set_raw_backend(backend: RawBackend) -> None:
+    """Installs the backend used for raw-tensor operations (called by ``returnn.tf.ops.raw``)."""
+    global _backend
+    _backend = backend
+
+
+def get_raw_backend() -> RawBackend:
+    """:raises RuntimeError: if no backend is installed (import ``returnn.tf.ops`` first)"""
+    if _backend is None:
+        raise RuntimeError("no raw tensor backend installed; import returnn.tf.ops first")
+    return _backend
