@@ -211,7 +211,7 @@ class Config:
                     raise ConfigValueError("++", expected="'++key value', got '++' without a key")
                 if i + 1 >= len(args):
                     raise ConfigValueError(key, expected=f"a value after '++{key}' (usage: ++{key} VALUE)",
-                                           got=None, hint="a command-line override always takes one value")
+                                           hint="a command-line override always takes one value")
                 value = parse_literal(args[i + 1])
                 self._cmd_overrides[key] = value
                 self.set(key, value)
@@ -238,6 +238,16 @@ class Config:
             positional.append(arg)
             i += 1
         return positional
+
+    def apply_cmd_overrides(self) -> None:
+        """Re-applies the ``++key value`` / named-option overrides given to :meth:`parse_cmd_args`, so that they
+        win over values loaded from config files afterwards."""
+        self.update(self._cmd_overrides)
+
+    @property
+    def cmd_overrides(self) -> Dict[str, Any]:
+        """The overrides from the command line, in the order given (a copy)."""
+        return dict(self._cmd_overrides)
 
     # ---------------------------------------------------------------- setting
 

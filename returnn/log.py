@@ -161,6 +161,14 @@ class Log:
                         target.stream = sys.stdout  # follow redirection (tests, pytest capture)
                     target.write(text, level)
 
+    def write_to_files(self, level: int, text: str) -> None:
+        """Writes ``text`` only to the log files (not stdout) whose verbosity is at least ``level``; used for
+        error messages that go to stderr themselves."""
+        with self._lock:
+            for target in self._targets:
+                if target.owned and target.verbosity >= level:
+                    target.write(text, level)
+
     def enabled(self, level: int) -> bool:
         """Whether level ``level`` reaches any target."""
         return any(t.verbosity >= level for t in self._targets)

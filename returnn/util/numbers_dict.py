@@ -13,8 +13,10 @@ class NumbersDict:
 
     ``NumbersDict(5)`` has only the broadcast value 5: every key reads as 5. ``NumbersDict({"data": 3})`` has no
     broadcast value: a missing key reads as ``None``. Binary operators (``+ - * / // %``, ``max``/``min`` via the
-    static helpers) apply per key; a key missing on one side takes that side's broadcast value, and the result's
-    keys are the union. Comparisons (``< <= > >=``, ``==``) hold when they hold for every key of the union (the
+    static helpers) apply per key; a key missing on one side takes that side's broadcast value (or, without one,
+    the other side's value unchanged), and the result's keys are the union. As in the reference, a broadcast
+    value present on one side only is kept, and a plain number operand applies to each value without becoming a
+    broadcast value itself (``NumbersDict({"data": 1}) + 1 == NumbersDict({"data": 2})``). Comparisons (``< <= > >=``, ``==``) hold when they hold for every key of the union (the
     reference's ``all`` semantics); :meth:`any_compare` is the "for some key" variant.
 
     Used as: batch sizes (``batch_size`` per key), per-sequence lengths (``Dataset.get_seq_length``) and the
@@ -93,17 +95,31 @@ class NumbersDict:
 
     # -- arithmetic --
     def _binary(self, other: Any, op: Callable[[Any, Any], Any], *, swapped: bool = False) -> NumbersDict:
+        def apply(a, b):
+            return op(b, a) if swapped else op(a, b)
+
+        if not isinstance(other, (NumbersDict, dict)):
+            # a plain number applies to every value; it does not become a broadcast value by itself
+            return NumbersDict(numbers_dict={k: apply(v, other) for k, v in self.dict.items()},
+                               broadcast_value=None if self.value is None else apply(self.value, other))
         other = other if isinstance(other, NumbersDict) else NumbersDict(other)
         result = NumbersDict()
-        for key in set(self.dict) | set(other.dict):
+        for key in _union_keys(self.dict, other.dict):
             a, b = self[key], other[key]
-            if a is None or b is None:
-                result.dict[key] = a if b is None else b
-                continue
-            result.dict[key] = op(b, a) if swapped else op(a, b)
+            result.dict[key] = (a if b is None else b) if (a is None or b is None) else apply(a, b)
         if self.value is not None and other.value is not None:
-            result.value = op(other.value, self.value) if swapped else op(self.value, other.value)
+            result.value = apply(self.value, other.value)
+        else:  # a broadcast value on one side only is kept, as the reference does
+            result.value = self.value if other.value is None else other.value
         return result
+
+    def has_value_for(self, key: str) -> bool:
+        """Whether ``key`` has an explicit or broadcast value."""
+        return key in self.dict or self.value is not None
+
+    def keys_set(self) -> set:
+        """The explicit keys as a set."""
+        return set(self.dict)
 
     def __add__(self, other): return self._binary(other, operator.add)
     def __radd__(self, other): return self._binary(other, operator.add, swapped=True)
@@ -133,7 +149,7 @@ class NumbersDict:
     def _compare_values(self, other: Any, op: Callable[[Any, Any], bool]) -> list:
         other = other if isinstance(other, NumbersDict) else NumbersDict(other)
         results = []
-        for key in set(self.dict) | set(other.dict):
+        for key in _union_keys(self.dict, other.dict):
             a, b = self[key], other[key]
             if a is not None and b is not None:
                 results.append(op(a, b))
@@ -193,3 +209,8 @@ class NumbersDict:
         if not self.dict:
             return f"NumbersDict({self.value!r})"
         return f"NumbersDict(numbers_dict={self.dict!r}, broadcast_value={self.value!r})"
+
+
+def _union_keys(a: Dict[str, Any], b: Dict[str, Any]) -> list:
+    """Keys of ``a`` in order, then the keys only in ``b`` (deterministic, unlike a set union)."""
+    return list(a) + [k for k in b if k not in a]
