@@ -196,3 +196,7 @@ class LayerShapeError(ConfigError):
         if hint:
             lines.append(f"  hint: {hint}")
         super().__init__("\n".join(lines))
+
+
+class UnknownLearningRateControlError(UnknownNameError, AssertionError):
+    """Unknown ``learning_rate_control`` value. Also an ``AssertionError``, which the reference raised here."""

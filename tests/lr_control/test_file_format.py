@@ -1,0 +1,114 @@
+"""The learning_rate_file: exact format (as written by the reference), round trip, resume, bad files."""
+
+import os
+
+import numpy
+import pytest
+
+from returnn.config import Config
+from returnn.errors import DataFileError
+from returnn.learning_rate_control import EpochData, load_learning_rate_control_from_config
+from returnn.lr_control.file_format import format_learning_rate_file, read_learning_rate_file
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# Written by the reference for: epoch 1 scored with meta entries, epoch 2 only got its learning rate.
+EXPECTED_TEXT = """{
+1: EpochData(learningRate=0.001, error={
+':meta:foo': 3,
+'dev_score': 0.3333333333333333,
+'train_score': 1e-20,
+'x': 1.5e+300,
+}),
+2: EpochData(learningRate=0.001, error={}),
+}
+"""
+
+
+def make(**opts):
+    config = Config()
+    config.update(opts)
+    return load_learning_rate_control_from_config(config)
+
+
+def test_exact_format(tmp_path):
+    filename = str(tmp_path / "lr.txt")
+    lrc = make(learning_rate_control="newbob", learning_rate_file=filename, learning_rate=0.001)
+    lrc.get_learning_rate_for_epoch(1)
+    lrc.set_epoch_error(1, {"dev_score": 1.0 / 3, "train_score": 1e-20, "x": 1.5e300})
+    lrc.epoch_data[1].meta["foo"] = 3
+    lrc.get_learning_rate_for_epoch(2)
+    assert not os.path.exists(filename)  # only save() writes
+    lrc.save()
+    with open(filename) as f:
+        assert f.read() == EXPECTED_TEXT
+    assert os.listdir(tmp_path) == ["lr.txt"]  # no temp file left behind
+
+
+def test_round_trip(tmp_path):
+    filename = str(tmp_path / "lr.txt")
+    lrc = make(learning_rate_control="newbob", learning_rate_file=filename)
+    for epoch, score in enumerate([1.0, 0.9, 0.95, float("inf")], 1):
+        lrc.get_learning_rate_for_epoch(epoch)
+        lrc.set_epoch_error(epoch, {"dev_score": score, "dev_error": score / 7,
+                                    ":meta:epoch_num_train_steps": 5 * epoch,
+                                    ":meta:effective_learning_rate": numpy.float32(0.01)})
+    lrc.save()
+    loaded = read_learning_rate_file(filename)
+    assert loaded == lrc.epoch_data
+    assert format_learning_rate_file(loaded) == open(filename).read()
+    assert loaded[4].error["dev_score"] == float("inf")
+    assert loaded[2].meta == {"epoch_num_train_steps": 10, "effective_learning_rate": numpy.float32(0.01)}
+    assert "np.float32(0.01)" in open(filename).read() or "0.01" in open(filename).read()
+
+
+def test_reads_reference_file():
+    """A file written by the reference (3 epochs of Newbob training, engine meta entries included)."""
+    data = read_learning_rate_file(os.path.join(HERE, "reference_learning_rate_file.txt"))
+    assert sorted(data) == [1, 2, 3]
+    assert data[1].learning_rate == 0.01
+    assert data[1].error == {"dev_error": 0.23736461997032166, "dev_score": 0.5651313662528992,
+                             "train_error": 0.4623023271560669, "train_score": 0.6940396428108215}
+    assert data[2].meta["global_train_step"] == 5
+    assert data[3].meta["epoch_num_train_steps"] == 5
+    assert float(data[1].meta["effective_learning_rate"]) == pytest.approx(0.01)
+    with open(os.path.join(HERE, "reference_learning_rate_file.txt")) as f:
+        assert format_learning_rate_file(data) == f.read()
+
+
+def test_resume_continues_schedule(tmp_path):
+    filename = str(tmp_path / "lr.txt")
+    scores = [1.0, 1.0, 0.9, 0.9, 0.899, 0.8]
+    uninterrupted = make(learning_rate_control="newbob")
+    expected = []
+    for epoch, score in enumerate(scores, 1):
+        expected.append(uninterrupted.get_learning_rate_for_epoch(epoch))
+        uninterrupted.set_epoch_error(epoch, {"dev_score": score})
+    got = []
+    for epoch, score in enumerate(scores, 1):
+        lrc = make(learning_rate_control="newbob", learning_rate_file=filename)  # fresh process each epoch
+        got.append(lrc.get_learning_rate_for_epoch(epoch))
+        lrc.set_epoch_error(epoch, {"dev_score": score})
+        lrc.save()
+    assert got == expected == [1.0, 1.0, 0.5, 0.5, 0.25, 0.125]
+
+
+def test_epoch_data_repr_and_kwargs():
+    data = EpochData(learningRate=0.5, error={"b": 2.0, "a": 1.0, ":meta:m": 1})
+    assert data.learning_rate == 0.5 and data.error == {"a": 1.0, "b": 2.0} and data.meta == {"m": 1}
+    assert repr(data) == "EpochData(learningRate=0.5, error={':meta:m': 1, 'a': 1.0, 'b': 2.0})"
+    assert EpochData(0.5, {"a": 1.0}) == EpochData(learning_rate=0.5, error={"a": 1.0})
+
+
+@pytest.mark.parametrize("content, problem", [
+    ("{\n1: EpochData(learningRate=0.01, error={\n'dev_score': 0.5,\n", "truncated"),
+    ("[1, 2]", "expected a dict"),
+    ("{1: EpochData(learningRate=0.01, error=foo)}", "NameError"),
+])
+def test_bad_file(tmp_path, content, problem):
+    filename = str(tmp_path / "lr.txt")
+    with open(filename, "w") as f:
+        f.write(content)
+    with pytest.raises(DataFileError) as info:
+        make(learning_rate_control="newbob", learning_rate_file=filename)
+    assert info.value.filename == filename and problem in info.value.message
