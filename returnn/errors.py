@@ -200,3 +200,14 @@ class LayerShapeError(ConfigError):
 
 class UnknownLearningRateControlError(UnknownNameError, AssertionError):
     """Unknown ``learning_rate_control`` value. Also an ``AssertionError``, which the reference raised here."""
+
+
+class DatasetFileError(DataFileError):
+    """A data file of a dataset (HDF, text corpus, vocabulary, seq list) is missing, truncated or malformed.
+
+    Same as :class:`DataFileError`, but renders its own message: :class:`OSError` would otherwise format
+    itself from the ``filename`` attribute (``"[Errno None] None: 'x.hdf'"``).
+    """
+
+    def __str__(self) -> str:
+        return f"data file {self.filename!r}: {self.message}"

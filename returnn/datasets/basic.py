@@ -1,0 +1,13 @@
+"""Public module ``returnn.datasets.basic`` (reference path): the dataset base class, ``init_dataset`` and the
+batching classes. Defines nothing; each name comes from the module that owns it."""
+
+from returnn.datasets.batching import Batch as Batch
+from returnn.datasets.batching import BatchSeqCopyPart as BatchSeqCopyPart
+from returnn.datasets.batching import BatchSetGenerator as BatchSetGenerator
+from returnn.datasets.dataset import Dataset as Dataset
+from returnn.datasets.dataset import DatasetSeq as DatasetSeq
+from returnn.datasets.init import init_dataset as init_dataset
+from returnn.datasets.init import init_dataset_via_str as init_dataset_via_str
+from returnn.datasets.registry import DATASETS as DATASETS
+from returnn.datasets.registry import get_dataset_class as get_dataset_class
+from returnn.datasets.registry import register_dataset as register_dataset

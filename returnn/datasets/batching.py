@@ -1,0 +1,294 @@
+"""Mini-batch construction (``batch_size``, ``max_seqs``, ``max_seq_length``, chunking), as the reference.
+
+A :class:`Batch` is a list of :class:`BatchSeqCopyPart`: which frames of which sequence go to which batch
+slice (row of the padded ``[B, T, ...]`` array). Rules of :func:`generate_batches` (observed on the
+reference):
+
+- Sequences (or their chunks, if the dataset has ``chunking``) are taken in the epoch's order.
+- A sequence longer than ``max_seq_length`` (for any key given) is skipped (log line at verbosity 5);
+  one shorter than ``min_seq_length`` likewise.
+- A new sequence is added to the current batch if ``max(len) * (num_seqs + 1) <= batch_size`` for every key
+  (padding counted), ``num_seqs + 1 <= max_seqs`` and (if set) the padding stays ``<= max_pad_size``;
+  otherwise the current batch is closed and a new one started.
+- A sequence longer than ``batch_size`` on its own becomes its own batch (with a warning line), it is not
+  dropped.
+- With ``recurrent_net=False`` all sequences of a batch are concatenated in one slice (frame-wise
+  training); ``batch_size`` then bounds the total number of frames.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Iterator, List, Optional, Sequence
+
+import numpy as np
+
+from returnn.errors import ConfigValueError
+from returnn.log import log
+from returnn.util.numbers_dict import NumbersDict
+from returnn.datasets.chunking import iter_chunks, is_chunking_on
+
+
+class BatchSeqCopyPart:
+    """Frames ``[seq_start_frame, seq_end_frame)`` (per key) of sequence ``seq_idx`` go to row ``batch_slice``
+    of the batch, starting at time ``batch_frame_offset``."""
+
+    __slots__ = ("seq_idx", "seq_start_frame", "seq_end_frame", "batch_slice", "batch_frame_offset")
+
+    def __init__(self, *, seq_idx: int, seq_start_frame: Any, seq_end_frame: Any, batch_slice: int,
+                 batch_frame_offset: Any = 0):
+        self.seq_idx = seq_idx
+        self.seq_start_frame = NumbersDict(seq_start_frame)
+        self.seq_end_frame = NumbersDict(seq_end_frame)
+        self.batch_slice = batch_slice
+        self.batch_frame_offset = NumbersDict(batch_frame_offset)
+
+    @property
+    def frame_length(self) -> NumbersDict:
+        """Per-key number of frames of this part."""
+        return self.seq_end_frame - self.seq_start_frame
+
+    def __repr__(self) -> str:
+        return (f"<BatchSeqCopyPart seq_idx={self.seq_idx} frames={self.seq_start_frame.dict}"
+                f"..{self.seq_end_frame.dict} slice={self.batch_slice} offset={self.batch_frame_offset}>")
+
+
+class Batch:
+    """One mini-batch: its sequence parts, ``num_slices`` (rows) and ``max_num_frames_per_slice`` (padded
+    time length per key)."""
+
+    def __init__(self):
+        self.seqs: List[BatchSeqCopyPart] = []
+        self.num_slices = 0
+        self.max_num_frames_per_slice = NumbersDict(0)
+
+    def add_sequence_as_slice(self, seq_idx: int, seq_start_frame: Dict[str, int], length: Dict[str, int]) -> None:
+        """Adds a part as a new row."""
+        end = {k: seq_start_frame[k] + v for k, v in length.items()}
+        self.seqs.append(BatchSeqCopyPart(seq_idx=seq_idx, seq_start_frame=dict(seq_start_frame), seq_end_frame=end,
+                                          batch_slice=self.num_slices, batch_frame_offset=0))
+        self.max_num_frames_per_slice = NumbersDict.max([self.max_num_frames_per_slice, NumbersDict(dict(length))])
+        self.num_slices += 1
+
+    def add_frames(self, seq_idx: int, seq_start_frame: Dict[str, int], length: Dict[str, int]) -> None:
+        """Appends a part to row 0 after the frames already there (``recurrent_net=False``)."""
+        offset = self.max_num_frames_per_slice
+        end = {k: seq_start_frame[k] + v for k, v in length.items()}
+        self.seqs.append(BatchSeqCopyPart(seq_idx=seq_idx, seq_start_frame=dict(seq_start_frame), seq_end_frame=end,
+                                          batch_slice=0, batch_frame_offset=offset.copy()))
+        self.max_num_frames_per_slice = offset + NumbersDict(dict(length))
+        self.num_slices = 1
+
+    @property
+    def start_seq(self) -> Optional[int]:
+        """Smallest ``seq_idx`` in the batch."""
+        return min(s.seq_idx for s in self.seqs) if self.seqs else None
+
+    @property
+    def end_seq(self) -> Optional[int]:
+        """One past the largest ``seq_idx`` in the batch."""
+        return max(s.seq_idx for s in self.seqs) + 1 if self.seqs else None
+
+    def get_all_slices_num_frames(self) -> NumbersDict:
+        """Padded frames: ``num_slices * max_num_frames_per_slice``."""
+        return self.max_num_frames_per_slice * self.num_slices
+
+    def get_total_num_frames(self) -> NumbersDict:
+        """Real (unpadded) frames per key."""
+        return _sum_numbers([s.frame_length for s in self.seqs])
+
+    def get_num_seqs(self) -> int:
+        return len(self.seqs)
+
+    def __repr__(self) -> str:
+        return f"<Batch num_slices={self.num_slices} max_frames={self.max_num_frames_per_slice} seqs={len(self.seqs)}>"
+
+
+def _sum_numbers(items: List[NumbersDict]) -> NumbersDict:
+    total = NumbersDict(0)
+    for item in items:
+        total = total + item
+    return total
+
+
+def _as_limit(value: Any, key: str) -> Optional[Dict[str, Any]]:
+    """int / dict / NumbersDict -> ``{"__default__": v, key: v, ...}``; None/0 -> None (no limit)."""
+    if value is None:
+        return None
+    if isinstance(value, NumbersDict):
+        d = dict(value.dict)
+        if value.value is not None:
+            d["__default__"] = value.value
+    elif isinstance(value, dict):
+        d = dict(value)
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        d = {"__default__": value}
+    else:
+        raise ConfigValueError(key, expected="an int or a dict data key -> int", got=value)
+    if not any(v for v in d.values()):
+        return None
+    return d
+
+
+def _exceeds(length: Dict[str, int], limit: Optional[Dict[str, Any]]) -> bool:
+    if limit is None:
+        return False
+    default = limit.get("__default__")
+    for k, v in length.items():
+        lim = limit.get(k, default)
+        if lim and v > lim:
+            return True
+    return False
+
+
+def _below(length: Dict[str, int], limit: Optional[Dict[str, Any]]) -> bool:
+    if limit is None:
+        return False
+    default = limit.get("__default__")
+    for k, v in length.items():
+        lim = limit.get(k, default)
+        if lim and v < lim:
+            return True
+    return False
+
+
+def iterate_seq_parts(dataset, used_data_keys: Optional[Sequence[str]] = None,
+                      max_seq_length: Any = None, min_seq_length: Any = None, seq_drop: float = 0.0,
+                      rng: Optional[np.random.RandomState] = None) -> Iterator[tuple]:
+    """Yields ``(seq_idx, start: dict, length: dict)`` per sequence (or chunk) of the current epoch."""
+    max_len = _as_limit(max_seq_length, "max_seq_length")
+    min_len = _as_limit(min_seq_length, "min_seq_length")
+    chunk_size, chunk_step = getattr(dataset, "chunk_size", None), getattr(dataset, "chunk_step", None)
+    chunking = is_chunking_on(chunk_size)
+    keys = list(used_data_keys) if used_data_keys is not None else None
+    seq_idx = 0
+    while dataset.is_less_than_num_seqs(seq_idx):
+        seq_len_nd = dataset.get_seq_length(seq_idx)
+        seq_len = {k: int(v) for k, v in seq_len_nd.items() if keys is None or k in keys}
+        if seq_drop and rng is not None and rng.random_sample() < seq_drop:
+            seq_idx += 1
+            continue
+        if _exceeds(seq_len, max_len) or _below(seq_len, min_len):
+            print(f"{dataset.name}: skipping seq {seq_idx} with length {seq_len} (max_seq_length "
+                  f"{max_seq_length!r}, min_seq_length {min_seq_length!r})", file=log.v5)
+            seq_idx += 1
+            continue
+        if chunking:
+            for start, end in iter_chunks(seq_len, chunk_size, chunk_step,
+                                          min_chunk_size=getattr(dataset, "min_chunk_size", 0)):
+                yield seq_idx, start, {k: end[k] - start[k] for k in seq_len}
+        else:
+            yield seq_idx, {k: 0 for k in seq_len}, seq_len
+        seq_idx += 1
+
+
+def generate_batches(dataset, *, recurrent_net: bool = True, batch_size: Any = 0, max_seqs: int = -1,
+                     max_seq_length: Any = None, max_pad_size: Any = None, min_seq_length: Any = None,
+                     seq_drop: float = 0.0, used_data_keys: Optional[Sequence[str]] = None, seed: int = 0,
+                     shuffle_batches: bool = False) -> Iterator[Batch]:
+    """Yields the :class:`Batch` es of the dataset's current epoch (see the module doc for the rules).
+
+    :param batch_size: int or per-key dict; 0 or None means no frame limit
+    :param max_seqs: max sequences per batch; -1 or 0 means no limit
+    :param shuffle_batches: build all batches first, then shuffle their order (seeded with ``seed``)
+    """
+    limit = _as_limit(batch_size, "batch_size")
+    pad_limit = _as_limit(max_pad_size, "max_pad_size")
+    max_seqs = int(max_seqs or -1)
+    rng = np.random.RandomState(seed) if (seq_drop or shuffle_batches) else None
+
+    def _gen() -> Iterator[Batch]:
+        batch = Batch()
+        cur_max: Dict[str, int] = {}
+        cur_sum: Dict[str, int] = {}
+        for seq_idx, start, length in iterate_seq_parts(dataset, used_data_keys, max_seq_length, min_seq_length,
+                                                        seq_drop, rng):
+            if _exceeds(length, limit):
+                print(f"warning: sequence length ({NumbersDict(length)!r}) larger than limit "
+                      f"({NumbersDict(batch_size)!r})", file=log.v4)
+            if recurrent_net:
+                new_max = {k: max(cur_max.get(k, 0), v) for k, v in length.items()}
+                num = batch.num_slices + 1
+                padded = {k: v * num for k, v in new_max.items()}
+            else:
+                num = len(batch.seqs) + 1
+                new_max = {k: cur_max.get(k, 0) + v for k, v in length.items()}
+                padded = new_max
+            if batch.seqs:
+                full = _exceeds(padded, limit) or (0 < max_seqs < num)
+                if not full and pad_limit is not None and recurrent_net:
+                    pad = {k: padded[k] - cur_sum.get(k, 0) - length[k] for k in padded}
+                    full = _exceeds(pad, pad_limit)
+                if full:
+                    yield batch
+                    batch, cur_max, cur_sum = Batch(), {}, {}
+                    new_max = dict(length)
+            if recurrent_net:
+                batch.add_sequence_as_slice(seq_idx, start, length)
+            else:
+                batch.add_frames(seq_idx, start, length)
+            cur_max = new_max
+            for k, v in length.items():
+                cur_sum[k] = cur_sum.get(k, 0) + v
+        if batch.seqs:
+            yield batch
+
+    if shuffle_batches:
+        batches = list(_gen())
+        rng.shuffle(batches)
+        return iter(batches)
+    return _gen()
+
+
+class BatchSetGenerator:
+    """Lazily pulls batches from :func:`generate_batches` (reference API: ``has_more``, ``peek_next_n``,
+    ``advance``, ``completed_frac``); also iterable.
+
+    :param dataset: the dataset the batches refer to
+    :param generator: iterator of :class:`Batch`
+    """
+
+    def __init__(self, dataset, generator: Iterator[Batch]):
+        self.dataset = dataset
+        self._generator = generator
+        self._buffer: List[Batch] = []
+        self.current_batch_idx = 0
+        self._exhausted = False
+
+    def _fill(self, n: int) -> None:
+        while len(self._buffer) < n and not self._exhausted:
+            try:
+                self._buffer.append(next(self._generator))
+            except StopIteration:
+                self._exhausted = True
+
+    def has_more(self) -> bool:
+        """Whether another batch follows."""
+        self._fill(1)
+        return bool(self._buffer)
+
+    def peek_next_n(self, n: int) -> List[Batch]:
+        """Up to ``n`` next batches, without consuming them."""
+        self._fill(n)
+        return self._buffer[:n]
+
+    def advance(self, n: int) -> None:
+        """Consumes ``n`` batches."""
+        self._fill(n)
+        del self._buffer[:n]
+        self.current_batch_idx += n
+
+    def completed_frac(self) -> Optional[float]:
+        """Fraction of the epoch's sequences already consumed (None if unknown)."""
+        num = self.dataset.num_seqs
+        if not num:
+            return None
+        if not self._buffer and self._exhausted:
+            return 1.0
+        nxt = self._buffer[0].start_seq if self._buffer else None
+        return None if nxt is None else min(nxt / num, 1.0)
+
+    def __iter__(self) -> Iterator[Batch]:
+        while self.has_more():
+            batch = self._buffer[0]
+            self.advance(1)
+            yield batch

@@ -1,0 +1,9 @@
+"""Public module ``returnn.datasets.generating``: the in-memory and synthetic datasets."""
+
+from returnn.datasets.generating_base import GeneratingDataset as GeneratingDataset
+from returnn.datasets.generating_base import StaticDataset as StaticDataset
+from returnn.datasets.generating_tasks import CopyTaskDataset as CopyTaskDataset
+from returnn.datasets.generating_tasks import DummyDataset as DummyDataset
+from returnn.datasets.generating_tasks import DummyDatasetMultipleSequenceLength as DummyDatasetMultipleSequenceLength
+from returnn.datasets.generating_tasks import Task12AXDataset as Task12AXDataset
+from returnn.datasets.generating_tasks import TaskNumberBaseConvertDataset as TaskNumberBaseConvertDataset
