@@ -341,8 +341,39 @@ class LearningRateControl:
         """
         self.epoch_data = read_learning_rate_file(self.filename)
 
+    def _repr_options(self) -> List[Tuple[str, Any]]:
+        """``(name, value)`` pairs shown by ``repr`` (the reference shows the options specific to the class)."""
+        rates = self.default_learning_rates
+        return [("default_learning_rate", self.default_learning_rate), ("min_learning_rate", self.min_learning_rate),
+                ("default_learning_rates", _RawRepr("[\n]") if rates == [] else rates),
+                ("error_measure_key", self.error_measure_key),
+                ("relative_error_also_relative_to_learning_rate", self.relative_error_also_relative_to_learning_rate),
+                ("min_num_epochs_per_new_learning_rate", self.min_num_epochs_per_new_learning_rate),
+                ("relative_error_div_by_old", self.relative_error_div_by_old),
+                ("learning_rate_decay", self.learning_rate_decay), ("learning_rate_growth", self.learning_rate_growth),
+                ("filename", self.filename)]
+
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} default_lr={self.default_learning_rate} epochs={len(self.epoch_data)}>"
+        options = ", ".join(f"{name}={value!r}" for name, value in self._repr_options())
+        return f"{type(self).__name__}({options})"
+
+    def __str__(self) -> str:
+        """As the reference's engine logs it: ``<repr>, epoch data: 1: EpochData(...), ..., error key: <key>``
+        (only the first and last 3 epochs when there are more than 6)."""
+        epochs = sorted(self.epoch_data)
+        parts = [f"{e}: {self.epoch_data[e]!r}" for e in epochs]
+        if len(parts) > 6:
+            parts = parts[:3] + ["..."] + parts[-3:]
+        error_key = self.get_error_key(epochs[-1]) if epochs else self.error_measure_key
+        return f"{self!r}, epoch data: {', '.join(parts)}, error key: {error_key}"
+
+
+class _RawRepr:
+    def __init__(self, text: str):
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
 
 
 class ConstantLearningRate(LearningRateControl):
@@ -391,6 +422,9 @@ class NewbobRelative(LearningRateControl):
             return learning_rate
         return self.calc_learning_rate_decay_or_grow(learning_rate, decay=relative_error > self.relative_error_threshold)
 
+    def _repr_options(self) -> List[Tuple[str, Any]]:
+        return [("relative_error_threshold", self.relative_error_threshold)]
+
 
 class NewbobAbs(LearningRateControl):
     """``newbob_abs``: decay when the absolute score change of the last two epochs is greater than
@@ -421,14 +455,21 @@ class NewbobAbs(LearningRateControl):
         error_diff = new_error - old_error  # the reference ignores ..._relative_lr here
         return self.calc_learning_rate_decay_or_grow(learning_rate, decay=error_diff > self.error_threshold)
 
+    def _repr_options(self) -> List[Tuple[str, Any]]:
+        return [("error_threshold", self.error_threshold)]
+
 
 class NewbobMultiEpoch(LearningRateControl):
     """``newbob_multi_epoch``: every ``newbob_multi_update_interval`` epochs, the mean relative score change over
-    the last ``newbob_multi_num_epochs`` epochs is compared with ``newbob_relative_error_threshold``."""
+    the last ``newbob_multi_num_epochs`` epochs is compared with ``newbob_relative_error_threshold`` (decay when
+    greater) and ``newbob_relative_error_grow_threshold`` (default: the same; grow when smaller)."""
 
     def __init__(self, num_epochs: int = 5, update_interval: Optional[int] = None,
-                 relative_error_threshold: float = -0.01, **kwargs):
+                 relative_error_threshold: float = -0.01, relative_error_grow_threshold: Optional[float] = None,
+                 **kwargs):
         super().__init__(**kwargs)
+        self.relative_error_grow_threshold = float(
+            relative_error_threshold if relative_error_grow_threshold is None else relative_error_grow_threshold)
         self.num_epochs = int(num_epochs)
         self.update_interval = int(update_interval) if update_interval else self.num_epochs
         self.relative_error_threshold = float(relative_error_threshold)
@@ -443,6 +484,7 @@ class NewbobMultiEpoch(LearningRateControl):
         kwargs["num_epochs"] = num_epochs
         kwargs["update_interval"] = config.int("newbob_multi_update_interval", num_epochs)
         kwargs["relative_error_threshold"] = config.float("newbob_relative_error_threshold", -0.01)
+        kwargs["relative_error_grow_threshold"] = config.float("newbob_relative_error_grow_threshold", None)
         return kwargs
 
     def calc_learning_rate_for_epoch(self, epoch: int) -> float:
@@ -461,7 +503,16 @@ class NewbobMultiEpoch(LearningRateControl):
         if not relative_errors:
             return learning_rate
         mean = sum(relative_errors) / len(relative_errors)
-        return self.calc_learning_rate_decay_or_grow(learning_rate, decay=mean > self.relative_error_threshold)
+        if mean > self.relative_error_threshold:
+            return self.calc_learning_rate_decay_or_grow(learning_rate, decay=True)
+        if mean < self.relative_error_grow_threshold:
+            return self.calc_learning_rate_decay_or_grow(learning_rate, decay=False)
+        return learning_rate
+
+    def _repr_options(self) -> List[Tuple[str, Any]]:
+        return [("num_epochs", self.num_epochs), ("update_interval", self.update_interval),
+                ("relative_error_threshold", self.relative_error_threshold),
+                ("relative_error_grow_threshold", self.relative_error_grow_threshold)]
 
 
 LR_CONTROL: Registry[type] = Registry("learning-rate control")

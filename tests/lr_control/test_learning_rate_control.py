@@ -218,3 +218,25 @@ def test_get_last_epoch_and_most_recent():
         6, 7, None, 8)  # run_sequence also asked for epoch 8
     assert lrc.get_most_recent_learning_rate(8) == 0.25
     assert make().get_last_best_epoch(last_epoch=3) is None
+
+
+def test_repr_and_str_as_logged_by_reference():
+    assert repr(make(learning_rate_control="newbob")) == "NewbobRelative(relative_error_threshold=-0.01)"
+    assert repr(make(learning_rate_control="newbob_abs")) == "NewbobAbs(error_threshold=-0.01)"
+    assert str(make(learning_rate_control="newbob")) == (
+        "NewbobRelative(relative_error_threshold=-0.01), epoch data: , error key: None")
+    lrc = make(learning_rate_control="newbob_multi_epoch", newbob_relative_error_grow_threshold=-0.05,
+               newbob_learning_rate_growth=2.0, newbob_multi_num_epochs=2)
+    for epoch, score in enumerate([1.0, 0.9, 0.8, 0.79, 0.785, 0.7, 0.6], 1):
+        lrc.get_learning_rate_for_epoch(epoch)
+        lrc.set_epoch_error(epoch, {"dev_score": score, "dev_error": 0.5})
+    text = str(lrc)
+    assert [lrc.get_learning_rate_for_epoch(e) for e in range(1, 9)] == [1.0, 1.0, 2.0, 2.0, 4.0, 4.0, 8.0, 8.0]
+    assert text.startswith(
+        "NewbobMultiEpoch(num_epochs=2, update_interval=2, relative_error_threshold=-0.01, "
+        "relative_error_grow_threshold=-0.05), epoch data: 1: EpochData(learningRate=1.0, error={'dev_error': 0.5, "
+        "'dev_score': 1.0}), 2: EpochData(learningRate=1.0, error={'dev_error': 0.5, 'dev_score': 0.9}), "
+        "3: EpochData(learningRate=2.0, error={'dev_error': 0.5, 'dev_score': 0.8}), ..., 6: ")
+    assert text.endswith(", error key: dev_score")
+    assert repr(make()).startswith("ConstantLearningRate(default_learning_rate=1.0, min_learning_rate=0.0, "
+                                   "default_learning_rates=[\n], error_measure_key=None, ")
