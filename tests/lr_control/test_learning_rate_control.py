@@ -236,7 +236,7 @@ def test_repr_and_str_as_logged_by_reference():
         "NewbobMultiEpoch(num_epochs=2, update_interval=2, relative_error_threshold=-0.01, "
         "relative_error_grow_threshold=-0.05), epoch data: 1: EpochData(learningRate=1.0, error={'dev_error': 0.5, "
         "'dev_score': 1.0}), 2: EpochData(learningRate=1.0, error={'dev_error': 0.5, 'dev_score': 0.9}), "
-        "3: EpochData(learningRate=2.0, error={'dev_error': 0.5, 'dev_score': 0.8}), ..., 6: ")
+        "3: EpochData(learningRate=2.0, error={'dev_error': 0.5, 'dev_score': 0.8}), ..., 5: ")
     assert text.endswith(", error key: dev_score")
     assert repr(make()).startswith("ConstantLearningRate(default_learning_rate=1.0, min_learning_rate=0.0, "
                                    "default_learning_rates=[\n], error_measure_key=None, ")
