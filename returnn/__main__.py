@@ -19,6 +19,7 @@ from returnn.config import NAMED_OPTIONS, Config, set_global_config
 from returnn.errors import ReturnnError
 from returnn.log import log
 from returnn.util.backend import BackendEngine
+from returnn.util.behavior_version import BehaviorVersion
 from returnn.util.system import get_hostname
 from returnn.util.timefmt import hms_fraction
 
@@ -81,6 +82,15 @@ def init_config(command_line_options: Sequence[str] = (), config_updates: Option
     return cfg
 
 
+def _start_up(cfg: Config, argv: Sequence[str]) -> None:
+    """Installs ``cfg`` globally, initializes the log from it, prints the banner and selects the backend."""
+    set_global_config(cfg)
+    log.init_by_config(cfg)
+    print_startup_banner(argv)
+    BehaviorVersion.set(cfg.int("behavior_version", None))
+    BackendEngine.select_engine(config=cfg)
+
+
 def init(config_filename: Optional[str] = None, command_line_options: Sequence[str] = (),
          config_updates: Optional[Dict[str, Any]] = None, extra_greeting: Optional[str] = None) -> Config:
     """Initializes config, log and backend the way ``rnn.py`` does (for scripts that use the toolkit as a library).
@@ -90,12 +100,9 @@ def init(config_filename: Optional[str] = None, command_line_options: Sequence[s
     global config
     args = ([config_filename] if config_filename else []) + list(command_line_options)
     config = init_config(args, config_updates)
-    set_global_config(config)
-    log.init_by_config(config)
-    print_startup_banner(["rnn.py"] + args)
+    _start_up(config, args)
     if extra_greeting:
         print(extra_greeting, file=log.v1)
-    BackendEngine.select_engine(config=config)
     return config
 
 
@@ -161,10 +168,7 @@ def main(argv: Optional[List[str]] = None) -> None:
         sys.exit(0)
     try:
         config = init_config(args)
-        set_global_config(config)
-        log.init_by_config(config)
-        print_startup_banner(argv[1:])
-        BackendEngine.select_engine(config=config)
+        _start_up(config, argv[1:])
         from returnn.tasks import check_task
 
         check_task(config.value("task", "train"))

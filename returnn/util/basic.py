@@ -9,3 +9,4 @@ from returnn.util.system import get_login_username as get_login_username
 from returnn.util.timefmt import hms as hms
 from returnn.util.timefmt import hms_fraction as hms_fraction
 from returnn.util.timefmt import human_bytes_size as human_bytes_size
+from returnn.util.behavior_version import BehaviorVersion as BehaviorVersion
