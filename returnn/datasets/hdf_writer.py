@@ -1,0 +1,181 @@
+"""``SimpleHDFWriter``: writes the reference's HDF layout (read by ``HDFDataset``).
+
+Layout (all sequences concatenated along the first axis):
+
+- root attrs ``inputPattSize`` (dim), ``numLabels`` (dim), ``numDims`` (1), ``numSeqs``, ``numTimesteps``
+  (all int64);
+- ``inputs``: ``[total_frames, dim]`` (dense) or ``[total_frames]`` (sparse ids);
+- ``labels``: fixed-width bytes, the vocabulary of sparse ``inputs`` (empty if none);
+- ``seqLengths``: ``int32 [num_seqs, 1 + num_extra_keys]`` (column 0: ``inputs``, then extra keys in sorted
+  order; at least 2 columns, the legacy dummy column being 0);
+- ``seqTags``: variable-length UTF-8 strings;
+- ``targets/data/<key>``: concatenated extra streams; ``targets/size`` attrs ``<key> = [dim, ndim]``;
+  ``targets/labels/<key>``: fixed-width bytes (``"dummy-label"`` when none given).
+
+The file is written under a temporary name in the same directory and renamed on :meth:`close`, so a crash
+never leaves a complete-looking file.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from returnn.errors import DatasetArgError, DatasetFileError
+
+
+class SimpleHDFWriter:
+    """Incremental writer of the HDFDataset layout.
+
+    :param filename: final path
+    :param dim: feature dim (dense) or vocabulary size (sparse) of ``inputs``
+    :param labels: vocabulary of sparse ``inputs`` (stored as ``labels``)
+    :param ndim: axes of one sequence's ``inputs`` incl. time: 1 = sparse ``[T]``, 2 = dense ``[T, dim]``;
+        default 1 if ``labels`` else 2
+    :param extra_type: key -> ``(dim, ndim, dtype)`` of extra streams; default inferred from the first batch
+        (dense float ``[B, T, d]`` -> ``(d, 2)``; ``[B, T]`` -> ``(1, 1)``, as the reference)
+    :param extra_labels: key -> vocabulary of an extra stream
+    :param swmr: accepted for compatibility; ignored
+    :param extend_existing_file: not supported (raises if True)
+    :raises DatasetFileError: if ``filename`` already exists
+    """
+
+    def __init__(self, filename: str, dim: Optional[int], labels: Optional[Sequence[str]] = None,
+                 ndim: Optional[int] = None, extra_type: Optional[Dict[str, Tuple[int, int, str]]] = None,
+                 swmr: bool = False, extend_existing_file: bool = False,
+                 extra_labels: Optional[Dict[str, Sequence[str]]] = None):
+        import h5py
+        if extend_existing_file:
+            raise DatasetArgError("SimpleHDFWriter: extend_existing_file=True is not supported")
+        if os.path.exists(filename):
+            raise DatasetFileError(filename, "output file exists already; remove it or choose another name")
+        self.filename = filename
+        self.dim = dim
+        self.labels = list(labels) if labels is not None else None
+        self.ndim = ndim if ndim is not None else (1 if labels else 2)
+        self.extra_type: Dict[str, Tuple[int, int, str]] = dict(extra_type or {})
+        self.extra_labels = {k: list(v) for k, v in (extra_labels or {}).items()}
+        directory = os.path.dirname(os.path.abspath(filename))
+        self._tmp_filename = os.path.join(directory, f".{os.path.basename(filename)}.tmp{os.getpid()}")
+        self._file = h5py.File(self._tmp_filename, "w")
+        self._seq_lens: List[List[int]] = []
+        self._tags: List[str] = []
+        self._extra_keys: Optional[List[str]] = None
+        self._num_frames = 0
+        f = self._file
+        f.attrs["numDims"] = np.int64(1)
+        f.attrs["inputPattSize"] = np.int64(dim or 0)
+        f.attrs["numLabels"] = np.int64(dim or 0)
+        label_bytes = [x.encode("utf8") for x in (self.labels or [])]
+        width = max([len(x) for x in label_bytes] + [5])
+        f.create_dataset("labels", data=np.array(label_bytes, dtype=f"S{width}") if label_bytes
+                         else np.zeros((0,), dtype="S5"))
+        self._closed = False
+
+    def _append(self, name: str, values: np.ndarray) -> None:
+        f = self._file
+        if name not in f:
+            f.create_dataset(name, data=values, maxshape=(None,) + values.shape[1:], chunks=True)
+            return
+        ds = f[name]
+        if ds.shape[1:] != values.shape[1:]:
+            raise DatasetArgError(f"SimpleHDFWriter {self.filename!r}: stream {name!r} frame shape "
+                                  f"{values.shape[1:]} differs from earlier {ds.shape[1:]}")
+        old = ds.shape[0]
+        ds.resize(old + values.shape[0], axis=0)
+        ds[old:] = values
+
+    def _init_extras(self, extra: Dict[str, np.ndarray]) -> None:
+        self._extra_keys = sorted(extra)
+        if not self._extra_keys:
+            return
+        grp = self._file.create_group("targets")
+        grp.create_group("data")
+        size = grp.create_group("size")
+        lab = grp.create_group("labels")
+        for key in self._extra_keys:
+            arr = np.asarray(extra[key])
+            if key not in self.extra_type:
+                ndim = max(arr.ndim - 1, 1)
+                dim = int(arr.shape[-1]) if arr.ndim >= 3 else 1
+                self.extra_type[key] = (dim, ndim, str(arr.dtype))
+            dim, ndim, _ = self.extra_type[key]
+            size.attrs[key] = np.array([dim, ndim], dtype=np.int64)
+            labels = [x.encode("utf8") for x in self.extra_labels.get(key, ["dummy-label"])]
+            lab.create_dataset(key, data=np.array(labels, dtype=f"S{max(len(x) for x in labels)}"))
+
+    def insert_batch(self, inputs: np.ndarray, seq_len: Any, seq_tag: Sequence[str],
+                     extra: Optional[Dict[str, np.ndarray]] = None) -> None:
+        """Appends a batch.
+
+        :param inputs: ``[B, T, dim]`` dense or ``[B, T]`` sparse, padded
+        :param seq_len: ``[B]`` lengths, or a dict ``{0: [B]}`` (axis index -> lengths, the reference's form);
+            extra keys may also be given lengths in this dict (``{"classes": [B]}``), else their full padded
+            length is stored (as the reference)
+        :param seq_tag: ``B`` tags (str or bytes)
+        :param extra: key -> ``[B, T', ...]`` extra streams; the same keys in every call
+        :raises DatasetArgError: for inconsistent shapes/keys
+        """
+        if self._closed:
+            raise DatasetArgError(f"SimpleHDFWriter {self.filename!r}: insert_batch after close()")
+        inputs = np.asarray(inputs)
+        lens_d = dict(seq_len) if isinstance(seq_len, dict) else {0: seq_len}
+        in_lens = np.asarray(lens_d.get(0, [inputs.shape[1]] * inputs.shape[0])).reshape(-1)
+        n = inputs.shape[0]
+        if len(in_lens) != n or len(seq_tag) != n:
+            raise DatasetArgError(f"SimpleHDFWriter {self.filename!r}: batch of {n} seqs but {len(in_lens)} "
+                                  f"lengths and {len(seq_tag)} tags")
+        if inputs.ndim < 2 or int(in_lens.max(initial=0)) > inputs.shape[1]:
+            raise DatasetArgError(f"SimpleHDFWriter {self.filename!r}: inputs shape {inputs.shape} does not fit "
+                                  f"seq lengths {in_lens.tolist()}")
+        extra = {k: np.asarray(v) for k, v in (extra or {}).items()}
+        if self._extra_keys is None:
+            self._init_extras(extra)
+        if sorted(extra) != self._extra_keys:
+            raise DatasetArgError(f"SimpleHDFWriter {self.filename!r}: extra keys {sorted(extra)} differ from the "
+                                  f"first batch's {self._extra_keys}")
+        self._append("inputs", np.concatenate([inputs[i, :int(in_lens[i])] for i in range(n)], axis=0))
+        rows = [[int(x)] for x in in_lens]
+        for key in self._extra_keys:
+            arr = extra[key]
+            k_lens = np.asarray(lens_d.get(key, [arr.shape[1] if arr.ndim > 1 else 1] * n)).reshape(-1)
+            dtype = self.extra_type[key][2]
+            parts = [arr[i, :int(k_lens[i])] if arr.ndim > 1 else arr[i:i + 1] for i in range(n)]
+            self._append(f"targets/data/{key}", np.concatenate(parts, axis=0).astype(dtype))
+            for i in range(n):
+                rows[i].append(int(k_lens[i]))
+        if not self._extra_keys:
+            for row in rows:
+                row.append(0)
+        self._seq_lens.extend(rows)
+        self._tags.extend(t.decode("utf8") if isinstance(t, bytes) else str(t) for t in seq_tag)
+        self._num_frames += int(in_lens.sum())
+
+    def close(self) -> None:
+        """Writes ``seqLengths``/``seqTags``/attrs and renames the temporary file to ``filename``."""
+        import h5py
+        if self._closed:
+            return
+        f = self._file
+        width = 1 + max(len(self._extra_keys or []), 1)
+        seq_lens = np.array(self._seq_lens, dtype=np.int32).reshape(-1, width)
+        f.create_dataset("seqLengths", data=seq_lens)
+        f.create_dataset("seqTags", data=np.array(self._tags, dtype=object), dtype=h5py.string_dtype("utf-8"))
+        if "inputs" not in f:
+            shape = (0,) if self.ndim == 1 else (0, self.dim or 0)
+            f.create_dataset("inputs", shape=shape, dtype="int32" if self.ndim == 1 else "float32")
+        f.attrs["numSeqs"] = np.int64(len(self._tags))
+        f.attrs["numTimesteps"] = np.int64(self._num_frames)
+        f.close()
+        self._closed = True
+        os.replace(self._tmp_filename, self.filename)
+
+    def __del__(self):
+        if not getattr(self, "_closed", True) and getattr(self, "_file", None) is not None:
+            try:
+                self._file.close()
+                os.remove(self._tmp_filename)
+            except Exception:
+                pass
