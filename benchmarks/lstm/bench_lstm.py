@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Micro-benchmark of the LSTM kernels (forward + gradient) on the ``blstm-train`` shapes.
+
+Usage::
+
+    python3 benchmarks/lstm/bench_lstm.py [--impls loop,block] [--batch 40] [--time 50] [--n-in 512]
+        [--n-out 256] [--reps 10] [--threads 0]
+
+For every implementation it builds ``y, _ = lstm(x, seq_len, W, W_re, b)`` and
+``tf.gradients(sum(y * r), [x, W, W_re, b])`` and times one ``Session.run`` of the gradients (minimum
+and median over ``--reps`` after 2 warm-up runs). It prints the time per call, the GFLOP/s of the
+LSTM's matmul work (forward ``2*T*B*4n*(n_in+n)`` flops, backward twice that) and, for comparison,
+the GFLOP/s of one plain matmul with the same total size ``[T*B, n_in+n] x [n_in+n, 4n]``, and a
+large square matmul (``--peak-size``) as the machine's matmul peak. Also an ``epoch-equivalent``:
+the estimated LSTM time of one ``blstm-train`` epoch (22 steps x 6 layers: 2 with n_in 9, 4 with 512).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+tf.compat.v1.disable_eager_execution()
+
+
+def _time_run(sess, fetch, feed, reps):
+    for _ in range(2):
+        sess.run(fetch, feed_dict=feed)
+    times = []
+    for _ in range(reps):
+        start = time.perf_counter()
+        sess.run(fetch, feed_dict=feed)
+        times.append(time.perf_counter() - start)
+    return min(times), float(np.median(times))
+
+
+def _session(threads):
+    cfg = tf.compat.v1.ConfigProto()
+    if threads:
+        cfg.intra_op_parallelism_threads = threads
+        cfg.inter_op_parallelism_threads = threads
+    return tf.compat.v1.Session(config=cfg)
+
+
+def bench_matmul(m, k, n, reps, threads):
+    """:return: (min seconds, GFLOP/s) of one [m,k]x[k,n] matmul"""
+    with tf.Graph().as_default():
+        a = tf.Variable(np.random.randn(m, k).astype("float32"))
+        b = tf.Variable(np.random.randn(k, n).astype("float32"))
+        y = tf.reduce_sum(tf.matmul(a, b))
+        with _session(threads) as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            t, _ = _time_run(sess, y, {}, reps)
+    return t, 2. * m * k * n / t / 1e9
+
+
+def bench_lstm(impl, batch, time_len, n_in, n_out, reps, threads, direction=1, device=None, with_grad=True):
+    """:return: (min seconds, median seconds) of forward+gradient"""
+    from returnn.tf.ops.rnn.lstm import lstm
+    rng = np.random.RandomState(1)
+    lens = np.array([time_len] + list(rng.randint(time_len // 2, time_len + 1, size=batch - 1)), dtype="int32")
+    with tf.Graph().as_default():
+        with tf.device(device) if device else _nullctx():
+            x = tf.compat.v1.placeholder(tf.float32, [None, None, n_in])
+            seq_len = tf.compat.v1.placeholder(tf.int32, [None])
+            w = tf.Variable(rng.uniform(-.1, .1, (n_in, 4 * n_out)).astype("float32"))
+            w_re = tf.Variable(rng.uniform(-.1, .1, (n_out, 4 * n_out)).astype("float32"))
+            b = tf.Variable(np.zeros(4 * n_out, "float32"))
+            y, _ = lstm(x, seq_len, w, w_re, b, direction=direction, impl=impl)
+            loss = tf.reduce_sum(y * tf.constant(rng.randn(time_len, batch, n_out).astype("float32")))
+            grads = tf.gradients(loss, [x, w, w_re, b])
+            fetch = [tf.reduce_sum(g) for g in grads] if with_grad else tf.reduce_sum(y)
+        feed = {x: rng.randn(time_len, batch, n_in).astype("float32"), seq_len: lens}
+        with _session(threads) as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            return _time_run(sess, fetch, feed, reps)
+
+
+class _nullctx:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *args):
+        return False
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--impls", default="loop,block")
+    parser.add_argument("--batch", type=int, default=40)
+    parser.add_argument("--time", type=int, default=50)
+    parser.add_argument("--n-in", type=int, default=512)
+    parser.add_argument("--n-out", type=int, default=256)
+    parser.add_argument("--reps", type=int, default=10)
+    parser.add_argument("--threads", type=int, default=0)
+    parser.add_argument("--peak-size", type=int, default=2048)
+    parser.add_argument("--device", default=None, help="e.g. /gpu:0")
+    args = parser.parse_args()
+    b, t, n_in, n = args.batch, args.time, args.n_in, args.n_out
+    _, peak = bench_matmul(args.peak_size, args.peak_size, args.peak_size, max(3, args.reps // 2), args.threads)
+    mm_t, mm_gflops = bench_matmul(t * b, n_in + n, 4 * n, args.reps, args.threads)
+    print(f"matmul peak {args.peak_size}^3: {peak:.0f} GFLOP/s; "
+          f"[{t * b},{n_in + n}]x[{n_in + n},{4 * n}]: {mm_gflops:.0f} GFLOP/s")
+    flops = 3 * 2. * t * b * 4 * n * (n_in + n)
+    print(f"shapes: B={b} T={t} n_in={n_in} n_out={n}; fwd+bwd {flops / 1e9:.2f} GFLOP per call")
+    for impl in args.impls.split(","):
+        t_min, t_med = bench_lstm(impl, b, t, n_in, n, args.reps, args.threads, device=args.device)
+        t_small, _ = bench_lstm(impl, b, t, 9, n, args.reps, args.threads, device=args.device)
+        t_fwd, _ = bench_lstm(impl, b, t, n_in, n, args.reps, args.threads, device=args.device, with_grad=False)
+        epoch = 22 * (2 * t_small + 4 * t_min)
+        print(f"{impl:8s} fwd+bwd {t_min * 1e3:7.1f} ms (median {t_med * 1e3:7.1f} ms), "
+              f"{flops / t_min / 1e9:6.1f} GFLOP/s = {100 * flops / t_min / 1e9 / peak:4.1f}% of peak; "
+              f"fwd only {t_fwd * 1e3:6.1f} ms; n_in=9: {t_small * 1e3:6.1f} ms; blstm-train epoch-equivalent {epoch:5.2f} s")
+
+
+if __name__ == "__main__":
+    main()

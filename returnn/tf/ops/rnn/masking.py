@@ -1,0 +1,57 @@
+"""Sequence-length helpers shared by the recurrent kernels.
+
+All functions work on *time-major* tensors ``[T, B, ...]`` with ``seq_len`` an int32 ``[B]`` tensor
+(the number of real frames of each sequence; frames ``t >= seq_len[b]`` are padding).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import tensorflow as tf
+
+
+def time_mask(seq_len: tf.Tensor, max_time: tf.Tensor) -> tf.Tensor:
+    """
+    :param seq_len: int32 [B]
+    :param max_time: int32 scalar T
+    :return: bool [T, B], True for real frames (``t < seq_len[b]``)
+    """
+    return tf.transpose(tf.sequence_mask(seq_len, maxlen=max_time))
+
+
+def reverse_by_length(x: tf.Tensor, seq_len: tf.Tensor) -> tf.Tensor:
+    """
+    Reverses each sequence within its own length; padded frames stay where they are.
+
+    :param x: time-major [T, B, ...]
+    :param seq_len: int32 [B]
+    :return: same shape as ``x``; ``out[t, b] = x[seq_len[b] - 1 - t, b]`` for ``t < seq_len[b]``
+    """
+    return tf.reverse_sequence(x, seq_lengths=tf.cast(seq_len, tf.int64), seq_axis=0, batch_axis=1)
+
+
+def zero_padded_frames(x: tf.Tensor, seq_len: tf.Tensor) -> tf.Tensor:
+    """
+    :param x: time-major [T, B, D]
+    :param seq_len: int32 [B]
+    :return: ``x`` with all frames ``t >= seq_len[b]`` set to exactly zero (``tf.where``, so NaN/inf
+        in padding does not survive, and their gradient is zero)
+    """
+    mask = time_mask(seq_len, tf.shape(x)[0])[:, :, None]
+    return tf.where(mask, x, tf.zeros_like(x))
+
+
+def last_frame(x: tf.Tensor, seq_len: tf.Tensor, initial: Optional[tf.Tensor] = None) -> tf.Tensor:
+    """
+    :param x: time-major [T, B, D]
+    :param seq_len: int32 [B]
+    :param initial: [B, D]; returned for sequences of length 0 (zeros if None)
+    :return: [B, D], ``x[seq_len[b] - 1, b]``
+    """
+    batch = tf.shape(x)[1]
+    idx = tf.stack([tf.maximum(seq_len - 1, 0), tf.range(batch)], axis=1)
+    last = tf.gather_nd(x, idx)
+    if initial is None:
+        initial = tf.zeros_like(last)
+    return tf.where((seq_len > 0)[:, None], last, initial)
