@@ -1,1 +1,273 @@
-"""placeholder"""
+"""Text datasets: ``LmDataset`` (language modelling) and ``TranslationDataset`` (parallel text)."""
+
+from __future__ import annotations
+
+import ast
+import gzip
+import os
+import pickle
+from typing import Any, Dict, List, Optional, Sequence, Union
+
+import numpy as np
+
+from returnn.errors import DatasetArgError, DatasetFileError
+from returnn.log import log
+from returnn.datasets.dataset import Dataset, DatasetSeq
+from returnn.datasets.registry import register_dataset
+
+
+def _open_text(filename: str):
+    if not os.path.exists(filename):
+        raise DatasetFileError(filename, "text file does not exist")
+    if filename.endswith(".gz"):
+        return gzip.open(filename, "rt", encoding="utf8")
+    return open(filename, encoding="utf8")
+
+
+def _read_lines(filename: str) -> List[str]:
+    try:
+        with _open_text(filename) as f:
+            return [line.rstrip("\n").rstrip("\r") for line in f]
+    except (OSError, UnicodeDecodeError, EOFError) as exc:
+        raise DatasetFileError(filename, f"cannot read text (damaged gzip or not UTF-8?): {exc}") from None
+
+
+def _load_symbols_file(filename: str) -> List[str]:
+    """One symbol per line; index = line number (blank lines are a space symbol only if the line is ' ')."""
+    return [line if line.strip() == "" and line else line.strip() for line in _read_lines(filename) if line != ""]
+
+
+def _load_symbols_map_file(filename: str) -> Dict[str, int]:
+    result = {}
+    for n, line in enumerate(_read_lines(filename), start=1):
+        if not line.strip():
+            continue
+        parts = line.rsplit(None, 1)
+        if len(parts) != 2:
+            raise DatasetFileError(filename, f"line {n}: expected 'symbol index', got {line!r}")
+        try:
+            result[parts[0]] = int(parts[1])
+        except ValueError:
+            raise DatasetFileError(filename, f"line {n}: index {parts[1]!r} is not an int") from None
+    return result
+
+
+def _load_vocab_file(filename: str) -> Dict[str, int]:
+    """A vocabulary: a pickled dict, or a text file with a Python dict literal (``{"a": 0, ...}``)."""
+    if not os.path.exists(filename):
+        raise DatasetFileError(filename, "vocabulary file does not exist")
+    with open(filename, "rb") as f:
+        raw = f.read()
+    try:
+        vocab = pickle.loads(raw)
+    except Exception:
+        try:
+            vocab = ast.literal_eval(raw.decode("utf8"))
+        except Exception:
+            raise DatasetFileError(filename, "expected a pickled dict or a dict literal word -> index") from None
+    if not isinstance(vocab, dict):
+        raise DatasetFileError(filename, f"expected a dict word -> index, got {type(vocab).__name__}")
+    return vocab
+
+
+def _labels_from_map(mapping: Dict[str, int]) -> List[str]:
+    labels = [""] * (max(mapping.values(), default=-1) + 1)
+    for sym, idx in mapping.items():
+        if not labels[idx]:
+            labels[idx] = sym
+    return labels
+
+
+@register_dataset
+class LmDataset(Dataset):
+    """A text corpus (plain or gzip, one sentence per line) as label sequences.
+
+    Key ``"data"``: sparse ``int32 [T]``. Sequence = the line's symbols (characters, or whitespace-separated
+    words with ``word_based=True``) followed by ``seq_end_symbol`` (if not None). Tags ``"line-<n>"`` (n counts
+    the used lines). With ``add_delayed_seq_data``, key ``"delayed"`` = ``[start] + data[:-1]``
+    (``delayed_seq_data_start_symbol``).
+
+    Vocabulary: ``orth_symbols_file`` (one symbol per line, index = line), ``orth_symbols_map_file``
+    (``"symbol index"`` lines) or ``orth_vocab`` (``{"vocab_file": ..., "unknown_label": ...}``).
+    Unknown symbols: with ``auto_replace_unknown_symbol`` mapped to ``unknown_symbol``; else an error
+    (``error_on_invalid_seq=True``, default) or the line is skipped.
+
+    :raises DatasetFileError: corpus/vocabulary missing or malformed; an unknown symbol (naming it and the line)
+    :raises DatasetArgError: no vocabulary given, or a special symbol missing from it
+    """
+
+    def __init__(self, corpus_file: Union[str, Sequence[str]], *, use_cache_manager: bool = False,
+                 skip_empty_lines: bool = True, seq_list_file: Optional[str] = None, orth_vocab: Any = None,
+                 orth_symbols_file: Optional[str] = None, orth_symbols_map_file: Optional[str] = None,
+                 orth_replace_map_file: Optional[str] = None, word_based: bool = False,
+                 word_end_symbol: Optional[str] = None, seq_end_symbol: Optional[str] = "[END]",
+                 unknown_symbol: str = "[UNKNOWN]", auto_replace_unknown_symbol: bool = False,
+                 log_auto_replace_unknown_symbols: int = 10, log_skipped_seqs: int = 10,
+                 error_on_invalid_seq: bool = True, add_delayed_seq_data: bool = False,
+                 delayed_seq_data_start_symbol: str = "[START]", dtype: Optional[str] = None,
+                 tag_prefix: Optional[str] = None, **kwargs):
+        super().__init__(**kwargs)
+        if orth_symbols_map_file:
+            mapping = _load_symbols_map_file(orth_symbols_map_file)
+        elif orth_symbols_file:
+            mapping = {sym: i for i, sym in enumerate(_load_symbols_file(orth_symbols_file))}
+        elif orth_vocab:
+            vocab_file = orth_vocab.get("vocab_file") if isinstance(orth_vocab, dict) else orth_vocab
+            mapping = _load_vocab_file(vocab_file)
+            if isinstance(orth_vocab, dict) and orth_vocab.get("unknown_label"):
+                unknown_symbol = orth_vocab["unknown_label"]
+        else:
+            raise DatasetArgError("LmDataset: give a vocabulary: orth_symbols_file, orth_symbols_map_file or "
+                                  "orth_vocab")
+        self.mapping = mapping
+        self.labels = {"data": _labels_from_map(mapping)}
+        dim = len(self.labels["data"])
+        self.num_outputs = {"data": (dim, 1)}
+        self.num_inputs = dim
+        self.word_based = word_based
+        self.seq_end_symbol = seq_end_symbol
+        self.unknown_symbol = unknown_symbol
+        self.add_delayed_seq_data = add_delayed_seq_data
+        self._dtype = dtype or "int32"
+        self._data_dtypes = {"data": self._dtype}
+        for name, sym in (("seq_end_symbol", seq_end_symbol),
+                          ("unknown_symbol", unknown_symbol if auto_replace_unknown_symbol else None),
+                          ("delayed_seq_data_start_symbol",
+                           delayed_seq_data_start_symbol if add_delayed_seq_data else None)):
+            if sym is not None and sym not in mapping:
+                raise DatasetArgError(f"LmDataset: {name}={sym!r} is not in the vocabulary")
+        if add_delayed_seq_data:
+            self.num_outputs["delayed"] = (dim, 1)
+            self.labels["delayed"] = self.labels["data"]
+            self._data_dtypes["delayed"] = self._dtype
+            self._start_idx = mapping[delayed_seq_data_start_symbol]
+        files = [corpus_file] if isinstance(corpus_file, str) else list(corpus_file)
+        prefix = "line-" if tag_prefix is None else tag_prefix
+        self._seqs: List[np.ndarray] = []
+        self._tags: List[str] = []
+        skipped = 0
+        for filename in files:
+            print(f"LmDataset, loading file {filename}", file=log.v4)
+            for line_no, line in enumerate(_read_lines(filename), start=1):
+                if skip_empty_lines and not line.strip():
+                    continue
+                symbols = line.split() if word_based else list(line.strip())
+                if seq_end_symbol is not None:
+                    symbols.append(seq_end_symbol)
+                ids = []
+                bad = None
+                for sym in symbols:
+                    idx = mapping.get(sym)
+                    if idx is None:
+                        if auto_replace_unknown_symbol:
+                            idx = mapping[unknown_symbol]
+                        else:
+                            bad = sym
+                            break
+                    ids.append(idx)
+                if bad is not None:
+                    if error_on_invalid_seq:
+                        raise DatasetFileError(filename, f"line {line_no}: symbol {bad!r} is not in the vocabulary "
+                                                         f"(set auto_replace_unknown_symbol=True to map it to "
+                                                         f"{unknown_symbol!r})")
+                    skipped += 1
+                    continue
+                self._tags.append(f"{prefix}{len(self._seqs)}")
+                self._seqs.append(np.array(ids, dtype=self._dtype))
+        if skipped:
+            print(f"LmDataset: skipped {skipped} sequences with unknown symbols", file=log.v3)
+        if seq_list_file:
+            with open(seq_list_file, encoding="utf8") as f:
+                wanted = [line.strip() for line in f if line.strip()]
+            index = {t: i for i, t in enumerate(self._tags)}
+            self._seqs = [self._seqs[index[t]] for t in wanted if t in index]
+            self._tags = [t for t in wanted if t in index]
+
+    def get_total_num_seqs(self) -> int:
+        return len(self._seqs)
+
+    def _collect_corpus_seq(self, corpus_idx: int) -> DatasetSeq:
+        data = self._seqs[corpus_idx]
+        features = {"data": data}
+        if self.add_delayed_seq_data:
+            features["delayed"] = np.concatenate([[self._start_idx], data[:-1]]).astype(self._dtype)
+        return DatasetSeq(corpus_idx, features, seq_tag=self._tags[corpus_idx])
+
+    def _get_corpus_seq_len(self, corpus_idx: int) -> int:
+        return len(self._seqs[corpus_idx])
+
+    def _get_corpus_seq_tag(self, corpus_idx: int) -> str:
+        return self._tags[corpus_idx]
+
+
+def _find(path: str, name: str) -> str:
+    for candidate in (os.path.join(path, name), os.path.join(path, name + ".gz")):
+        if os.path.exists(candidate):
+            return candidate
+    raise DatasetFileError(os.path.join(path, name), "file does not exist (also tried .gz)")
+
+
+@register_dataset
+class TranslationDataset(Dataset):
+    """Parallel text: ``<path>/source.<file_postfix>`` and ``<path>/target.<file_postfix>`` (plain or .gz, one
+    sentence per line, words separated by spaces) with vocabularies ``<path>/source.vocab.pkl`` and
+    ``<path>/target.vocab.pkl`` (pickled dict word -> index, or a dict literal).
+
+    Keys: ``"data"`` (source) and ``"classes"`` (target), sparse ``int32 [T]``; ``source_postfix`` /
+    ``target_postfix`` are appended to each line before splitting (e.g. ``" </S>"``). Unknown words map to
+    ``unknown_label`` if given, else raise. ``source_only`` / ``search_without_reference``: no ``"classes"``.
+
+    :raises DatasetFileError: missing files, different line counts, unknown word without ``unknown_label``
+    """
+
+    def __init__(self, path: str, file_postfix: str, source_postfix: str = "", target_postfix: str = "",
+                 source_only: bool = False, search_without_reference: bool = False,
+                 unknown_label: Optional[str] = None, seq_list_file: Optional[str] = None,
+                 use_cache_manager: bool = False, **kwargs):
+        super().__init__(**kwargs)
+        sides = [("data", "source", source_postfix)]
+        if not (source_only or search_without_reference):
+            sides.append(("classes", "target", target_postfix))
+        self._streams: Dict[str, List[np.ndarray]] = {}
+        self.labels = {}
+        self.num_outputs = {}
+        for key, side, postfix in sides:
+            vocab_file = _find(path, f"{side}.vocab.pkl")
+            vocab = _load_vocab_file(vocab_file)
+            if unknown_label is not None and unknown_label not in vocab:
+                raise DatasetArgError(f"TranslationDataset: unknown_label {unknown_label!r} is not in {vocab_file!r}")
+            filename = _find(path, f"{side}.{file_postfix}")
+            seqs = []
+            for n, line in enumerate(_read_lines(filename), start=1):
+                ids = []
+                for word in (line + postfix).split():
+                    idx = vocab.get(word)
+                    if idx is None:
+                        if unknown_label is None:
+                            raise DatasetFileError(filename, f"line {n}: word {word!r} not in {vocab_file!r} and no "
+                                                             f"unknown_label given")
+                        idx = vocab[unknown_label]
+                    ids.append(idx)
+                seqs.append(np.array(ids, dtype="int32"))
+            self._streams[key] = seqs
+            self.labels[key] = _labels_from_map(vocab)
+            self.num_outputs[key] = (len(self.labels[key]), 1)
+        counts = {k: len(v) for k, v in self._streams.items()}
+        if len(set(counts.values())) > 1:
+            raise DatasetFileError(path, f"source and target have different numbers of lines: {counts}")
+        self.num_inputs = self.num_outputs["data"][0]
+        self._num = counts["data"]
+        self._tags = [f"line-{i}" for i in range(self._num)]
+
+    def get_total_num_seqs(self) -> int:
+        return self._num
+
+    def _collect_corpus_seq(self, corpus_idx: int) -> DatasetSeq:
+        return DatasetSeq(corpus_idx, {k: v[corpus_idx] for k, v in self._streams.items()},
+                          seq_tag=self._tags[corpus_idx])
+
+    def _get_corpus_seq_len(self, corpus_idx: int) -> int:
+        return len(self._streams["data"][corpus_idx])
+
+    def _get_corpus_seq_tag(self, corpus_idx: int) -> str:
+        return self._tags[corpus_idx]
