@@ -1,1 +1,9 @@
-"""Package returnn.tf.engine."""
+"""Public import path ``returnn.tf.engine`` (the reference's module), now a package.
+
+Defines nothing; each name comes from the module that owns it.
+"""
+
+from returnn.tf.engine.engine import Engine as Engine
+from returnn.tf.engine.engine import get_global_engine as get_global_engine
+from returnn.tf.engine.runner import CancelTrainingException as CancelTrainingException
+from returnn.tf.engine.runner import Runner as Runner

@@ -1,0 +1,83 @@
+"""``cleanup_old_models``: deleting old checkpoints, keeping the best, the last and a sparse pattern of epochs.
+
+Log lines as the reference: ``We have stored models for epochs [1, 2, 3, ..., 38, 39, 40] and keep epochs
+[5, 8, ...].``, ``We will delete the models of epochs [...].``, ``Deleted <size>.``. The policy itself is in
+:mod:`returnn.engine.checkpoint_files`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import List
+
+from returnn.engine.checkpoint_files import (
+    CleanupOptions,
+    checkpoint_files,
+    get_epoch_model_filename,
+    get_existing_epochs,
+    select_epochs_to_keep,
+)
+from returnn.errors import ConfigValueError
+from returnn.log import log
+from returnn.util.timefmt import human_bytes_size
+
+
+def _short_list(epochs: List[int]) -> str:
+    if len(epochs) <= 6:
+        return str(epochs)
+    return "[%s, ..., %s]" % (", ".join(map(str, epochs[:3])), ", ".join(map(str, epochs[-3:])))
+
+
+def cleanup_old_models(config, *, learning_rate_control=None, ask_for_confirmation: bool = False) -> List[int]:
+    """Deletes the checkpoints of ``model`` the policy does not keep. Returns the deleted epochs.
+
+    :param learning_rate_control: provides the scores per epoch (default: loaded from the config)
+    :param ask_for_confirmation: ask on stdin before deleting (the ``cleanup_old_models`` task)
+    :raises ConfigValueError: ``model`` is not set, or a bad ``cleanup_old_models`` value
+    """
+    model = config.value("model", None)
+    if not model:
+        raise ConfigValueError("model", expected="the checkpoint prefix whose old epochs to delete", got=None)
+    opts = CleanupOptions(config.typed_value("cleanup_old_models", None) or True,
+                          num_epochs=config.int("num_epochs", 5))
+    if learning_rate_control is None:
+        from returnn.tf.engine import network_setup
+
+        learning_rate_control = network_setup.create_learning_rate_control(config)
+    existing = get_existing_epochs(model)
+    if not existing:
+        print("No stored models for %r, nothing to clean up." % model, file=log.v3)
+        return []
+    scores = {ep: dict(data.error) for ep, data in learning_rate_control.epoch_data.items()}
+    keep = select_epochs_to_keep(existing, scores, opts)
+    delete = [ep for ep in existing if ep not in keep]
+    print("We have stored models for epochs %s and keep epochs %s." % (_short_list(existing), sorted(keep)),
+          file=log.v3)
+    if not delete:
+        print("No models to delete.", file=log.v3)
+        return []
+    print("We will delete the models of epochs %s." % delete, file=log.v3)
+    if ask_for_confirmation:
+        sys.stdout.write("Delete those models? Confirm? [yes/no]")
+        sys.stdout.flush()
+        answer = sys.stdin.readline().strip().lower()
+        if answer not in ("y", "yes"):
+            print("Not deleting anything.", file=log.v3)
+            return []
+    size = 0
+    for ep in delete:
+        prefix = get_epoch_model_filename(model, ep)
+        index = prefix + ".index"
+        names = checkpoint_files(prefix)
+        if index in names:  # remove the index first: the checkpoint stops counting as complete
+            names.remove(index)
+            names.insert(0, index)
+        for name in names:
+            try:
+                size += os.path.getsize(name)
+                os.remove(name)
+            except OSError as exc:
+                print("Could not delete %s: %s" % (name, exc), file=log.v2)
+    print("Deleted %s." % human_bytes_size(size), file=log.v3)
+    return delete

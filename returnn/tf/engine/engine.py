@@ -1,0 +1,400 @@
+"""The TF engine: wires config → datasets → network → updater → session, and owns checkpoints.
+
+Programmatic use as in the reference::
+
+    engine = Engine(config=config)
+    engine.init_train_from_config(config, train_data, dev_data, eval_data)
+    engine.train()
+
+or ``engine.init_network_from_config(config)`` then ``engine.eval_model()`` / ``engine.forward_to_hdf(...)``.
+The loops live in :mod:`~returnn.tf.engine.training`, :mod:`~returnn.tf.engine.evaluation` and
+:mod:`~returnn.tf.engine.forward`; they are exposed as methods here.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from typing import Any, Dict, Optional
+
+import tensorflow as tf
+
+from returnn.config import Config, get_global_config
+from returnn.engine.checkpoint_files import get_epoch_model_filename, get_existing_epochs
+from returnn.errors import ConfigValueError
+from returnn.log import log
+from returnn.tf.engine import network_setup
+from returnn.tf.engine.checkpoints import CheckpointLoader, CheckpointSaver, update_checkpoint_state_file, var_name
+from returnn.tf.engine.model_selection import ModelChoice, choose_model_for_eval, choose_model_for_train
+from returnn.tf.engine.session import get_device_kind, new_session
+
+tf1 = tf.compat.v1
+
+_global_engine: Optional["Engine"] = None
+
+
+def _in_graph(method):
+    """Runs an Engine method with the engine's graph as the default graph (TF ops created lazily, e.g. by
+    the updater or the checkpoint loader, must land there, also when eager execution is enabled)."""
+    import functools
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        if self.graph is None:
+            return method(self, *args, **kwargs)
+        with self.graph.as_default():
+            return method(self, *args, **kwargs)
+
+    return wrapper
+
+
+def get_global_engine() -> "Engine":
+    """The most recently created :class:`Engine` (as the reference's ``get_global_engine``).
+
+    :raises RuntimeError: no engine was created yet
+    """
+    if _global_engine is None:
+        raise RuntimeError("no Engine was created yet")
+    return _global_engine
+
+
+class Engine:
+    """Runs training, evaluation and forwarding of a TF network described by a config.
+
+    :param config: defaults to the global config
+    """
+
+    def __init__(self, config: Optional[Config] = None):
+        global _global_engine
+        self.config = config if config is not None else get_global_config()
+        self.train_data = None
+        self.dev_data = None
+        self.eval_data = None
+        self.eval_datasets: Dict[str, Any] = {}
+        self.graph: Optional[tf.Graph] = None
+        self.session = None
+        self.network = None
+        self.updater = None
+        self.learning_rate_control = None
+        self.train_flag_placeholder = None
+        self.epoch = 0
+        self.start_epoch = 1
+        self.model_filename: Optional[str] = self.config.value("model", None)
+        self.loaded_model: ModelChoice = ModelChoice(None, None)
+        self.device_kind: Optional[str] = None
+        self._loader: Optional[CheckpointLoader] = None
+        self._saver: Optional[CheckpointSaver] = None
+        self._stop_signal: Optional[int] = None
+        _global_engine = self
+
+    # ------------------------------------------------------------------ datasets
+
+    def _set_datasets(self, train_data=None, dev_data=None, eval_data=None, eval_datasets=None) -> None:
+        self.train_data, self.dev_data, self.eval_data = train_data, dev_data, eval_data
+        self.eval_datasets = {}
+        if dev_data is not None:
+            self.eval_datasets["dev"] = dev_data
+        if eval_data is not None:
+            self.eval_datasets["eval"] = eval_data
+        self.eval_datasets.update(eval_datasets or {})
+
+    def init_datasets_from_config(self, config: Optional[Config] = None) -> None:
+        """Builds train/dev/eval/eval_datasets via :func:`returnn.datasets.from_config.init_datasets_from_config`."""
+        from returnn.datasets.from_config import init_datasets_from_config
+
+        datasets = init_datasets_from_config(config or self.config)
+        self._set_datasets(datasets.get("train"), datasets.get("dev"), datasets.get("eval"),
+                           datasets.get("eval_datasets"))
+
+    # ------------------------------------------------------------------ graph and session
+
+    def _build(self, *, train: bool, epoch: Optional[int] = None, eval_flag: bool = False,
+               search_flag: bool = False, net_dict_post_proc=None) -> None:
+        """New graph + session with the network (and the updater when ``train``)."""
+        self.close_session()
+        self.device_kind = get_device_kind(self.config)
+        self.graph = tf.Graph()
+        datasets = [self.train_data, self.eval_data, self.dev_data] + list(self.eval_datasets.values())
+        with self.graph.as_default():
+            seed = self.config.int("random_seed", 42)
+            tf1.set_random_seed(seed)
+            extern_data = network_setup.create_extern_data(self.config, datasets)
+            net_dict = network_setup.get_net_dict(self.config, epoch)
+            if net_dict_post_proc:
+                net_dict = net_dict_post_proc(net_dict)
+            if train:
+                self.train_flag_placeholder = tf1.placeholder_with_default(False, shape=(), name="train_flag")
+                train_flag: Any = self.train_flag_placeholder
+            else:
+                self.train_flag_placeholder = None
+                train_flag = False
+            self.network = network_setup.create_network(
+                self.config, extern_data=extern_data, net_dict=net_dict, train_flag=train_flag,
+                eval_flag=eval_flag or train, search_flag=search_flag, rnd_seed=seed)
+            if hasattr(self.network, "print_network_info"):
+                self.network.print_network_info()
+            self.updater = None
+            if train:
+                self.updater = network_setup.create_updater(self.config, self.network,
+                                                            self.config.float("learning_rate", 1.0))
+                self.optim_op = self.updater.get_optim_op()
+            self.session = new_session(self.config, self.graph, self.device_kind)
+            self.session.run(tf1.global_variables_initializer())
+            if self.updater is not None and hasattr(self.updater, "init_optimizer_vars"):
+                self.updater.init_optimizer_vars(self.session)
+            self._loader = CheckpointLoader()
+            self._saver = CheckpointSaver(self._saveable_variables())
+
+    def _saveable_variables(self):
+        """All global variables except the learning-rate variable (set each epoch, never loaded)."""
+        return [v for v in tf1.global_variables() if var_name(v) != "learning_rate"]
+
+    def _param_variables(self):
+        if hasattr(self.network, "get_saveable_params_list"):
+            return list(self.network.get_saveable_params_list())
+        return list(self.network.get_params_list())
+
+    def close_session(self) -> None:
+        """Closes the session (the graph is dropped)."""
+        if self.session is not None:
+            self.session.close()
+        self.session = None
+
+    def finalize(self) -> None:
+        """Releases the session (reference API)."""
+        self.close_session()
+
+    # ------------------------------------------------------------------ init entry points
+
+    def init_train_from_config(self, config: Optional[Config] = None, train_data=None, dev_data=None,
+                               eval_data=None) -> None:
+        """Prepares training: datasets, learning-rate control, network + updater + session, and loads the
+        checkpoint to continue from (see :mod:`~returnn.tf.engine.model_selection`).
+
+        :raises ConfigValueError: ``model`` directory not writable, bad ``start_epoch``/``load_epoch``, ...
+        """
+        if config is not None:
+            self.config = config
+        self._set_datasets(train_data, dev_data, eval_data, self._config_eval_datasets())
+        if self.train_data is None:
+            raise ConfigValueError("train", expected="a dataset for task 'train' (dict with 'class')", got=None)
+        self.model_filename = self.config.value("model", None)
+        self.check_model_dir_writable()
+        self.learning_rate_control = network_setup.create_learning_rate_control(self.config)
+        choice = choose_model_for_train(self.config)
+        self.start_epoch = (choice.epoch or 0) + 1 if not choice.params_only else 1
+        self._build(train=True, epoch=self.start_epoch)
+        self._load_choice(choice, is_training=True)
+
+    def _config_eval_datasets(self) -> Dict[str, Any]:
+        spec = self.config.typed_value("eval_datasets", None)
+        if not spec:
+            return {}
+        from returnn.datasets import init_dataset
+
+        return {name: (d if hasattr(d, "generate_batches") else init_dataset(d)) for name, d in spec.items()}
+
+    def init_network_from_config(self, config: Optional[Config] = None, *, task: str = "eval",
+                                 net_dict_post_proc=None) -> None:
+        """Builds the network without updater (train flag off) and loads the model for ``task``
+        (``load``, ``load_epoch``, newest checkpoint, or random init with ``allow_random_model_init``)."""
+        if config is not None:
+            self.config = config
+        self.model_filename = self.config.value("model", None)
+        choice = choose_model_for_eval(self.config, task=task)
+        self.epoch = choice.epoch or 0
+        search = task == "search" or (task == "forward" and self.config.bool("forward_use_search", False))
+        self._build(train=False, epoch=choice.epoch, eval_flag=task == "eval", search_flag=search,
+                    net_dict_post_proc=net_dict_post_proc)
+        self._load_choice(choice, is_training=False)
+
+    # ------------------------------------------------------------------ checkpoints
+
+    def check_model_dir_writable(self) -> None:
+        """:raises ConfigValueError: the directory of ``model`` cannot be created or written"""
+        if not self.model_filename or self.config.bool("dry_run", False):
+            return
+        directory = os.path.dirname(os.path.abspath(self.model_filename))
+        try:
+            os.makedirs(directory, exist_ok=True)
+            probe = os.path.join(directory, ".returnn-write-test-%d" % os.getpid())
+            with open(probe, "w"):
+                pass
+            os.remove(probe)
+        except OSError as exc:
+            raise ConfigValueError("model", expected="a path prefix in a writable directory (checkpoints are "
+                                                     "saved there after each epoch)", got=self.model_filename,
+                                   hint="%s: %s" % (directory, exc.strerror or exc)) from exc
+
+    @_in_graph
+    def _load_choice(self, choice: ModelChoice, *, is_training: bool) -> None:
+        self.loaded_model = choice
+        preloaded = self._preload_from_files(is_training=is_training, from_scratch=choice.filename is None
+                                             or choice.params_only)
+        if choice.filename is None:
+            if not is_training:
+                print("Note: no model loaded, using randomly initialized parameters.", file=log.v3)
+            return
+        print("loading weights from %s" % choice.filename, file=log.v3)
+        params = [v for v in self._param_variables() if id(v) not in preloaded]
+        all_vars = self._saveable_variables()
+        optional = [v for v in all_vars if id(v) not in {id(p) for p in params}]
+        if choice.params_only:
+            variables, optional = params, []
+        else:
+            variables = [v for v in all_vars if id(v) not in preloaded]
+        self._loader.load(self.session, choice.filename, variables, optional=optional,
+                          ignore_missing=self.config.bool("load_ignore_missing_vars", False),
+                          what="config key 'import_model_train_epoch1'" if choice.params_only else "model")
+
+    def _preload_from_files(self, *, is_training: bool, from_scratch: bool) -> set:
+        """Applies ``preload_from_files``; returns ids of the variables it set."""
+        spec = self.config.typed_value("preload_from_files", None) or {}
+        if not isinstance(spec, dict):
+            raise ConfigValueError("preload_from_files", expected="a dict name -> {'filename': ..., ...}", got=spec)
+        done = set()
+        for name, opts in sorted(spec.items()):
+            if not isinstance(opts, dict) or "filename" not in opts:
+                raise ConfigValueError("preload_from_files", expected="entry %r: a dict with 'filename'" % name,
+                                       got=opts)
+            init_for_train = opts.get("init_for_train", False)
+            if init_for_train == "always":
+                pass
+            elif init_for_train:
+                if not (is_training and from_scratch):
+                    continue
+            elif is_training:
+                continue
+            prefix = opts.get("prefix", "") or ""
+            ignore = set(opts.get("ignore_params", ()))
+            ignore_prefixes = tuple(opts.get("ignore_params_prefixes", ()))
+            mapping = dict(opts.get("var_name_mapping", {}) or {})
+            variables = [v for v in self._param_variables() if var_name(v).startswith(prefix)
+                         and var_name(v) not in ignore and not (ignore_prefixes and var_name(v).startswith(ignore_prefixes))]
+
+            def name_map(n: str, _prefix=prefix, _mapping=mapping) -> str:
+                return _mapping.get(n, n[len(_prefix):])
+
+            print("Preload %r from %s (prefix %r)" % (name, opts["filename"], prefix), file=log.v3)
+            loaded = self._loader.load(self.session, opts["filename"], variables, name_map=name_map,
+                                       ignore_missing=bool(opts.get("ignore_missing", False)),
+                                       what="preload_from_files[%r]" % name)
+            done |= {id(v) for v in loaded}
+        return done
+
+    def get_epoch_model_filename(self, epoch: Optional[int] = None) -> str:
+        """``<model>.NNN`` for ``epoch`` (default: the current one)."""
+        if not self.model_filename:
+            raise ConfigValueError("model", expected="a checkpoint path prefix", got=self.model_filename)
+        return get_epoch_model_filename(self.model_filename, epoch if epoch is not None else self.epoch)
+
+    @_in_graph
+    def save_model(self, filename: Optional[str] = None) -> None:
+        """Saves all variables (params, ``global_step``, optimizer state) to ``filename`` (default: the
+        current epoch's ``<model>.NNN``), crash-safely, and updates the ``checkpoint`` state file."""
+        if self.config.bool("dry_run", False):
+            return
+        filename = filename or self.get_epoch_model_filename()
+        print("Save model under %s" % filename, file=log.v4)
+        self._saver.save(self.session, filename)
+        if self.model_filename and filename.startswith(self.model_filename):
+            update_checkpoint_state_file(self.model_filename, filename)
+
+    @_in_graph
+    def load_model(self, epoch: Optional[int] = None, filename: Optional[str] = None) -> None:
+        """Loads ``filename`` or ``<model>.<epoch>`` into the current session."""
+        if filename is None:
+            filename = self.get_epoch_model_filename(epoch)
+        print("loading weights from %s" % filename, file=log.v3)
+        params = self._param_variables()
+        param_ids = {id(p) for p in params}
+        all_vars = self._saveable_variables()
+        self._loader.load(self.session, filename, all_vars, optional=[v for v in all_vars if id(v) not in param_ids],
+                          ignore_missing=self.config.bool("load_ignore_missing_vars", False))
+
+    def get_existing_epochs(self):
+        """Epochs with a complete checkpoint of ``model``."""
+        return get_existing_epochs(self.model_filename) if self.model_filename else []
+
+    # ------------------------------------------------------------------ signals
+
+    def stop_requested(self) -> bool:
+        """Whether SIGINT/SIGTERM arrived during training (checked between steps)."""
+        return self._stop_signal is not None
+
+    def request_stop(self, signum: int = signal.SIGINT) -> None:
+        """Asks the running loop to stop after the current step (as a signal does)."""
+        self._stop_signal = signum
+
+    def _install_signal_handlers(self):
+        if threading.current_thread() is not threading.main_thread():
+            return None
+        previous = {}
+
+        def handler(signum, _frame):
+            if self._stop_signal is not None:  # second signal: stop hard
+                raise KeyboardInterrupt()
+            print("\nReceived signal %s, stopping after the current step ..." % signal.Signals(signum).name,
+                  file=log.v1)
+            self._stop_signal = signum
+
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            previous[sig] = signal.signal(sig, handler)
+        return previous
+
+    @staticmethod
+    def _restore_signal_handlers(previous) -> None:
+        for sig, old in (previous or {}).items():
+            signal.signal(sig, old)
+
+    # ------------------------------------------------------------------ loops (see the sibling modules)
+
+    @_in_graph
+    def train(self) -> None:
+        """Trains the epochs ``start_epoch .. num_epochs`` (see :func:`returnn.tf.engine.training.train`)."""
+        from returnn.tf.engine.training import train
+
+        train(self)
+
+    @_in_graph
+    def eval_model(self, output_file: Optional[str] = None, output_per_seq_file: Optional[str] = None,
+                   loss_name: Optional[str] = None, output_per_seq_format=None, output_per_seq_file_format="txt",
+                   skip_already_evaluated: bool = False) -> Dict[str, Dict[str, float]]:
+        """Evaluates the loaded model on dev/eval/eval_datasets; prints the ``dev: score ...`` line.
+
+        :return: dataset name → ``{"score_<loss>"/"error_<loss>": value}``-style results (see evaluation)
+        """
+        from returnn.tf.engine.evaluation import eval_model
+
+        return eval_model(self, output_file=output_file)
+
+    @_in_graph
+    def forward_to_hdf(self, data, output_file: str, combine_labels: str = "", batch_size: int = 0,
+                       output_layer=None) -> None:
+        """Runs the network over ``data`` and writes the output layer to the HDF ``output_file``."""
+        from returnn.tf.engine.forward import forward_to_hdf
+
+        forward_to_hdf(self, data, output_file, batch_size=batch_size, output_layer=output_layer)
+
+    @_in_graph
+    def forward_with_callback(self, *, dataset, callback) -> None:
+        """Runs the network over ``dataset``, handing each sequence's outputs to ``callback``
+        (a :class:`returnn.forward_iface.ForwardCallbackIface`)."""
+        from returnn.tf.engine.forward import forward_with_callback
+
+        forward_with_callback(self, dataset=dataset, callback=callback)
+
+    @_in_graph
+    def compute_priors(self, dataset, config: Optional[Config] = None) -> None:
+        """Averages the output layer's posteriors over ``dataset``; writes log priors to ``output_file``."""
+        from returnn.tf.engine.forward import compute_priors
+
+        compute_priors(self, dataset)
+
+    def cleanup_old_models(self, ask_for_confirmation: bool = False) -> None:
+        """Deletes old checkpoints per ``cleanup_old_models`` (see :mod:`returnn.tf.engine.cleanup`)."""
+        from returnn.tf.engine.cleanup import cleanup_old_models
+
+        cleanup_old_models(self.config, learning_rate_control=self.learning_rate_control,
+                           ask_for_confirmation=ask_for_confirmation)

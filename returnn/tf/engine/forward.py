@@ -1,0 +1,176 @@
+"""The ``forward`` task (output layer → HDF ``output_file`` or a ``forward_callback``) and ``compute_priors``.
+
+Log lines as the reference: ``Forwarding to HDF file: <file>``, ``Forward output: <tensor>``, at verbosity 5
+``epoch N forward, step I, S sec/step, ...`` and ``epoch N forward, finished after ...``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, Optional
+
+import numpy as np
+
+from returnn.errors import ConfigValueError
+from returnn.log import log
+from returnn.tf.engine.evaluation import batch_options
+from returnn.tf.engine.runner import Runner
+
+
+def get_output_layer(engine, output_layer=None):
+    """``output_layer`` (a layer or its name), else ``forward_output_layer``, else the default output layer.
+
+    :raises ConfigValueError: unknown layer name (with the closest names)
+    """
+    network = engine.network
+    if output_layer is not None and not isinstance(output_layer, str):
+        return output_layer
+    name = output_layer or engine.config.value("forward_output_layer", None)
+    if not name:
+        return network.get_default_output_layer()
+    if name not in network.layers:
+        from returnn.util.suggest import close_matches
+
+        raise ConfigValueError("forward_output_layer", expected="a layer of the network", got=name,
+                               suggestions=close_matches(name, list(network.layers)))
+    return network.get_layer(name)
+
+
+def _output_fetches(engine, layer) -> Dict[str, Any]:
+    """Batch-major output tensor and its sequence lengths (when it has a time axis)."""
+    output = layer.output
+    if hasattr(output, "copy_as_batch_major"):
+        with engine.graph.as_default():
+            output = output.copy_as_batch_major()
+    fetches = {"output": output.placeholder}
+    if output.time_dim_axis is not None:
+        with engine.graph.as_default():
+            fetches["output_seq_lens"] = output.get_sequence_lengths()
+    return fetches
+
+
+def _forward_pass(engine, dataset, *, batch_size, step_callback, layer) -> None:
+    epoch = engine.epoch or 1
+    dataset.init_seq_order(epoch=epoch)
+    if not batch_size:
+        if not engine.config.has("forward_batch_size"):
+            raise ConfigValueError("forward_batch_size", expected="the batch size (frames) for task 'forward'",
+                                   got=None)
+        batch_size = engine.config.int("forward_batch_size", 0)
+    batches = dataset.generate_batches(epoch=epoch, **batch_options(engine.config, train=False,
+                                                                      batch_size=batch_size))
+    runner = Runner(engine, network=engine.network, dataset=dataset, batches=batches,
+                    name="epoch %i forward" % (engine.epoch or 0), extra_fetches=_output_fetches(engine, layer),
+                    step_callback=step_callback)
+    runner.run()
+
+
+def _split_seqs(batch, values):
+    """Yields (seq_tag, array of that sequence cut to its length)."""
+    out = values["output"]
+    lens = values.get("output_seq_lens")
+    for i in range(batch.num_seqs):
+        arr = out[i]
+        if lens is not None:
+            arr = arr[: int(lens[i])]
+        yield batch.seq_tags[i], arr
+
+
+def forward_to_hdf(engine, dataset, output_file: str, *, batch_size: int = 0, output_layer=None) -> None:
+    """Writes the output layer for every sequence of ``dataset`` to ``output_file`` in the HDF layout that
+    ``HDFDataset`` reads (via :class:`returnn.datasets.hdf.SimpleHDFWriter`; temp file + rename).
+
+    :raises ConfigValueError: ``output_file`` exists and ``forward_override_hdf_output`` is not set
+    """
+    from returnn.datasets.hdf import SimpleHDFWriter
+
+    if dataset is None:
+        raise ConfigValueError("eval", expected="a dataset to forward (config key 'eval' or 'forward_data')", got=None)
+    if os.path.exists(output_file) and not engine.config.bool("forward_override_hdf_output", False):
+        raise ConfigValueError("output_file", expected="a file that does not exist yet (or set "
+                                                       "forward_override_hdf_output = True)", got=output_file)
+    layer = get_output_layer(engine, output_layer)
+    output = layer.output
+    print("Forwarding to HDF file: %s" % output_file, file=log.v3)
+    print("Forward output: %s" % (output,), file=log.v4)
+    labels = None
+    target = engine.config.value("target", "classes")
+    ds_labels = getattr(dataset, "labels", None) or {}
+    if not output.sparse and target in ds_labels and len(ds_labels[target]) == output.dim:
+        labels = ds_labels[target]
+    ndim = len(output.batch_shape) - 1 if output.batch_dim_axis is not None else len(output.batch_shape)
+    if output.sparse:
+        ndim = max(ndim, 1)
+    directory = os.path.dirname(os.path.abspath(output_file))
+    os.makedirs(directory, exist_ok=True)
+    writer = SimpleHDFWriter(filename=output_file, dim=None if output.sparse else output.dim, ndim=ndim,
+                             labels=labels)
+
+    def on_step(batch, values):
+        out = values["output"]
+        lens = values.get("output_seq_lens")
+        if lens is None:
+            lens = np.ones([batch.num_seqs], np.int32)
+            out = out[:, None]
+        writer.insert_batch(inputs=out[: batch.num_seqs], seq_len={0: np.asarray(lens[: batch.num_seqs])},
+                            seq_tag=list(batch.seq_tags))
+
+    _forward_pass(engine, dataset, batch_size=batch_size, step_callback=on_step, layer=layer)
+    writer.close()
+
+
+def forward_with_callback(engine, *, dataset, callback) -> None:
+    """Runs the output layer over ``dataset`` and calls ``callback.process_seq(seq_tag=..., outputs={layer name:
+    array [T, ...]})`` per sequence (``forward_callback``; an instance or a factory)."""
+    from returnn.forward_iface import ForwardCallbackIface, SeqOutput
+
+    if dataset is None:
+        raise ConfigValueError("eval", expected="a dataset to forward (config key 'eval' or 'forward_data')", got=None)
+    if not isinstance(callback, ForwardCallbackIface) and callable(callback):
+        callback = callback()
+    for method in ("init", "process_seq", "finish"):
+        if not callable(getattr(callback, method, None)):
+            raise ConfigValueError("forward_callback", expected="a ForwardCallbackIface (with init, process_seq, "
+                                                                "finish) or a function returning one", got=callback)
+    layer = get_output_layer(engine)
+    name = "output" if layer is engine.network.get_default_output_layer() else layer.name
+    callback.init(model=engine.network)
+
+    def on_step(batch, values):
+        for tag, arr in _split_seqs(batch, values):
+            callback.process_seq(seq_tag=tag, outputs={name: np.asarray(arr).view(SeqOutput)})
+
+    _forward_pass(engine, dataset, batch_size=0, step_callback=on_step, layer=layer)
+    callback.finish()
+
+
+def compute_priors(engine, dataset, output_file: Optional[str] = None) -> None:
+    """Averages the output layer's posteriors over all frames of ``dataset`` and writes the log priors, one
+    value per line (``numpy.savetxt``), to ``output_file``.
+
+    :raises ConfigValueError: no ``output_file``, or it exists already
+    """
+    output_file = output_file or engine.config.value("output_file", None)
+    if not output_file:
+        raise ConfigValueError("output_file", expected="the file to write the log priors to", got=None)
+    if os.path.exists(output_file):
+        raise ConfigValueError("output_file", expected="a file that does not exist yet", got=output_file)
+    layer = get_output_layer(engine)
+    total = np.zeros([layer.output.dim], np.float64)
+    count = [0]
+
+    def on_step(batch, values):
+        out = values["output"]
+        lens = values.get("output_seq_lens")
+        for i in range(batch.num_seqs):
+            frames = out[i][: int(lens[i])] if lens is not None else out[i][None]
+            total[:] += frames.reshape(-1, total.shape[0]).sum(axis=0)
+            count[0] += frames.reshape(-1, total.shape[0]).shape[0]
+
+    batch_size = engine.config.int("forward_batch_size", 0) or engine.config.typed_value("batch_size", 1)
+    _forward_pass(engine, dataset, batch_size=batch_size, step_callback=on_step, layer=layer)
+    priors = np.log(total / max(count[0], 1))
+    tmp = output_file + ".tmp-%d" % os.getpid()
+    np.savetxt(tmp, priors, delimiter=" ")
+    os.replace(tmp, output_file)
+    print("Saved prior in %s in +log space." % output_file, file=log.v1)

@@ -1,0 +1,125 @@
+"""Which checkpoint a run loads and at which epoch training starts (``start_epoch``, ``load``, ``load_epoch``,
+``import_model_train_epoch1``), as the reference decides it.
+
+Training (``start_epoch = "auto"``, the default) continues after the newest complete checkpoint
+``<model>.NNN``; without one, it starts at epoch 1 from ``import_model_train_epoch1`` (params only) or, if
+set, from ``load`` (continuing after that file's epoch), else from random init. ``load_epoch`` picks an
+epoch explicitly. Other tasks load ``load``, else ``<model>.<load_epoch>``, else the newest checkpoint.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Optional
+
+from returnn.engine.checkpoint_files import (
+    checkpoint_exists,
+    get_epoch_from_model_filename,
+    get_epoch_model_filename,
+    get_existing_epochs,
+)
+from returnn.errors import ConfigValueError
+
+
+@dataclass
+class ModelChoice:
+    """What to load: ``filename`` (checkpoint prefix or None for random init), its ``epoch`` (None if unknown),
+    and ``params_only`` (``import_model_train_epoch1``: params, not the optimizer state / epoch counter)."""
+
+    filename: Optional[str]
+    epoch: Optional[int]
+    params_only: bool = False
+
+
+def _format_available(model: Optional[str], existing: List[int]) -> str:
+    if not existing:
+        return "no checkpoints exist for model %r" % model
+    return "available epochs for model %r: %s" % (model, ", ".join(str(e) for e in existing))
+
+
+def _epoch_file(model: Optional[str], epoch: int, key: str) -> str:
+    if not model:
+        raise ConfigValueError("model", expected="a checkpoint path prefix (needed for %s)" % key, got=model)
+    filename = get_epoch_model_filename(model, epoch)
+    if not checkpoint_exists(filename):
+        raise ConfigValueError(key, expected="an epoch with a saved checkpoint; " +
+                               _format_available(model, get_existing_epochs(model)),
+                               got=epoch, hint="missing file %s.index" % filename)
+    return filename
+
+
+def _check_file(filename: str, key: str) -> str:
+    if not checkpoint_exists(filename):
+        raise ConfigValueError(key, expected="a checkpoint prefix whose .index file exists", got=filename,
+                               hint="missing file %s.index" % filename)
+    return filename
+
+
+def get_load_epoch(config) -> Optional[int]:
+    """``load_epoch`` (or the legacy ``epoch``) when > 0, else None."""
+    for key in ("load_epoch", "epoch"):
+        if config.has(key):
+            value = config.int(key, -1)
+            if value is not None and value > 0:
+                return value
+    return None
+
+
+def choose_model_for_train(config) -> ModelChoice:
+    """The checkpoint training starts from (see module doc).
+
+    :raises ConfigValueError: ``start_epoch``/``load_epoch`` point at a missing checkpoint (the message lists
+        the available epochs), ``load``/``import_model_train_epoch1`` name a missing file
+    """
+    model = config.value("model", None)
+    existing = get_existing_epochs(model) if model else []
+    start_epoch = config.value("start_epoch", "auto")
+    load_epoch = get_load_epoch(config)
+    if start_epoch not in (None, "auto"):
+        try:
+            start = int(start_epoch)
+        except (TypeError, ValueError):
+            raise ConfigValueError("start_epoch", expected="'auto' or an epoch number >= 1", got=start_epoch)
+        if start < 1:
+            raise ConfigValueError("start_epoch", expected="'auto' or an epoch number >= 1", got=start_epoch)
+        if start == 1:
+            return _fresh_start(config)
+        return ModelChoice(_epoch_file(model, start - 1, "start_epoch"), start - 1)
+    if load_epoch is not None:
+        return ModelChoice(_epoch_file(model, load_epoch, "load_epoch"), load_epoch)
+    if existing:
+        return ModelChoice(get_epoch_model_filename(model, existing[-1]), existing[-1])
+    return _fresh_start(config)
+
+
+def _fresh_start(config) -> ModelChoice:
+    import_file = config.value("import_model_train_epoch1", None)
+    if import_file:
+        return ModelChoice(_check_file(import_file, "import_model_train_epoch1"), None, params_only=True)
+    load = config.value("load", None)
+    if load:
+        return ModelChoice(_check_file(load, "load"), get_epoch_from_model_filename(load))
+    return ModelChoice(None, None)
+
+
+def choose_model_for_eval(config, *, task: str) -> ModelChoice:
+    """The checkpoint of eval/forward/search/compute_priors.
+
+    :raises ConfigValueError: nothing to load and ``allow_random_model_init`` is not set, or ``load_epoch``
+        names a missing epoch (listing the available ones)
+    """
+    model = config.value("model", None)
+    load = config.value("load", None)
+    if load:
+        return ModelChoice(_check_file(load, "load"), get_epoch_from_model_filename(load))
+    load_epoch = get_load_epoch(config)
+    if load_epoch is not None:
+        return ModelChoice(_epoch_file(model, load_epoch, "load_epoch"), load_epoch)
+    existing = get_existing_epochs(model) if model else []
+    if existing:
+        return ModelChoice(get_epoch_model_filename(model, existing[-1]), existing[-1])
+    if config.bool("allow_random_model_init", False):
+        return ModelChoice(None, None)
+    raise ConfigValueError("model", expected="a trained model for task %r: %s, or set load / load_epoch" % (
+        task, _format_available(model, existing)), got=model,
+        hint="set allow_random_model_init = True to run with randomly initialized parameters")

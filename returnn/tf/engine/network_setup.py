@@ -1,0 +1,77 @@
+"""Builds what the engine runs: extern data, the network, the updater and the learning-rate control.
+
+These are the only places where the engine touches the network/updater/LR-control packages, so tests can
+replace them (``monkeypatch.setattr(network_setup, "create_network", ...)``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional, Sequence
+
+from returnn.errors import ConfigValueError
+
+
+def get_net_dict(config, epoch: Optional[int] = None) -> Dict[str, Any]:
+    """The network dict: config ``network``, or ``get_network(epoch=..., ...)`` when defined.
+
+    :raises ConfigValueError: neither is set, or the value is not a dict
+    """
+    get_network = config.typed_value("get_network", None)
+    if callable(get_network):
+        net_dict = get_network(epoch=epoch or 1, config=config)
+    else:
+        net_dict = config.typed_value("network", None)
+    if not isinstance(net_dict, dict):
+        raise ConfigValueError("network", expected="a dict layer name -> layer dict (or a function get_network)",
+                               got=net_dict)
+    return net_dict
+
+
+def has_extern_data_config(config) -> bool:
+    """Whether the config describes the data itself (``extern_data`` or ``num_inputs``/``num_outputs``)."""
+    return any(config.has(k) for k in ("extern_data", "num_inputs", "num_outputs"))
+
+
+def create_extern_data(config, datasets: Sequence = ()):
+    """``ExternData`` from the config (``extern_data``, ``num_inputs``/``num_outputs``), else from the first
+    given dataset; config and datasets are checked against each other.
+
+    :raises ConfigValueError: neither config nor a dataset describes the data, or they disagree (names the key)
+    """
+    from returnn.datasets.extern_data import get_extern_data_from_config
+    from returnn.tf.network import ExternData
+
+    datasets = [d for d in datasets if d is not None]
+    for dataset in datasets or [None]:
+        get_extern_data_from_config(config, dataset)  # validates
+    extern_data = ExternData()
+    if has_extern_data_config(config):
+        extern_data.init_from_config(config)
+    else:
+        extern_data.init_from_dataset(datasets[0])
+    return extern_data
+
+
+def create_network(config, *, extern_data, net_dict: Dict[str, Any], train_flag: Any, eval_flag: bool,
+                   search_flag: bool = False, rnd_seed: Optional[int] = None):
+    """Constructs the :class:`returnn.tf.network.TFNetwork` (in the current default graph)."""
+    from returnn.tf.network import TFNetwork
+
+    network = TFNetwork(config=config, extern_data=extern_data, rnd_seed=rnd_seed, train_flag=train_flag,
+                        eval_flag=eval_flag, search_flag=search_flag)
+    network.construct_from_dict(net_dict)
+    return network
+
+
+def create_updater(config, network, initial_learning_rate: float):
+    """The :class:`returnn.tf.updater.Updater` for the network's objective."""
+    from returnn.tf.updater import Updater
+
+    return Updater(config=config, network=network, initial_learning_rate=initial_learning_rate)
+
+
+def create_learning_rate_control(config):
+    """The learning-rate control (``learning_rate_control``, ``learning_rate_file``, ...)."""
+    from returnn.learning_rate_control import load_learning_rate_control_from_config
+
+    return load_learning_rate_control_from_config(config)

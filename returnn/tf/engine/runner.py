@@ -1,0 +1,295 @@
+"""One pass over a dataset's mini-batches: feeding, one ``Session.run`` per step, loss bookkeeping, reporting.
+
+Per step the runner feeds the extern-data placeholders (data and sequence lengths, batch-major numpy arrays
+built ahead by :func:`returnn.datasets.feeding.iterate_batch_data` in a background thread) and fetches, for
+each loss, the summed loss, the summed errors and the number of target frames, plus the summed objective
+(and the optimizer op when training). Scores over the pass are ``sum(loss) / sum(frames)`` per loss.
+
+Log lines (reference formats, see docs/engine-log-format.md): at verbosity 5 one line per step,
+``<name>, step N, cost:<loss> X, error:<loss> Y, loss Z, S sec/step, elapsed H:MM:SS, exp. remaining
+H:MM:SS, complete P%``; at verbosity 3 ``<name>, finished after N steps, H:MM:SS elapsed (P% computing
+time)``. When stdout is a terminal and per-step lines are off, a progress line with ETA is redrawn instead.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from typing import Any, Callable, Dict, List, Optional
+
+import numpy as np
+
+from returnn.errors import ReturnnError
+from returnn.log import log
+from returnn.util.timefmt import hms
+
+
+class CancelTrainingException(Exception):
+    """Raised to stop training early (SIGINT/SIGTERM, or by user code); the current epoch is abandoned."""
+
+
+class NonFiniteLossError(ReturnnError, FloatingPointError):
+    """The training loss became NaN or infinite (``stop_on_nonfinite_train_score = True``, the default)."""
+
+
+class LossFetches:
+    """The per-loss tensors fetched every step: summed loss, summed errors (or None), target frames.
+
+    Built from ``network.get_losses_initialized(with_total=True)``; names are the loss holders' names.
+    """
+
+    def __init__(self, network):
+        losses, total_loss, _constraints = network.get_losses_initialized(with_total=True)
+        self.names: List[str] = sorted(losses)
+        self.fetches: Dict[str, Any] = {}
+        for name in self.names:
+            holder = losses[name]
+            value = holder.get_loss_value()
+            if value is not None:
+                self.fetches["cost:" + name] = value
+            error = holder.get_error_value()
+            if error is not None:
+                self.fetches["error:" + name] = error
+            self.fetches["frames:" + name] = _holder_frames(holder)
+        if total_loss is None:
+            values = [v for k, v in self.fetches.items() if k.startswith("cost:")]
+            import tensorflow as tf
+            total_loss = tf.add_n(values) if values else tf.constant(0.0)
+        self.fetches["loss"] = total_loss
+
+
+def _holder_frames(holder):
+    for attr in ("get_num_frames", "get_norm_frames"):
+        if hasattr(holder, attr):
+            return getattr(holder, attr)()
+    import tensorflow as tf
+    return tf.math.reciprocal(holder.get_norm_factor())
+
+
+class PassResult:
+    """Sums over one pass: per loss name, ``loss``, ``error`` and ``frames`` (float64)."""
+
+    def __init__(self, names: List[str]):
+        self.names = list(names)
+        self.loss = {n: 0.0 for n in names}
+        self.error: Dict[str, float] = {}
+        self.frames = {n: 0.0 for n in names}
+        self.num_steps = 0
+        self.num_seqs = 0
+        self.elapsed = 0.0
+        self.computing_time = 0.0
+        self.finished = False
+
+    def add(self, values: Dict[str, Any]) -> None:
+        """Adds one step's fetched values (``cost:<n>``, ``error:<n>``, ``frames:<n>``)."""
+        for name in self.names:
+            self.frames[name] += float(values["frames:" + name])
+            if "cost:" + name in values:
+                self.loss[name] += float(values["cost:" + name])
+            if "error:" + name in values:
+                self.error[name] = self.error.get(name, 0.0) + float(values["error:" + name])
+
+    def scores(self) -> Dict[str, float]:
+        """loss name → sum(loss) / sum(frames)."""
+        return {n: self.loss[n] / self.frames[n] if self.frames[n] else 0.0 for n in self.names}
+
+    def errors(self) -> Dict[str, float]:
+        """loss name → sum(errors) / sum(frames) (only losses that define an error)."""
+        return {n: self.error[n] / self.frames[n] if self.frames[n] else 0.0 for n in self.names if n in self.error}
+
+
+def format_step_values(values: Dict[str, Any], names: List[str]) -> str:
+    """``cost:a X, cost:b Y, error:a Z, ..., loss L`` as the reference prints a step (float32 values)."""
+    parts = []
+    for key in sorted(k for k in values if k.startswith(("cost:", "error:"))):
+        name = key.split(":", 1)[1]
+        frames = np.float32(values["frames:" + name])
+        value = np.float32(values[key]) / frames if frames else np.float32(0.0)
+        parts.append("%s %s" % (key, np.float32(value)))
+    parts.append("loss %s" % np.float32(values["loss"]))
+    return ", ".join(parts)
+
+
+class Progress:
+    """The ``\\r`` progress line with ETA, drawn on a terminal when per-step lines are off."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.enabled = log.v3.isatty() and not log.v5.is_enabled()
+        self._drawn = False
+
+    def update(self, step: int, elapsed: float, complete: Optional[float]) -> None:
+        if not self.enabled:
+            return
+        eta = ""
+        if complete:
+            eta = ", %.1f%%, ETA %s" % (complete * 100.0, hms(elapsed / complete - elapsed))
+        sys.stdout.write("\r%s, step %i, elapsed %s%s\033[K" % (self.name, step, hms(elapsed), eta))
+        sys.stdout.flush()
+        self._drawn = True
+
+    def clear(self) -> None:
+        if self._drawn:
+            sys.stdout.write("\r\033[K")
+            sys.stdout.flush()
+            self._drawn = False
+
+
+class Runner:
+    """Runs the network over all batches of one pass.
+
+    :param engine: provides ``session``, ``stop_requested()``
+    :param network: the network whose ``extern_data`` placeholders are fed
+    :param dataset: with ``init_seq_order`` already called for this pass
+    :param batches: the pass's :class:`~returnn.datasets.batching.BatchSetGenerator`
+    :param name: report prefix, e.g. ``"train epoch 3"`` or ``"epoch 3 'dev' eval"``
+    :param loss_fetches: the per-loss tensors (None: no losses, e.g. forward)
+    :param train_op: the optimizer op (training only)
+    :param extra_fetches: more tensors fetched each step; passed to ``step_callback``
+    :param step_callback: ``f(batch_data, fetched_values)`` after each step
+    :param feed_extra: more feeds every step (e.g. train flag placeholder → True)
+    :param nonfinite_callback: called with ``(step, values)`` when the step's loss is not finite
+    :param summary_writer: optional TensorBoard writer (``returnn.tf.engine.summaries.SummaryWriter``)
+    """
+
+    def __init__(self, engine, *, network, dataset, batches, name: str, loss_fetches: Optional[LossFetches] = None,
+                 train_op=None, extra_fetches: Optional[Dict[str, Any]] = None,
+                 step_callback: Optional[Callable[[Any, Dict[str, Any]], None]] = None,
+                 feed_extra: Optional[Dict[Any, Any]] = None,
+                 nonfinite_callback: Optional[Callable[[int, Dict[str, Any]], bool]] = None,
+                 summary_writer=None, global_step_offset: int = 0):
+        self.engine = engine
+        self.network = network
+        self.dataset = dataset
+        self.batches = batches
+        self.name = name
+        self.loss_fetches = loss_fetches
+        self.train_op = train_op
+        self.extra_fetches = dict(extra_fetches or {})
+        self.step_callback = step_callback
+        self.feed_extra = dict(feed_extra or {})
+        self.nonfinite_callback = nonfinite_callback
+        self.summary_writer = summary_writer
+        self.global_step_offset = global_step_offset
+        self.result = PassResult(loss_fetches.names if loss_fetches else [])
+        self.data_keys = self._data_keys()
+
+    def _data_keys(self) -> List[str]:
+        extern = self.network.extern_data.data
+        ds_keys = set(self.dataset.get_data_keys())
+        used = None
+        if hasattr(self.network, "get_used_data_keys"):
+            try:
+                used = set(self.network.get_used_data_keys())
+            except Exception:  # not all implementations can tell
+                used = None
+        keys = [k for k in sorted(extern) if k in ds_keys and (used is None or k in used)]
+        return keys
+
+    def _feed_placeholders(self):
+        """[(key, data placeholder, size placeholder or None, time_major)]"""
+        out = []
+        for key in self.data_keys:
+            data = self.network.extern_data.data[key]
+            size_ph = None
+            sizes = getattr(data, "size_placeholder", None) or {}
+            if sizes:
+                size_ph = sizes[min(sizes)]
+            time_major = bool(getattr(data, "is_time_major", False))
+            out.append((key, data.placeholder, size_ph, time_major))
+        return out
+
+    def run(self) -> PassResult:
+        """Runs all batches. Returns :attr:`result` (``finished`` False when stopped early).
+
+        :raises CancelTrainingException: stop requested (signal) — the pass is abandoned
+        :raises NonFiniteLossError: via ``nonfinite_callback``
+        """
+        from returnn.datasets.feeding import iterate_batch_data
+
+        session = self.engine.session
+        feeds = self._feed_placeholders()
+        feed_list = []
+        for _key, ph, size_ph, _tm in feeds:
+            feed_list.append(ph)
+            if size_ph is not None:
+                feed_list.append(size_ph)
+        extra_feed_items = list(self.feed_extra.items())
+        feed_list += [k for k, _ in extra_feed_items]
+        fetches: Dict[str, Any] = {}
+        if self.loss_fetches:
+            fetches.update(self.loss_fetches.fetches)
+        fetches.update(self.extra_fetches)
+        fetch_keys = sorted(fetches)
+        fetch_list = [fetches[k] for k in fetch_keys]
+        if self.train_op is not None:
+            fetch_list.append(self.train_op)
+        step_fn = session.make_callable(fetch_list, feed_list=feed_list)
+        report_steps = log.v5.is_enabled()
+        progress = Progress(self.name)
+        num_seqs_total = self._num_seqs_total()
+        result = self.result
+        start = time.time()
+        iterator = iterate_batch_data(self.dataset, self.batches, self.data_keys)
+        try:
+            for step, batch in enumerate(iterator):
+                if self.engine.stop_requested():
+                    raise CancelTrainingException("%s: stopped at step %i (signal)" % (self.name, step))
+                args = []
+                for key, _ph, size_ph, time_major in feeds:
+                    arr = batch.data[key]
+                    if time_major and arr.ndim >= 2:
+                        arr = np.swapaxes(arr, 0, 1)
+                    args.append(arr)
+                    if size_ph is not None:
+                        args.append(batch.seq_lens[key])
+                args += [v for _, v in extra_feed_items]
+                step_start = time.time()
+                out = step_fn(*args)
+                step_time = time.time() - step_start
+                result.computing_time += step_time
+                values = dict(zip(fetch_keys, out))
+                if (self.nonfinite_callback is not None and "loss" in values
+                        and not math.isfinite(float(values["loss"]))):
+                    if not self.nonfinite_callback(step, values):  # skip this step's values
+                        result.num_steps += 1
+                        continue
+                result.add(values)
+                result.num_steps += 1
+                result.num_seqs += batch.num_seqs
+                if self.step_callback:
+                    self.step_callback(batch, values)
+                elapsed = time.time() - start
+                complete = None
+                if num_seqs_total and batch.seq_idx:
+                    complete = min((max(batch.seq_idx) + 1) / num_seqs_total, 1.0)
+                if report_steps:
+                    line = "%s, step %i, " % (self.name, step)
+                    if self.loss_fetches:
+                        line += format_step_values(values, result.names) + ", "
+                    line += "%.3f sec/step, elapsed %s" % (step_time, hms(elapsed))
+                    if complete:
+                        line += ", exp. remaining %s, complete %.2f%%" % (
+                            hms(elapsed / complete - elapsed), complete * 100.0)
+                    print(line, file=log.v5)
+                else:
+                    progress.update(step, elapsed, complete)
+                if self.summary_writer is not None and self.loss_fetches:
+                    self.summary_writer.write_step(self.global_step_offset + step, values, result.names)
+        finally:
+            iterator.close()
+            progress.clear()
+        result.elapsed = time.time() - start
+        result.finished = True
+        print("%s, finished after %i steps, %s elapsed (%.1f%% computing time)" % (
+            self.name, result.num_steps, hms(result.elapsed),
+            100.0 * result.computing_time / result.elapsed if result.elapsed > 0 else 100.0), file=log.v3)
+        return result
+
+    def _num_seqs_total(self) -> Optional[int]:
+        try:
+            num = self.dataset.num_seqs
+        except Exception:  # unknown for some datasets
+            return None
+        return int(num) if num else None

@@ -1,0 +1,82 @@
+"""TF session setup: device selection (``device``), ``tf_session_opts``, thread counts.
+
+Config keys (as the reference):
+
+* ``device``: ``"cpu"`` or ``"gpu"`` (also ``"gpu0"`` ...); unset → GPU when TensorFlow sees one, else CPU.
+  The environment variable ``TF_DEVICE`` overrides it. ``gpu`` without a visible GPU raises
+  :class:`~returnn.errors.ConfigValueError`.
+* ``tf_session_opts``: dict for ``tf.compat.v1.ConfigProto`` (e.g. ``{"gpu_options": {"allow_growth": True},
+  "intra_op_parallelism_threads": 2}``); unknown fields raise :class:`~returnn.errors.ConfigValueError`.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, Optional
+
+import tensorflow as tf
+
+from returnn.errors import ConfigValueError
+from returnn.log import log
+
+tf1 = tf.compat.v1
+
+
+def get_device_kind(config) -> str:
+    """``"cpu"`` or ``"gpu"``: what the run uses.
+
+    :raises ConfigValueError: ``device`` is not cpu/gpu, or ``gpu`` requested but no GPU is visible
+    """
+    device = os.environ.get("TF_DEVICE") or config.value("device", None)
+    has_gpu = bool(tf.config.list_physical_devices("GPU"))
+    if not device:
+        if not has_gpu:
+            print("Device not set explicitly, and no GPU found.", file=log.v4)
+        return "gpu" if has_gpu else "cpu"
+    device = str(device).lower()
+    if device.startswith("cpu"):
+        return "cpu"
+    if device.startswith("gpu") or device.startswith("cuda"):
+        if not has_gpu:
+            raise ConfigValueError("device", expected="'cpu' on this machine: TensorFlow sees no GPU "
+                                                      "(CUDA_VISIBLE_DEVICES=%r)" % os.environ.get("CUDA_VISIBLE_DEVICES"),
+                                   got=device, suggestions=["cpu"])
+        return "gpu"
+    raise ConfigValueError("device", expected="'cpu' or 'gpu'", got=device)
+
+
+def make_session_config(config, device_kind: str) -> "tf1.ConfigProto":
+    """The ``ConfigProto`` for the session from ``tf_session_opts`` and the device.
+
+    :raises ConfigValueError: ``tf_session_opts`` is not a dict or has unknown fields
+    """
+    from google.protobuf import json_format
+
+    opts: Dict[str, Any] = dict(config.typed_value("tf_session_opts", None) or {})
+    if not isinstance(opts, dict):
+        raise ConfigValueError("tf_session_opts", expected="a dict of tf.compat.v1.ConfigProto fields", got=opts)
+    opts.setdefault("log_device_placement", False)
+    if device_kind == "cpu":
+        opts.setdefault("device_count", {"GPU": 0})
+    try:
+        proto = json_format.ParseDict(_camel_keys(opts), tf1.ConfigProto())
+    except json_format.ParseError as exc:
+        raise ConfigValueError("tf_session_opts", expected="fields of tf.compat.v1.ConfigProto "
+                                                           "(e.g. gpu_options, intra_op_parallelism_threads)",
+                               got=opts, hint=str(exc)) from exc
+    print(f"Setup TF session with options {opts} ...", file=log.v4)
+    return proto
+
+
+def _camel_keys(value: Any) -> Any:
+    # json_format accepts the proto field names as written (snake_case) too; keep as-is but copy dicts
+    if isinstance(value, dict):
+        return {str(k): _camel_keys(v) for k, v in value.items()}
+    return value
+
+
+def new_session(config, graph: "tf.Graph", device_kind: Optional[str] = None) -> "tf1.Session":
+    """A new ``tf.compat.v1.Session`` on ``graph`` configured from ``config``."""
+    if device_kind is None:
+        device_kind = get_device_kind(config)
+    return tf1.Session(graph=graph, config=make_session_config(config, device_kind))

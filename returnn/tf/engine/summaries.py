@@ -1,0 +1,66 @@
+"""TensorBoard event files (``tf_log_dir``) written directly from Python values.
+
+Scalars only (losses, errors, learning rate), per step and per epoch; works whether or not eager execution
+is enabled and needs no summary ops in the graph. ``tensorboard --logdir <tf_log_dir>`` displays them.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from typing import Dict, List, Optional
+
+import numpy as np
+
+
+class SummaryWriter:
+    """Appends scalar summaries to ``<logdir>/events.out.tfevents.<time>.<host>``.
+
+    :param logdir: created when missing
+    """
+
+    def __init__(self, logdir: str):
+        import tensorflow as tf
+        from tensorflow.core.util import event_pb2
+
+        os.makedirs(logdir, exist_ok=True)
+        self.logdir = logdir
+        self._event_pb2 = event_pb2
+        path = os.path.join(logdir, "events.out.tfevents.%d.%s" % (int(time.time()), socket.gethostname()))
+        self._writer = tf.io.TFRecordWriter(path)
+        self._writer.write(event_pb2.Event(wall_time=time.time(), file_version="brain.Event:2").SerializeToString())
+
+    def write_scalars(self, step: int, values: Dict[str, float]) -> None:
+        """One event with the scalars ``tag → value`` at ``step``."""
+        from tensorflow.core.framework import summary_pb2
+
+        summary = summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag=k, simple_value=float(v))
+                                             for k, v in sorted(values.items())])
+        event = self._event_pb2.Event(wall_time=time.time(), step=int(step), summary=summary)
+        self._writer.write(event.SerializeToString())
+
+    def write_step(self, step: int, values: Dict[str, object], names: List[str],
+                   learning_rate: Optional[float] = None) -> None:
+        """Per-step losses (normalized by frames) as ``cost:<loss>``/``error:<loss>`` and ``loss``."""
+        out = {}
+        for key, value in values.items():
+            if key.startswith(("cost:", "error:")):
+                frames = float(values["frames:" + key.split(":", 1)[1]])
+                out[key] = float(value) / frames if frames else 0.0
+        if "loss" in values:
+            out["loss"] = float(np.asarray(values["loss"]))
+        if learning_rate is not None:
+            out["learning_rate"] = learning_rate
+        self.write_scalars(step, out)
+
+    def close(self) -> None:
+        """Flushes and closes the event file."""
+        if self._writer is not None:
+            self._writer.flush()
+            self._writer.close()
+            self._writer = None
+
+    def flush(self) -> None:
+        if self._writer is not None:
+            self._writer.flush()

@@ -1,0 +1,180 @@
+"""The training loop: epochs ``start_epoch .. num_epochs`` with evaluation, LR control, logging and saving.
+
+Per epoch (reference order and log lines): ``start epoch N with learning rate X ...`` (v4), one
+:class:`~returnn.tf.engine.runner.Runner` pass over ``train`` with the optimizer op, ``Save model under
+<model>.NNN`` (every ``save_interval`` epochs and always the last one), ``epoch N score: ... error: ...
+elapsed: H:MM:SS`` (v3), a pass over each of ``dev``/``eval``/``eval_datasets``, ``dev: score X error Y``
+(v3), the scores into the learning-rate control (``learning_rate_file``), and ``cleanup_old_models``.
+
+Faults: a NaN/inf training loss stops with :class:`~returnn.tf.engine.runner.NonFiniteLossError` naming the
+epoch and step, before anything of that epoch is saved (``stop_on_nonfinite_train_score = False``: the step
+is left out of the epoch's score and training goes on). SIGINT/SIGTERM abandon the current epoch after the
+running step; nothing of it is saved, the last complete checkpoint stays, and the process exits with
+KeyboardInterrupt (SIGINT) or ``SystemExit(143)`` (SIGTERM).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import time
+from typing import Dict, Optional
+
+from returnn.errors import ConfigValueError
+from returnn.log import log
+from returnn.tf.engine.evaluation import (
+    _loss_fetches,
+    batch_options,
+    eval_dataset,
+    format_dataset_results,
+    format_values,
+    score_keys,
+)
+from returnn.tf.engine.runner import CancelTrainingException, NonFiniteLossError, Runner
+from returnn.util.timefmt import hms
+
+
+def seq_order_epoch(dataset, epoch: int) -> int:
+    """The epoch the dataset is initialized with (datasets handle ``partition_epoch`` themselves)."""
+    return epoch
+
+
+def _summary_writer(engine, name: str):
+    if getattr(engine, "_summary_writers", None) is None:
+        engine._summary_writers = {}
+    if name in engine._summary_writers:
+        return engine._summary_writers[name]
+    log_dir = engine.config.value("tf_log_dir", None)
+    if log_dir is None and engine.model_filename:
+        log_dir = os.path.dirname(os.path.abspath(engine.model_filename))
+    writer = None
+    if log_dir and not engine.config.bool("dry_run", False):
+        from returnn.tf.engine.summaries import SummaryWriter
+
+        stamp = time.strftime("%Y-%m-%d-%H-%M-%S")
+        path = os.path.join(log_dir, "%s-%s" % (name, stamp))
+        try:
+            writer = SummaryWriter(path)
+            print("TF: log_dir: %s" % path, file=log.v5)
+        except OSError as exc:
+            print("TF: cannot write TensorBoard summaries to %s: %s" % (path, exc), file=log.v3)
+    engine._summary_writers[name] = writer
+    return writer
+
+
+def _close_summary_writers(engine) -> None:
+    for writer in (getattr(engine, "_summary_writers", None) or {}).values():
+        if writer is not None:
+            writer.close()
+    engine._summary_writers = {}
+
+
+def train(engine) -> None:
+    """Runs training (see module doc). Requires :meth:`Engine.init_train_from_config` first."""
+    config = engine.config
+    final_epoch = config.int("num_epochs", 5)
+    save_interval = max(config.int("save_interval", 1), 1)
+    start_epoch = engine.start_epoch
+    print("start training at epoch %i" % start_epoch, file=log.v3)
+    print("using batch size: %s, max seqs: %s" % (config.typed_value("batch_size", 1), config.int("max_seqs", -1)),
+          file=log.v4)
+    print("learning rate control: %s" % (engine.learning_rate_control,), file=log.v4)
+    if start_epoch > final_epoch:
+        print("No epochs to train, start_epoch: %i, final_epoch: %i" % (start_epoch, final_epoch), file=log.v3)
+        engine.epoch = final_epoch
+        print("Finished training in epoch %i." % final_epoch, file=log.v3)
+        return
+    if engine.model_filename is None:
+        print("Warning: config key 'model' is not set, no checkpoints will be saved.", file=log.v2)
+    previous = engine._install_signal_handlers()
+    try:
+        for epoch in range(start_epoch, final_epoch + 1):
+            engine.epoch = epoch
+            train_epoch(engine, epoch, save=(engine.model_filename is not None and
+                                             (epoch % save_interval == 0 or epoch == final_epoch)))
+    except CancelTrainingException as exc:
+        _report_cancel(engine, exc)
+    finally:
+        engine._restore_signal_handlers(previous)
+        _close_summary_writers(engine)
+    print("Finished training in epoch %i." % engine.epoch, file=log.v3)
+
+
+def _report_cancel(engine, exc: CancelTrainingException) -> None:
+    existing = engine.get_existing_epochs()
+    last = ("the last complete checkpoint is %s" % engine.get_epoch_model_filename(existing[-1])) if existing \
+        else "no checkpoint was saved yet"
+    print("Training stopped in epoch %i (%s); this epoch is not saved, %s." % (engine.epoch, exc, last),
+          file=log.v1)
+    signum = engine._stop_signal
+    engine._stop_signal = None
+    if signum == signal.SIGTERM:
+        raise SystemExit(128 + int(signal.SIGTERM))
+    raise KeyboardInterrupt(str(exc))
+
+
+def train_epoch(engine, epoch: int, *, save: bool = True) -> Dict[str, float]:
+    """One epoch: train pass, save, evaluations, LR control. Returns the epoch's score dict."""
+    config = engine.config
+    lrc = engine.learning_rate_control
+    learning_rate = lrc.get_learning_rate_for_epoch(epoch)
+    print("start epoch %i with learning rate %s ..." % (epoch, learning_rate), file=log.v4)
+    engine.updater.set_learning_rate(learning_rate, session=engine.session)
+    global_step_start = int(engine.session.run(engine.network.global_train_step))
+    dataset = engine.train_data
+    dataset.init_seq_order(epoch=seq_order_epoch(dataset, epoch))
+    batches = dataset.generate_batches(epoch=epoch, **batch_options(config, train=True))
+    stop_on_nonfinite = config.bool("stop_on_nonfinite_train_score", True)
+    name = "train epoch %i" % epoch
+
+    def on_nonfinite(step: int, values) -> bool:
+        losses = ", ".join("%s %s" % (k, values[k]) for k in sorted(values) if k.startswith("cost:"))
+        if stop_on_nonfinite:
+            existing = engine.get_existing_epochs()
+            raise NonFiniteLossError(
+                "%s, step %i: the training loss is not finite (loss %s; %s). Stopping; nothing of epoch %i is "
+                "saved%s. Lower the learning rate, add gradient_clip, or set stop_on_nonfinite_train_score = False "
+                "to skip such steps." % (name, step, values["loss"], losses, epoch,
+                                         ("; the last checkpoint is %s" % engine.get_epoch_model_filename(existing[-1]))
+                                         if existing else ""))
+        print("%s, step %i: loss is not finite (%s), step left out of the score" % (name, step, losses), file=log.v2)
+        return False
+
+    writer = _summary_writer(engine, "train")
+    runner = Runner(engine, network=engine.network, dataset=dataset, batches=batches, name=name,
+                    loss_fetches=_loss_fetches(engine), train_op=engine.optim_op,
+                    feed_extra={engine.train_flag_placeholder: True}, nonfinite_callback=on_nonfinite,
+                    summary_writer=writer, global_step_offset=global_step_start)
+    result = runner.run()
+    if writer is not None:
+        writer.flush()
+    if save:
+        engine.save_model()
+    epoch_errors: Dict[str, float] = score_keys("train", result)
+    line = "epoch %i score: %s" % (epoch, format_values(result.scores()))
+    if result.errors():
+        line += " error: %s" % format_values(result.errors())
+    print("%s elapsed: %s" % (line, hms(result.elapsed)), file=log.v3)
+    dev_results = {}
+    for ds_name, ds in engine.eval_datasets.items():
+        dev_results[ds_name] = eval_dataset(engine, ds_name, ds, epoch)
+        epoch_errors.update(score_keys(ds_name, dev_results[ds_name]))
+        ds_writer = _summary_writer(engine, ds_name)
+        if ds_writer is not None:
+            ds_writer.write_scalars(epoch, {k: v for k, v in score_keys(ds_name, dev_results[ds_name]).items()})
+            ds_writer.flush()
+    epoch_errors.update({
+        ":meta:effective_learning_rate": learning_rate,
+        ":meta:epoch_num_train_steps": result.num_steps,
+        ":meta:epoch_train_time_secs": int(round(result.elapsed)),
+        ":meta:global_train_step": global_step_start,
+    })
+    lrc.set_epoch_error(epoch, epoch_errors)
+    if engine.model_filename and not config.bool("dry_run", False):
+        lrc.save()
+    if dev_results:
+        print(" ".join(format_dataset_results(n, r) for n, r in dev_results.items()), file=log.v3)
+    if config.typed_value("cleanup_old_models", None):
+        engine.cleanup_old_models()
+    return epoch_errors
