@@ -1,1 +1,6 @@
-"""Package returnn.tf.layers."""
+"""All layer families; importing this package registers every built-in layer and loss."""
+
+from returnn.tf.layers import elementwise as elementwise  # noqa: F401
+from returnn.tf.layers import inputs as inputs  # noqa: F401
+from returnn.tf.layers import linear as linear  # noqa: F401
+from returnn.tf.layers import losses as losses  # noqa: F401

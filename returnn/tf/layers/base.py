@@ -1,0 +1,7 @@
+"""Public import path ``returnn.tf.layers.base``, kept for user configs. Defines nothing."""
+
+from returnn.tf.layers.core.concat_input import ConcatInputLayer as _ConcatInputLayer  # noqa: F401
+from returnn.tf.layers.core.layer_base import LayerBase as LayerBase
+from returnn.tf.layers.core.layer_base import OutputWithActivation as OutputWithActivation
+from returnn.tf.layers.core.loss import Loss as Loss
+from returnn.tf.layers.source_layers_compat import InternalLayer as InternalLayer

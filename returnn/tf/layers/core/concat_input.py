@@ -1,0 +1,40 @@
+"""``ConcatInputLayer`` (reference ``_ConcatInputLayer``): concatenates the sources on the feature axis and
+applies the input ``dropout`` (training only unless ``dropout_on_forward``)."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from returnn.tensor import Tensor
+from returnn.tf.layers.core.layer_base import LayerBase
+from returnn.tf.layers.core.sources import concat_sources, concat_sources_template
+from returnn.tf.ops.dropout import apply_dropout
+
+
+class ConcatInputLayer(LayerBase):
+    """Base for layers that take one input: ``self.input_data`` is the concatenation of all sources (feature
+    axis), with dropout applied. ``dropout_noise_shape`` is a dict axis-description → 1 (share the mask over that
+    axis) or None, e.g. ``{"T": 1}``."""
+
+    supports_input_dropout = True
+
+    def __init__(self, **kwargs: Any):
+        super().__init__(**kwargs)
+        self._input_data: Optional[Tensor] = None
+        if self.sources:
+            tmpl = concat_sources_template(self.sources, name=self.name, layer_class=self.layer_class)
+            tmpl.placeholder = concat_sources(self.sources, tmpl)
+            if self.dropout:
+                seed = self.network.random.randint(2 ** 31) if self.network is not None else None
+                tmpl.placeholder = apply_dropout(tmpl, self.dropout, train_flag=self.network.train_flag,
+                                                 noise_shape=self.dropout_noise_shape,
+                                                 on_forward=self.dropout_on_forward, seed=seed)
+            self._input_data = tmpl
+
+    @property
+    def input_data(self) -> Optional[Tensor]:
+        """Concatenated (and dropped-out) input; dims as :func:`concat_sources_template`."""
+        return self._input_data
+
+
+_ConcatInputLayer = ConcatInputLayer

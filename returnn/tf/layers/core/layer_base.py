@@ -1,0 +1,353 @@
+"""``LayerBase``: the base of every layer: lifecycle, output template, params, loss and constraints.
+
+Lifecycle (driven by :class:`returnn.tf.network.TFNetwork`):
+
+1. :func:`returnn.tf.layers.core.spec.validate_layer_dict` checks ``class`` and argument names.
+2. :meth:`LayerBase.transform_config_dict` resolves ``from`` to source layers, ``target``, ``loss`` (and
+   subclasses resolve their own layer references).
+3. :meth:`LayerBase.get_out_data_from_opts` infers the output template (a :class:`returnn.tensor.Tensor`
+   without raw tensor) from the sources and options. No TF ops are created; shape errors are raised here,
+   naming the layer.
+4. ``cls(**kwargs)`` creates variables and ops (inside ``variable_scope(<layer name>)``, so params are named
+   ``<layer>/<param>``) and sets ``self.output.placeholder``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Dict, Iterator, List, Optional, Sequence
+
+import tensorflow as tf
+
+from returnn.errors import LayerArgError, LayerShapeError
+from returnn.tensor import Dim, FeatureDim, NotSpecified, Tensor
+from returnn.tf.layers.core.registry import get_loss_class
+from returnn.util.suggest import close_matches
+
+
+class LayerBase:
+    """Base class of all layers.
+
+    Common args (every layer dict; see :mod:`returnn.tf.layers.core.common_args`): ``from``, ``n_out``,
+    ``out_type``, ``loss``, ``loss_scale``, ``loss_opts``, ``target``, ``trainable``, ``L2``, ``darc1``,
+    ``spatial_smoothing``, ``dropout``, ``dropout_noise_shape``, ``dropout_on_forward``, ``is_output_layer``,
+    ``register_as_extern_data``, ``reuse_params``, ``only_on_eval``, ...
+    """
+
+    layer_class: Optional[str] = None
+    recurrent = False
+    supports_input_dropout = False  # ConcatInputLayer applies ``dropout`` to its input
+
+    def __init__(self, name: str, network: Any, output: Tensor, sources: Sequence[LayerBase] = (),
+                 n_out: Any = NotSpecified, out_dim: Optional[Dim] = None, out_type: Optional[Dict] = None,
+                 out_shape: Any = None, in_dim: Optional[Dim] = None,
+                 loss: Any = None, target: Optional[str] = None, loss_scale: float = 1.0,
+                 loss_opts: Optional[Dict] = None, size_target: Optional[str] = None,
+                 loss_only_on_non_search: bool = False, copy_output_loss_from_source_idx: Optional[int] = None,
+                 reuse_params: Any = None, name_scope: Optional[str] = None, param_device: Optional[str] = None,
+                 trainable: bool = True, L2: Optional[float] = None, darc1: Optional[float] = None,  # noqa: N803
+                 spatial_smoothing: float = 0.0, param_variational_noise: Optional[float] = None,
+                 param_dropout: Optional[float] = None, param_dropout_min_ndim: Optional[int] = None,
+                 updater_opts: Optional[Dict] = None, custom_param_importer: Any = None, batch_norm: Any = False,
+                 dropout: float = 0.0, dropout_noise_shape: Any = None, dropout_on_forward: bool = False,
+                 initial_output: Any = None, state: Any = None, need_last: bool = False, encapsulate: bool = False,
+                 only_on_eval: bool = False, only_on_search: bool = False,
+                 collocate_with: Any = None, is_output_layer: Optional[bool] = None,
+                 register_as_extern_data: Optional[str] = None, debug_print_layer_output: Any = None,
+                 control_dependencies_on_output: Any = None, _target_layers: Optional[Dict[str, LayerBase]] = None,
+                 **kwargs: Any):
+        if kwargs:
+            key = sorted(kwargs)[0]
+            raise LayerArgError(layer=name, layer_class=self.layer_class or type(self).__name__, arg=key,
+                                problem="unknown argument", suggestions=close_matches(key, _COMMON_NAMES))
+        self.name = name
+        self.network = network
+        self.output = output
+        self.sources: List[LayerBase] = list(sources)
+        self.n_out = n_out
+        self.loss = loss
+        self.target = target
+        self.loss_scale = loss_scale
+        self.loss_opts = loss_opts
+        self.size_target = size_target
+        self.loss_only_on_non_search = loss_only_on_non_search
+        self.reuse_params = reuse_params
+        self.trainable = trainable
+        self.L2 = L2
+        self.darc1 = darc1
+        self.spatial_smoothing = spatial_smoothing
+        self.param_variational_noise = param_variational_noise
+        self.dropout = dropout
+        self.dropout_noise_shape = dropout_noise_shape
+        self.dropout_on_forward = dropout_on_forward
+        self.only_on_eval = only_on_eval
+        self.is_output_layer_flag = is_output_layer
+        self.register_as_extern_data = register_as_extern_data
+        self.params: Dict[str, tf.Variable] = {}
+        self.saveable_param_replace: Dict[Any, Any] = {}
+        self.stats: Dict[str, Any] = {}
+        self.target_layers = dict(_target_layers or {})
+        self.output_before_activation: Optional[OutputWithActivation] = None
+        if dropout and not self.supports_input_dropout:
+            raise LayerArgError(layer=name, layer_class=self.layer_class, arg="dropout",
+                                problem="not supported by this layer class:",
+                                hint='put a {"class": "dropout"} layer in front instead')
+        for arg, value in (("param_variational_noise", param_variational_noise), ("param_dropout", param_dropout),
+                           ("batch_norm", batch_norm), ("out_shape", out_shape)):
+            if value:
+                raise LayerArgError(layer=name, layer_class=self.layer_class, arg=arg,
+                                    problem="is not supported (yet) in this implementation:", got=value)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.network.get_absolute_name_prefix() if self.network else ''}{self.name!r} out_type={self.output.get_description(with_name=False)}>"
+
+    # ---- phase 2: resolve references
+    @classmethod
+    def transform_config_dict(cls, d: Dict[str, Any], network: Any, get_layer: Any) -> None:
+        """Resolves ``from`` → ``sources`` (layers), ``loss`` (+ ``loss_opts``) → a :class:`Loss` instance,
+        ``target`` of the form ``"layer:<name>"`` → ``_target_layers``. Modifies ``d`` in place.
+
+        :param get_layer: function name → constructed layer (may construct it)
+        """
+        src_names = d.pop("from", NotSpecified)
+        if src_names is NotSpecified:
+            src_names = ["data"]
+        if isinstance(src_names, str):
+            src_names = [src_names]
+        if not isinstance(src_names, (list, tuple)):
+            raise LayerArgError(layer=d["name"], layer_class=cls.layer_class, arg="from", problem="invalid value",
+                                expected="a layer name or a list of layer names", got=src_names)
+        d["sources"] = [get_layer(src) for src in src_names if src != "none"]
+        if d.get("target"):
+            target = d["target"]
+            targets = target if isinstance(target, (list, tuple)) else [target]
+            for t in targets:
+                if t.startswith("layer:"):
+                    d.setdefault("_target_layers", {})[t] = get_layer(t[len("layer:"):])
+                elif d.get("loss") and t in network.extern_data.data:
+                    get_layer("data:" + t)  # as the reference: the target becomes a source layer
+        if d.get("loss"):
+            loss_class = get_loss_class(d["loss"])
+            loss_opts = dict(d.get("loss_opts") or {})
+            try:
+                d["loss"] = loss_class(base_network=network, **loss_opts)
+            except TypeError as exc:
+                raise LayerArgError(layer=d["name"], layer_class=cls.layer_class, arg="loss_opts",
+                                    problem=f"invalid options for loss {loss_class.class_name!r}:",
+                                    got=loss_opts, hint=str(exc)) from exc
+            if not d.get("target") and loss_class.need_target:
+                d["target"] = network.extern_data.default_target
+        elif d.get("loss_opts"):
+            pass
+
+    # ---- phase 3: output template
+    @classmethod
+    def get_out_data_from_opts(cls, name: str, network: Any, sources: Sequence[LayerBase] = (),
+                               n_out: Any = NotSpecified, out_type: Optional[Dict] = None, out_dim: Any = None,
+                               target: Any = None, _target_layers: Any = None, loss: Any = None,
+                               **kwargs: Any) -> Tensor:
+        """Default template: the first source's dims with the feature dim replaced by ``n_out``/``out_dim``.
+
+        :raises LayerShapeError: if ``n_out`` is needed but cannot be determined
+        """
+        return base_out_template(cls, name=name, network=network, sources=sources, n_out=n_out, out_type=out_type,
+                                 out_dim=out_dim, target=target, target_layers=_target_layers, loss=loss)
+
+    # ---- phase 4 helpers: params
+    def var_creation_scope(self) -> Any:
+        """Context for ``tf.compat.v1.get_variable`` calls. The network already opened ``variable_scope(<name>)``
+        around ``__init__``; this exists for reference-compatible layer code."""
+        return contextlib.nullcontext()
+
+    def add_param(self, param: tf.Variable, custom_update: Any = None, trainable: Optional[bool] = None,
+                  saveable: Optional[bool] = None, axes_split_info: Any = None) -> tf.Variable:
+        """Registers a variable created by this layer under its name relative to the layer's scope.
+
+        If the layer is not trainable (``"trainable": False``), the variable is removed from the trainable
+        variables collection.
+        """
+        scope = tf.compat.v1.get_variable_scope().name
+        name = param.name[:-2] if param.name.endswith(":0") else param.name
+        key = name[len(scope) + 1:] if scope and name.startswith(scope + "/") else name.split("/")[-1]
+        self.params[key] = param
+        if trainable is None:
+            trainable = self.trainable
+        if not trainable:
+            coll = tf.compat.v1.get_collection_ref(tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES)
+            if param in coll:
+                coll.remove(param)
+        return param
+
+    def create_param(self, name: str, shape: Sequence[int], initializer: Any, dtype: str = "float32") -> tf.Variable:
+        """Creates ``<layer>/<name>`` with ``tf.compat.v1.get_variable`` and registers it (honours ``trainable``)."""
+        param = tf.compat.v1.get_variable(name, shape=list(shape), dtype=dtype, initializer=initializer,
+                                          trainable=self.trainable)
+        return self.add_param(param)
+
+    def get_param_values_dict(self, session: tf.compat.v1.Session) -> Dict[str, Any]:
+        return {k: v.eval(session) for k, v in self.params.items()}
+
+    def set_param_values_by_dict(self, values_dict: Dict[str, Any], session: tf.compat.v1.Session,
+                                 ignore_wrong_shape: bool = False, copy_param_mode: Any = None) -> None:
+        for key, value in values_dict.items():
+            param = self.params[key]
+            if ignore_wrong_shape and tuple(param.shape.as_list()) != tuple(getattr(value, "shape", ())):
+                continue
+            param.load(value, session=session)
+
+    def get_saveable_params_list(self) -> List[tf.Variable]:
+        return list(self.params.values())
+
+    def is_output_layer(self) -> bool:
+        if self.is_output_layer_flag is not None:
+            return bool(self.is_output_layer_flag)
+        return bool(self.loss) or self.name == "output"
+
+    # ---- constraints (L2, darc1, spatial_smoothing)
+    def get_constraints_value(self) -> Optional[tf.Tensor]:
+        """:return: scalar added to the training objective, or None
+
+        - ``L2``: ``L2 * sum_p sum(p**2) / 2`` over this layer's params (``tf.nn.l2_loss``, as the reference)
+        - ``darc1``: ``darc1 * max_feature sum_frames |output_before_activation|`` (DARC1 regulariser)
+        - ``spatial_smoothing``: ``spatial_smoothing * laplacian energy`` of the feature axis folded to a square
+        """
+        from returnn.tf.ops.constraints import darc1_energy, spatial_smoothing_energy
+        c = None
+        if self.L2:
+            for param in self.params.values():
+                term = tf.cast(self.L2, param.dtype) * tf.nn.l2_loss(param)
+                c = term if c is None else c + term
+        if self.darc1:
+            term = self.darc1 * darc1_energy(self.output, self.output_before_activation)
+            c = term if c is None else c + term
+        if self.spatial_smoothing:
+            term = self.spatial_smoothing * spatial_smoothing_energy(self.output, layer=self)
+            c = term if c is None else c + term
+        return c
+
+    def get_loss_normalization_factor(self) -> Any:
+        return None
+
+    # reference compat
+    @property
+    def input_data(self) -> Optional[Tensor]:
+        return self.sources[0].output if self.sources else None
+
+    def get_dep_layers(self) -> List[LayerBase]:
+        return list(self.sources) + list(self.target_layers.values())
+
+    def get_absolute_name(self) -> str:
+        return self.network.get_absolute_name_prefix() + self.name
+
+    def post_init(self, layer_desc: Dict[str, Any]) -> None:
+        """Called by the network after ``__init__`` (reference hook)."""
+
+
+class OutputWithActivation:
+    """Pre-activation output ``x`` and activation function, so losses can use logits (``ce``, ``ctc``)."""
+
+    def __init__(self, x: tf.Tensor, act_func: Any = None):
+        self.x = x
+        self.act_func = act_func
+        self.y = act_func(x) if act_func is not None else x
+
+    def is_softmax_act_func(self) -> bool:
+        return self.act_func is tf.nn.softmax
+
+    def get_logits(self) -> tf.Tensor:
+        if self.is_softmax_act_func():
+            return self.x
+        return tf.math.log(tf.maximum(self.y, 1e-30))
+
+
+_COMMON_NAMES = ["from", "n_out", "out_type", "loss", "loss_scale", "loss_opts", "target", "trainable", "L2",
+                 "darc1", "spatial_smoothing", "dropout", "dropout_noise_shape", "dropout_on_forward",
+                 "is_output_layer", "register_as_extern_data", "reuse_params"]
+
+
+def get_target_template(network: Any, target: str, target_layers: Optional[Dict[str, Any]] = None) -> Tensor:
+    """:return: the template of ``target`` (an extern data key, or ``"layer:<name>"``)
+    :raises LayerArgError: (via the network) if the key is not in ``extern_data``
+    """
+    if target.startswith("layer:"):
+        if target_layers and target in target_layers:
+            return target_layers[target].output
+        return network.get_layer(target[len("layer:"):]).output
+    return network.get_extern_data(target, mark_data_key_as_used=True)
+
+
+def base_out_template(cls: Any, *, name: str, network: Any, sources: Sequence[LayerBase], n_out: Any = NotSpecified,
+                      out_type: Optional[Dict] = None, out_dim: Any = None, target: Any = None,
+                      target_layers: Any = None, loss: Any = None, sources_template: Optional[Tensor] = None,
+                      out_dim_description: Optional[str] = None, require_n_out: bool = False) -> Tensor:
+    """Shared template logic: take ``sources_template`` (default: first source), replace the feature dim.
+
+    The new feature dim is, in order: ``out_dim``; ``out_type["dim"]``; ``n_out``; the target's dim when a loss
+    is set (plus the loss's extra classes, e.g. the CTC blank). When a loss target is given, the target's sparse
+    dim object itself is used as the feature dim if the sizes agree.
+
+    :raises LayerShapeError: ``n_out`` disagrees with the target's dim
+    :raises LayerArgError: ``require_n_out`` and no output dim can be determined
+    """
+    if out_type and "dim" in out_type and n_out is NotSpecified:
+        n_out = out_type["dim"]
+    if out_dim is not None:
+        n_out = out_dim.dimension
+    target_dim_obj: Optional[Dim] = None
+    if loss is not None and target and not isinstance(target, (list, tuple)):
+        target_tmpl = get_target_template(network, target, target_layers)
+        target_dim = target_tmpl.dim
+        extra = loss.get_auto_output_layer_dim_extra() if hasattr(loss, "get_auto_output_layer_dim_extra") else 0
+        if target_dim is not None:
+            expected = target_dim + extra
+            if n_out is NotSpecified or n_out is None:
+                n_out = expected
+            elif n_out != expected:
+                raise LayerShapeError(layer=name, layer_class=cls.layer_class,
+                                      problem=f"n_out={n_out} does not match the dim of target {target!r}",
+                                      expected=f"n_out={expected} (target dim {target_dim}"
+                                               + (f" + {extra} for loss {loss.class_name!r}" if extra else "") + ")",
+                                      got=f"n_out={n_out}", hint="remove n_out (it is taken from the target) or fix it")
+            if extra == 0:
+                target_dim_obj = target_tmpl.feature_dim_or_sparse_dim
+            else:
+                target_dim_obj = FeatureDim(f"({target_tmpl.feature_dim_or_sparse_dim.description})+{extra}", expected)
+    if sources_template is None:
+        if sources:
+            sources_template = sources[0].output
+        else:
+            sources_template = Tensor(name=f"{name}_output", shape=(), batch_dim_axis=0)
+    out = sources_template.copy_template(name=f"{name}_output")
+    if n_out is NotSpecified or n_out is None:
+        if require_n_out:
+            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="n_out", problem="missing required argument",
+                                hint="set n_out (or out_dim), or set loss + target to take it from the target")
+        return out
+    new_dim = out_dim if out_dim is not None else target_dim_obj
+    if new_dim is None:
+        new_dim = FeatureDim(out_dim_description or f"{name}:feature-dense", n_out)
+    dtype = (out_type or {}).get("dtype", "float32")
+    if out.sparse:
+        dims = list(out.dims) + [new_dim]
+        return Tensor(name=f"{name}_output", dims=dims, dtype=dtype, time_dim_axis=out.time_dim_axis,
+                      feature_dim_axis=len(dims) - 1)
+    if out.feature_dim_axis is None:
+        dims = list(out.dims) + [new_dim]
+        return Tensor(name=f"{name}_output", dims=dims, dtype=dtype, time_dim_axis=out.time_dim_axis,
+                      feature_dim_axis=len(dims) - 1)
+    res = out.copy_template_replace_dim(out.feature_dim_axis, new_dim)
+    res.dtype = dtype
+    return res
+
+
+def _loss_target_data(self: LayerBase) -> Tensor:
+    """:return: the loss target with raw tensor (extern data placeholder or target layer output)"""
+    target = self.target
+    if target.startswith("layer:"):
+        if target in self.target_layers:
+            return self.target_layers[target].output
+        return self.network.get_layer(target[len("layer:"):]).output
+    return self.network.get_extern_data(target, mark_data_key_as_used=True)
+
+
+LayerBase._loss_target_data = _loss_target_data  # noqa: SLF001

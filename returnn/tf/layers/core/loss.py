@@ -1,0 +1,129 @@
+"""``Loss``: base of the ``"loss": "<name>"`` classes; values are SUMMED over frames (times nothing else).
+
+A loss is created in :meth:`LayerBase.transform_config_dict` from ``loss`` + ``loss_opts`` and initialised by
+the network with the layer output and the target (:meth:`Loss.init`). The reference's convention, which the
+engine's ``score``/``error`` reporting relies on:
+
+- :meth:`get_value`: the loss summed over all target frames of the batch (scalar float32)
+- :meth:`get_error`: the number of wrong frames/labels, summed (scalar float32), or None
+- :meth:`get_num_frames`: the number of target frames (or labels, for sequence losses like ``ctc``)
+- ``score = sum(value) / sum(num_frames)`` over a dataset; ``error`` likewise.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Tuple
+
+import tensorflow as tf
+
+from returnn.tensor import Tensor
+
+
+class Loss:
+    """Base class. Subclasses set ``class_name`` and implement :meth:`get_value` (and :meth:`get_error`).
+
+    :param base_network: the network
+    :param use_normalized_loss: if True, the objective uses ``value / num_frames`` instead of the sum
+    :param scale: extra factor (on top of the layer's ``loss_scale``)
+    """
+
+    class_name: Optional[str] = None
+    need_target = True
+    recurrent = False  # True: normalised by target labels (sequence losses), not output frames
+
+    def __init__(self, base_network: Any, use_flatten_frames: bool = True, use_normalized_loss: bool = False,
+                 custom_norm_factor: Any = None, custom_inv_norm_factor: Any = None, scale: float = 1.0,
+                 _check_output_before_softmax: Any = None):
+        self.base_network = base_network
+        self.use_flatten_frames = use_flatten_frames
+        self.use_normalized_loss = use_normalized_loss
+        self.scale = scale
+        self.output: Optional[Tensor] = None
+        self.output_with_activation: Any = None
+        self.target: Optional[Tensor] = None
+        self.layer: Any = None
+        self._num_frames: Any = None
+        self._flat: Optional[Tuple[tf.Tensor, Optional[tf.Tensor]]] = None
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.layer!r}>"
+
+    def get_auto_output_layer_dim_extra(self) -> int:
+        """:return: classes the output has in addition to the target's (CTC: 1 for blank)"""
+        return 0
+
+    def init(self, output: Tensor, output_with_activation: Any = None, target: Optional[Tensor] = None,
+             layer: Any = None) -> None:
+        """Binds output (with raw tensor), its pre-activation (for logits) and the target (with raw tensor)."""
+        self.output = output
+        self.output_with_activation = output_with_activation
+        self.target = target
+        self.layer = layer
+
+    # ---- framewise helpers
+    def _frame_mask_bt(self, data: Tensor) -> Optional[tf.Tensor]:
+        """``[B, T]`` bool mask of ``data`` (batch-major, time second), or None without time axis."""
+        if data.time_dim_axis is None:
+            return None
+        tmp = data.copy_as_bt_or_tb_major() if data.batch_dim_axis is not None else data
+        lens = data.get_sequence_lengths()
+        return tf.sequence_mask(lens, maxlen=tf.shape(data.copy_as_batch_major().placeholder)[1])
+
+    @staticmethod
+    def _bt_major(data: Tensor) -> Tensor:
+        out = data.copy_as_batch_major()
+        if out.time_dim_axis is not None and out.time_dim_axis != 1:
+            out = out.copy_with_time_dim_axis(1)
+        return out
+
+    def flatten_frames(self, data: Tensor, raw: Optional[tf.Tensor] = None) -> tf.Tensor:
+        """:return: ``[N, ...]``: the valid frames of ``data`` (batch-major, time second), padded frames removed.
+        Without time axis: ``[B, ...]``."""
+        tmp = data.copy()
+        if raw is not None:
+            tmp.placeholder = raw
+        tmp = self._bt_major(tmp)
+        if tmp.feature_dim_axis is not None and tmp.feature_dim_axis != tmp.batch_ndim - 1:
+            tmp = tmp.copy_with_feature_dim_axis(-1)
+        if tmp.time_dim_axis is None:
+            return tmp.placeholder
+        mask = tf.sequence_mask(tmp.get_sequence_lengths(), maxlen=tf.shape(tmp.placeholder)[1])
+        return tf.boolean_mask(tmp.placeholder, mask)
+
+    def get_output_logits_flat(self) -> Tuple[Optional[tf.Tensor], tf.Tensor]:
+        """:return: (logits [N, F] or None, probs-or-output [N, F])"""
+        out_flat = self.flatten_frames(self.output)
+        owa = self.output_with_activation
+        if owa is not None and owa.is_softmax_act_func():
+            return self.flatten_frames(self.output, owa.x), out_flat
+        return None, out_flat
+
+    def check_matching_time(self) -> list:
+        """:return: control-dependency asserts that output and target have the same sequence lengths"""
+        if self.output.time_dim_axis is None or self.target is None or self.target.time_dim_axis is None:
+            return []
+        if self.output.time_dim == self.target.time_dim:
+            return []
+        return [tf.debugging.assert_equal(
+            self.output.get_sequence_lengths(), self.target.get_sequence_lengths(),
+            message=f"layer {getattr(self.layer, 'name', '?')!r} loss {self.class_name!r}: output and target "
+                    "sequence lengths differ")]
+
+    # ---- results
+    def get_value(self) -> Optional[tf.Tensor]:
+        raise NotImplementedError
+
+    def get_error(self) -> Optional[tf.Tensor]:
+        return None
+
+    def get_num_frames(self) -> tf.Tensor:
+        """:return: float32 scalar: number of target frames (framewise) in the batch"""
+        ref = self.target if (self.target is not None and self.recurrent) else self.output
+        if ref.time_dim_axis is None:
+            from returnn.tf.ops.dims import get_batch_size
+            return tf.cast(get_batch_size(ref), tf.float32)
+        return tf.cast(tf.reduce_sum(ref.get_sequence_lengths()), tf.float32)
+
+    def get_normalization_factor(self) -> tf.Tensor:
+        """:return: ``1 / num_frames`` (reference convention)"""
+        return 1.0 / tf.maximum(self.get_num_frames(), 1.0)

@@ -1,0 +1,74 @@
+"""Concatenation of several source layers on the feature axis (``"from": [a, b]``): template and raw."""
+
+from __future__ import annotations
+
+from typing import Any, List, Sequence
+
+import tensorflow as tf
+
+from returnn.errors import LayerShapeError
+from returnn.tensor import FeatureDim, Tensor
+
+
+def _aligned(sources: Sequence[Any], name: str, layer_class: str) -> List[Tensor]:
+    """:return: source outputs, each transposed to the axis order of the first (feature axis last)"""
+    first = sources[0].output
+    outs = []
+    ref_non_feat = [d for i, d in enumerate(first.dims) if i != first.feature_dim_axis]
+    for src in sources:
+        out = src.output
+        if out.sparse:
+            raise LayerShapeError(layer=name, layer_class=layer_class,
+                                  problem=f"cannot concatenate sparse source {src.name!r} with other sources",
+                                  got=repr(out), hint='use {"class": "linear"} (embedding) on the sparse input first')
+        if out.feature_dim_axis is None:
+            raise LayerShapeError(layer=name, layer_class=layer_class,
+                                  problem=f"source {src.name!r} has no feature axis to concatenate on", got=repr(out))
+        non_feat = [d for i, d in enumerate(out.dims) if i != out.feature_dim_axis]
+        if set(map(id, [d.get_same_base() for d in non_feat])) != set(map(id, [d.get_same_base() for d in ref_non_feat])) \
+                or len(non_feat) != len(ref_non_feat):
+            raise LayerShapeError(layer=name, layer_class=layer_class,
+                                  problem=f"sources {sources[0].name!r} and {src.name!r} have different non-feature axes",
+                                  expected=repr(first), got=repr(out),
+                                  hint="both must share batch/time axes (e.g. same time dim); "
+                                       "use reinterpret_data with size_base to unify time axes")
+        outs.append(out)
+    return outs
+
+
+def concat_sources_template(sources: Sequence[Any], *, name: str, layer_class: str = "?") -> Tensor:
+    """:return: template of the concatenation of ``sources`` on the feature axis (one source: its template)
+
+    :raises LayerShapeError: different non-feature axes, sparse sources among several, no sources
+    """
+    if not sources:
+        raise LayerShapeError(layer=name, layer_class=layer_class, problem="needs at least one source (\"from\")")
+    if len(sources) == 1:
+        return sources[0].output.copy_template(name=f"{name}_output")
+    outs = _aligned(sources, name, layer_class)
+    first = outs[0].copy_template(name=f"{name}_output")
+    total = sum(o.dim for o in outs) if all(o.dim is not None for o in outs) else None
+    desc = "+".join(o.feature_dim.description for o in outs)
+    new_dim = FeatureDim(f"{name}:concat({desc})", total)
+    # put the feature axis last
+    if first.feature_dim_axis != first.batch_ndim - 1:
+        perm = [i for i in range(first.batch_ndim) if i != first.feature_dim_axis] + [first.feature_dim_axis]
+        first = first.copy_transpose(perm)
+    return first.copy_template_replace_dim(first.feature_dim_axis, new_dim)
+
+
+def concat_sources(sources: Sequence[Any], template: Tensor) -> tf.Tensor:
+    """:return: raw concatenation matching ``template`` (from :func:`concat_sources_template`)"""
+    if len(sources) == 1:
+        return sources[0].output.placeholder
+    raws = []
+    target_order = [d for d in template.dims[:-1]]
+    for src in sources:
+        out = src.output
+        out = out.copy_with_feature_dim_axis(-1)
+        perm = []
+        for d in target_order:
+            perm.append(next(i for i, od in enumerate(out.dims[:-1]) if od == d))
+        perm.append(out.batch_ndim - 1)
+        raws.append(out.copy_transpose(perm).placeholder)
+    return tf.concat(raws, axis=-1)

@@ -1,0 +1,68 @@
+"""Validation of a layer dict before anything is built (class known, argument names known)."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, FrozenSet, Mapping, Set, Type
+
+from returnn.errors import LayerArgError, UnknownNameError
+from returnn.tf.layers.core.common_args import COMMON_LAYER_ARGS, INTERNAL_LAYER_KWARGS
+from returnn.tf.layers.core.registry import LAYERS
+from returnn.util.suggest import close_matches
+
+_declared_cache: dict = {}
+
+
+def declared_args(layer_class: Type[Any]) -> FrozenSet[str]:
+    """:return: the layer's own argument names: keyword params of ``__init__`` and ``get_out_data_from_opts``
+    along the MRO, plus ``extra_config_keys``; without the internal and common keys"""
+    if layer_class in _declared_cache:
+        return _declared_cache[layer_class]
+    names: Set[str] = set(getattr(layer_class, "extra_config_keys", ()))
+    for klass in layer_class.__mro__:
+        for attr in ("__init__", "get_out_data_from_opts", "transform_config_dict"):
+            fn = klass.__dict__.get(attr)
+            if fn is None:
+                continue
+            fn = fn.__func__ if isinstance(fn, (classmethod, staticmethod)) else fn
+            try:
+                params = inspect.signature(fn).parameters.values()
+            except (TypeError, ValueError):
+                continue
+            for p in params:
+                if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name not in ("self", "cls", "d", "get_layer"):
+                    names.add(p.name)
+    result = frozenset(names - INTERNAL_LAYER_KWARGS - COMMON_LAYER_ARGS - {"class"})
+    _declared_cache[layer_class] = result
+    return result
+
+
+def validate_layer_dict(name: str, layer_dict: Mapping[str, Any]) -> Type[Any]:
+    """Checks ``class`` and the argument names of one layer dict.
+
+    :return: the layer class
+    :raises LayerArgError: missing ``class`` / unknown argument (names the layer, the arg, accepted args and the
+        closest match)
+    :raises UnknownNameError: unknown ``class`` (closest names and hints)
+    """
+    if not isinstance(layer_dict, Mapping):
+        raise LayerArgError(layer=name, layer_class="?", arg="class", problem="layer dict is not a dict:",
+                            got=layer_dict)
+    if "class" not in layer_dict:
+        raise LayerArgError(layer=name, layer_class="?", arg="class", problem="missing required argument",
+                            hint='every layer dict needs "class", e.g. {"class": "linear", "from": "data", "n_out": 512}')
+    try:
+        layer_class = LAYERS.get(layer_dict["class"], context=f"in layer {name!r}")
+    except UnknownNameError:
+        raise
+    own = declared_args(layer_class)
+    for key in layer_dict:
+        if key == "class" or key in COMMON_LAYER_ARGS or key in own:
+            continue
+        accepted = sorted(own)
+        raise LayerArgError(
+            layer=name, layer_class=layer_class.layer_class, arg=key, problem="unknown argument",
+            suggestions=close_matches(key, [*own, *COMMON_LAYER_ARGS]),
+            expected=f"an argument of {layer_class.layer_class!r}: {', '.join(accepted) or '(none)'}"
+                     " (or a common layer arg: from, n_out, loss, target, dropout, L2, ...)")
+    return layer_class

@@ -1,0 +1,3 @@
+"""Layers that produce data without a computation on sources: source, constant, length, ..."""
+
+from returnn.tf.layers.inputs import source as _source  # noqa: F401

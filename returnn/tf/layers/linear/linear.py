@@ -1,0 +1,108 @@
+"""``{"class": "linear", "n_out": N, "activation": ...}`` (aliases ``forward``, ``hidden``).
+
+Shape: ``{..., F_in} -> {..., F_out=n_out}``; a sparse input ``{..., classes}`` is an embedding lookup (rows of W).
+Params (as the reference): ``W`` ``[n_in, n_out]``, ``b`` ``[n_out]`` (if ``with_bias``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import tensorflow as tf
+
+from returnn.errors import LayerArgError, UnknownNameError
+from returnn.tensor import NotSpecified, Tensor
+from returnn.tf.layers.core.concat_input import ConcatInputLayer
+from returnn.tf.layers.core.layer_base import OutputWithActivation, base_out_template
+from returnn.tf.layers.core.registry import register_layer
+from returnn.tf.layers.core.sources import concat_sources_template
+from returnn.tf.ops.activations import check_activation_name, get_activation_function
+from returnn.tf.ops.init import get_initializer
+
+
+@register_layer(aliases=["forward", "hidden"])
+class LinearLayer(ConcatInputLayer):
+    """``activation(x W + b)``.
+
+    :param activation: ``relu``, ``tanh``, ``sigmoid``, ``softmax``, ``log_softmax``, ``elu``, ``gelu``,
+        ``swish``, ``identity``/None, products ``"2*sigmoid"``, chains ``"relu+tanh"``
+    :param with_bias: add ``b``
+    :param forward_weights_init: initializer spec for ``W`` (default ``glorot_uniform``)
+    :param bias_init: initializer spec for ``b`` (default 0)
+    """
+
+    layer_class = "linear"
+    default_activation: Optional[str] = None
+
+    def __init__(self, activation: Any = NotSpecified, with_bias: bool = True, grad_filter: Optional[float] = None,
+                 forward_weights_init: Any = "glorot_uniform", bias_init: Any = 0.0,
+                 use_transposed_weights: bool = False, **kwargs: Any):
+        super().__init__(**kwargs)
+        if activation is NotSpecified:
+            activation = self.default_activation
+        inp = self.input_data
+        n_in = inp.dim
+        n_out = self.output.dim
+        seed = self.network.random.randint(2 ** 31)
+        w_init = get_initializer(forward_weights_init, seed=seed, key=f"{self.name}/forward_weights_init")
+        shape = (n_out, n_in) if use_transposed_weights else (n_in, n_out)
+        weights = self.create_param("W", shape, w_init)
+        if use_transposed_weights:
+            weights = tf.transpose(weights)
+        x = inp.placeholder
+        if inp.sparse:
+            x = tf.nn.embedding_lookup(weights, tf.cast(x, tf.int32))
+        else:
+            inp_f = inp.copy_with_feature_dim_axis(-1) if inp.feature_dim_axis != inp.batch_ndim - 1 else inp
+            x = tf.tensordot(inp_f.placeholder, weights, axes=[[inp_f.batch_ndim - 1], [0]])
+            x.set_shape(inp_f.batch_shape[:-1] + (n_out,))
+            if inp_f is not inp:  # move feature back to where the template wants it
+                tmp = inp_f.copy_template_replace_dim(-1, self.output.feature_dim)
+                tmp.placeholder = x
+                x = tmp.copy_move_axis(-1, self.output.feature_dim_axis).placeholder
+        if with_bias:
+            b_init = get_initializer(bias_init, seed=seed + 1, key=f"{self.name}/bias_init")
+            bias = self.create_param("b", (n_out,), b_init)
+            x = x + _bias_broadcast(bias, self.output)
+        if grad_filter:
+            x = _grad_filter(x, grad_filter)
+        act_func = get_activation_function(activation)
+        self.output_before_activation = OutputWithActivation(x, act_func)
+        self.output.placeholder = self.output_before_activation.y
+
+    @classmethod
+    def get_out_data_from_opts(cls, name: str, network: Any, sources: Any = (), n_out: Any = NotSpecified,
+                               activation: Any = NotSpecified, out_type: Any = None, out_dim: Any = None,
+                               target: Any = None, _target_layers: Any = None, loss: Any = None,
+                               **kwargs: Any) -> Tensor:
+        """:raises LayerArgError: missing ``n_out`` (and no loss target to take it from); unknown activation"""
+        try:
+            check_activation_name(cls.default_activation if activation is NotSpecified else activation)
+        except (UnknownNameError, ValueError) as exc:
+            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="activation", problem="invalid value",
+                                got=activation, hint=str(exc).split("\n")[0]) from None
+        inp = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
+        out = base_out_template(cls, name=name, network=network, sources=sources, n_out=n_out, out_type=out_type,
+                                out_dim=out_dim, target=target, target_layers=_target_layers, loss=loss,
+                                sources_template=inp, require_n_out=True)
+        if inp.dim is None:
+            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="from",
+                                problem="input feature dim is unknown:", got=repr(inp))
+        return out
+
+
+def _bias_broadcast(bias: tf.Variable, output: Tensor) -> tf.Tensor:
+    axis = output.feature_dim_axis
+    if axis == output.batch_ndim - 1:
+        return bias
+    shape = [1] * output.batch_ndim
+    shape[axis] = -1
+    return tf.reshape(bias, shape)
+
+
+def _grad_filter(x: tf.Tensor, limit: float) -> tf.Tensor:
+    """Identity forward; gradient clipped to ``[-limit, limit]``."""
+    @tf.custom_gradient
+    def fn(v: tf.Tensor) -> Any:
+        return tf.identity(v), lambda dy: tf.clip_by_value(dy, -limit, limit)
+    return fn(x)

@@ -1,0 +1,8 @@
+"""Loss classes (``"loss": "<name>"``); importing registers them."""
+
+from returnn.tf.layers.losses import as_is as _as_is  # noqa: F401
+from returnn.tf.layers.losses import binary_cross_entropy as _bce  # noqa: F401
+from returnn.tf.layers.losses import cross_entropy as _ce  # noqa: F401
+from returnn.tf.layers.losses import ctc as _ctc  # noqa: F401
+from returnn.tf.layers.losses import l1 as _l1  # noqa: F401
+from returnn.tf.layers.losses import mse as _mse  # noqa: F401

@@ -1,0 +1,70 @@
+"""``"loss": "ce"``: framewise cross entropy against a sparse (or dense, soft) target; frame error rate as error.
+
+Options (``loss_opts``), as the reference:
+
+- ``label_smoothing`` (float, default 0): the target distribution puts ``1 - ls`` on the true class and
+  ``ls / (dim - 1)`` on every other class; the loss is the KL divergence ``KL(q || p) = CE(q, p) - H(q)``
+  (observed: this is what the reference reports).
+- ``focal_loss_factor`` (float, default 0): each frame's CE is scaled by ``(1 - p_target) ** factor``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import tensorflow as tf
+
+from returnn.tf.layers.core.loss import Loss
+from returnn.tf.layers.core.registry import register_loss
+
+
+@register_loss
+class CrossEntropyLoss(Loss):
+    """Cross entropy; output ``{B, T, F}`` (probabilities, or logits through a softmax activation), target
+    ``{B, T}`` sparse ints into F, or ``{B, T, F}`` dense probabilities."""
+
+    class_name = "ce"
+
+    def __init__(self, focal_loss_factor: float = 0.0, label_smoothing: float = 0.0,
+                 label_smoothing_gaussian: bool = False, debug_dump: bool = False, safe_log_opts: Any = None,
+                 use_fused: bool = True, fake_upper_bound: Any = None, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.focal_loss_factor = focal_loss_factor
+        self.label_smoothing = label_smoothing
+
+    def _log_probs(self) -> tf.Tensor:
+        logits, out = self.get_output_logits_flat()
+        if logits is not None:
+            return tf.nn.log_softmax(logits)
+        return tf.math.log(tf.maximum(out, 1e-30))
+
+    def get_value(self) -> tf.Tensor:
+        with tf.control_dependencies(self.check_matching_time()):
+            log_p = self._log_probs()  # [N, F]
+        dim = tf.shape(log_p)[-1]
+        if self.target.sparse:
+            labels = tf.cast(self.flatten_frames(self.target), tf.int32)  # [N]
+            one_hot = tf.one_hot(labels, dim, dtype=log_p.dtype)
+        else:
+            one_hot = tf.cast(self.flatten_frames(self.target), log_p.dtype)
+        if self.label_smoothing:
+            ls = self.label_smoothing
+            off = ls / tf.cast(dim - 1, log_p.dtype)
+            q = one_hot * (1.0 - ls) + (1.0 - one_hot) * off
+            entropy = -tf.reduce_sum(q * tf.math.log(tf.maximum(q, 1e-30)), axis=-1)
+            ce = -tf.reduce_sum(q * log_p, axis=-1) - entropy
+        else:
+            ce = -tf.reduce_sum(one_hot * log_p, axis=-1)
+        if self.focal_loss_factor:
+            p_target = tf.reduce_sum(one_hot * tf.exp(log_p), axis=-1)
+            ce *= tf.pow(1.0 - p_target, self.focal_loss_factor)
+        return tf.reduce_sum(ce)
+
+    def get_error(self) -> Optional[tf.Tensor]:
+        _, out = self.get_output_logits_flat()
+        pred = tf.argmax(out, axis=-1, output_type=tf.int32)
+        if self.target.sparse:
+            labels = tf.cast(self.flatten_frames(self.target), tf.int32)
+        else:
+            labels = tf.argmax(self.flatten_frames(self.target), axis=-1, output_type=tf.int32)
+        return tf.reduce_sum(tf.cast(tf.not_equal(pred, labels), tf.float32))

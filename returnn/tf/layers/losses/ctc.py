@@ -1,0 +1,72 @@
+"""``"loss": "ctc"``: connectionist temporal classification via ``tf.compat.v1.nn.ctc_loss``.
+
+The output layer gets ``target dim + 1`` classes; the blank is the last class (as the reference). Options:
+``ctc_opts`` (dict passed to ``ctc_loss``: ``preprocess_collapse_repeated``, ``ctc_merge_repeated``,
+``ignore_longer_outputs_than_inputs``), ``beam_width`` (error decoding; 1 = greedy). The value is summed over
+sequences; num_frames is the sum of target lengths; the error is the label edit distance of the greedy
+decoding, summed (label error rate when divided by num_frames).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional
+
+import tensorflow as tf
+
+from returnn.tf.layers.core.loss import Loss
+from returnn.tf.layers.core.registry import register_loss
+
+
+@register_loss
+class CtcLoss(Loss):
+    """CTC; output ``{B, T, F+1}``, target sparse ``{B, T'}`` with per-sequence lengths."""
+
+    class_name = "ctc"
+    recurrent = True
+
+    def __init__(self, target_collapse_repeated: bool = False, auto_clip_target_len: bool = False,
+                 output_in_log_space: bool = False, beam_width: int = 1, ctc_opts: Optional[Dict[str, Any]] = None,
+                 use_native: bool = False, use_viterbi: bool = False, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.ctc_opts = dict(ctc_opts or {})
+        self.beam_width = beam_width
+        self.output_in_log_space = output_in_log_space
+
+    def get_auto_output_layer_dim_extra(self) -> int:
+        return 1
+
+    def _logits_tm(self) -> tf.Tensor:
+        owa = self.output_with_activation
+        out = self.output.copy_as_time_major()
+        if owa is not None and owa.is_softmax_act_func():
+            tmp = self.output.copy()
+            tmp.placeholder = owa.x
+            return tmp.copy_as_time_major().placeholder
+        if self.output_in_log_space:
+            return out.placeholder
+        return tf.math.log(tf.maximum(out.placeholder, 1e-30))
+
+    def _sparse_target(self) -> tf.SparseTensor:
+        target = self.target.copy_as_batch_major()
+        lens = target.get_sequence_lengths()
+        mask = tf.sequence_mask(lens, maxlen=tf.shape(target.placeholder)[1])
+        idx = tf.where(mask)
+        vals = tf.gather_nd(tf.cast(target.placeholder, tf.int32), idx)
+        return tf.SparseTensor(idx, vals, tf.cast(tf.shape(target.placeholder), tf.int64))
+
+    def get_value(self) -> tf.Tensor:
+        logits = self._logits_tm()
+        seq_lens = self.output.get_sequence_lengths()
+        loss = tf.compat.v1.nn.ctc_loss(labels=self._sparse_target(), inputs=logits, sequence_length=seq_lens,
+                                        time_major=True, **self.ctc_opts)
+        return tf.reduce_sum(loss)
+
+    def get_error(self) -> tf.Tensor:
+        logits = self._logits_tm()
+        seq_lens = self.output.get_sequence_lengths()
+        if self.beam_width > 1:
+            decoded, _ = tf.nn.ctc_beam_search_decoder(logits, seq_lens, beam_width=self.beam_width)
+        else:
+            decoded, _ = tf.nn.ctc_greedy_decoder(logits, seq_lens)
+        dist = tf.edit_distance(tf.cast(decoded[0], tf.int32), self._sparse_target(), normalize=False)
+        return tf.reduce_sum(dist)

@@ -1,0 +1,21 @@
+"""``"loss": "l1"``: absolute error summed over features and frames (sparse targets as one-hot)."""
+
+from __future__ import annotations
+
+import tensorflow as tf
+
+from returnn.tf.layers.core.loss import Loss
+from returnn.tf.layers.core.registry import register_loss
+from returnn.tf.layers.losses.mse import dense_target_flat
+
+
+@register_loss
+class L1Loss(Loss):
+    """``sum_frames sum_f |out - target|``."""
+
+    class_name = "l1"
+
+    def get_value(self) -> tf.Tensor:
+        with tf.control_dependencies(self.check_matching_time()):
+            out = self.flatten_frames(self.output)
+        return tf.reduce_sum(tf.abs(out - dense_target_flat(self, out)))

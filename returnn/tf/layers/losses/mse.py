@@ -1,0 +1,27 @@
+"""``"loss": "mse"``: squared error summed over features and frames (sparse targets as one-hot)."""
+
+from __future__ import annotations
+
+import tensorflow as tf
+
+from returnn.tf.layers.core.loss import Loss
+from returnn.tf.layers.core.registry import register_loss
+
+
+def dense_target_flat(loss: Loss, out_flat: tf.Tensor) -> tf.Tensor:
+    target = loss.flatten_frames(loss.target)
+    if loss.target.sparse:
+        return tf.one_hot(tf.cast(target, tf.int32), tf.shape(out_flat)[-1], dtype=out_flat.dtype)
+    return tf.cast(target, out_flat.dtype)
+
+
+@register_loss
+class MeanSquaredError(Loss):
+    """``sum_frames sum_f (out - target)**2``; output and target ``{B, T, F}`` (target may be sparse)."""
+
+    class_name = "mse"
+
+    def get_value(self) -> tf.Tensor:
+        with tf.control_dependencies(self.check_matching_time()):
+            out = self.flatten_frames(self.output)
+        return tf.reduce_sum(tf.math.squared_difference(out, dense_target_flat(self, out)))

@@ -1,0 +1,52 @@
+"""Network construction errors (names kept from the reference: ``NetworkLayerException``, ``LayerNotFound``,
+``NetworkConstructionDependencyLoopException``)."""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+from returnn.errors import ConfigError
+
+
+class NetworkLayerException(ConfigError):
+    """A problem with one layer of the network dict.
+
+    :param message: what is wrong
+    :param layer_name: the layer
+    :param network: the network (for its name)
+    """
+
+    def __init__(self, message: str, layer_name: str = "?", network: object = None):
+        self.layer_name = layer_name
+        self.network = network
+        self.message = message
+        super().__init__(message)
+
+
+class LayerNotFound(NetworkLayerException, LookupError):
+    """``from``/``target``/... names a layer that does not exist. Lists close names."""
+
+    def __init__(self, message: str, layer_name: str = "?", network: object = None,
+                 suggestions: Sequence[str] = (), referenced_by: Optional[str] = None):
+        self.suggestions = tuple(suggestions)
+        self.referenced_by = referenced_by
+        text = message
+        if self.suggestions:
+            text += "\n  did you mean: " + ", ".join(repr(s) for s in self.suggestions) + "?"
+        super().__init__(text, layer_name=layer_name, network=network)
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+class NetworkConstructionDependencyLoopException(NetworkLayerException):
+    """Layers depend on each other in a cycle; the message shows the construction stack."""
+
+    def __init__(self, network: object, layer_name: str, constructing_layers: Sequence[str], net_dict: object = None):
+        self.constructing_layers = list(constructing_layers)
+        cycle = self.constructing_layers[self.constructing_layers.index(layer_name):] + [layer_name]
+        text = (f"{network}: Error: There is a dependency loop on layer {layer_name!r}: "
+                + " -> ".join(repr(n) for n in cycle)
+                + "\nConstruction stack (most recent first):\n"
+                + "\n".join(f"  {n}" for n in reversed(self.constructing_layers)))
+        super().__init__(text, layer_name=layer_name, network=network)

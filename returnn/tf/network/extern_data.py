@@ -1,0 +1,156 @@
+"""``ExternData``: the network's inputs and targets (``extern_data`` config key), as Tensor templates with
+placeholders.
+
+Config forms (as the reference):
+
+- ``extern_data = {"data": {"dim": 40}, "classes": {"dim": 5000, "sparse": True}}``: each value is a dict of
+  :class:`returnn.tensor.Tensor` kwargs (``dim``, ``shape`` with None for dynamic axes, ``sparse``, ``dtype``,
+  ``time_dim_axis``, ``batch_dim_axis``, ``same_time_dim_as`` with ``DimensionTag`` values,
+  ``available_for_inference``, ...). ``available_for_inference`` defaults to False for the default target.
+- deprecated ``num_inputs``/``num_outputs``: ``num_outputs`` an int (classes, sparse) or a dict
+  key → ``dim`` or ``[dim, ndim]`` (ndim 1: sparse sequence, 2: dense sequence); ``num_inputs`` is the dim of
+  ``data``. Prints the reference's deprecation warning.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional
+
+from returnn.errors import ConfigValueError
+from returnn.log import log
+from returnn.tensor import Dim, Tensor
+
+_DEPRECATION_NUM_IO = ("DEPRECATION WARNING: Using num_inputs/num_outputs instead of extern_data is deprecated and "
+                       "might be removed in future versions\nThis might be disallowed with a future behavior_version.")
+
+
+class ExternData:
+    """Holds the extern data templates by key.
+
+    :param data: optional dict key → Tensor or dict of Tensor kwargs
+    :param default_input: key of the default input (``"data"``)
+    :param default_target: key of the default target (``"classes"``)
+    """
+
+    def __init__(self, data: Optional[Dict[str, Any]] = None, default_input: str = "data",
+                 default_target: str = "classes"):
+        self.data: Dict[str, Tensor] = {}
+        self.default_input = default_input
+        self.default_target = default_target
+        for key, value in (data or {}).items():
+            self.register_data_from_dict(key, value) if isinstance(value, dict) else self.register_data(value)
+
+    def __repr__(self) -> str:
+        return f"<ExternData data={self.data!r}>"
+
+    # ---- construction
+    def init_from_config(self, config: Any, auto_create_placeholders: bool = False) -> None:
+        """Reads ``extern_data`` or ``num_inputs``/``num_outputs`` (deprecated) and ``target``/``default_input``.
+
+        :raises ConfigValueError: malformed entries (names the key)
+        """
+        self.default_input = config.value("default_input", self.default_input)
+        self.default_target = config.value("target", self.default_target)
+        extern = config.typed_value("extern_data") if config.has("extern_data") else None
+        if extern is not None:
+            if not isinstance(extern, dict):
+                raise ConfigValueError("extern_data", expected="a dict key -> dict of Tensor kwargs", got=extern)
+            fresh_tags: Dict[int, Dim] = {}  # user DimensionTag → per-network dim
+            for key, opts in extern.items():
+                self.register_data_from_dict(key, opts, fresh_tags=fresh_tags)
+            return
+        if config.has("num_outputs") or config.has("num_inputs"):
+            print(_DEPRECATION_NUM_IO, file=log.v2)
+            num_outputs = config.typed_value("num_outputs")
+            num_inputs = config.typed_value("num_inputs")
+            spec: Dict[str, Any] = {}
+            if isinstance(num_outputs, dict):
+                spec.update(num_outputs)
+            elif num_outputs is not None:
+                spec[self.default_target] = [num_outputs, 1]
+            if num_inputs is not None and self.default_input not in spec:
+                spec[self.default_input] = [num_inputs, 2]
+            for key, value in spec.items():
+                dim, ndim = (value, 1) if isinstance(value, int) else (value[0], value[1])
+                opts: Dict[str, Any] = {"dim": dim, "sparse": ndim == 1}
+                if ndim == 1:
+                    opts["shape"] = (None,)
+                elif ndim == 2:
+                    opts["shape"] = (None, dim)
+                else:
+                    opts["shape"] = (None,) * (ndim - 1) + (dim,)
+                self.register_data_from_dict(key, opts)
+
+    def register_data_from_dict(self, key: str, opts: Dict[str, Any], fresh_tags: Optional[Dict[int, Dim]] = None) -> Tensor:
+        """Creates the Tensor for ``key`` from Tensor kwargs and registers it."""
+        if not isinstance(opts, dict):
+            raise ConfigValueError(f"extern_data[{key!r}]", expected="a dict of Tensor kwargs (dim, shape, sparse, ...)",
+                                   got=opts)
+        opts = dict(opts)
+        if "available_for_inference" not in opts and key == self.default_target:
+            opts["available_for_inference"] = False
+        same = opts.pop("same_time_dim_as", None)
+        try:
+            data = Tensor(name=key, **opts)
+        except (TypeError, ValueError) as exc:
+            raise ConfigValueError(f"extern_data[{key!r}]", expected="valid Tensor kwargs (dim, shape, sparse, dtype, "
+                                   "time_dim_axis, batch_dim_axis, same_time_dim_as, available_for_inference)",
+                                   got=opts, hint=str(exc)) from exc
+        self._rename_dims(data, key)
+        if same:
+            if fresh_tags is None:
+                fresh_tags = {}
+            for axis_desc, tag in same.items():
+                if tag is None:
+                    continue
+                if id(tag) not in fresh_tags:
+                    fresh_tags[id(tag)] = Dim(tag.dimension, tag.description, kind=tag.kind)
+                for axis in data.get_axes_from_description(axis_desc):
+                    data.dims[axis].declare_same_as(fresh_tags[id(tag)])
+        return self.register_data(data)
+
+    @staticmethod
+    def _rename_dims(data: Tensor, key: str) -> None:
+        for i, d in enumerate(data.dims):
+            if d.is_batch_dim():
+                continue
+            if i == data.time_dim_axis and data.batch_dim_axis is not None:
+                d.description = f"time:var:extern_data:{key}"
+            elif d.dimension is None and ":var-unk:" in d.description:
+                d.description = d.description.replace(":var-unk:", ":var:extern_data:")
+
+    def register_data(self, data: Tensor) -> Tensor:
+        """Adds ``data`` under ``data.name`` (replacing an existing entry)."""
+        self.data[data.name] = data
+        return data
+
+    def init_from_dataset(self, dataset: Any, auto_create_placeholders: bool = False) -> None:
+        """Registers all keys the dataset provides (via ``returnn.datasets.extern_data``), if not yet present."""
+        from returnn.datasets.extern_data import get_extern_data_dict_from_dataset
+        for key, opts in get_extern_data_dict_from_dataset(dataset).items():
+            if key not in self.data:
+                self.register_data_from_dict(key, opts)
+
+    # ---- queries
+    def has_data(self, key: str) -> bool:
+        return key in self.data
+
+    def get_data(self, key: str) -> Tensor:
+        """:raises KeyError: unknown key"""
+        return self.data[key]
+
+    def get_default_input_data(self) -> Tensor:
+        return self.data[self.default_input]
+
+    def get_default_target_data(self) -> Tensor:
+        return self.data[self.default_target]
+
+    def get_data_description(self) -> str:
+        return ", ".join(f"{key}: {data.get_description(with_name=False)}" for key, data in self.data.items())
+
+    def get_sorted_data_items(self) -> List[Any]:
+        keys = sorted(self.data, key=lambda k: (k != self.default_input, k != self.default_target, k))
+        return [(k, self.data[k]) for k in keys]
+
+    def get_queue_args(self, with_batch_dim: bool = True) -> Dict[str, Any]:
+        return {key: data.get_kwargs() for key, data in self.data.items()}

@@ -1,0 +1,421 @@
+"""``TFNetwork``: builds the layers of a ``network`` dict in a TF graph and collects params, losses, objective.
+
+Construction (:meth:`TFNetwork.construct_from_dict`) starts from the output layers -- ``"output"``, layers
+with a ``loss``, ``is_output_layer: True`` or ``register_as_extern_data`` -- and follows ``from`` (absent →
+``"data"``; ``"data:KEY"`` is extern data ``KEY``). Each layer goes through the lifecycle of
+:mod:`returnn.tf.layers.core.layer_base`. Errors (unknown class/arg, missing layer, cycle, shape problems)
+are raised during construction and name the layer.
+
+The graph is the caller's current default graph (``with tf.Graph().as_default(): ...``), in graph mode.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+import numpy as np
+import tensorflow as tf
+
+import returnn.tf.layers  # noqa: F401  (registers all layers and losses)
+from returnn.errors import AxisDescriptionError, ConfigValueError, LayerArgError
+from returnn.log import log
+from returnn.tensor import Tensor
+from returnn.tf.layers.core.layer_base import LayerBase
+from returnn.tf.layers.core.registry import get_layer_class
+from returnn.tf.layers.core.spec import validate_layer_dict
+from returnn.tf.network.errors import LayerNotFound, NetworkConstructionDependencyLoopException
+from returnn.tf.network.extern_data import ExternData
+from returnn.tf.network.loss_holder import LossHolder
+from returnn.util.suggest import close_matches
+
+_MISSING_FROM_NOTE = ('DEPRECATION WARNING: Missing "from" in layer definition: {name}\n'
+                      "This will be disallowed with behavior_version 1.")
+
+
+def create_placeholders(extern_data: ExternData) -> None:
+    """Creates ``extern_data/placeholders/<key>/<key>`` and ``<key>_dim<i>_size`` placeholders (reference names)
+    for every key without a raw tensor."""
+    for key, data in extern_data.data.items():
+        if data.placeholder is not None:
+            continue
+        with tf.name_scope(f"extern_data/placeholders/{key}/"):
+            if True:
+                data.placeholder = tf.compat.v1.placeholder(data.dtype, shape=data.batch_shape, name=key)
+                for axis in data.get_dynamic_axes():
+                    dim = data.dims[axis]
+                    if dim.dyn_size is None:
+                        axis_wo_b = data.get_batch_axis_excluding_batch(axis)
+                        dim.dyn_size = tf.compat.v1.placeholder(tf.int32, shape=(None,),
+                                                                name=f"{key}_dim{axis_wo_b}_size")
+
+
+class TFNetwork:
+    """A network of layers built from a ``network`` dict.
+
+    :param config: the Config (for ``extern_data``, ``debug_print_layer_output_template``, ...)
+    :param extern_data: if None, created from ``config``
+    :param rnd_seed: seed for the network's random generator (dropout seeds, initializers); default 42
+    :param train_flag: python bool or scalar bool tf placeholder; enables dropout
+    :param eval_flag: whether losses are evaluated
+    :param search_flag: search mode (losses with ``loss_only_on_non_search`` are skipped)
+    :param parent_net: enclosing network (subnetworks)
+    :param parent_layer: enclosing layer (subnetworks)
+    """
+
+    def __init__(self, config: Any = None, extern_data: Optional[ExternData] = None, rnd_seed: Optional[int] = None,
+                 train_flag: Any = None, eval_flag: Any = None, search_flag: Any = None,
+                 parent_layer: Optional[LayerBase] = None, parent_net: Optional[TFNetwork] = None,
+                 extra_parent_net: Any = None, is_inside_rec_layer: Optional[bool] = None,
+                 absolute_name_prefix: Optional[str] = None, name: Optional[str] = None):
+        if config is None:
+            from returnn.config import get_global_config
+            try:
+                config = get_global_config()
+            except Exception:  # noqa: BLE001 (no global config set)
+                config = None
+        if config is None:
+            from returnn.config import Config
+            config = Config()
+        self.config = config
+        self.parent_net = parent_net
+        self.parent_layer = parent_layer
+        if extern_data is None:
+            if parent_net is not None:
+                extern_data = parent_net.extern_data
+            else:
+                extern_data = ExternData()
+                extern_data.init_from_config(config)
+        self.extern_data = extern_data
+        self.name = name or (parent_layer.name if parent_layer is not None else "root")
+        self._absolute_name_prefix = absolute_name_prefix
+        if train_flag is None:
+            train_flag = parent_net.train_flag if parent_net is not None else False
+        self.train_flag = train_flag
+        self.eval_flag = bool(eval_flag) if eval_flag is not None else (parent_net.eval_flag if parent_net else False)
+        self.search_flag = bool(search_flag) if search_flag is not None else (parent_net.search_flag if parent_net else False)
+        self.rnd_seed = 42 if rnd_seed is None else rnd_seed
+        self.random = np.random.RandomState(self.rnd_seed)
+        self.layers_desc: Dict[str, Dict[str, Any]] = {}
+        self.layers: Dict[str, LayerBase] = {}
+        self.losses_dict: Dict[str, LossHolder] = {}
+        self.total_loss: Optional[tf.Tensor] = None
+        self.total_constraints: Optional[tf.Tensor] = None
+        self.total_objective: Optional[tf.Tensor] = None
+        self.used_data_keys: set = set()
+        self._constructing: List[str] = []
+        self._global_train_step: Optional[tf.Variable] = None
+        self._objective_built = False
+        if parent_net is None:
+            create_placeholders(self.extern_data)
+
+    def __repr__(self) -> str:
+        return f"<TFNetwork {self.get_absolute_name_prefix()!r} train={self.train_flag}>"
+
+    # ---- names / hierarchy
+    def get_root_network(self) -> TFNetwork:
+        return self if self.parent_net is None else self.parent_net.get_root_network()
+
+    def get_absolute_name_prefix(self) -> str:
+        """:return: ``""`` for the root, ``"<sub>/"`` for a subnetwork"""
+        if self._absolute_name_prefix is not None:
+            return self._absolute_name_prefix
+        if self.parent_layer is not None:
+            return self.parent_layer.get_absolute_name() + "/"
+        return ""
+
+    @property
+    def global_train_step(self) -> tf.Variable:
+        """int64 scalar variable named ``global_step`` (created on first access in the root graph)."""
+        root = self.get_root_network()
+        if root._global_train_step is None:
+            root._global_train_step = tf.compat.v1.train.get_or_create_global_step()
+        return root._global_train_step
+
+    # ---- extern data
+    def get_extern_data(self, key: str, mark_data_key_as_used: bool = True) -> Tensor:
+        """:raises LayerArgError-like ConfigValueError: unknown key (lists the known keys)"""
+        if key not in self.extern_data.data:
+            raise ConfigValueError("extern_data", expected=f"a key {key!r} (known: {', '.join(sorted(self.extern_data.data))})",
+                                   got=sorted(self.extern_data.data),
+                                   suggestions=close_matches(key, self.extern_data.data),
+                                   hint=f"add {key!r} to extern_data, or fix the \"target\"/\"from\" that names it")
+        if mark_data_key_as_used:
+            self.get_root_network().used_data_keys.add(key)
+        return self.extern_data.data[key]
+
+    def get_used_data_keys(self) -> List[str]:
+        return sorted(self.get_root_network().used_data_keys)
+
+    # ---- construction
+    def construct_from_dict(self, net_dict: Dict[str, Dict[str, Any]]) -> None:
+        """Constructs all output layers of ``net_dict`` and their dependencies."""
+        self.layers_desc.update(net_dict)
+        for name, layer_desc in sorted(net_dict.items()):
+            if not isinstance(layer_desc, dict):
+                raise LayerArgError(layer=name, layer_class="?", arg="class", problem="layer dict is not a dict:",
+                                    got=layer_desc)
+            if (name == "output" or name.endswith(":output") or layer_desc.get("loss")
+                    or layer_desc.get("is_output_layer") or layer_desc.get("register_as_extern_data")):
+                self.construct_layer(net_dict, name)
+
+    def get_layer(self, layer_name: str) -> LayerBase:
+        """:return: a constructed layer (``"data:KEY"``/``"base:NAME"`` resolved), constructing it if described
+        :raises LayerNotFound: with close names"""
+        if layer_name in self.layers:
+            return self.layers[layer_name]
+        if layer_name.startswith("base:") and self.parent_net is not None:
+            return self.parent_net.get_layer(layer_name[len("base:"):])
+        if layer_name == "data" or layer_name.startswith("data:") or layer_name in self.layers_desc:
+            return self.construct_layer(self.layers_desc, layer_name)
+        raise self._not_found(layer_name)
+
+    def _not_found(self, layer_name: str, referenced_by: Optional[str] = None) -> LayerNotFound:
+        candidates = list(self.layers_desc) + list(self.layers) + [f"data:{k}" for k in self.extern_data.data]
+        by = f" (in \"from\"/\"target\" of layer {referenced_by!r})" if referenced_by else ""
+        return LayerNotFound(f"layer {layer_name!r} not found in {self}{by}", layer_name=layer_name, network=self,
+                             suggestions=close_matches(layer_name, candidates), referenced_by=referenced_by)
+
+    def _construct_source(self, layer_name: str) -> LayerBase:
+        key = self.extern_data.default_input if layer_name == "data" else layer_name[len("data:"):]
+        if self.parent_net is not None and key not in self.layers_desc:
+            return self.parent_net.get_layer(layer_name)
+        self.get_extern_data(key)
+        return self._create_layer(layer_name, {"class": "source", "data_key": key, "from": []})
+
+    def construct_layer(self, net_dict: Dict[str, Dict[str, Any]], name: str,
+                        get_layer: Optional[Callable[[str], LayerBase]] = None) -> LayerBase:
+        """Constructs layer ``name`` (and, recursively, what it depends on).
+
+        :raises LayerNotFound: ``name`` not in ``net_dict`` (and not extern data)
+        :raises NetworkConstructionDependencyLoopException: a cycle
+        """
+        if name in self.layers:
+            return self.layers[name]
+        if name in self._constructing:
+            raise NetworkConstructionDependencyLoopException(self, name, self._constructing, net_dict)
+        if name not in net_dict:
+            if name == "data" or name.startswith("data:"):
+                return self._construct_source(name)
+            if name.startswith("base:") and self.parent_net is not None:
+                return self.parent_net.get_layer(name[len("base:"):])
+            raise self._not_found(name, referenced_by=self._constructing[-1] if self._constructing else None)
+        return self._create_layer(name, net_dict[name], net_dict=net_dict, get_layer=get_layer)
+
+    def _create_layer(self, name: str, layer_desc: Dict[str, Any], net_dict: Optional[Dict] = None,
+                      get_layer: Optional[Callable[[str], LayerBase]] = None) -> LayerBase:
+        layer_class = validate_layer_dict(name, layer_desc)
+        if "from" not in layer_desc and layer_class.layer_class not in _NO_FROM_NEEDED:
+            print(_MISSING_FROM_NOTE.format(name=self.get_absolute_name_prefix() + "/" + name
+                                            if not self.get_absolute_name_prefix() else
+                                            self.get_absolute_name_prefix() + name), file=log.v2)
+        net_dict = self.layers_desc if net_dict is None else net_dict
+        self._constructing.append(name)
+        try:
+            d = dict(layer_desc)
+            d.pop("class")
+            d["name"] = name
+            d["network"] = self
+            if get_layer is None:
+                def get_layer(src: str) -> LayerBase:
+                    if src in self.layers:
+                        return self.layers[src]
+                    return self.construct_layer(net_dict, src)
+            layer_class.transform_config_dict(d, network=self, get_layer=get_layer)
+            try:
+                output = layer_class.get_out_data_from_opts(**d)
+            except AxisDescriptionError as exc:
+                raise exc.with_layer(name) from None
+            self._debug_print_template(name, output)
+            with tf.compat.v1.variable_scope(name.replace(":", "_")):
+                try:
+                    layer = layer_class(output=output, **d)
+                except AxisDescriptionError as exc:
+                    raise exc.with_layer(name) from None
+            if layer.output.placeholder is None:
+                raise RuntimeError(f"layer {name!r} ({layer_class.__name__}) did not set its output (implementation bug)")
+            _check_static_shape(layer)
+            layer.post_init(layer_desc)
+        finally:
+            self._constructing.pop()
+        self.layers[name] = layer
+        if layer.register_as_extern_data:
+            data = layer.output.copy(name=layer.register_as_extern_data)
+            self.extern_data.register_data(data)
+        return layer
+
+    def _debug_print_template(self, name: str, output: Tensor) -> None:
+        if not self.config.bool("debug_print_layer_output_template", False):
+            return
+        text = f"layer {self.get_absolute_name_prefix() or '/'}{name!r}: {output.get_dims_repr()} {output.dtype}"
+        if output.sparse_dim is not None:
+            text += f" sparse_dim={output.sparse_dim!r}"
+        print(text, file=log.v1)
+
+    def add_layer(self, name: str, layer_class: Any, **layer_desc: Any) -> LayerBase:
+        """Constructs a layer directly from a class and kwargs (reference API)."""
+        desc = dict(layer_desc)
+        desc["class"] = layer_class.layer_class
+        self.layers_desc[name] = desc
+        return self.construct_layer(self.layers_desc, name)
+
+    # ---- queries
+    def get_default_output_layer_name(self) -> Optional[str]:
+        if "output" in self.layers:
+            return "output"
+        outs = [n for n, l in self.layers.items() if l.is_output_layer()]
+        return outs[0] if len(outs) == 1 else None
+
+    def get_default_output_layer(self, must_exist: bool = True) -> Optional[LayerBase]:
+        """:raises LayerNotFound: if there is none and ``must_exist``"""
+        name = self.get_default_output_layer_name()
+        if name is None:
+            if must_exist:
+                raise self._not_found("output")
+            return None
+        return self.layers[name]
+
+    def get_output_layers(self) -> List[LayerBase]:
+        return [layer for layer in self.layers.values() if layer.is_output_layer()]
+
+    def get_params_list(self) -> List[tf.Variable]:
+        """:return: all params of all layers (each variable once), in layer construction order"""
+        seen, result = set(), []
+        for layer in self.layers.values():
+            for param in layer.params.values():
+                if id(param) not in seen:
+                    seen.add(id(param))
+                    result.append(param)
+        return result
+
+    def get_saveable_params_list(self) -> List[tf.Variable]:
+        """:return: params plus the global step (if created)"""
+        params = self.get_params_list()
+        if self.get_root_network()._global_train_step is not None:
+            params.append(self.get_root_network()._global_train_step)
+        return params
+
+    def get_trainable_params(self) -> List[tf.Variable]:
+        """:return: params of layers with ``trainable`` (the variable's own trainable flag is honoured)"""
+        trainable = set(map(id, tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES)))
+        return [p for p in self.get_params_list() if id(p) in trainable]
+
+    def get_num_params(self) -> int:
+        return int(sum(int(np.prod(p.shape.as_list())) for p in self.get_params_list()))
+
+    # ---- losses / objective
+    def get_losses_initialized(self, reduce_func: Any = None, with_total: bool = False
+                               ) -> Tuple[Dict[str, LossHolder], Any, Any]:
+        """:return: (losses dict name → LossHolder, total loss, total constraints); with ``with_total`` the totals are
+            tf scalars or 0.0 when there are none; without, both are None"""
+        if not self.losses_dict:
+            for name, layer in self.layers.items():
+                if not layer.loss:
+                    continue
+                if self.search_flag and layer.loss_only_on_non_search:
+                    continue
+                self.losses_dict[name] = LossHolder(name=name, loss=layer.loss, layer=layer, network=self,
+                                                    scale=layer.loss_scale)
+        total_loss: Any = None
+        total_constraints: Any = None
+        if with_total:
+            with tf.name_scope("objective/"):
+                for holder in self.losses_dict.values():
+                    value = holder.get_loss_value_for_objective()
+                    if value is not None:
+                        if reduce_func is not None:
+                            value = reduce_func(value)
+                        total_loss = value if total_loss is None else total_loss + value
+                for layer in self.layers.values():
+                    c = layer.get_constraints_value()
+                    if c is not None:
+                        total_constraints = c if total_constraints is None else total_constraints + c
+            total_loss = 0.0 if total_loss is None else total_loss
+            total_constraints = 0.0 if total_constraints is None else total_constraints
+        return self.losses_dict, total_loss, total_constraints
+
+    def maybe_construct_objective(self) -> None:
+        """Builds total loss, constraints and objective once."""
+        if self._objective_built:
+            return
+        _, total_loss, total_constraints = self.get_losses_initialized(with_total=True)
+        self.total_loss = tf.convert_to_tensor(total_loss, tf.float32)
+        self.total_constraints = tf.convert_to_tensor(total_constraints, tf.float32)
+        self.total_objective = self.total_loss + self.total_constraints
+        self._objective_built = True
+
+    def get_total_loss(self) -> tf.Tensor:
+        """:return: sum of all layer losses (for the objective) -- summed over frames, scaled"""
+        self.maybe_construct_objective()
+        return self.total_loss
+
+    def get_total_constraints(self) -> tf.Tensor:
+        """:return: sum of L2/darc1/spatial_smoothing terms"""
+        self.maybe_construct_objective()
+        return self.total_constraints
+
+    def get_objective(self) -> tf.Tensor:
+        """:return: total loss + total constraints (what the updater minimises)"""
+        self.maybe_construct_objective()
+        return self.total_objective
+
+    def get_fetches_dict(self, config: Any = None, should_train: bool = False, should_eval: bool = False,
+                         with_summary: bool = False, with_size: bool = False, horovod_collected_reduce_inputs: Any = None
+                         ) -> Dict[str, tf.Tensor]:
+        """:return: ``cost:<loss>`` (summed loss), ``error:<loss>``, ``loss_norm_factor:<loss>`` (1/frames, as the
+        reference), ``num_frames:<loss>``, and with ``with_size`` ``size:<key>:<axis>`` for used extern data."""
+        d: Dict[str, tf.Tensor] = {}
+        losses, _, _ = self.get_losses_initialized()
+        for name, holder in losses.items():
+            value = holder.get_loss_value()
+            if value is not None:
+                d[f"cost:{name}"] = value
+            error = holder.get_error_value()
+            if error is not None:
+                d[f"error:{name}"] = error
+            d[f"loss_norm_factor:{name}"] = holder.get_inv_norm_factor()
+            d[f"num_frames:{name}"] = holder.get_num_frames()
+        if with_size:
+            for key in self.get_used_data_keys():
+                for axis, size in self.extern_data.data[key].size_placeholder.items():
+                    d[f"size:{key}:{axis}"] = size
+        return d
+
+    # ---- info
+    def print_network_info(self, name: str = "Network") -> None:
+        """Prints the layer topology, ``net params #: N`` and the trainable params, as the reference."""
+        print(f"{name} layer topology:", file=log.v2)
+        print(f"  extern data: {self.extern_data.get_data_description()}", file=log.v2)
+        print(f"  used data keys: {self.get_used_data_keys()}", file=log.v2)
+        print("  layers:", file=log.v2)
+        for layer_name, layer in sorted(self.layers.items()):
+            print(f"    layer {layer.layer_class} {layer_name!r} #: {layer.output.dim}", file=log.v2)
+        if not self.layers:
+            print("    (no layers)", file=log.v2)
+        print(f"net params #: {self.get_num_params()}", file=log.v2)
+        print(f"net trainable params: {self.get_trainable_params()}", file=log.v2)
+
+    @contextlib.contextmanager
+    def register_network_scope(self) -> Any:
+        yield
+
+    def get_global_batch_info(self) -> None:
+        return None
+
+
+_NO_FROM_NEEDED = {"source", "constant", "variable", "subnetwork", "length", "range", "train_flag",
+                   "global_train_step"}
+
+
+def _check_static_shape(layer: LayerBase) -> None:
+    """Sets the template's static shape on the raw output; a mismatch is an implementation bug."""
+    raw = layer.output.placeholder
+    try:
+        raw.set_shape(layer.output.batch_shape)
+    except ValueError as exc:
+        raise RuntimeError(f"layer {layer.name!r}: output {raw} does not match its template "
+                           f"{layer.output} (implementation bug)") from exc
+
+
+def get_layer_class_for_name(name: str) -> Any:
+    return get_layer_class(name)

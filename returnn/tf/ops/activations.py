@@ -1,0 +1,63 @@
+"""Activation names → TF functions (``"relu"``, ``"tanh"``, ``"2*sigmoid"``, ``"relu+tanh"``, None).
+
+Follows the reference: a number prefix ``"<k>*<name>"`` scales the result; ``"a+b"`` applies ``a`` then ``b``.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Dict, Optional
+
+import tensorflow as tf
+
+from returnn.util.registry import Registry
+
+ACTIVATIONS: Registry[Callable[[tf.Tensor], tf.Tensor]] = Registry("activation function")
+_BASE: Dict[str, Callable[[tf.Tensor], tf.Tensor]] = {
+    "relu": tf.nn.relu, "relu6": tf.nn.relu6, "crelu": tf.nn.crelu, "elu": tf.nn.elu, "selu": tf.nn.selu,
+    "tanh": tf.tanh, "sigmoid": tf.sigmoid, "softmax": tf.nn.softmax, "log_softmax": tf.nn.log_softmax,
+    "gelu": lambda x: tf.nn.gelu(x, approximate=False), "gelu_tanh": lambda x: tf.nn.gelu(x, approximate=True),
+    "swish": tf.nn.swish, "silu": tf.nn.silu, "softplus": tf.nn.softplus, "softsign": tf.nn.softsign,
+    "identity": tf.identity, "linear": tf.identity, "abs": tf.abs, "exp": tf.exp, "log": tf.math.log,
+    "log_sigmoid": tf.math.log_sigmoid, "sqrt": tf.sqrt, "square": tf.square, "sin": tf.sin, "cos": tf.cos,
+    "leaky_relu": tf.nn.leaky_relu, "negative": tf.negative, "sign": tf.sign, "rsqrt": tf.math.rsqrt,
+    "logsumexp": lambda x: tf.reduce_logsumexp(x, axis=-1, keepdims=True), "round": tf.round,
+    "floor": tf.floor, "ceil": tf.math.ceil, "reciprocal": tf.math.reciprocal, "erf": tf.math.erf,
+}
+for _name, _fn in _BASE.items():
+    ACTIVATIONS.register(_name, _fn)
+
+
+def check_activation_name(activation: Optional[str]) -> None:
+    """:raises UnknownNameError: if any part of ``activation`` is not known (for validation before building)"""
+    if activation is None:
+        return
+    for part in activation.split("+"):
+        part = part.strip()
+        if "*" in part:
+            factor, _, part = part.partition("*")
+            float(factor)
+        ACTIVATIONS.get(part.strip())
+
+
+def get_activation_function(activation: Optional[str]) -> Optional[Callable[[tf.Tensor], tf.Tensor]]:
+    """:return: function x → activation(x), or None for no activation"""
+    if activation is None:
+        return None
+    funcs = []
+    for part in activation.split("+"):
+        part = part.strip()
+        factor = None
+        if "*" in part:
+            factor_str, _, part = part.partition("*")
+            factor = float(factor_str)
+        fn = ACTIVATIONS.get(part.strip())
+        funcs.append((factor, fn))
+
+    def apply(x: tf.Tensor) -> tf.Tensor:
+        for factor, fn in funcs:
+            x = fn(x)
+            if factor is not None:
+                x = x * factor
+        return x
+
+    return apply

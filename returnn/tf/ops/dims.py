@@ -1,0 +1,87 @@
+"""The boundary between :class:`returnn.tensor.Tensor` templates and TF ops: sizes, masks, padding.
+
+All functions take a Tensor with a raw tensor (``placeholder``) set, unless stated otherwise.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import tensorflow as tf
+
+from returnn.tensor import Dim, Tensor
+
+
+def get_batch_size(tensor: Tensor) -> tf.Tensor:
+    """:return: int32 scalar, the batch size of ``tensor`` (from its raw tensor or a dynamic size)"""
+    if tensor.batch_dim_axis is not None and tensor.placeholder is not None:
+        return tf.shape(tensor.placeholder)[tensor.batch_dim_axis]
+    for d in tensor.dims:
+        if d.is_dynamic() and d.dyn_size is not None:
+            return tf.shape(d.dyn_size)[0]
+    raise ValueError(f"{tensor}: cannot determine the batch size")
+
+
+def get_dim_size(tensor: Tensor, axis: int) -> Any:
+    """:return: the size of ``axis``: python int if static, else int32 scalar from the raw shape"""
+    d = tensor.dims[axis]
+    if d.dimension is not None:
+        return d.dimension
+    return tf.shape(tensor.placeholder)[axis]
+
+
+def sequence_mask(tensor: Tensor, axis: int) -> Optional[tf.Tensor]:
+    """Bool mask broadcastable to ``tensor.placeholder``: True on valid frames of the dynamic ``axis``.
+
+    Shape: all axes size 1 except the batch axis and ``axis``. Returns None if ``axis`` is static or has no
+    known per-sequence lengths (nothing to mask).
+    """
+    d: Dim = tensor.dims[axis]
+    if d.dimension is not None or d.dyn_size is None or tensor.batch_dim_axis is None:
+        return None
+    max_len = tf.shape(tensor.placeholder)[axis]
+    mask = tf.sequence_mask(d.dyn_size, maxlen=max_len)  # [B, T]
+    if tensor.batch_dim_axis > axis:
+        mask = tf.transpose(mask, [1, 0])
+    first, second = sorted((axis, tensor.batch_dim_axis))
+    shape = tf.stack([tf.shape(mask)[0] if i == first else tf.shape(mask)[1] if i == second else 1
+                      for i in range(tensor.batch_ndim)])
+    return tf.reshape(mask, shape)
+
+
+def mask_padded(tensor: Tensor, axis: int, value: Any) -> tf.Tensor:
+    """:return: ``tensor.placeholder`` with padded frames of ``axis`` replaced by ``value``"""
+    mask = sequence_mask(tensor, axis)
+    x = tensor.placeholder
+    if mask is None:
+        return x
+    fill = tf.cast(tf.fill(tf.shape(x), value) if not isinstance(value, tf.Tensor) else value, x.dtype)
+    return tf.where(tf.broadcast_to(mask, tf.shape(x)), x, fill)
+
+
+def mask_all_dynamic(tensor: Tensor, value: Any = 0) -> tf.Tensor:
+    """:return: raw tensor with padded frames of every dynamic axis set to ``value``"""
+    x = tensor
+    raw = tensor.placeholder
+    for axis in tensor.get_dynamic_axes():
+        raw = mask_padded(_with_raw(x, raw), axis, value)
+    return raw
+
+
+def _with_raw(tensor: Tensor, raw: tf.Tensor) -> Tensor:
+    out = tensor.copy()
+    out.placeholder = raw
+    return out
+
+
+def num_valid_frames(tensor: Tensor, axis: int) -> tf.Tensor:
+    """:return: int32 scalar, sum of lengths of ``axis`` over the batch (static: batch * dimension)"""
+    d = tensor.dims[axis]
+    if d.dimension is None and d.dyn_size is not None:
+        return tf.reduce_sum(d.dyn_size)
+    return get_batch_size(tensor) * get_dim_size(tensor, axis)
+
+
+def set_static_shape(tensor: Tensor) -> None:
+    """Applies the template's static dims to the raw tensor's static shape (raises if incompatible)."""
+    tensor.placeholder.set_shape(tensor.batch_shape)

@@ -1,0 +1,37 @@
+"""TensorFlow implementation of :class:`returnn.tensor.raw_backend.RawBackend`; installed on import."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import tensorflow as tf
+
+from returnn.tensor.raw_backend import set_raw_backend
+
+
+class TFRawBackend:
+    """Raw tensor operations needed by :class:`returnn.tensor.Tensor` copies."""
+
+    @staticmethod
+    def transpose(raw: Any, perm: Sequence[int]) -> Any:
+        return tf.transpose(raw, list(perm))
+
+    @staticmethod
+    def expand_dims(raw: Any, axis: int) -> Any:
+        return tf.expand_dims(raw, axis)
+
+    @staticmethod
+    def squeeze(raw: Any, axis: int) -> Any:
+        return tf.squeeze(raw, axis)
+
+    @staticmethod
+    def cast(raw: Any, dtype: str) -> Any:
+        return tf.cast(raw, dtype)
+
+    @staticmethod
+    def seq_lens_of_static(batch_raw: Any, batch_axis: int, dimension: int) -> Any:
+        """:return: int32 ``[B]`` filled with ``dimension``"""
+        return tf.fill([tf.shape(batch_raw)[batch_axis]], tf.constant(dimension, tf.int32))
+
+
+set_raw_backend(TFRawBackend())

@@ -1,0 +1,10 @@
+"""Public import path ``returnn.tf.util.data``, kept for user configs. Defines nothing."""
+
+from returnn.tensor import Data as Data
+from returnn.tensor import Dim as Dim
+from returnn.tensor import DimensionTag as DimensionTag
+from returnn.tensor import FeatureDim as FeatureDim
+from returnn.tensor import NotSpecified as NotSpecified
+from returnn.tensor import SpatialDim as SpatialDim
+from returnn.tensor import Tensor as Tensor
+from returnn.tensor import batch_dim as batch_dim

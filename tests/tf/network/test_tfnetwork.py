@@ -1,0 +1,318 @@
+"""Tests for TFNetwork construction, params, losses, objective and info printing.
+
+Expected param names/shapes and printed lines observed from the reference (RETURNN from PyPI).
+"""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from returnn.config import Config
+from returnn.errors import ConfigValueError, LayerArgError, LayerShapeError, UnknownNameError
+from returnn.log import log
+from returnn.tf.network import (ExternData, LayerNotFound, NetworkConstructionDependencyLoopException, TFNetwork)
+from tf_net_helpers import build_net, forward_and_grad_step, make_feed
+
+EXTERN = {"data": {"dim": 9}, "classes": {"dim": 5, "sparse": True}}
+NET = {"l1": {"class": "linear", "activation": "2*sigmoid", "n_out": 7, "L2": 0.01, "dropout": 0.1},
+       "output": {"class": "softmax", "loss": "ce", "from": "l1", "target": "classes"}}
+
+
+def test_param_names_and_shapes_match_reference(session):
+    net = build_net(NET, EXTERN)
+    assert [(p.name, tuple(p.shape.as_list())) for p in net.get_params_list()] == [
+        ("l1/W:0", (9, 7)), ("l1/b:0", (7,)), ("output/W:0", (7, 5)), ("output/b:0", (5,))]
+    assert net.get_num_params() == 110
+    assert net.layers["output"].output.feature_dim is net.extern_data.data["classes"].sparse_dim
+
+
+def test_print_network_info_like_reference(session, capsys):
+    log.initialize(verbosity=[5])
+    net = build_net(NET, EXTERN, debug_print_layer_output_template=True)
+    net.print_network_info()
+    out = capsys.readouterr().out
+    assert "layer /'data': [B,T|'time:var:extern_data:data'[B],F|F'feature:data'(9)] float32\n" in out
+    assert ("layer /'data:classes': [B,T|'time:var:extern_data:classes'[B]] int32 "
+            "sparse_dim=Dim{F'classes:sparse-dim'(5)}\n") in out
+    assert "layer /'output': [B,T|'time:var:extern_data:data'[B],F|F'classes:sparse-dim'(5)] float32\n" in out
+    assert "    layer source 'data:classes' #: 5\n    layer linear 'l1' #: 7\n    layer softmax 'output' #: 5\n" in out
+    assert "\nnet params #: 110\n" in out
+    assert "  used data keys: ['classes', 'data']\n" in out
+    assert 'DEPRECATION WARNING: Missing "from" in layer definition: /l1\n' in out
+
+
+def _softmax(x):
+    e = np.exp(x - x.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def test_ce_loss_error_and_frames_against_numpy(session):
+    net = build_net({"output": {"class": "softmax", "loss": "ce", "target": "classes", "from": "data"}},
+                    {"data": {"dim": 3}, "classes": {"dim": 4, "sparse": True}})
+    losses, total, constraints = net.get_losses_initialized(with_total=True)
+    holder = losses["output"]
+    session.run(tf.compat.v1.global_variables_initializer())
+    w, b = session.run([net.layers["output"].params["W"], net.layers["output"].params["b"]])
+    x = np.array([[[1, 2, 3], [0, 1, 0], [2, 2, 1]], [[1, 0, 0], [0, 0, 1], [9, 9, 9]]], "float32")
+    y = np.array([[0, 1, 3], [2, 2, 0]], "int32")
+    feed = make_feed(net, {"data": x, "classes": y}, {"data": [3, 2], "classes": [3, 2]})
+    value, error, frames = session.run(
+        [holder.get_loss_value(), holder.get_error_value(), holder.get_num_frames()], feed)
+    mask = np.array([[1, 1, 1], [1, 1, 0]], bool)
+    p = _softmax(x @ w + b)[mask]
+    labels = y[mask]
+    np.testing.assert_allclose(value, -np.log(p[np.arange(5), labels]).sum(), rtol=1e-5)
+    assert error == (p.argmax(-1) != labels).sum()
+    assert frames == 5
+    assert session.run(holder.get_norm_factor(), feed) == 5
+    np.testing.assert_allclose(session.run(net.get_objective(), feed), value, rtol=1e-5)
+
+
+def test_ce_label_smoothing_is_kl_like_reference(session):
+    # the reference reports 5.5758376 for this exact setup, where plain CE would be 8.838371 for its weights;
+    # we check the formula KL(q||p) with q = 1-ls on target, ls/(dim-1) elsewhere
+    net = build_net({"output": {"class": "softmax", "loss": "ce", "target": "classes", "from": "data",
+                                "loss_opts": {"label_smoothing": 0.2, "focal_loss_factor": 0.0}}},
+                    {"data": {"dim": 3}, "classes": {"dim": 4, "sparse": True}})
+    holder = net.get_losses_initialized()[0]["output"]
+    session.run(tf.compat.v1.global_variables_initializer())
+    w, b = session.run([net.layers["output"].params["W"], net.layers["output"].params["b"]])
+    x = np.random.RandomState(0).randn(2, 3, 3).astype("float32")
+    y = np.array([[0, 1, 3], [2, 2, 0]], "int32")
+    value = session.run(holder.get_loss_value(), make_feed(net, {"data": x, "classes": y},
+                                                           {"data": [3, 2], "classes": [3, 2]}))
+    mask = np.array([[1, 1, 1], [1, 1, 0]], bool)
+    p = _softmax(x @ w + b)[mask]
+    q = 0.8 * np.eye(4)[y[mask]] + 0.2 / 3 * (1 - np.eye(4)[y[mask]])
+    np.testing.assert_allclose(value, (q * (np.log(q) - np.log(p))).sum(), rtol=1e-4)
+
+
+def test_ce_focal_loss(session):
+    net = build_net({"output": {"class": "softmax", "loss": "ce", "target": "classes", "from": "data",
+                                "loss_opts": {"focal_loss_factor": 2.0}}},
+                    {"data": {"dim": 3}, "classes": {"dim": 4, "sparse": True}})
+    holder = net.get_losses_initialized()[0]["output"]
+    session.run(tf.compat.v1.global_variables_initializer())
+    w, b = session.run([net.layers["output"].params["W"], net.layers["output"].params["b"]])
+    x = np.random.RandomState(1).randn(2, 3, 3).astype("float32")
+    y = np.array([[0, 1, 3], [2, 2, 0]], "int32")
+    value = session.run(holder.get_loss_value(), make_feed(net, {"data": x, "classes": y},
+                                                           {"data": [3, 2], "classes": [3, 2]}))
+    mask = np.array([[1, 1, 1], [1, 1, 0]], bool)
+    pt = _softmax(x @ w + b)[mask][np.arange(5), y[mask]]
+    np.testing.assert_allclose(value, (-(1 - pt) ** 2 * np.log(pt)).sum(), rtol=1e-4)
+
+
+def test_ctc_loss_dim_blank_and_normalization(session):
+    net = build_net({"output": {"class": "softmax", "loss": "ctc", "target": "classes", "from": "data"}},
+                    {"data": {"dim": 3}, "classes": {"dim": 4, "sparse": True}})
+    assert net.layers["output"].output.dim == 5  # 4 labels + blank
+    holder = net.get_losses_initialized()[0]["output"]
+    session.run(tf.compat.v1.global_variables_initializer())
+    rnd = np.random.RandomState(1)
+    x = rnd.randn(2, 5, 3).astype("float32")
+    y = np.array([[0, 1, 2, 3], [2, 1, 0, 0]], "int32")
+    feed = make_feed(net, {"data": x, "classes": y}, {"data": [5, 3], "classes": [4, 2]})
+    value, error, frames = session.run([holder.get_loss_value(), holder.get_error_value(),
+                                        holder.get_num_frames()], feed)
+    assert frames == 6  # target labels, as the reference normalizes ctc
+    assert value > 0 and 0 <= error <= 6
+
+
+@pytest.mark.parametrize("loss, expected", [("mse", lambda o, t: ((o - t) ** 2).sum()),
+                                             ("l1", lambda o, t: np.abs(o - t).sum())])
+def test_regression_losses(session, loss, expected):
+    net = build_net({"output": {"class": "linear", "activation": None, "n_out": 2, "loss": loss, "target": "t",
+                                "from": "data"}},
+                    {"data": {"dim": 3}, "t": {"dim": 2, "same_time_dim_as": {}}})
+    holder = net.get_losses_initialized()[0]["output"]
+    session.run(tf.compat.v1.global_variables_initializer())
+    x = np.random.RandomState(2).randn(2, 4, 3).astype("float32")
+    t = np.random.RandomState(3).randn(2, 4, 2).astype("float32")
+    out, value = session.run([net.layers["output"].output.placeholder, holder.get_loss_value()],
+                             make_feed(net, {"data": x, "t": t}, {"data": [4, 2], "t": [4, 2]}))
+    mask = np.array([[1, 1, 1, 1], [1, 1, 0, 0]], bool)
+    np.testing.assert_allclose(value, expected(out[mask], t[mask]), rtol=1e-5)
+
+
+def test_loss_scale_and_as_is(session):
+    net = build_net({"output": {"class": "copy", "from": "data", "loss": "as_is", "loss_scale": 0.5}},
+                    {"data": {"dim": 2}})
+    holder = net.get_losses_initialized()[0]["output"]
+    x = np.ones((2, 3, 2), "float32")
+    value = session.run(holder.get_loss_value(), make_feed(net, {"data": x}, {"data": [3, 1]}))
+    assert value == pytest.approx(0.5 * 2 * 4)
+
+
+def test_l2_constraint_in_objective(session):
+    net = build_net({"output": {"class": "linear", "n_out": 2, "L2": 0.1, "from": "data", "is_output_layer": True}},
+                    {"data": {"dim": 3}})
+    session.run(tf.compat.v1.global_variables_initializer())
+    w, b = session.run([net.layers["output"].params["W"], net.layers["output"].params["b"]])
+    expected = 0.1 * ((w ** 2).sum() + (b ** 2).sum()) / 2
+    assert session.run(net.get_total_constraints()) == pytest.approx(expected, rel=1e-5)
+    assert session.run(net.get_objective()) == pytest.approx(expected, rel=1e-5)
+
+
+def test_trainable_false(session):
+    net = build_net({"a": {"class": "linear", "n_out": 2, "trainable": False, "from": "data"},
+                     "output": {"class": "linear", "n_out": 2, "from": "a"}}, {"data": {"dim": 3}})
+    assert [p.name for p in net.get_params_list()] == ["a/W:0", "a/b:0", "output/W:0", "output/b:0"]
+    assert [p.name for p in net.get_trainable_params()] == ["output/W:0", "output/b:0"]
+
+
+@pytest.mark.parametrize("init, check", [
+    (0.5, lambda w: np.all(w == 0.5)),
+    ("zeros", lambda w: np.all(w == 0)),
+    ("ones_initializer", lambda w: np.all(w == 1)),
+    ("glorot_normal", lambda w: w.std() > 0),
+    ("orthogonal", lambda w: np.allclose(w.T @ w, np.eye(3), atol=1e-5)),
+    ({"class": "VarianceScaling", "scale": 0.5, "mode": "fan_out"}, lambda w: w.std() > 0),
+    ("variance_scaling_initializer(scale=2.0)", lambda w: w.std() > 0),
+])
+def test_forward_weights_init(session, init, check):
+    net = build_net({"output": {"class": "linear", "n_out": 3, "forward_weights_init": init, "from": "data"}},
+                    {"data": {"dim": 4}})
+    session.run(tf.compat.v1.global_variables_initializer())
+    assert check(session.run(net.layers["output"].params["W"]))
+
+
+def test_unknown_initializer_suggests(session):
+    with pytest.raises(ConfigValueError, match="glorot_uniform"):
+        build_net({"output": {"class": "linear", "n_out": 3, "forward_weights_init": "glorot_unifrm",
+                              "from": "data"}}, {"data": {"dim": 4}})
+
+
+def test_dropout_only_in_training(session):
+    train_flag = tf.compat.v1.placeholder(tf.bool, shape=(), name="train_flag")
+    net = build_net({"output": {"class": "copy", "from": "data", "dropout": 0.5, "dropout_noise_shape": {"T": 1}}},
+                    {"data": {"dim": 50}}, train_flag=train_flag)
+    x = np.ones((2, 4, 50), "float32")
+    feed = make_feed(net, {"data": x}, {"data": [4, 4]})
+    out = net.layers["output"].output.placeholder
+    eval_out = session.run(out, {**feed, train_flag: False})
+    np.testing.assert_array_equal(eval_out, x)
+    train_out = session.run(out, {**feed, train_flag: True})
+    assert set(np.unique(train_out)) <= {0.0, 2.0} and (train_out == 0).any()
+    np.testing.assert_array_equal(train_out[:, 0], train_out[:, 3])  # mask shared over time
+
+
+def test_dropout_on_forward(session):
+    net = build_net({"output": {"class": "copy", "from": "data", "dropout": 0.5, "dropout_on_forward": True}},
+                    {"data": {"dim": 50}}, train_flag=False)
+    out = session.run(net.layers["output"].output.placeholder,
+                      make_feed(net, {"data": np.ones((1, 3, 50), "float32")}, {"data": [3]}))
+    assert (out == 0).any()
+
+
+def test_time_major_input(session):
+    net = build_net({"output": {"class": "linear", "n_out": 2, "from": "data", "activation": "relu"}},
+                    {"data": {"dim": 3, "batch_dim_axis": 1}})
+    assert net.layers["output"].output.batch_dim_axis == 1
+    x = np.random.RandomState(0).randn(4, 2, 3).astype("float32")  # [T, B, F]
+    out = forward_and_grad_step(session, net, make_feed(net, {"data": x}, {"data": [4, 2]}))
+    w, b = session.run([net.layers["output"].params["W"], net.layers["output"].params["b"]])
+    assert out.shape == (4, 2, 2)
+
+
+def test_seed_blstm_style_network_with_copy_layers(session):
+    # the seed's 3-layer BLSTM needs "rec"; here the same wiring with linear layers (from lists, L2, dropout)
+    net_dict = {
+        "l0_fw": {"class": "linear", "n_out": 5, "dropout": 0.1, "L2": 0.01, "from": "data"},
+        "l0_bw": {"class": "linear", "n_out": 5, "dropout": 0.1, "L2": 0.01, "from": "data"},
+        "l1_fw": {"class": "linear", "n_out": 5, "dropout": 0.1, "L2": 0.01, "from": ["l0_fw", "l0_bw"]},
+        "output": {"class": "softmax", "loss": "ce", "from": ["l1_fw", "l0_bw"]}}
+    net = build_net(net_dict)
+    assert net.layers["l1_fw"].params["W"].shape.as_list() == [10, 5]
+    x = np.random.RandomState(0).randn(2, 3, 3).astype("float32")
+    y = np.array([[0, 1, 2], [3, 0, 0]], "int32")
+    forward_and_grad_step(session, net, make_feed(net, {"data": x, "classes": y}, {"data": [3, 2], "classes": [3, 2]}))
+
+
+# ---- bad input: one clear error at construction
+
+
+def test_unknown_layer_class(session):
+    with pytest.raises(UnknownNameError) as info:
+        build_net({"output": {"class": "linaer", "n_out": 2}})
+    assert "'linaer'" in str(info.value) and "'linear'" in str(info.value) and "'output'" in str(info.value)
+
+
+def test_unknown_layer_class_hint(session):
+    with pytest.raises(UnknownNameError, match="nativelstm2"):
+        build_net({"output": {"class": "lstm", "n_out": 2}})
+
+
+def test_unknown_arg(session):
+    with pytest.raises(LayerArgError) as info:
+        build_net({"output": {"class": "linear", "n_ot": 2, "from": "data"}})
+    err = info.value
+    assert (err.layer, err.arg) == ("output", "n_ot") and "n_out" in err.suggestions
+    assert "forward_weights_init" in str(err)
+
+
+def test_missing_layer(session):
+    with pytest.raises(LayerNotFound) as info:
+        build_net({"l1": {"class": "copy", "from": "data"}, "output": {"class": "copy", "from": "l11"}})
+    assert "'l11'" in str(info.value) and "'l1'" in str(info.value) and "'output'" in str(info.value)
+
+
+def test_cycle(session):
+    with pytest.raises(NetworkConstructionDependencyLoopException) as info:
+        build_net({"a": {"class": "copy", "from": "output"}, "output": {"class": "copy", "from": "a"}})
+    assert "dependency loop" in str(info.value) and "'a'" in str(info.value)
+
+
+def test_n_out_disagrees_with_target(session):
+    with pytest.raises(LayerShapeError) as info:
+        build_net({"output": {"class": "softmax", "n_out": 3, "loss": "ce", "target": "classes", "from": "data"}})
+    assert "n_out=4" in str(info.value) and "'output'" in str(info.value)
+
+
+def test_target_not_in_extern_data(session):
+    with pytest.raises(ConfigValueError) as info:
+        build_net({"output": {"class": "softmax", "loss": "ce", "target": "clases", "from": "data"}})
+    assert "'classes'" in str(info.value) and "clases" in str(info.value)
+
+
+def test_missing_n_out(session):
+    with pytest.raises(LayerArgError) as info:
+        build_net({"output": {"class": "linear", "from": "data"}})
+    assert info.value.arg == "n_out"
+
+
+def test_sparse_into_dense_only_layer(session):
+    with pytest.raises(LayerShapeError, match="sparse"):
+        build_net({"output": {"class": "activation", "activation": "relu", "from": "data:classes"}})
+
+
+# ---- extern data
+
+
+def test_extern_data_num_inputs_outputs_deprecated(capsys):
+    log.initialize(verbosity=[5])
+    ext = ExternData()
+    ext.init_from_config(Config({"num_inputs": 3, "num_outputs": 4}))
+    assert "DEPRECATION WARNING: Using num_inputs/num_outputs instead of extern_data is deprecated" in capsys.readouterr().out
+    assert list(ext.data) == ["classes", "data"]
+    assert ext.data["classes"].sparse and ext.data["classes"].dim == 4 and not ext.data["classes"].available_for_inference
+    assert ext.data["data"].batch_shape == (None, None, 3)
+    ext2 = ExternData()
+    ext2.init_from_config(Config({"num_outputs": {"data": [3, 2], "classes": [4, 1], "foo": 5}}))
+    assert list(ext2.data) == ["data", "classes", "foo"] and ext2.data["foo"].sparse
+
+
+def test_same_time_dim_as(session):
+    from returnn.tensor import DimensionTag
+    tag = DimensionTag(description="dynamic_time")
+    net = build_net({"output": {"class": "copy", "from": ["data:a", "data:b"]}},
+                    {"a": {"dim": 2, "shape": (None, 2), "same_time_dim_as": {"T": tag}},
+                     "b": {"dim": 3, "shape": (None, 3), "time_dim_axis": 1, "same_time_dim_as": {"T": tag}}})
+    assert net.layers["output"].output.dim == 5
+    assert net.extern_data.data["a"].dims[1] == net.extern_data.data["b"].dims[1]
+
+
+def test_register_as_extern_data(session):
+    net = build_net({"output": {"class": "linear", "n_out": 2, "from": "data", "register_as_extern_data": "feat"}},
+                    {"data": {"dim": 3}})
+    assert net.extern_data.data["feat"].dim == 2

@@ -1,0 +1,60 @@
+"""Shared helpers for layer tests: build a net, feed padded batches, run forward + one gradient step."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional
+
+import numpy as np
+import tensorflow as tf
+
+from returnn.config import Config
+from returnn.tf.network import TFNetwork
+
+
+def build_net(net_dict: Dict[str, Any], extern_data: Optional[Dict[str, Any]] = None, train_flag: Any = True,
+              **config: Any) -> TFNetwork:
+    """Builds a TFNetwork in the current default graph."""
+    if extern_data is None:
+        extern_data = {"data": {"dim": 3}, "classes": {"dim": 4, "sparse": True}}
+    net = TFNetwork(config=Config({"extern_data": extern_data, **config}), train_flag=train_flag)
+    net.construct_from_dict(net_dict)
+    return net
+
+
+def make_feed(net: TFNetwork, values: Dict[str, np.ndarray], seq_lens: Dict[str, Any]) -> Dict[Any, Any]:
+    """:return: feed dict for extern data ``values`` (raw order as the placeholder) and ``seq_lens`` (time axis)"""
+    feed = {}
+    for key, value in values.items():
+        data = net.extern_data.data[key]
+        feed[data.placeholder] = value
+        for axis, size in data.size_placeholder.items():
+            lens = seq_lens[key] if not isinstance(seq_lens[key], dict) else seq_lens[key][axis]
+            feed[size] = np.asarray(lens, dtype="int32")
+    return feed
+
+
+def forward_and_grad_step(session: tf.compat.v1.Session, net: TFNetwork, feed: Dict[Any, Any],
+                          layer: str = "output", loss_layer: Optional[str] = None) -> np.ndarray:
+    """Runs the output of ``layer`` and one SGD step on a scalar loss (the net objective if any, else the sum of
+    ``layer``'s output); asserts the step changes the params if there are trainable ones.
+
+    :return: the output of ``layer`` (before the step)
+    """
+    out = net.get_layer(layer).output
+    objective = net.get_objective()
+    if not net.losses_dict:
+        objective = objective + tf.reduce_sum(tf.cast(out.placeholder, tf.float32))
+    params = net.get_trainable_params()
+    session.run(tf.compat.v1.global_variables_initializer())
+    result = session.run(out.placeholder, feed_dict=feed)
+    if params:
+        before = session.run(params)
+        step = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(objective, var_list=params)
+        session.run(step, feed_dict=feed)
+        after = session.run(params)
+        assert any(not np.allclose(b, a) for b, a in zip(before, after)), "gradient step changed nothing"
+    else:
+        grads = [g for g in tf.gradients(objective, [net.extern_data.data["data"].placeholder]) if g is not None]
+        if grads and net.extern_data.data["data"].dtype.startswith("float"):
+            session.run(grads, feed_dict=feed)
+    return result
