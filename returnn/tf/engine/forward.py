@@ -103,8 +103,9 @@ def forward_to_hdf(engine, dataset, output_file: str, *, batch_size: int = 0, ou
         ndim = max(ndim, 1)
     directory = os.path.dirname(os.path.abspath(output_file))
     os.makedirs(directory, exist_ok=True)
-    writer = SimpleHDFWriter(filename=output_file, dim=None if output.sparse else output.dim, ndim=ndim,
-                             labels=labels)
+    # write under a temporary name (the writer itself renames into that name on close), then replace
+    write_name = "%s.fwd-tmp-%d" % (output_file, os.getpid())
+    writer = SimpleHDFWriter(filename=write_name, dim=output.dim, ndim=ndim, labels=labels)
 
     def on_step(batch, values):
         out = values["output"]
@@ -117,6 +118,7 @@ def forward_to_hdf(engine, dataset, output_file: str, *, batch_size: int = 0, ou
 
     _forward_pass(engine, dataset, batch_size=batch_size, step_callback=on_step, layer=layer)
     writer.close()
+    os.replace(write_name, output_file)
 
 
 def forward_with_callback(engine, *, dataset, callback) -> None:
