@@ -1,0 +1,334 @@
+"""The updater: gradients of the training objective → one optimizer step per ``Session.run`` (TF v1 graph mode).
+
+Config keys (defaults as the reference):
+
+* ``optimizer``: ``{"class": "adam", ...}`` (see :mod:`returnn.tf.updater.optimizers`); without it the legacy
+  flags ``adam``/``nadam``/``adamw``/``adadelta``/``adagrad``/``rmsprop`` ``= True`` select the class, else
+  ``momentum > 0`` selects momentum SGD, else plain SGD (with ``behavior_version >= 2`` an ``optimizer`` is
+  required). ``optimizer_epsilon`` (1e-16) is the default ``epsilon``, ``momentum`` (0.0) the default momentum.
+* ``learning_rate`` is a non-trainable float32 variable ``learning_rate`` set per epoch by
+  :meth:`Updater.set_learning_rate`; ``dynamic_learning_rate(*, network, global_train_step, learning_rate)``
+  (a callable returning a scalar tensor) gives the per-step learning rate from it (e.g. warmup/Noam).
+* Gradients, in this order, per parameter: ``gradient_nan_inf_filter`` (non-finite elements → 0), ``grad_filter``
+  (norm above threshold → all 0), ``gradient_clip_norm`` (per-parameter norm), ``gradient_clip`` (by value); then
+  ``gradient_clip_global_norm`` over all parameters; then ``gradient_noise`` (Gaussian stddev).
+* ``accum_grad_multiple_step`` (0/1: off): the processed gradients of N consecutive steps are summed in variables
+  ``optimize/<param>/accum_grad`` and the optimizer is applied with the sum on every N-th step
+  (``global_train_step % N == N - 1``); the other steps only accumulate. The global step counts every step.
+* Per-parameter options: a parameter variable may carry ``RETURNN_updater_opts`` (a dict, set with
+  :func:`set_param_updater_opts` from a layer's ``updater_opts``/``grad_filter``) with ``optimizer`` (a separate
+  optimizer dict), ``learning_rate_multiplier``, ``gradient_clip``, ``gradient_clip_norm``, ``gradient_noise``,
+  ``grad_filter``, ``gradient_nan_inf_filter``, ``max_norm`` (see :func:`gradients.max_norm_constraint`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import tensorflow as tf
+
+from returnn.errors import ConfigValueError
+from returnn.log import log
+from returnn.tf.updater import gradients as grad_ops
+from returnn.tf.updater.optimizers import (
+    Optimizer, TFV1OptimizerWrapper, create_optimizer, is_resource_variable, root_variable_scope)
+
+TF = tf.compat.v1
+
+LEGACY_OPTIMIZER_FLAGS = ("adam", "nadam", "adamw", "adadelta", "adagrad", "rmsprop")
+_PARAM_OPTS = ("optimizer", "learning_rate_multiplier", "gradient_clip", "gradient_clip_norm", "gradient_noise",
+               "grad_filter", "gradient_nan_inf_filter", "max_norm")
+
+
+def set_param_updater_opts(var, opts: Dict[str, Any], *, layer_name: Optional[str] = None) -> None:
+    """Attaches per-parameter updater options (a layer's ``updater_opts``, plus ``grad_filter``) to ``var``.
+
+    :raises ConfigValueError: (key ``updater_opts``, naming the layer) for an unknown option
+    """
+    for key in opts:
+        if key not in _PARAM_OPTS:
+            from returnn.util.suggest import close_matches
+            raise ConfigValueError(f"updater_opts of layer {layer_name!r}" if layer_name else "updater_opts",
+                                   expected="options " + ", ".join(_PARAM_OPTS), got={key: opts[key]},
+                                   suggestions=close_matches(key, _PARAM_OPTS))
+    merged = dict(getattr(var, "RETURNN_updater_opts", None) or {})
+    merged.update(opts)
+    var.RETURNN_updater_opts = merged
+
+
+def get_param_updater_opts(var) -> Dict[str, Any]:
+    """The per-parameter options of ``var`` (empty dict if none)."""
+    return dict(getattr(var, "RETURNN_updater_opts", None) or {})
+
+
+def optimizer_dict_from_config(config) -> Dict[str, Any]:
+    """The ``optimizer`` dict, from the key itself or the legacy flags (see module docstring).
+
+    :raises ConfigValueError: for an invalid ``optimizer`` value, or none with ``behavior_version >= 2``
+    """
+    value = config.typed_value("optimizer", None) if config.is_typed("optimizer") else config.value("optimizer", None)
+    if isinstance(value, str):
+        value = {"class": value}
+    if value is not None:
+        if not isinstance(value, dict) or "class" not in value:
+            raise ConfigValueError("optimizer", expected='a dict with "class", e.g. {"class": "adam"}', got=value)
+        return dict(value)
+    for flag in LEGACY_OPTIMIZER_FLAGS:
+        if config.bool(flag, False):
+            return {"class": flag}
+    if (config.int("behavior_version", 0) or 0) >= 2:
+        raise ConfigValueError("optimizer", expected='an optimizer, e.g. optimizer = {"class": "adam"} '
+                                                     "(required with behavior_version >= 2)", got=None)
+    momentum = config.float("momentum", 0.0)
+    if momentum:
+        return {"class": "momentum", "momentum": momentum}
+    return {"class": "sgd"}
+
+
+class Updater:
+    """Builds the training op for ``loss`` w.r.t. ``var_list`` (or the network's objective and trainable params).
+
+    :param config: :class:`returnn.config.Config`
+    :param network: a ``TFNetwork`` (``get_objective()``, ``get_trainable_params()``, ``global_train_step``), or None
+    :param initial_learning_rate: initial value of the ``learning_rate`` variable
+    :param loss: scalar float tensor to minimize (required without ``network``)
+    :param var_list: variables to train (default without network: all trainable variables of the graph)
+    """
+
+    def __init__(self, config, network=None, initial_learning_rate: float = 1.0, *, loss: Optional[tf.Tensor] = None,
+                 var_list: Optional[Sequence[tf.Variable]] = None):
+        self.config = config
+        self.network = network
+        self.initial_learning_rate = float(initial_learning_rate)
+        self._loss = loss
+        self._var_list: Optional[List[tf.Variable]] = list(var_list) if var_list is not None else None
+        self.optimizer_dict = optimizer_dict_from_config(config)
+        self.optimizer_epsilon = config.float("optimizer_epsilon", 1e-16)
+        self.momentum = config.float("momentum", 0.0)
+        self.gradient_clip = config.float("gradient_clip", 0.0)
+        self.gradient_clip_norm = config.float("gradient_clip_norm", 0.0)
+        self.gradient_clip_global_norm = config.float("gradient_clip_global_norm", 0.0)
+        self.gradient_noise = config.float("gradient_noise", 0.0)
+        self.gradient_nan_inf_filter = config.bool("gradient_nan_inf_filter", False)
+        self.accum_grad_multiple_step = config.int("accum_grad_multiple_step", 0) or 0
+        if self.accum_grad_multiple_step < 0:
+            raise ConfigValueError("accum_grad_multiple_step", expected="a number of steps >= 0",
+                                   got=self.accum_grad_multiple_step)
+        self.dynamic_learning_rate = config.typed_value("dynamic_learning_rate", None)
+        if self.dynamic_learning_rate is not None and not callable(self.dynamic_learning_rate):
+            raise ConfigValueError("dynamic_learning_rate",
+                                   expected="a function (*, network, global_train_step, learning_rate, **kwargs)",
+                                   got=self.dynamic_learning_rate)
+        with root_variable_scope():
+            self.learning_rate_var = TF.Variable(self.initial_learning_rate, name="learning_rate", trainable=False,
+                                                 dtype=tf.float32, use_resource=True)
+        self._learning_rate_placeholder = TF.placeholder(tf.float32, shape=(), name="learning_rate_value")
+        self._learning_rate_assign = self.learning_rate_var.assign(self._learning_rate_placeholder, read_value=False)
+        if network is not None and getattr(network, "global_train_step", None) is not None:
+            self.global_train_step = network.global_train_step
+        else:
+            self.global_train_step = TF.train.get_or_create_global_step()
+        self.learning_rate: tf.Tensor = self._make_step_learning_rate()
+        self.optimizers: Dict[Any, Optimizer] = {}
+        self._accum_vars: Dict[str, tf.Variable] = {}
+        self.optim_op: Optional[tf.Operation] = None
+        self.grads_and_vars: List[Tuple[tf.Tensor, tf.Variable]] = []
+
+    # ------------------------------------------------------------------ learning rate
+
+    def _make_step_learning_rate(self) -> tf.Tensor:
+        learning_rate = self.learning_rate_var.read_value() if is_resource_variable(self.learning_rate_var) \
+            else tf.identity(self.learning_rate_var)
+        if self.dynamic_learning_rate is None:
+            return learning_rate
+        with tf.name_scope("dynamic_learning_rate"):
+            value = self.dynamic_learning_rate(network=self.network, global_train_step=self.global_train_step,
+                                               learning_rate=learning_rate)
+            return tf.cast(tf.convert_to_tensor(value), tf.float32)
+
+    def set_learning_rate(self, value: float, session: TF.Session) -> None:
+        """Sets the ``learning_rate`` variable (the per-epoch rate from the learning-rate control)."""
+        session.run(self._learning_rate_assign, feed_dict={self._learning_rate_placeholder: float(value)})
+
+    def get_current_step_learning_rate(self) -> tf.Tensor:
+        """Scalar float32 tensor: the learning rate of the current step (after ``dynamic_learning_rate``)."""
+        return self.learning_rate
+
+    # ------------------------------------------------------------------ variables
+
+    def set_trainable_vars(self, trainable_vars: Sequence[tf.Variable]) -> None:
+        """Changes the trained variables; the training op is rebuilt on the next :meth:`get_optim_op` (optimizer
+        state of variables trained before is kept)."""
+        new = list(trainable_vars)
+        if self._var_list is not None and [v.name for v in new] == [v.name for v in self._var_list]:
+            return
+        self._var_list = new
+        self.optim_op = None
+
+    def _get_var_list(self) -> List[tf.Variable]:
+        if self._var_list is None:
+            if self.network is not None:
+                self._var_list = list(self.network.get_trainable_params())
+            else:
+                self._var_list = list(TF.trainable_variables())
+        return self._var_list
+
+    def _get_loss(self) -> tf.Tensor:
+        if self._loss is not None:
+            return self._loss
+        if self.network is None:
+            raise ConfigValueError("Updater", expected="a network or loss=", got=None)
+        return self.network.get_objective()
+
+    def get_optimizer_vars(self) -> List[tf.Variable]:
+        """All variables of the optimizers (slots, ``beta1_power``...) and gradient accumulators."""
+        result = []
+        for optimizer in self.optimizers.values():
+            result += optimizer.variables()
+        return result + list(self._accum_vars.values())
+
+    def get_slot_variables(self) -> List[tf.Variable]:
+        """Alias of :meth:`get_optimizer_vars`."""
+        return self.get_optimizer_vars()
+
+    def init_optimizer_vars(self, session: TF.Session) -> None:
+        """Initializes the optimizer state and the learning-rate variable (builds the training op if needed)."""
+        self.get_optim_op()
+        session.run(TF.variables_initializer(self.get_optimizer_vars() + [self.learning_rate_var]))
+
+    # ------------------------------------------------------------------ optimizers
+
+    def _optimizer_for(self, var) -> Tuple[Any, Optimizer]:
+        opts = get_param_updater_opts(var)
+        optimizer_dict = opts.get("optimizer", self.optimizer_dict)
+        if isinstance(optimizer_dict, str):
+            optimizer_dict = {"class": optimizer_dict}
+        multiplier = opts.get("learning_rate_multiplier", None)
+        if multiplier is not None:
+            optimizer_dict = dict(optimizer_dict, learning_rate_multiplier=multiplier)
+        key = repr(sorted(optimizer_dict.items()))
+        if key not in self.optimizers:
+            is_default = optimizer_dict is self.optimizer_dict
+            name = "optimize" if not self.optimizers else f"optimize_{len(self.optimizers)}"
+            optimizer, options = create_optimizer(
+                optimizer_dict, self.learning_rate, default_epsilon=self.optimizer_epsilon,
+                default_momentum=self.momentum, name=name,
+                config_key="optimizer" if is_default else f"updater_opts of {var.op.name}")
+            shown = dict(options, learning_rate=self.learning_rate_var)
+            cls = optimizer.optimizer.__class__ if isinstance(optimizer, TFV1OptimizerWrapper) else type(optimizer)
+            print(f"Create optimizer {cls} with options {shown!r}.", file=log.v3)
+            self.optimizers[key] = optimizer
+            optimizer._returnn_display_key = "default" if is_default else key
+        return key, self.optimizers[key]
+
+    def _process_gradients(self, grads_and_vars):
+        processed = []
+        for grad, var in grads_and_vars:
+            opts = get_param_updater_opts(var)
+            if opts.get("gradient_nan_inf_filter", self.gradient_nan_inf_filter):
+                grad = grad_ops.nan_inf_filter(grad)
+            if opts.get("grad_filter"):
+                grad = grad_ops.grad_filter(grad, opts["grad_filter"])
+            clip_norm = opts.get("gradient_clip_norm", self.gradient_clip_norm)
+            if clip_norm:
+                grad = grad_ops.clip_by_norm(grad, clip_norm)
+            clip = opts.get("gradient_clip", self.gradient_clip)
+            if clip:
+                grad = grad_ops.clip_by_value(grad, clip)
+            processed.append((grad, var))
+        if self.gradient_clip_global_norm and processed:
+            clipped = grad_ops.clip_by_global_norm([g for g, _ in processed], self.gradient_clip_global_norm)
+            processed = [(g, v) for g, (_, v) in zip(clipped, processed)]
+        result = []
+        for grad, var in processed:
+            noise = get_param_updater_opts(var).get("gradient_noise", self.gradient_noise)
+            if noise:
+                grad = grad_ops.add_noise(grad, noise)
+            result.append((grad, var))
+        return result
+
+    def _apply(self, grads_and_vars) -> tf.Operation:
+        groups: Dict[Any, List] = {}
+        for grad, var in grads_and_vars:
+            key, _ = self._optimizer_for(var)
+            groups.setdefault(key, []).append((grad, var))
+        ops = [self.optimizers[key].apply_gradients(gvs) for key, gvs in groups.items()]
+        constraints = []
+        with tf.control_dependencies(ops):
+            for _, var in grads_and_vars:
+                max_norm = get_param_updater_opts(var).get("max_norm")
+                if max_norm:
+                    constraints.append(grad_ops.max_norm_constraint(var, max_norm))
+        return tf.group(*ops, *constraints)
+
+    def _accum_var(self, var) -> tf.Variable:
+        name = var.op.name
+        if name not in self._accum_vars:
+            with root_variable_scope():
+                self._accum_vars[name] = TF.Variable(
+                    tf.zeros(var.shape, var.dtype.base_dtype), trainable=False, name=f"optimize/{name}/accum_grad",
+                    use_resource=is_resource_variable(var))
+        return self._accum_vars[name]
+
+    def get_optim_op(self) -> tf.Operation:
+        """The op of one training step: applies the optimizer (or only accumulates, see
+        ``accum_grad_multiple_step``) and increments the global step. Built once (per trainable var list).
+
+        :raises ConfigValueError: if no trainable variable gets a gradient
+        """
+        if self.optim_op is not None:
+            return self.optim_op
+        var_list = self._get_var_list()
+        loss = self._get_loss()
+        with tf.name_scope("optimize"):
+            grads = TF.gradients(loss, var_list, colocate_gradients_with_ops=True)
+            grads_and_vars = [(grad_ops.densify(g), v) for g, v in zip(grads, var_list) if g is not None]
+            missing = [v.op.name for g, v in zip(grads, var_list) if g is None]
+            if missing:
+                print(f"Note: no gradient for variables {missing}.", file=log.v4)
+            if not grads_and_vars:
+                raise ConfigValueError("network", expected="a loss that depends on at least one trainable parameter",
+                                       got=[v.op.name for v in var_list])
+            grads_and_vars = self._process_gradients(grads_and_vars)
+            self.grads_and_vars = grads_and_vars
+            for _, var in grads_and_vars:
+                self._optimizer_for(var)
+            for optimizer in self.optimizers.values():
+                optimizer.create_slots([v for _, v in grads_and_vars])
+            num_steps = self.accum_grad_multiple_step
+            if num_steps > 1:
+                if any(isinstance(o, TFV1OptimizerWrapper) for o in self.optimizers.values()):
+                    raise ConfigValueError("accum_grad_multiple_step", expected="an optimizer of "
+                                           "returnn.tf.updater.optimizers (adam, sgd, ...) to accumulate gradients",
+                                           got=self.optimizer_dict)
+                apply_op = self._accumulating_apply(grads_and_vars, num_steps)
+            else:
+                apply_op = self._apply(grads_and_vars)
+            with tf.control_dependencies([apply_op]):
+                increment = self.global_train_step.assign_add(
+                    tf.constant(1, self.global_train_step.dtype.base_dtype), read_value=False)
+            self.optim_op = tf.group(apply_op, increment, name="optim_and_step_incr")
+        for optimizer in self.optimizers.values():
+            print(f"Initialize optimizer ({optimizer._returnn_display_key}) with slots {optimizer.get_slot_names()}.",
+                  file=log.v3)
+            if optimizer.non_slot_variables:
+                print(f"These additional variable were created by the optimizer: {optimizer.non_slot_variables}.",
+                      file=log.v3)
+        return self.optim_op
+
+    def _accumulating_apply(self, grads_and_vars, num_steps: int) -> tf.Operation:
+        accums = [self._accum_var(v) for _, v in grads_and_vars]
+        step = tf.cast(self.global_train_step, tf.int64)
+        is_apply_step = tf.equal(tf.math.floormod(step, num_steps), num_steps - 1)
+
+        def apply_branch():
+            total = [(a.read_value() + g, v) for a, (g, v) in zip(accums, grads_and_vars)]
+            apply_op = self._apply(total)
+            with tf.control_dependencies([apply_op]):
+                resets = [a.assign(tf.zeros_like(a), read_value=False) for a in accums]
+            return tf.group(apply_op, *resets)
+
+        def accumulate_branch():
+            return tf.group(*[a.assign_add(g, read_value=False) for a, (g, _) in zip(accums, grads_and_vars)])
+
+        return tf.cond(is_apply_step, apply_branch, accumulate_branch)
