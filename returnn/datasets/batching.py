@@ -30,17 +30,39 @@ from returnn.datasets.chunking import iter_chunks, is_chunking_on
 
 class BatchSeqCopyPart:
     """Frames ``[seq_start_frame, seq_end_frame)`` (per key) of sequence ``seq_idx`` go to row ``batch_slice``
-    of the batch, starting at time ``batch_frame_offset``."""
+    of the batch, starting at time ``batch_frame_offset``. The frame attributes are :class:`NumbersDict` s
+    (built on access; stored as plain dicts for speed)."""
 
-    __slots__ = ("seq_idx", "seq_start_frame", "seq_end_frame", "batch_slice", "batch_frame_offset")
+    __slots__ = ("seq_idx", "batch_slice", "_start", "_end", "_offset")
 
     def __init__(self, *, seq_idx: int, seq_start_frame: Any, seq_end_frame: Any, batch_slice: int,
                  batch_frame_offset: Any = 0):
         self.seq_idx = seq_idx
-        self.seq_start_frame = NumbersDict(seq_start_frame)
-        self.seq_end_frame = NumbersDict(seq_end_frame)
         self.batch_slice = batch_slice
-        self.batch_frame_offset = NumbersDict(batch_frame_offset)
+        self._start = seq_start_frame if isinstance(seq_start_frame, dict) else NumbersDict(seq_start_frame)
+        self._end = seq_end_frame if isinstance(seq_end_frame, dict) else NumbersDict(seq_end_frame)
+        self._offset = batch_frame_offset
+
+    @property
+    def seq_start_frame(self) -> NumbersDict:
+        return NumbersDict(self._start)
+
+    @property
+    def seq_end_frame(self) -> NumbersDict:
+        return NumbersDict(self._end)
+
+    @property
+    def batch_frame_offset(self) -> NumbersDict:
+        return NumbersDict(self._offset) if not isinstance(self._offset, NumbersDict) else self._offset
+
+    def frame_range(self, key: str):
+        """``(start, end, batch_frame_offset)`` ints of ``key`` (fast path for feeding)."""
+        off = self._offset
+        if isinstance(off, int):
+            o = off
+        else:
+            o = off[key] or 0
+        return int(self._start[key] or 0), int(self._end[key]), int(o)
 
     @property
     def frame_length(self) -> NumbersDict:
@@ -48,8 +70,8 @@ class BatchSeqCopyPart:
         return self.seq_end_frame - self.seq_start_frame
 
     def __repr__(self) -> str:
-        return (f"<BatchSeqCopyPart seq_idx={self.seq_idx} frames={self.seq_start_frame.dict}"
-                f"..{self.seq_end_frame.dict} slice={self.batch_slice} offset={self.batch_frame_offset}>")
+        return (f"<BatchSeqCopyPart seq_idx={self.seq_idx} frames={dict(self._start)}"
+                f"..{dict(self._end)} slice={self.batch_slice} offset={self._offset}>")
 
 
 class Batch:
@@ -59,23 +81,32 @@ class Batch:
     def __init__(self):
         self.seqs: List[BatchSeqCopyPart] = []
         self.num_slices = 0
-        self.max_num_frames_per_slice = NumbersDict(0)
+        self._max: Dict[str, int] = {}
+
+    @property
+    def max_num_frames_per_slice(self) -> NumbersDict:
+        """Padded time length per key (a :class:`NumbersDict` with broadcast value 0)."""
+        return NumbersDict(numbers_dict=dict(self._max), broadcast_value=0)
 
     def add_sequence_as_slice(self, seq_idx: int, seq_start_frame: Dict[str, int], length: Dict[str, int]) -> None:
         """Adds a part as a new row."""
         end = {k: seq_start_frame[k] + v for k, v in length.items()}
-        self.seqs.append(BatchSeqCopyPart(seq_idx=seq_idx, seq_start_frame=dict(seq_start_frame), seq_end_frame=end,
+        self.seqs.append(BatchSeqCopyPart(seq_idx=seq_idx, seq_start_frame=seq_start_frame, seq_end_frame=end,
                                           batch_slice=self.num_slices, batch_frame_offset=0))
-        self.max_num_frames_per_slice = NumbersDict.max([self.max_num_frames_per_slice, NumbersDict(dict(length))])
+        cur = self._max
+        for k, v in length.items():
+            if v > cur.get(k, 0):
+                cur[k] = v
         self.num_slices += 1
 
     def add_frames(self, seq_idx: int, seq_start_frame: Dict[str, int], length: Dict[str, int]) -> None:
         """Appends a part to row 0 after the frames already there (``recurrent_net=False``)."""
-        offset = self.max_num_frames_per_slice
+        offset = dict(self._max)
         end = {k: seq_start_frame[k] + v for k, v in length.items()}
         self.seqs.append(BatchSeqCopyPart(seq_idx=seq_idx, seq_start_frame=dict(seq_start_frame), seq_end_frame=end,
-                                          batch_slice=0, batch_frame_offset=offset.copy()))
-        self.max_num_frames_per_slice = offset + NumbersDict(dict(length))
+                                          batch_slice=0, batch_frame_offset=NumbersDict(offset, broadcast_value=0)))
+        for k, v in length.items():
+            self._max[k] = self._max.get(k, 0) + v
         self.num_slices = 1
 
     @property
@@ -163,7 +194,10 @@ def iterate_seq_parts(dataset, used_data_keys: Optional[Sequence[str]] = None,
     seq_idx = 0
     while dataset.is_less_than_num_seqs(seq_idx):
         seq_len_nd = dataset.get_seq_length(seq_idx)
-        seq_len = {k: int(v) for k, v in seq_len_nd.items() if keys is None or k in keys}
+        if keys is None:
+            seq_len = dict(seq_len_nd.dict)
+        else:
+            seq_len = {k: int(v) for k, v in seq_len_nd.items() if k in keys}
         if seq_drop and rng is not None and rng.random_sample() < seq_drop:
             seq_idx += 1
             continue

@@ -82,8 +82,7 @@ def build_batch_data(dataset, batch, data_keys: Sequence[str]) -> BatchData:
         lens = np.zeros([num_slices], dtype=np.int32)
         total = 0
         for part, arr in zip(batch.seqs, arrays):
-            s, e = int(part.seq_start_frame[key] or 0), int(part.seq_end_frame[key])
-            off = int(part.batch_frame_offset[key] or 0)
+            s, e, off = part.frame_range(key)
             n = e - s
             out[part.batch_slice, off:off + n] = arr[s:e]
             lens[part.batch_slice] = max(lens[part.batch_slice], off + n)

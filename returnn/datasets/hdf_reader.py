@@ -1,7 +1,8 @@
 """``HDFDataset``: reads the reference's HDF layout (see ``SimpleHDFWriter`` for the layout), lazily.
 
 Only the small per-sequence tables (``seqLengths``, ``seqTags``) are read at construction; frames are read on
-``load_seqs`` with one h5py slice per run of consecutive sequences, so files larger than memory work.
+demand, with read-ahead blocks (one h5py slice for many sequences) on sequential access, so files larger than
+memory work.
 """
 
 from __future__ import annotations
@@ -141,6 +142,9 @@ class HDFDataset(Dataset):
         self._file_starts: List[int] = []
         self._total = 0
         self._data_dtypes: Dict[str, str] = {}
+        self._all_lens: Dict[str, List[int]] = {}
+        self._block: Optional[Tuple[int, int, Dict[str, List[np.ndarray]]]] = None
+        self._last_corpus_idx = -2
         if isinstance(files, str):
             files = [files]
         for filename in files or []:
@@ -172,6 +176,8 @@ class HDFDataset(Dataset):
         self._files.append(hf)
         self._file_starts.append(self._total)
         self._total += hf.num_seqs
+        first = self._files[0]
+        self._all_lens = {k: np.concatenate([f.lens[k] for f in self._files]).tolist() for k in first.streams}
 
     # -- corpus access --
     def get_total_num_seqs(self) -> int:
@@ -205,48 +211,41 @@ class HDFDataset(Dataset):
         return int(sum(int(hf.lens["data" if "data" in hf.lens else next(iter(hf.lens))].sum())
                        for hf in self._files if hf.lens))
 
+    _READ_AHEAD_FRAMES = 1 << 16
+
     def _collect_corpus_seq(self, corpus_idx: int) -> DatasetSeq:
+        """One sequence. On sequential access (``corpus_idx`` follows the previous one) the following sequences
+        of the same file are read ahead with one slice (up to ~64k frames) and served from memory."""
+        block = self._block
+        if block is not None and block[0] <= corpus_idx < block[1]:
+            i = corpus_idx - block[0]
+            self._last_corpus_idx = corpus_idx
+            hf, local = self._locate(corpus_idx)
+            return DatasetSeq(corpus_idx, {k: v[i] for k, v in block[2].items()}, seq_tag=hf.tags[local])
         hf, local = self._locate(corpus_idx)
-        features = {k: hf.read_range(k, local, local + 1)[0] for k in hf.streams}
-        return DatasetSeq(corpus_idx, features, seq_tag=hf.tags[local])
+        sequential = corpus_idx == self._last_corpus_idx + 1
+        self._last_corpus_idx = corpus_idx
+        if not sequential:
+            features = {k: hf.read_range(k, local, local + 1)[0] for k in hf.streams}
+            return DatasetSeq(corpus_idx, features, seq_tag=hf.tags[local])
+        key0 = next(iter(hf.streams))
+        offs = hf.offsets[key0]
+        end = int(np.searchsorted(offs, offs[local] + self._READ_AHEAD_FRAMES, side="right")) - 1
+        end = min(max(end, local + 1), hf.num_seqs)
+        per_key = {k: hf.read_range(k, local, end) for k in hf.streams}
+        self._block = (corpus_idx, corpus_idx + (end - local), per_key)
+        return DatasetSeq(corpus_idx, {k: v[0] for k, v in per_key.items()}, seq_tag=hf.tags[local])
 
     def get_seq_length(self, seq_idx: int) -> NumbersDict:
         """Per-key lengths from ``seqLengths`` (no frames are read)."""
-        self._check_seq_idx(seq_idx)
-        hf, local = self._locate(self._seq_order_list[seq_idx])
-        return NumbersDict({k: int(hf.lens[k][local]) for k in hf.streams})
+        if seq_idx < 0 or seq_idx >= len(self._seq_order_list):
+            self._check_seq_idx(seq_idx)
+        corpus_idx = self._seq_order_list[seq_idx]
+        return NumbersDict({k: v[corpus_idx] for k, v in self._all_lens.items()})
 
     def get_tag(self, seq_idx: int) -> str:
         self._check_seq_idx(seq_idx)
         return self._get_corpus_seq_tag(self._seq_order_list[seq_idx])
-
-    def load_seqs(self, start: int, end: int) -> None:
-        """Loads ``[start, end)``; runs of consecutive corpus indices in one file are read with one slice each."""
-        if self.epoch is None:
-            self.init_seq_order(epoch=1)
-        for idx in [i for i in self._loaded if i < start]:
-            del self._loaded[idx]
-        todo = [i for i in range(max(start, 0), min(end, self.num_seqs)) if i not in self._loaded]
-        run: List[int] = []
-        for seq_idx in todo + [None]:
-            if seq_idx is not None and run:
-                prev_c = self._seq_order_list[run[-1]]
-                cur_c = self._seq_order_list[seq_idx]
-                if cur_c == prev_c + 1 and self._locate(cur_c)[0] is self._locate(prev_c)[0]:
-                    run.append(seq_idx)
-                    continue
-            if run:
-                self._read_run(run)
-            run = [seq_idx] if seq_idx is not None else []
-
-    def _read_run(self, run: List[int]) -> None:
-        first_c = self._seq_order_list[run[0]]
-        hf, local = self._locate(first_c)
-        n = len(run)
-        per_key = {k: hf.read_range(k, local, local + n) for k in hf.streams}
-        for i, seq_idx in enumerate(run):
-            self._loaded[seq_idx] = DatasetSeq(seq_idx, {k: v[i] for k, v in per_key.items()},
-                                               seq_tag=hf.tags[local + i])
 
     def close(self) -> None:
         """Closes the files."""
