@@ -151,8 +151,7 @@ class Engine:
         return [v for v in tf1.global_variables() if var_name(v) != "learning_rate"]
 
     def _param_variables(self):
-        if hasattr(self.network, "get_saveable_params_list"):
-            return list(self.network.get_saveable_params_list())
+        """The network's params: required in a checkpoint (global step and optimizer slots are optional)."""
         return list(self.network.get_params_list())
 
     def close_session(self) -> None:

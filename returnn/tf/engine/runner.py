@@ -196,7 +196,7 @@ class Runner:
             sizes = getattr(data, "size_placeholder", None) or {}
             if sizes:
                 size_ph = sizes[min(sizes)]
-            time_major = bool(getattr(data, "is_time_major", False))
+            time_major = getattr(data, "batch_dim_axis", 0) == 1 and getattr(data, "time_dim_axis", 1) == 0
             out.append((key, data.placeholder, size_ph, time_major))
         return out
 

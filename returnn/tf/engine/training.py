@@ -158,9 +158,9 @@ def train_epoch(engine, epoch: int, *, save: bool = True) -> Dict[str, float]:
     print("%s elapsed: %s" % (line, hms(result.elapsed)), file=log.v3)
     dev_results = {}
     for ds_name, ds in engine.eval_datasets.items():
+        ds_writer = _summary_writer(engine, ds_name)
         dev_results[ds_name] = eval_dataset(engine, ds_name, ds, epoch)
         epoch_errors.update(score_keys(ds_name, dev_results[ds_name]))
-        ds_writer = _summary_writer(engine, ds_name)
         if ds_writer is not None:
             ds_writer.write_scalars(epoch, {k: v for k, v in score_keys(ds_name, dev_results[ds_name]).items()})
             ds_writer.flush()
