@@ -145,6 +145,10 @@ class DataFileError(ReturnnError, IOError):
         self.message = message
         super().__init__(f"data file {filename!r}: {message}")
 
+    def __str__(self) -> str:
+        # OSError would otherwise format itself from the ``filename`` attribute ("[Errno None] None: 'x.hdf'")
+        return f"data file {self.filename!r}: {self.message}"
+
 
 class BackendError(ConfigError):
     """The config selects a backend this project does not provide (only TensorFlow is provided)."""
@@ -203,11 +207,12 @@ class UnknownLearningRateControlError(UnknownNameError, AssertionError):
 
 
 class DatasetFileError(DataFileError):
-    """A data file of a dataset (HDF, text corpus, vocabulary, seq list) is missing, truncated or malformed.
+    """A data file of a dataset (HDF, text corpus, vocabulary, seq list) is missing, truncated or malformed."""
 
-    Same as :class:`DataFileError`, but renders its own message: :class:`OSError` would otherwise format
-    itself from the ``filename`` attribute (``"[Errno None] None: 'x.hdf'"``).
+
+class DistributedError(ReturnnError, RuntimeError):
+    """Multi-process training (``use_horovod`` / ``distributed``) failed: a peer worker died or timed out,
+    the workers' graphs differ, or the worker setup (``TF_CONFIG``, mpirun, launcher) is inconsistent.
+
+    :param message: what happened, which worker, and what to do about it
     """
-
-    def __str__(self) -> str:
-        return f"data file {self.filename!r}: {self.message}"
