@@ -240,3 +240,26 @@ def test_repr_and_str_as_logged_by_reference():
     assert text.endswith(", error key: dev_score")
     assert repr(make()).startswith("ConstantLearningRate(default_learning_rate=1.0, min_learning_rate=0.0, "
                                    "default_learning_rates=[\n], error_measure_key=None, ")
+
+
+def test_use_last_best_model(capsys):
+    from returnn.learning_rate_control import get_use_last_best_model_epoch
+    from returnn.log import log
+
+    log.initialize(verbosity=[4])
+    lrc = make(learning_rate_control="newbob")
+    for epoch, (train, dev) in enumerate([(0.83, 1.0387245416641235), (1.08, 0.7913), (0.46, 0.2904),
+                                          (0.26948779821395874, 0.25161054730415344), (0.242, 0.2808060348033905)], 1):
+        lrc.get_learning_rate_for_epoch(epoch)
+        lrc.set_epoch_error(epoch, {"train_score": train, "dev_score": dev})
+    capsys.readouterr()
+    assert get_use_last_best_model_epoch(lrc, False, 5) is None
+    assert get_use_last_best_model_epoch(lrc, {"modulo": 2}, 5) is None
+    assert get_use_last_best_model_epoch(lrc, True, 4) is None  # epoch 4 is the best so far
+    assert get_use_last_best_model_epoch(lrc, {"min_score_dist": 0.1}, 5) is None
+    assert get_use_last_best_model_epoch(lrc, {"modulo": 1}, 5) == 4
+    assert ("Last epoch 5 (score: 0.280806) is not the optimal model but epoch 4 has better score 0.251611 "
+            "({'train_score': 0.26948779821395874, 'dev_score': 0.25161054730415344}), will use that model."
+            ) in capsys.readouterr().out
+    with pytest.raises(ConfigValueError, match="did you mean: 'modulo'"):
+        get_use_last_best_model_epoch(lrc, {"modulu": 2}, 5)
