@@ -4,3 +4,5 @@ from returnn.tf.layers import elementwise as elementwise  # noqa: F401
 from returnn.tf.layers import inputs as inputs  # noqa: F401
 from returnn.tf.layers import linear as linear  # noqa: F401
 from returnn.tf.layers import losses as losses  # noqa: F401
+from returnn.tf.layers import recurrent as recurrent  # noqa: F401
+from returnn.tf.layers import reduce as reduce  # noqa: F401

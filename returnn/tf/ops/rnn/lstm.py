@@ -10,8 +10,7 @@ Implementations (``impl``), all with the same parameters and results:
 * ``"loop"``: :func:`returnn.tf.ops.rnn.lstm_loop.lstm_loop` -- one big input-projection matmul,
   only ``h @ W_re`` per step, hand-written backward loop. Fastest on CPU.
 * ``"block"``: TensorFlow's fused ``BlockLSTM`` op (:mod:`returnn.tf.ops.rnn.lstm_block`).
-* ``"cudnn"``: cuDNN (:mod:`returnn.tf.ops.rnn.lstm_cudnn`), GPU only.
-* ``"auto"``: ``"cudnn"`` when the op is placed on a GPU... see :func:`select_lstm_impl`.
+* ``"auto"``: :func:`select_lstm_impl` (``"loop"`` on CPU, ``"block"`` when TensorFlow sees a GPU).
 """
 
 from __future__ import annotations
@@ -24,12 +23,23 @@ from returnn.tf.ops.rnn.lstm_block import lstm_block
 from returnn.tf.ops.rnn.lstm_loop import lstm_loop
 from returnn.tf.ops.rnn.masking import last_frame, reverse_by_length, zero_padded_frames
 
-LSTM_IMPLS = ("loop", "block", "cudnn")
+LSTM_IMPLS = ("loop", "block")
+
+
+def select_lstm_impl(impl: str = "auto") -> str:
+    """
+    :param impl: ``"auto"`` or one of :data:`LSTM_IMPLS`
+    :return: the concrete implementation: for ``"auto"``, ``"block"`` if TensorFlow lists a GPU (BlockLSTM has a
+        fused GPU kernel), else ``"loop"`` (fastest on CPU, see benchmarks/lstm)
+    """
+    if impl != "auto":
+        return impl
+    return "block" if tf.config.list_physical_devices("GPU") else "loop"
 
 
 def lstm(x: tf.Tensor, seq_len: tf.Tensor, w: tf.Tensor, w_re: tf.Tensor, b: tf.Tensor, *,
          direction: int = 1, initial_c: Optional[tf.Tensor] = None, initial_h: Optional[tf.Tensor] = None,
-         impl: str = "loop") -> Tuple[tf.Tensor, Tuple[tf.Tensor, tf.Tensor]]:
+         impl: str = "auto") -> Tuple[tf.Tensor, Tuple[tf.Tensor, tf.Tensor]]:
     """
     :param x: float32 [T, B, n_in], time-major input; T and B dynamic
     :param seq_len: int32 [B], number of real frames per sequence (<= T)
@@ -40,13 +50,14 @@ def lstm(x: tf.Tensor, seq_len: tf.Tensor, w: tf.Tensor, w_re: tf.Tensor, b: tf.
         frame len-1 down to 0; the output is put back in the original order)
     :param initial_c: float32 [B, n] initial cell state, default zeros
     :param initial_h: float32 [B, n] initial output, default zeros
-    :param impl: one of :data:`LSTM_IMPLS`
+    :param impl: ``"auto"`` (default) or one of :data:`LSTM_IMPLS`
     :return: (y, (c_last, h_last)): y float32 [T, B, n], exactly 0 at padded frames; c_last, h_last
         float32 [B, n], the state after the last real frame in the direction of processing (the
         initial state for sequences of length 0)
     """
     if direction not in (1, -1):
         raise ValueError(f"lstm: direction must be 1 or -1, got {direction!r}")
+    impl = select_lstm_impl(impl)
     if impl not in LSTM_IMPLS:
         raise ValueError(f"lstm: impl must be one of {LSTM_IMPLS}, got {impl!r}")
     n = tf.shape(w_re)[0]
@@ -62,11 +73,8 @@ def lstm(x: tf.Tensor, seq_len: tf.Tensor, w: tf.Tensor, w_re: tf.Tensor, b: tf.
         xw = tf.matmul(tf.reshape(x, [-1, tf.shape(x)[-1]]), w) + b
         xw = tf.reshape(xw, tf.stack([num_frames, batch, 4 * n]))
         h_all, c_all = lstm_loop(xw, w_re, initial_c, initial_h)
-    elif impl == "block":
-        h_all, c_all = lstm_block(x, w, w_re, b, initial_c, initial_h, max_len=tf.reduce_max(seq_len))
     else:
-        from returnn.tf.ops.rnn.lstm_cudnn import lstm_cudnn
-        h_all, c_all = lstm_cudnn(x, w, w_re, b, initial_c, initial_h, seq_len=seq_len)
+        h_all, c_all = lstm_block(x, w, w_re, b, initial_c, initial_h, max_len=tf.reduce_max(seq_len))
     c_last = last_frame(c_all, seq_len, initial_c)
     h_last = last_frame(h_all, seq_len, initial_h)
     y = zero_padded_frames(h_all, seq_len)

@@ -1,0 +1,3 @@
+"""Recurrent layers: ``rec`` with a string unit (recurrent subnetworks come later)."""
+
+from returnn.tf.layers.recurrent.rec_layer import RecLayer as RecLayer  # noqa: F401

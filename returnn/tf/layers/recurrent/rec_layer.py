@@ -1,0 +1,196 @@
+"""``{"class": "rec", "unit": "<name>", "n_out": N, "direction": 1 or -1}``: a recurrent layer over time.
+
+Only string units are supported here (see :mod:`returnn.tf.layers.recurrent.units` for the list, their
+parameter names and numerics); a dict ``unit`` (recurrent subnetwork) raises a clear error for now.
+
+Shapes: the input (all sources concatenated on the feature axis; ``dropout`` applied during training) must be
+``{B, T (dynamic), F}``; the output is *time-major* ``{T, B, F=n_out}`` as in the reference, with exactly zero
+in padded frames. ``direction=-1`` processes every sequence backwards within its own length.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional
+
+import tensorflow as tf
+
+from returnn.errors import LayerArgError, LayerShapeError, UnknownNameError
+from returnn.tensor import NotSpecified, Tensor
+from returnn.tf.layers.core.concat_input import ConcatInputLayer
+from returnn.tf.layers.core.layer_base import base_out_template
+from returnn.tf.layers.core.registry import register_layer
+from returnn.tf.layers.core.sources import concat_sources_template
+from returnn.tf.layers.recurrent.units import RecUnit, get_unit
+from returnn.tf.ops.init import get_initializer
+
+_CONST_STATES = {"zeros": 0.0, "ones": 1.0}
+
+
+@register_layer
+class RecLayer(ConcatInputLayer):
+    """Recurrent layer with a string ``unit`` (``lstm``/``nativelstm2``/... , ``gru``, ``basicrnn``).
+
+    :param unit: unit name, case-insensitive; default ``"lstm"`` (the reference's NativeLstm2 layout)
+    :param unit_opts: options of the unit; only ``forget_bias`` (``standardlstm``/``basiclstm``) is accepted
+    :param direction: 1 (forward, default) or -1 (backward)
+    :param initial_state: None/``"zeros"`` (default), ``"ones"``, a number, the name of a layer with output
+        ``{B, F=n_out}``, or a dict state name -> one of those (LSTM states ``"c"``, ``"h"``; others ``"h"``)
+    :param forward_weights_init: initializer of the input weights (default ``glorot_uniform``)
+    :param recurrent_weights_init: initializer of the recurrent weights (default ``glorot_uniform``);
+        for units with a combined kernel (``standardlstm``, ``gru``, ...) ``forward_weights_init`` is used
+    :param bias_init: initializer of the biases (default 0; the GRU gate bias defaults to 1)
+    :param max_seq_len: accepted for compatibility; only meaningful for recurrent subnetworks (ignored here)
+    :raises LayerArgError: dict ``unit``, bad ``direction``, unknown ``unit_opts``, bad ``initial_state``
+    :raises UnknownNameError: unknown ``unit`` (with close matches)
+    :raises LayerShapeError: input without a dynamic time axis or with extra axes
+    """
+
+    layer_class = "rec"
+    recurrent = True
+
+    def __init__(self, unit: Any = "lstm", unit_opts: Optional[Dict[str, Any]] = None, direction: Optional[int] = None,
+                 input_projection: bool = True, initial_state: Any = None, max_seq_len: Any = None,
+                 forward_weights_init: Any = None, recurrent_weights_init: Any = None, bias_init: Any = None,
+                 optimize_move_layers_out: Any = None, cheating: bool = False, unroll: bool = False,
+                 back_prop: Optional[bool] = None, use_global_rec_step_offset: bool = False,
+                 include_eos: bool = False, debug: Any = None, axis: Any = None, **kwargs: Any):
+        super().__init__(**kwargs)
+        self._unit = _get_checked_unit(self.name, unit, unit_opts)
+        self.direction = _check_direction(self.name, direction)
+        inp = self.input_data.copy_as_time_major()
+        seq_len = inp.get_sequence_lengths()
+        x = inp.placeholder
+        if inp.sparse:
+            x = tf.one_hot(tf.cast(x, tf.int32), inp.sparse_dim.dimension, dtype=tf.float32)
+        n_in = int(x.shape[-1])
+        n_out = self.output.dim
+        seed = self.network.random.randint(2 ** 31)
+        inits = {
+            "forward": (forward_weights_init, "glorot_uniform", "forward_weights_init"),
+            "recurrent": (recurrent_weights_init, "glorot_uniform", "recurrent_weights_init"),
+            "bias": (bias_init, 0.0, "bias_init"),
+            "bias_one": (bias_init, 1.0, "bias_init"),
+        }
+        params = {}
+        with tf.compat.v1.variable_scope("rec"):
+            for i, (param_name, shape, role) in enumerate(self._unit.param_specs(n_in, n_out)):
+                spec, default, key = inits[role]
+                init = get_initializer(default if spec is None else spec, seed=seed + i, key=f"{self.name}/{key}")
+                param = tf.compat.v1.get_variable(param_name, shape=list(shape), dtype=tf.float32, initializer=init,
+                                                  trainable=self.trainable)
+                params[param_name] = self.add_param(param)
+        batch = tf.shape(x)[1]
+        init_state = {key: self._initial_state_value(initial_state, key, batch, n_out)
+                      for key in self._unit.state_names}
+        y, self.final_state = self._unit.run(x, seq_len, params, n_out, self.direction, init_state)
+        if back_prop is False:
+            y = tf.stop_gradient(y)
+        y.set_shape(self.output.batch_shape)
+        self.output.placeholder = y
+
+    @classmethod
+    def transform_config_dict(cls, d: Dict[str, Any], network: Any, get_layer: Any) -> None:
+        """Also resolves layer names in ``initial_state`` to layers."""
+        super().transform_config_dict(d, network=network, get_layer=get_layer)
+        state = d.get("initial_state")
+
+        def resolve(value: Any) -> Any:
+            if isinstance(value, str) and value not in _CONST_STATES:
+                if value in ("var", "keep_over_epoch", "keep_over_epoch_no_init"):
+                    raise LayerArgError(layer=d["name"], layer_class=cls.layer_class, arg="initial_state",
+                                        problem="is not supported (yet) in this implementation:", got=value,
+                                        expected='"zeros", "ones", a number, a layer name or a dict of those')
+                return get_layer(value)
+            return value
+
+        if isinstance(state, dict):
+            d["initial_state"] = {k: resolve(v) for k, v in state.items()}
+        elif state is not None:
+            d["initial_state"] = resolve(state)
+
+    @classmethod
+    def get_out_data_from_opts(cls, name: str, network: Any, sources: Any = (), unit: Any = "lstm",
+                               unit_opts: Any = None, direction: Any = None, n_out: Any = NotSpecified,
+                               out_type: Any = None, out_dim: Any = None, target: Any = None,
+                               _target_layers: Any = None, loss: Any = None, **kwargs: Any) -> Tensor:
+        """:return: time-major ``{T, B, F=n_out}`` (the input's time and batch dims)"""
+        _get_checked_unit(name, unit, unit_opts)
+        _check_direction(name, direction)
+        inp = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
+        if inp.time_dim_axis is None or inp.batch_dim_axis is None or inp.batch_ndim != (2 if inp.sparse else 3):
+            raise LayerShapeError(layer=name, layer_class=cls.layer_class,
+                                  problem="input must have exactly a batch, a time and a feature axis",
+                                  expected="{B, T, F}", got=inp.get_dims_repr())
+        inp = inp.copy_as_time_major()
+        return base_out_template(cls, name=name, network=network, sources=sources, n_out=n_out, out_type=out_type,
+                                 out_dim=out_dim, target=target, target_layers=_target_layers, loss=loss,
+                                 sources_template=inp if not inp.sparse else inp.copy_as_dense_template(),
+                                 out_dim_description=f"{name}:feature", require_n_out=True)
+
+    def _initial_state_value(self, spec: Any, key: str, batch: tf.Tensor, n_out: int) -> tf.Tensor:
+        """:return: float32 [B, n_out] initial value of state ``key``"""
+        if isinstance(spec, dict):
+            unknown = set(spec) - set(self._unit.state_names)
+            if unknown:
+                raise LayerArgError(layer=self.name, layer_class=self.layer_class, arg="initial_state",
+                                    problem=f"unknown state name(s) {sorted(unknown)} in", got=spec,
+                                    expected=f"keys among {list(self._unit.state_names)} for unit {self._unit.name!r}")
+            spec = spec.get(key)
+        if spec is None:
+            spec = 0.0
+        if isinstance(spec, str):
+            spec = _CONST_STATES[spec]
+        if isinstance(spec, (int, float)):
+            return tf.fill(tf.stack([batch, n_out]), tf.constant(float(spec), tf.float32))
+        out = spec.output.copy_as_batch_major()  # a layer
+        if out.batch_ndim != 2 or out.dim != n_out:
+            raise LayerArgError(layer=self.name, layer_class=self.layer_class, arg="initial_state",
+                                problem=f"layer {spec.name!r} has the wrong shape for",
+                                expected=f"{{B, F={n_out}}}", got=out.get_dims_repr())
+        return out.placeholder
+
+    def get_last_hidden_state(self, key: Any = None) -> tf.Tensor:
+        """
+        :param key: state name (``"c"`` or ``"h"`` for LSTMs, ``"h"`` otherwise); None or ``"*"``: ``"c"`` where
+            there is one, else ``"h"``
+        :return: float32 [B, n_out], the state after the last real frame (in the direction of processing)
+        """
+        if key is None or key == "*":
+            key = "c" if "c" in self.final_state else "h"
+        if key not in self.final_state:
+            raise LayerArgError(layer=self.name, layer_class=self.layer_class, arg="key",
+                                problem="unknown hidden state", got=key, expected=f"one of {sorted(self.final_state)}")
+        return self.final_state[key]
+
+
+def _get_checked_unit(name: str, unit: Any, unit_opts: Any) -> RecUnit:
+    if isinstance(unit, dict):
+        raise LayerArgError(layer=name, layer_class="rec", arg="unit",
+                            problem="recurrent subnetworks are not supported yet:", got="{...}",
+                            expected="a unit name such as 'nativelstm2', 'standardlstm', 'gru'")
+    if not isinstance(unit, str):
+        raise LayerArgError(layer=name, layer_class="rec", arg="unit", problem="invalid value", got=unit,
+                            expected="a unit name such as 'nativelstm2'")
+    try:
+        result = get_unit(unit, unit_opts, context=f"layer {name!r} {{\"class\": \"rec\"}}, arg 'unit'")
+    except UnknownNameError:
+        raise
+    if unit_opts is not None and not isinstance(unit_opts, dict):
+        raise LayerArgError(layer=name, layer_class="rec", arg="unit_opts", problem="invalid value", got=unit_opts,
+                            expected="a dict")
+    unknown = sorted(set(unit_opts or {}) - set(result.allowed_unit_opts))
+    if unknown:
+        raise LayerArgError(layer=name, layer_class="rec", arg="unit_opts",
+                            problem=f"unknown option {unknown[0]!r} for unit {unit!r} in", got=unit_opts,
+                            expected=f"options among {list(result.allowed_unit_opts) or '(none)'}")
+    return result
+
+
+def _check_direction(name: str, direction: Any) -> int:
+    if direction is None:
+        return 1
+    if direction not in (1, -1):
+        raise LayerArgError(layer=name, layer_class="rec", arg="direction", problem="invalid value", got=direction,
+                            expected="1 (forward) or -1 (backward)")
+    return int(direction)
+

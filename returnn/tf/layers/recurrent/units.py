@@ -1,0 +1,193 @@
+"""The string ``unit`` of a ``rec`` layer: parameters (names, shapes, default initializers) and the kernel.
+
+Parameter names, shapes and numerics follow the reference (observed by running it; see
+tests/tf/layers/recurrent/test_rec_layer.py). All variables live under ``<layer>/rec/``:
+
+=====================================================================  ======================================
+unit                                                                    params (n_in input dim, n = n_out)
+=====================================================================  ======================================
+``lstm``, ``nativelstm``, ``nativelstm2``, ``lstmblock``,               ``W`` [n_in, 4n], ``W_re`` [n, 4n],
+``lstmblockfused``, ``cudnnlstm``                                       ``b`` [4n]
+``nativelstmlowmem``                                                    ``W`` [n_in + n, 4n], ``b`` [4n]
+``standardlstm``                                                        ``lstm_cell/kernel`` [n_in + n, 4n],
+                                                                        ``lstm_cell/bias`` [4n]
+``basiclstm``                                                           ``basic_lstm_cell/kernel``, ``.../bias``
+``gru``                                                                 ``gru_cell/gates/kernel`` [n_in + n, 2n],
+                                                                        ``gru_cell/gates/bias`` [2n] (init 1),
+                                                                        ``gru_cell/candidate/kernel`` [n_in+n, n],
+                                                                        ``gru_cell/candidate/bias`` [n]
+``rnn``, ``basicrnn``                                                   ``basic_rnn_cell/kernel`` [n_in + n, n],
+                                                                        ``basic_rnn_cell/bias`` [n]
+=====================================================================  ======================================
+
+Gate blocks: the native units use (cell input, input, forget, output) without a forget bias; the TF-cell units
+``standardlstm``/``basiclstm`` use (input, cell input, forget, output) with ``forget_bias`` (default 1.0) added
+to the forget gate, as TensorFlow's ``LSTMCell``. Every LSTM unit runs on the same fast kernel
+(:func:`returnn.tf.ops.rnn.lstm.lstm`); the TF-cell layouts are converted on the fly (a cheap slice/concat of
+the weights per run). ``cudnnlstm`` on a machine without GPU prints the reference's note and uses the same CPU
+kernel. ``rnn`` is an alias of ``basicrnn`` (in the reference, ``rnn`` names an abstract cell and fails).
+Default initializers (as observed): kernels ``glorot_uniform``, biases 0, GRU gate bias 1.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional, Sequence, Tuple
+
+import tensorflow as tf
+
+from returnn.log import log
+from returnn.tf.ops.rnn.lstm import lstm
+from returnn.tf.ops.rnn.simple_loop import basic_rnn, gru
+from returnn.util.registry import Registry
+
+Params = Dict[str, tf.Variable]
+
+
+class RecUnit:
+    """One string unit. Subclasses define ``param_specs``, ``state_names`` and :meth:`run`.
+
+    :param unit_opts: the layer's ``unit_opts`` dict (validated by :meth:`check_unit_opts`)
+    """
+
+    name = "?"
+    state_names: Tuple[str, ...] = ("h",)
+    allowed_unit_opts: Tuple[str, ...] = ()
+
+    def __init__(self, name: str, unit_opts: Optional[Dict[str, Any]] = None):
+        self.name = name
+        self.unit_opts = dict(unit_opts or {})
+
+    def param_specs(self, n_in: int, n: int) -> Sequence[Tuple[str, Tuple[int, ...], str]]:
+        """:return: (name relative to ``<layer>/rec``, shape, role) with role in
+        ``"forward"``, ``"recurrent"``, ``"bias"``, ``"bias_one"`` (bias whose default init is 1)"""
+        raise NotImplementedError
+
+    def run(self, x: tf.Tensor, seq_len: tf.Tensor, params: Params, n: int, direction: int,
+            initial_state: Dict[str, tf.Tensor]) -> Tuple[tf.Tensor, Dict[str, tf.Tensor]]:
+        """
+        :param x: float32 [T, B, n_in], time-major
+        :param seq_len: int32 [B]
+        :param params: name -> variable, as in :meth:`param_specs`
+        :param initial_state: state name -> float32 [B, n]
+        :return: (y [T, B, n] zero in padded frames, final state name -> [B, n])
+        """
+        raise NotImplementedError
+
+
+def _reorder_tf_cell_gates(m: tf.Tensor, n: int) -> tf.Tensor:
+    """(input, cell input, forget, output) -> (cell input, input, forget, output) along the last axis"""
+    i, j, rest = tf.split(m, [n, n, 2 * n], axis=-1)
+    return tf.concat([j, i, rest], axis=-1)
+
+
+class NativeLstmUnit(RecUnit):
+    """The reference's NativeLstm2 layout (``W``, ``W_re``, ``b``)."""
+
+    state_names = ("c", "h")
+
+    def __init__(self, name: str, unit_opts: Optional[Dict[str, Any]] = None, impl: str = "auto"):
+        super().__init__(name, unit_opts)
+        self.impl = impl
+
+    def param_specs(self, n_in, n):
+        return [("W", (n_in, 4 * n), "forward"), ("W_re", (n, 4 * n), "recurrent"), ("b", (4 * n,), "bias")]
+
+    def get_weights(self, params: Params, n_in: int, n: int):
+        """:return: (W [n_in, 4n], W_re [n, 4n], b [4n]) in the native gate order"""
+        return params["W"], params["W_re"], params["b"]
+
+    def run(self, x, seq_len, params, n, direction, initial_state):
+        w, w_re, b = self.get_weights(params, int(x.shape[-1]), n)
+        y, (c, h) = lstm(x, seq_len, w, w_re, b, direction=direction, initial_c=initial_state["c"],
+                         initial_h=initial_state["h"], impl=self.impl)
+        return y, {"c": c, "h": h}
+
+
+class CudnnLstmUnit(NativeLstmUnit):
+    """``cudnnlstm``: GPU-only in the reference; without a GPU it falls back with a note (as the reference)."""
+
+    def __init__(self, name, unit_opts=None):
+        super().__init__(name, unit_opts)
+        if not tf.config.list_physical_devices("GPU"):
+            print(f"You have selected unit {name!r} in a rec layer which is for GPU only, "
+                  "so we are using 'LSTMBlockFused' instead.", file=log.v2)
+
+
+class NativeLstmLowMemUnit(NativeLstmUnit):
+    """``nativelstmlowmem``: one ``W`` [n_in + n, 4n] (input rows, then recurrent rows) and ``b``."""
+
+    def param_specs(self, n_in, n):
+        return [("W", (n_in + n, 4 * n), "forward"), ("b", (4 * n,), "bias")]
+
+    def get_weights(self, params, n_in, n):
+        return params["W"][:n_in], params["W"][n_in:], params["b"]
+
+
+class TFCellLstmUnit(NativeLstmUnit):
+    """``standardlstm`` (``lstm_cell``) / ``basiclstm`` (``basic_lstm_cell``): TF's LSTMCell layout."""
+
+    allowed_unit_opts = ("forget_bias",)
+
+    def __init__(self, name, unit_opts=None, cell_name="lstm_cell"):
+        super().__init__(name, unit_opts)
+        self.cell_name = cell_name
+        self.forget_bias = float(self.unit_opts.get("forget_bias", 1.0))
+
+    def param_specs(self, n_in, n):
+        return [(f"{self.cell_name}/kernel", (n_in + n, 4 * n), "forward"),
+                (f"{self.cell_name}/bias", (4 * n,), "bias")]
+
+    def get_weights(self, params, n_in, n):
+        kernel = _reorder_tf_cell_gates(params[f"{self.cell_name}/kernel"], n)
+        bias = _reorder_tf_cell_gates(params[f"{self.cell_name}/bias"], n)
+        if self.forget_bias:
+            bias = bias + tf.concat([tf.zeros([2 * n]), tf.fill([n], self.forget_bias), tf.zeros([n])], 0)
+        return kernel[:n_in], kernel[n_in:], bias
+
+
+class GruUnit(RecUnit):
+    """``gru``: TF's GRUCell layout (``gru_cell/gates/...``, ``gru_cell/candidate/...``)."""
+
+    def param_specs(self, n_in, n):
+        return [("gru_cell/gates/kernel", (n_in + n, 2 * n), "forward"), ("gru_cell/gates/bias", (2 * n,), "bias_one"),
+                ("gru_cell/candidate/kernel", (n_in + n, n), "forward"), ("gru_cell/candidate/bias", (n,), "bias")]
+
+    def run(self, x, seq_len, params, n, direction, initial_state):
+        y, h = gru(x, seq_len, params["gru_cell/gates/kernel"], params["gru_cell/gates/bias"],
+                   params["gru_cell/candidate/kernel"], params["gru_cell/candidate/bias"],
+                   initial_h=initial_state["h"], direction=direction)
+        return y, {"h": h}
+
+
+class BasicRnnUnit(RecUnit):
+    """``basicrnn`` / ``rnn``: TF's BasicRNNCell (tanh) layout (``basic_rnn_cell/kernel``, ``.../bias``)."""
+
+    def param_specs(self, n_in, n):
+        return [("basic_rnn_cell/kernel", (n_in + n, n), "forward"), ("basic_rnn_cell/bias", (n,), "bias")]
+
+    def run(self, x, seq_len, params, n, direction, initial_state):
+        y, h = basic_rnn(x, seq_len, params["basic_rnn_cell/kernel"], params["basic_rnn_cell/bias"],
+                         initial_h=initial_state["h"], direction=direction)
+        return y, {"h": h}
+
+
+UNITS: Registry[Any] = Registry("rec unit", normalize=str.lower)
+for _name in ("lstm", "nativelstm", "nativelstm2", "lstmblock"):
+    UNITS.register(_name, lambda name, unit_opts: NativeLstmUnit(name, unit_opts))
+UNITS.register("lstmblockfused", lambda name, unit_opts: NativeLstmUnit(name, unit_opts, impl="block"))
+UNITS.register("cudnnlstm", CudnnLstmUnit)
+UNITS.register("nativelstmlowmem", NativeLstmLowMemUnit)
+UNITS.register("standardlstm", lambda name, unit_opts: TFCellLstmUnit(name, unit_opts, cell_name="lstm_cell"))
+UNITS.register("basiclstm", lambda name, unit_opts: TFCellLstmUnit(name, unit_opts, cell_name="basic_lstm_cell"))
+UNITS.register("gru", GruUnit)
+UNITS.register("basicrnn", BasicRnnUnit)
+UNITS.register("rnn", BasicRnnUnit)
+
+
+def get_unit(name: str, unit_opts: Optional[Dict[str, Any]] = None, *, context: str = "") -> RecUnit:
+    """
+    :param name: the ``unit`` string, case-insensitive (``"NativeLSTM2"`` works)
+    :param unit_opts: the layer's ``unit_opts``
+    :raises UnknownNameError: unknown unit, with close matches
+    """
+    return UNITS.get(name, context=context or None)(name.lower(), unit_opts)
