@@ -1,1 +1,1 @@
-"""Helpers of :mod:`returnn.learning_rate_control` (the ``learning_rate_file`` format)."""
+"""Implementation of :mod:`returnn.learning_rate_control` (base class, strategies, config loading, file format)."""

@@ -23,7 +23,7 @@ Config keys (defaults as the reference):
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import tensorflow as tf
 

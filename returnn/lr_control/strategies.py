@@ -1,0 +1,148 @@
+"""The learning-rate control strategies: ``constant``, ``newbob`` (relative), ``newbob_abs``,
+``newbob_multi_epoch``."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Tuple
+
+from returnn.errors import ConfigValueError
+from returnn.lr_control.base import LearningRateControl
+
+
+class ConstantLearningRate(LearningRateControl):
+    """``learning_rate_control = "constant"``: explicit ``learning_rates`` where given, else the most recent
+    learning rate (i.e. ``learning_rate``, or the last explicit one)."""
+
+    need_error_info = False
+
+    def __init__(self, default_learning_rate: float, default_learning_rates=None, **kwargs):
+        super().__init__(default_learning_rate=default_learning_rate, default_learning_rates=default_learning_rates,
+                         **{k: v for k, v in kwargs.items() if k in ("filename", "error_measure",
+                                                                  "min_learning_rate")})
+
+    def calc_learning_rate_for_epoch(self, epoch: int) -> float:
+        return self.get_most_recent_learning_rate(epoch)
+
+    def calc_new_learning_rate_for_epoch(self, epoch: int) -> float:
+        explicit = self._default_rate_for_epoch(epoch)
+        return explicit if explicit is not None else self.calc_learning_rate_for_epoch(epoch)
+
+
+class NewbobRelative(LearningRateControl):
+    """``newbob`` / ``newbob_rel`` / ``newbob_relative``: decay when the relative score change of the last two
+    epochs is greater than ``newbob_relative_error_threshold`` (default -0.01), else grow (factor 1.0 default)."""
+
+    def __init__(self, relative_error_threshold: float = -0.01, **kwargs):
+        super().__init__(**kwargs)
+        self.relative_error_threshold = float(relative_error_threshold)
+
+    @classmethod
+    def load_initial_kwargs_from_config(cls, config) -> Dict[str, Any]:
+        kwargs = super().load_initial_kwargs_from_config(config)
+        kwargs["relative_error_threshold"] = config.float("newbob_relative_error_threshold", -0.01)
+        return kwargs
+
+    def calc_learning_rate_for_epoch(self, epoch: int) -> float:
+        last_epoch = self.get_last_epoch(epoch)
+        learning_rate = self.get_most_recent_learning_rate(epoch)
+        if last_epoch is None:
+            return learning_rate
+        last2_epoch = self.get_last_epoch(last_epoch)
+        if last2_epoch is None:
+            return learning_rate
+        relative_error = self.calc_relative_error(last2_epoch, last_epoch)
+        if relative_error is None:
+            return learning_rate
+        return self.calc_learning_rate_decay_or_grow(learning_rate, decay=relative_error > self.relative_error_threshold)
+
+    def _repr_options(self) -> List[Tuple[str, Any]]:
+        return [("relative_error_threshold", self.relative_error_threshold)]
+
+
+class NewbobAbs(LearningRateControl):
+    """``newbob_abs``: decay when the absolute score change of the last two epochs is greater than
+    ``newbob_error_threshold`` (default -0.01)."""
+
+    def __init__(self, error_threshold: float = -0.01, **kwargs):
+        super().__init__(**kwargs)
+        self.error_threshold = float(error_threshold)
+
+    @classmethod
+    def load_initial_kwargs_from_config(cls, config) -> Dict[str, Any]:
+        kwargs = super().load_initial_kwargs_from_config(config)
+        kwargs["error_threshold"] = config.float("newbob_error_threshold", -0.01)
+        return kwargs
+
+    def calc_learning_rate_for_epoch(self, epoch: int) -> float:
+        last_epoch = self.get_last_epoch(epoch)
+        learning_rate = self.get_most_recent_learning_rate(epoch)
+        if last_epoch is None:
+            return learning_rate
+        last2_epoch = self.get_last_epoch(last_epoch)
+        if last2_epoch is None:
+            return learning_rate
+        old_error = self.get_epoch_error_value(last2_epoch)
+        new_error = self.get_epoch_error_value(last_epoch)
+        if old_error is None or new_error is None:
+            return learning_rate
+        error_diff = new_error - old_error  # the reference ignores ..._relative_lr here
+        return self.calc_learning_rate_decay_or_grow(learning_rate, decay=error_diff > self.error_threshold)
+
+    def _repr_options(self) -> List[Tuple[str, Any]]:
+        return [("error_threshold", self.error_threshold)]
+
+
+class NewbobMultiEpoch(LearningRateControl):
+    """``newbob_multi_epoch``: every ``newbob_multi_update_interval`` epochs, the mean relative score change over
+    the last ``newbob_multi_num_epochs`` epochs is compared with ``newbob_relative_error_threshold`` (decay when
+    greater) and ``newbob_relative_error_grow_threshold`` (default: the same; grow when smaller)."""
+
+    def __init__(self, num_epochs: int = 5, update_interval: Optional[int] = None,
+                 relative_error_threshold: float = -0.01, relative_error_grow_threshold: Optional[float] = None,
+                 **kwargs):
+        super().__init__(**kwargs)
+        self.relative_error_grow_threshold = float(
+            relative_error_threshold if relative_error_grow_threshold is None else relative_error_grow_threshold)
+        self.num_epochs = int(num_epochs)
+        self.update_interval = int(update_interval) if update_interval else self.num_epochs
+        self.relative_error_threshold = float(relative_error_threshold)
+        if self.num_epochs < 1 or self.update_interval < 1:
+            raise ConfigValueError("newbob_multi_num_epochs", expected="a positive number of epochs (and interval)",
+                                   got=(self.num_epochs, self.update_interval))
+
+    @classmethod
+    def load_initial_kwargs_from_config(cls, config) -> Dict[str, Any]:
+        kwargs = super().load_initial_kwargs_from_config(config)
+        num_epochs = config.int("newbob_multi_num_epochs", 5)
+        kwargs["num_epochs"] = num_epochs
+        kwargs["update_interval"] = config.int("newbob_multi_update_interval", num_epochs)
+        kwargs["relative_error_threshold"] = config.float("newbob_relative_error_threshold", -0.01)
+        kwargs["relative_error_grow_threshold"] = config.float("newbob_relative_error_grow_threshold", None)
+        return kwargs
+
+    def calc_learning_rate_for_epoch(self, epoch: int) -> float:
+        learning_rate = self.get_most_recent_learning_rate(epoch)
+        last_epoch = self.get_last_epoch(epoch)
+        if last_epoch is None or (epoch - 1) % self.update_interval != 0:
+            return learning_rate
+        relative_errors = []
+        for e in range(last_epoch - self.num_epochs + 1, last_epoch + 1):
+            previous = self.get_last_epoch(e)
+            if e not in self.epoch_data or previous is None:
+                continue
+            relative_error = self.calc_relative_error(previous, e)
+            if relative_error is not None:
+                relative_errors.append(relative_error)
+        if not relative_errors:
+            return learning_rate
+        mean = sum(relative_errors) / len(relative_errors)
+        if mean > self.relative_error_threshold:
+            return self.calc_learning_rate_decay_or_grow(learning_rate, decay=True)
+        if mean < self.relative_error_grow_threshold:
+            return self.calc_learning_rate_decay_or_grow(learning_rate, decay=False)
+        return learning_rate
+
+    def _repr_options(self) -> List[Tuple[str, Any]]:
+        return [("num_epochs", self.num_epochs), ("update_interval", self.update_interval),
+                ("relative_error_threshold", self.relative_error_threshold),
+                ("relative_error_grow_threshold", self.relative_error_grow_threshold)]
