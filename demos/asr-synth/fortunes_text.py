@@ -32,6 +32,9 @@ EXCLUDED_FILES = frozenset({"art", "ascii-art", "translate-me", "perl", "debian"
 #: the character vocabulary of :func:`transcription` (index = label id), space first
 VOCAB = [" ", "'"] + [chr(c) for c in range(ord("a"), ord("z") + 1)]
 
+#: every character :func:`clean_sentence` lets through (the written-text vocabulary of the LM demo), sorted
+WRITTEN_CHARS = sorted(" .,!?;:'\"()-" + "0123456789" + "ABCDEFGHIJKLMNOPQRSTUVWXYZ" + "abcdefghijklmnopqrstuvwxyz")
+
 MIN_WORDS = 3
 MAX_WORDS = 20
 
@@ -135,12 +138,16 @@ def split_of(text: str) -> str:
     return "train" if bucket < 90 else ("dev" if bucket < 95 else "test")
 
 
-def load_corpus(fortunes_dir: str = DEFAULT_FORTUNES_DIR, *, allow_digits: bool = False) -> dict[str, list[str]]:
+def load_corpus(
+    fortunes_dir: str = DEFAULT_FORTUNES_DIR, *, allow_digits: bool = False, written: bool = False
+) -> dict[str, list[str]]:
     """
-    The deduplicated, split corpus of transcriptions.
+    The deduplicated, split corpus of transcriptions (or of the written sentences).
 
     :param fortunes_dir: see :func:`list_fortune_files`
-    :param allow_digits: keep transcriptions containing digits (False for ASR)
+    :param allow_digits: keep sentences containing digits (False for ASR)
+    :param written: return the cleaned sentences as written (case, punctuation) instead of their
+        :func:`transcription`; dedup and split then use the written form
     :return: ``{"train": [...], "dev": [...], "test": [...]}``; each list ordered by :func:`sentence_hash`
         (a fixed pseudo-random order, so the first N of a split do not depend on how many are taken)
     """
@@ -153,7 +160,11 @@ def load_corpus(fortunes_dir: str = DEFAULT_FORTUNES_DIR, *, allow_digits: bool 
             trans = transcription(sentence)
             if not allow_digits and re.search(r"[0-9]", trans):
                 continue
-            if not MIN_WORDS <= len(trans.split()) <= MAX_WORDS or trans in seen:
+            if not MIN_WORDS <= len(trans.split()) <= MAX_WORDS:
+                continue
+            if written:
+                trans = sentence
+            if trans in seen:
                 continue
             seen.add(trans)
             splits[split_of(trans)].append(trans)

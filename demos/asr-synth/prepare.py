@@ -156,6 +156,25 @@ def chunk_features(cache_dir, split, chunk_idx, tags, texts, espeak, extractor, 
     return result
 
 
+def feature_stats(feats: np.ndarray, block: int = 65536) -> tuple[np.ndarray, np.ndarray]:
+    """
+    :param feats: float32 [num_frames, dim]
+    :return: (mean, std) float64 [dim] each, accumulated in float64 blocks; std floored at 1e-5; (0, 1) when
+        there are no frames
+    """
+    dim = feats.shape[1]
+    if len(feats) == 0:
+        return np.zeros(dim), np.ones(dim)
+    total, total_sq = np.zeros(dim), np.zeros(dim)
+    for start in range(0, len(feats), block):
+        part = feats[start : start + block].astype(np.float64)
+        total += part.sum(axis=0)
+        total_sq += np.square(part).sum(axis=0)
+    mean = total / len(feats)
+    var = np.maximum(total_sq / len(feats) - np.square(mean), 0.0)
+    return mean, np.maximum(np.sqrt(var), 1e-5)
+
+
 def write_hdf(path: str, feats: np.ndarray, frame_lens: np.ndarray, tags: list[str], texts: list[str], vocab):
     """
     Write one HDFDataset file in the reference layout (see module docstring) via a temp name + rename.
@@ -254,9 +273,7 @@ def prepare(out_dir: str, num: dict, *, fortunes_dir: str = fortunes_text.DEFAUL
     extractor.close()
     synth_time = time.time() - start
 
-    train_feats = raw["train"][0].astype(np.float64)
-    mean = train_feats.mean(axis=0) if len(train_feats) else np.zeros(features.NUM_MEL)
-    std = np.maximum(train_feats.std(axis=0), 1e-5) if len(train_feats) else np.ones(features.NUM_MEL)
+    mean, std = feature_stats(raw["train"][0])
     _atomic_write_text(
         os.path.join(out_dir, "feature-stats.txt"),
         "# dim mean std (training set, un-normalized log-mel)\n"
