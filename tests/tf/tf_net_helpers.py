@@ -34,11 +34,11 @@ def make_feed(net: TFNetwork, values: Dict[str, np.ndarray], seq_lens: Dict[str,
 
 
 def forward_and_grad_step(session: tf.compat.v1.Session, net: TFNetwork, feed: Dict[Any, Any],
-                          layer: str = "output", loss_layer: Optional[str] = None) -> np.ndarray:
+                          layer: str = "output", extra: Any = ()) -> Any:
     """Runs the output of ``layer`` and one SGD step on a scalar loss (the net objective if any, else the sum of
     ``layer``'s output); asserts the step changes the params if there are trainable ones.
 
-    :return: the output of ``layer`` (before the step)
+    :return: the output of ``layer`` (before the step); with ``extra`` layer names: (output, [extra outputs])
     """
     out = net.get_layer(layer).output
     objective = net.get_objective()
@@ -46,7 +46,7 @@ def forward_and_grad_step(session: tf.compat.v1.Session, net: TFNetwork, feed: D
         objective = objective + tf.reduce_sum(tf.cast(out.placeholder, tf.float32))
     params = net.get_trainable_params()
     session.run(tf.compat.v1.global_variables_initializer())
-    result = session.run(out.placeholder, feed_dict=feed)
+    result = session.run([out.placeholder] + [net.get_layer(n).output.placeholder for n in extra], feed_dict=feed)
     if params:
         before = session.run(params)
         step = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(objective, var_list=params)
@@ -57,4 +57,4 @@ def forward_and_grad_step(session: tf.compat.v1.Session, net: TFNetwork, feed: D
         grads = [g for g in tf.gradients(objective, [net.extern_data.data["data"].placeholder]) if g is not None]
         if grads and net.extern_data.data["data"].dtype.startswith("float"):
             session.run(grads, feed_dict=feed)
-    return result
+    return (result[0], result[1:]) if extra else result[0]

@@ -30,7 +30,8 @@ def declared_args(layer_class: Type[Any]) -> FrozenSet[str]:
             except (TypeError, ValueError):
                 continue
             for p in params:
-                if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name not in ("self", "cls", "d", "get_layer"):
+                if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name not in ("self", "cls", "d", "get_layer") \
+                        and not p.name.startswith("_"):
                     names.add(p.name)
     result = frozenset(names - INTERNAL_LAYER_KWARGS - COMMON_LAYER_ARGS - {"class"})
     _declared_cache[layer_class] = result

@@ -1,3 +1,5 @@
-"""Layers that produce data without a computation on sources: source, constant, length, ..."""
+"""Layers that produce data without a computation on sources: source, constant, length."""
 
+from returnn.tf.layers.inputs import constant as _constant  # noqa: F401
+from returnn.tf.layers.inputs import length as _length  # noqa: F401
 from returnn.tf.layers.inputs import source as _source  # noqa: F401

@@ -1,0 +1,109 @@
+"""Elementwise combination of several inputs with different axes (``combine``, ``eval``, ``compare``, ``switch``).
+
+Axes are matched by Dim identity first, then by role (batch ↔ batch, time ↔ time, feature ↔ feature of the same
+size, as the reference's default behaviour does), then static size-1 axes broadcast against anything. Axes that
+match nothing are added to the output. The output axis order is that of the input with the most axes.
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional, Sequence
+
+import tensorflow as tf
+
+from returnn.errors import LayerShapeError
+from returnn.tensor import Tensor
+
+
+def match_axes(src: Tensor, out: Tensor, *, name: str = "?", layer_class: str = "?") -> List[Optional[int]]:
+    """:return: for each axis of ``src`` the axis of ``out`` it corresponds to, or None (new axis)"""
+    used: set = set()
+    result: List[Optional[int]] = [None] * src.batch_ndim
+    # pass 1: identity
+    for i, d in enumerate(src.dims):
+        for j, od in enumerate(out.dims):
+            if j not in used and d == od:
+                result[i] = j
+                used.add(j)
+                break
+    # pass 2: roles
+    for i, d in enumerate(src.dims):
+        if result[i] is not None:
+            continue
+        j = None
+        if i == src.time_dim_axis and out.time_dim_axis is not None and out.time_dim_axis not in used:
+            j = out.time_dim_axis
+        elif i == src.feature_dim_axis and out.feature_dim_axis is not None and out.feature_dim_axis not in used \
+                and out.dims[out.feature_dim_axis].dimension == d.dimension:
+            j = out.feature_dim_axis
+        elif d.dimension is not None:
+            same = [k for k, od in enumerate(out.dims) if k not in used and od.dimension == d.dimension
+                    and not od.is_batch_dim() and k not in (out.time_dim_axis,)]
+            if len(same) == 1 and i != src.feature_dim_axis:
+                j = same[0]
+        if j is not None:
+            result[i] = j
+            used.add(j)
+    return result
+
+
+def common_template(sources: Sequence[Tensor], *, name: str, layer_class: str = "?",
+                    dtype: Optional[str] = None) -> Tensor:
+    """:return: template over the union of the sources' axes (see module doc)
+
+    :raises LayerShapeError: if an input has two axes mapping to the same output axis, or static sizes conflict
+    """
+    if not sources:
+        raise LayerShapeError(layer=name, layer_class=layer_class, problem="needs at least one source")
+    base_idx = max(range(len(sources)), key=lambda k: (sources[k].batch_ndim, -k))
+    out = sources[base_idx].copy_template(name=f"{name}_output")
+    for src in sources:
+        mapping = match_axes(src, out, name=name, layer_class=layer_class)
+        for i, j in enumerate(mapping):
+            d = src.dims[i]
+            if j is None:
+                if d.dimension == 1:
+                    continue  # broadcasts
+                out = out.copy_add_dim(out.batch_ndim, d, as_time=(i == src.time_dim_axis and out.time_dim_axis is None))
+            else:
+                od = out.dims[j]
+                if od.dimension is not None and d.dimension is not None and od.dimension != d.dimension \
+                        and 1 not in (od.dimension, d.dimension):
+                    raise LayerShapeError(layer=name, layer_class=layer_class,
+                                          problem="inputs cannot be broadcast together (static sizes differ)",
+                                          expected=repr(out), got=repr(src))
+                if od.dimension == 1 and d.dimension not in (None, 1):
+                    out = out.copy_template_replace_dim(j, d)
+    if dtype is not None:
+        out.dtype = dtype
+    if any(s.sparse for s in sources) and not all(s.sparse for s in sources):
+        out.sparse_dim = None
+    return out
+
+
+def align_raw(src: Tensor, out: Tensor, *, name: str = "?", layer_class: str = "?") -> tf.Tensor:
+    """:return: raw tensor of ``src`` transposed/expanded so that it broadcasts against ``out``'s raw tensor"""
+    mapping = match_axes(src, out, name=name, layer_class=layer_class)
+    raw = src.placeholder
+    # drop size-1 axes that map nowhere
+    keep = [i for i, j in enumerate(mapping) if j is not None]
+    drop = [i for i, j in enumerate(mapping) if j is None]
+    if drop:
+        raw = tf.squeeze(raw, axis=drop)
+    targets = [mapping[i] for i in keep]
+    order = sorted(range(len(targets)), key=lambda k: targets[k])
+    if order != list(range(len(targets))):
+        raw = tf.transpose(raw, order)
+    sorted_targets = sorted(targets)
+    shape = tf.shape(raw)
+    new_shape = []
+    k = 0
+    for j in range(out.batch_ndim):
+        if k < len(sorted_targets) and sorted_targets[k] == j:
+            new_shape.append(shape[k])
+            k += 1
+        else:
+            new_shape.append(1)
+    if len(sorted_targets) != out.batch_ndim:
+        raw = tf.reshape(raw, tf.stack(new_shape))
+    return raw

@@ -1,0 +1,78 @@
+"""``{"class": "combine", "kind": "add", "from": [a, b, ...]}``: elementwise combination with broadcasting.
+
+Kinds: ``add``, ``sub``, ``mul``, ``truediv``, ``floordiv``, ``maximum``, ``minimum``, ``average``,
+``squared_difference``, ``logical_and``, ``logical_or``, ``eval`` (with ``eval``, as the ``eval`` layer).
+Optional ``activation`` after combining, ``with_bias`` (param ``b`` ``[F]``).
+Shape: broadcast of the sources (axes matched by Dim, then by role; see ``core/broadcast.py``).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Dict, Optional
+
+import tensorflow as tf
+
+from returnn.errors import LayerArgError
+from returnn.tensor import Tensor
+from returnn.tf.layers.core.broadcast import align_raw
+from returnn.tf.layers.core.layer_base import LayerBase, OutputWithActivation
+from returnn.tf.layers.core.registry import register_layer
+from returnn.tf.layers.elementwise.eval import eval_template, run_eval
+from returnn.tf.ops.activations import get_activation_function
+from returnn.tf.ops.init import get_initializer
+from returnn.util.suggest import close_matches
+
+_KINDS = {
+    "add": tf.add, "sub": tf.subtract, "mul": tf.multiply, "truediv": tf.truediv, "floordiv": tf.math.floordiv,
+    "maximum": tf.maximum, "minimum": tf.minimum, "squared_difference": tf.math.squared_difference,
+    "logical_and": tf.logical_and, "logical_or": tf.logical_or,
+}
+_ALL_KINDS = sorted([*_KINDS, "average", "eval"])
+
+
+@register_layer
+class CombineLayer(LayerBase):
+    """Combines all sources elementwise."""
+
+    layer_class = "combine"
+
+    def __init__(self, kind: str, activation: Optional[str] = None, with_bias: bool = False,
+                 eval: Any = None, eval_locals: Optional[Dict[str, Any]] = None,  # noqa: A002
+                 eval_for_output_loss: bool = False, **kwargs: Any):
+        super().__init__(**kwargs)
+        out = self.output
+        if kind == "eval":
+            raw = tf.convert_to_tensor(run_eval(self, eval, eval_locals))
+        else:
+            raws = [align_raw(s.output, out, name=self.name, layer_class=self.layer_class) for s in self.sources]
+            raws = [tf.cast(r, out.dtype) if r.dtype.name != out.dtype and not out.dtype == "bool" else r for r in raws]
+            if kind == "average":
+                raw = functools.reduce(tf.add, raws) / float(len(raws))
+            else:
+                raw = functools.reduce(_KINDS[kind], raws)
+        if with_bias:
+            bias = self.create_param("b", (out.dim,), get_initializer(0.0))
+            raw = raw + bias
+        act = get_activation_function(activation)
+        if act is not None:
+            self.output_before_activation = OutputWithActivation(raw, act)
+            raw = self.output_before_activation.y
+        self.output.placeholder = raw
+
+    @classmethod
+    def get_out_data_from_opts(cls, name: str, network: Any, sources: Any = (), kind: str = None,
+                               out_type: Any = None, eval: Any = None, n_out: Any = None,  # noqa: A002
+                               **kwargs: Any) -> Tensor:
+        """:raises LayerArgError: unknown ``kind``, ``eval`` missing for kind ``eval``"""
+        if kind not in _ALL_KINDS:
+            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="kind", problem="invalid value",
+                                got=kind, expected=" | ".join(_ALL_KINDS), suggestions=close_matches(str(kind), _ALL_KINDS))
+        if kind == "eval" and eval is None:
+            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="eval",
+                                problem='missing (needed with kind "eval")')
+        out = eval_template(cls, name, sources, out_type, network)
+        if kind in ("logical_and", "logical_or"):
+            out.dtype = "bool"
+            out.sparse_dim = None
+        return out

@@ -1,0 +1,82 @@
+"""``{"class": "switch", "condition": <layer|bool>, "true_from": <layer|value>, "false_from": <layer|value>}``:
+elementwise ``tf.where``; a python bool condition just selects one branch. Shape: broadcast of the inputs."""
+
+from __future__ import annotations
+
+from typing import Any, Dict
+
+import tensorflow as tf
+
+from returnn.errors import LayerArgError
+from returnn.tensor import Tensor
+from returnn.tf.layers.core.broadcast import align_raw, common_template
+from returnn.tf.layers.core.layer_base import LayerBase
+from returnn.tf.layers.core.registry import register_layer
+
+
+def _is_layer(x: Any) -> bool:
+    return isinstance(x, LayerBase)
+
+
+@register_layer
+class SwitchLayer(LayerBase):
+    """``where(condition, true_from, false_from)``."""
+
+    layer_class = "switch"
+
+    def __init__(self, condition: Any, true_from: Any, false_from: Any, **kwargs: Any):
+        super().__init__(**kwargs)
+        out = self.output
+
+        def raw(x: Any) -> tf.Tensor:
+            if _is_layer(x):
+                return tf.cast(align_raw(x.output, out, name=self.name), out.dtype)
+            return tf.constant(x, dtype=out.dtype)
+
+        if isinstance(condition, bool):
+            chosen, other = (true_from, false_from) if condition else (false_from, true_from)
+            value = raw(chosen)
+            if not _is_layer(chosen):  # a constant: give it the shape of the other (layer) branch
+                value = tf.zeros_like(raw(other)) + value
+            self.output.placeholder = value
+            return
+        cond = align_raw(condition.output, out, name=self.name)
+        t, f = raw(true_from), raw(false_from)
+        shape = tf.broadcast_dynamic_shape(tf.broadcast_dynamic_shape(tf.shape(cond), tf.shape(t)), tf.shape(f))
+        self.output.placeholder = tf.where(tf.broadcast_to(cond, shape), tf.broadcast_to(t, shape),
+                                           tf.broadcast_to(f, shape))
+
+    @classmethod
+    def transform_config_dict(cls, d: Dict[str, Any], network: Any, get_layer: Any) -> None:
+        d.setdefault("from", [])
+        super().transform_config_dict(d, network=network, get_layer=get_layer)
+        for key in ("condition", "true_from", "false_from"):
+            if isinstance(d.get(key), str):
+                d[key] = get_layer(d[key])
+
+    @classmethod
+    def get_out_data_from_opts(cls, name: str, network: Any, condition: Any = None, true_from: Any = None,
+                               false_from: Any = None, **kwargs: Any) -> Tensor:
+        if condition is None or true_from is None or false_from is None:
+            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="condition",
+                                problem="needs condition, true_from and false_from")
+        layers = [x for x in (true_from, false_from) if _is_layer(x)]
+        if not isinstance(condition, bool):
+            if not _is_layer(condition):
+                raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="condition", problem="invalid value",
+                                    got=condition, expected="a layer name or a bool")
+        if not layers:
+            if isinstance(condition, bool):
+                raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="true_from",
+                                    problem="needs at least one layer among condition/true_from/false_from")
+            out = condition.output.copy_template(name=f"{name}_output")
+            out.dtype = "float32"
+            return out
+        templates = [x.output for x in layers]
+        if not isinstance(condition, bool):
+            templates.append(condition.output)
+        out = common_template(templates, name=name, layer_class=cls.layer_class)
+        out.dtype = layers[0].output.dtype
+        out.sparse_dim = layers[0].output.sparse_dim
+        return out
+

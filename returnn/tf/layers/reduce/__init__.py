@@ -1,0 +1,3 @@
+"""Reductions over axes."""
+
+from returnn.tf.layers.reduce import reduce as _reduce  # noqa: F401

@@ -1,0 +1,114 @@
+"""``{"class": "reduce", "mode": "mean", "axes": "T"}``: reduce over axes (any axis description).
+
+Shape: ``{B, T, F} --axes=T--> {B, F}`` (``keep_dims``: the reduced axes stay with size 1). Padded frames of
+dynamic axes never contribute (``use_time_mask``, default True): ``mean`` divides by the true lengths, ``max``
+ignores padding. Modes: ``sum``, ``mean``, ``max``, ``min``, ``prod``, ``logsumexp``, ``any``, ``all``,
+``argmax``, ``argmin`` (one axis; sparse int32 output over that axis).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Optional
+
+import tensorflow as tf
+
+from returnn.errors import LayerArgError
+from returnn.tensor import SpatialDim, Tensor
+from returnn.tf.layers.core.concat_input import ConcatInputLayer
+from returnn.tf.layers.core.registry import register_layer
+from returnn.tf.layers.core.sources import concat_sources_template
+from returnn.tf.ops.dims import mask_padded
+from returnn.util.suggest import close_matches
+
+_FILL = {"sum": 0.0, "mean": 0.0, "max": -math.inf, "min": math.inf, "prod": 1.0, "logsumexp": -math.inf,
+         "any": False, "all": True, "argmax": -math.inf, "argmin": math.inf}
+_TF = {"sum": tf.reduce_sum, "max": tf.reduce_max, "min": tf.reduce_min, "prod": tf.reduce_prod,
+       "logsumexp": tf.reduce_logsumexp, "any": tf.reduce_any, "all": tf.reduce_all}
+
+
+@register_layer
+class ReduceLayer(ConcatInputLayer):
+    """Reduces the input over ``axes`` (or ``axis``)."""
+
+    layer_class = "reduce"
+
+    def __init__(self, mode: str, axes: Any = None, axis: Any = None, keep_dims: bool = False,
+                 enforce_batch_dim_axis: Optional[int] = None, use_time_mask: bool = True, **kwargs: Any):
+        super().__init__(**kwargs)
+        inp = self.input_data
+        mode = mode.lower()
+        ax = inp.get_axes_from_description(axes if axes is not None else axis)
+        x = inp.placeholder
+        if use_time_mask:
+            tmp = inp.copy()
+            for a in ax:
+                if inp.dims[a].is_dynamic():
+                    fill = _FILL[mode]
+                    if inp.dtype.startswith("int") and isinstance(fill, float) and math.isinf(fill):
+                        fill = inp.dtype == "int32" and (-2 ** 31 if fill < 0 else 2 ** 31 - 1) or 0
+                    tmp.placeholder = mask_padded(tmp, a, fill)
+            x = tmp.placeholder
+        if mode in ("argmax", "argmin"):
+            fn = tf.argmax if mode == "argmax" else tf.argmin
+            y = fn(x, axis=ax[0], output_type=tf.int32)
+            if keep_dims:
+                y = tf.expand_dims(y, ax[0])
+        elif mode == "mean":
+            total = tf.reduce_sum(x, axis=ax, keepdims=keep_dims)
+            count = None
+            for a in ax:
+                d = inp.dims[a]
+                if use_time_mask and d.is_dynamic():
+                    n = tf.cast(d.dyn_size, x.dtype)
+                    n = _lens_broadcast(n, inp, ax, keep_dims)
+                else:
+                    n = tf.cast(tf.shape(x)[a], x.dtype)
+                count = n if count is None else count * n
+            y = total / count
+        else:
+            y = _TF[mode](x, axis=ax, keepdims=keep_dims)
+        self.output.placeholder = y
+
+    @classmethod
+    def get_out_data_from_opts(cls, name: str, sources: Any = (), mode: str = "", axes: Any = None, axis: Any = None,
+                               keep_dims: bool = False, **kwargs: Any) -> Tensor:
+        """:raises LayerArgError: unknown mode; missing axes; several axes for argmax/argmin"""
+        if mode.lower() not in _FILL:
+            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="mode", problem="invalid value",
+                                got=mode, expected=" | ".join(_FILL), suggestions=close_matches(mode, _FILL))
+        if axes is None and axis is None:
+            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="axes", problem="missing required argument")
+        inp = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
+        ax = inp.get_axes_from_description(axes if axes is not None else axis)
+        if mode.lower() in ("argmax", "argmin") and len(ax) != 1:
+            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="axes", problem="needs exactly one axis for "
+                                f"mode {mode!r}:", got=axes if axes is not None else axis)
+        out = inp.copy_template(name=f"{name}_output")
+        if mode.lower() in ("argmax", "argmin"):
+            sparse_dim = inp.dims[ax[0]]
+        for a in sorted(ax, reverse=True):
+            if keep_dims:
+                out = out.copy_template_replace_dim(a, SpatialDim(f"{name}:keep-dim", 1))
+                if out.time_dim_axis == a:
+                    out.time_dim_axis = None
+            else:
+                out = out.copy_template_excluding_axis(a)
+        if mode.lower() in ("argmax", "argmin"):
+            out = Tensor(**{**out.get_kwargs(), "dtype": "int32", "sparse_dim": sparse_dim, "feature_dim_axis": None})
+        elif mode.lower() in ("any", "all"):
+            out.dtype = "bool"
+        return out
+
+
+def _remaining(inp: Tensor, ax: Any, keep_dims: bool) -> list:
+    return [i for i in range(inp.batch_ndim) if keep_dims or i not in ax]
+
+
+def _lens_broadcast(n: tf.Tensor, inp: Tensor, ax: Any, keep_dims: bool) -> tf.Tensor:
+    """Lengths ``[B]`` reshaped to broadcast over the reduced output."""
+    remaining = _remaining(inp, ax, keep_dims)
+    if inp.batch_dim_axis not in remaining:
+        return tf.reduce_sum(n)
+    shape = [-1 if i == inp.batch_dim_axis else 1 for i in remaining]
+    return tf.reshape(n, shape)
