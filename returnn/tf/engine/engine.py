@@ -167,7 +167,7 @@ class Engine:
     # ------------------------------------------------------------------ init entry points
 
     def init_train_from_config(self, config: Optional[Config] = None, train_data=None, dev_data=None,
-                               eval_data=None) -> None:
+                               eval_data=None, eval_datasets: Optional[Dict[str, Any]] = None) -> None:
         """Prepares training: datasets, learning-rate control, network + updater + session, and loads the
         checkpoint to continue from (see :mod:`~returnn.tf.engine.model_selection`).
 
@@ -175,7 +175,9 @@ class Engine:
         """
         if config is not None:
             self.config = config
-        self._set_datasets(train_data, dev_data, eval_data, self._config_eval_datasets())
+        if eval_datasets is None:
+            eval_datasets = self._config_eval_datasets()
+        self._set_datasets(train_data, dev_data, eval_data, eval_datasets)
         if self.train_data is None:
             raise ConfigValueError("train", expected="a dataset for task 'train' (dict with 'class')", got=None)
         self.model_filename = self.config.value("model", None)
@@ -187,12 +189,11 @@ class Engine:
         self._load_choice(choice, is_training=True)
 
     def _config_eval_datasets(self) -> Dict[str, Any]:
-        spec = self.config.typed_value("eval_datasets", None)
-        if not spec:
+        if not self.config.typed_value("eval_datasets", None):
             return {}
-        from returnn.datasets import init_dataset
+        from returnn.datasets.from_config import init_datasets_from_config
 
-        return {name: (d if hasattr(d, "generate_batches") else init_dataset(d)) for name, d in spec.items()}
+        return init_datasets_from_config(self.config)["eval_datasets"]
 
     def init_network_from_config(self, config: Optional[Config] = None, *, task: str = "eval",
                                  net_dict_post_proc=None) -> None:

@@ -114,6 +114,29 @@ def _report_cancel(engine, exc: CancelTrainingException) -> None:
     raise KeyboardInterrupt(str(exc))
 
 
+def maybe_use_last_best_model(engine, epoch: int) -> Optional[int]:
+    """``use_last_best_model`` (True or a dict with ``modulo``, ``only_last_n``, ``filter_score``,
+    ``min_score_dist``): before ``epoch``, if an earlier epoch scored better than ``epoch - 1``, load its
+    params. Returns the loaded epoch or None."""
+    opts = engine.config.typed_value("use_last_best_model", None)
+    if not opts or epoch <= 1:
+        return None
+    opts = {} if opts is True else dict(opts)
+    if (epoch - 1) % int(opts.get("modulo", 1)) != 0:
+        return None
+    best = engine.learning_rate_control.get_last_best_epoch(
+        last_epoch=epoch - 1, only_last_n=int(opts.get("only_last_n", -1)),
+        filter_score=float(opts.get("filter_score", float("inf"))),
+        min_score_dist=float(opts.get("min_score_dist", 0.0)))
+    if best is None or best == epoch - 1 or not engine.model_filename:
+        return None
+    if best not in engine.get_existing_epochs():
+        return None
+    print("Last epoch model not better than previous epoch %i, using that model instead." % best, file=log.v3)
+    engine.load_model(epoch=best)
+    return best
+
+
 def train_epoch(engine, epoch: int, *, save: bool = True) -> Dict[str, float]:
     """One epoch: train pass, save, evaluations, LR control. Returns the epoch's score dict."""
     config = engine.config
@@ -121,6 +144,7 @@ def train_epoch(engine, epoch: int, *, save: bool = True) -> Dict[str, float]:
     learning_rate = lrc.get_learning_rate_for_epoch(epoch)
     print("start epoch %i with learning rate %s ..." % (epoch, learning_rate), file=log.v4)
     engine.updater.set_learning_rate(learning_rate, session=engine.session)
+    maybe_use_last_best_model(engine, epoch)
     global_step_start = int(engine.session.run(engine.network.global_train_step))
     dataset = engine.train_data
     dataset.init_seq_order(epoch=seq_order_epoch(dataset, epoch))

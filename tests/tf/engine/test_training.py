@@ -241,3 +241,26 @@ def test_tensorboard_events_written(tmp_path, monkeypatch, capsys):
         ev = tf.compat.v1.Event.FromString(rec)
         tags |= {v.tag for v in ev.summary.value}
     assert {"cost:output", "error:output", "loss"} <= tags
+
+
+def test_use_last_best_model_loads_best_epoch(tmp_path, monkeypatch, capsys):
+    """When the LR control reports an earlier best epoch, its params are loaded before the next epoch."""
+    from returnn.tf.engine import training
+
+    standin.install(monkeypatch)
+    loaded = []
+    orig = training.maybe_use_last_best_model
+
+    def spy(engine, epoch):
+        engine.learning_rate_control.get_last_best_epoch = lambda **kw: 1 if epoch == 3 else None
+        result = orig(engine, epoch)
+        if result is not None:
+            reader = tf.compat.v1.train.NewCheckpointReader(str(tmp_path / "models" / "model.001"))
+            w = engine.session.run(engine.network.layers["output"].params["W"])
+            loaded.append((epoch, result, np.allclose(w, reader.get_tensor("output/W"))))
+        return result
+
+    monkeypatch.setattr(training, "maybe_use_last_best_model", spy)
+    out = run_task(make_config(tmp_path, num_epochs=3, use_last_best_model=True), capsys=capsys)
+    assert "using that model instead" in out
+    assert loaded == [(3, 1, True)]
