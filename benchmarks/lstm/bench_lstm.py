@@ -12,7 +12,8 @@ and median over ``--reps`` after 2 warm-up runs). It prints the time per call, t
 LSTM's matmul work (forward ``2*T*B*4n*(n_in+n)`` flops, backward twice that) and, for comparison,
 the GFLOP/s of one plain matmul with the same total size ``[T*B, n_in+n] x [n_in+n, 4n]``, and a
 large square matmul (``--peak-size``) as the machine's matmul peak. Also an ``epoch-equivalent``:
-the estimated LSTM time of one ``blstm-train`` epoch (22 steps x 6 layers: 2 with n_in 9, 4 with 512).
+the estimated LSTM time of one ``blstm-train`` epoch (27 steps x 6 layers: 2 with n_in 9, 4 with 512;
+the reference logs 27 steps for that epoch). ``--network`` times the real 6-layer stack per step.
 """
 
 from __future__ import annotations
@@ -84,6 +85,38 @@ def bench_lstm(impl, batch, time_len, n_in, n_out, reps, threads, direction=1, d
             return _time_run(sess, fetch, feed, reps)
 
 
+def bench_blstm_network(impl, batch, time_len, n_out, reps, threads, steps=27):
+    """The blstm-train network's LSTM part: 3 layers x (fwd, bwd), input 9-dim, forward + all param gradients.
+
+    :return: (min seconds per step, estimated LSTM seconds per epoch = ``steps`` x that)
+    """
+    from returnn.tf.ops.rnn.lstm import lstm
+    rng = np.random.RandomState(1)
+    lens = np.array([time_len] + list(rng.randint(time_len // 2, time_len + 1, size=batch - 1)), dtype="int32")
+    with tf.Graph().as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [None, None, 9])
+        seq_len = tf.compat.v1.placeholder(tf.int32, [None])
+        params = []
+        inp = x
+        for layer in range(3):
+            outs = []
+            for direction in (1, -1):
+                n_in = int(inp.shape[-1])
+                w = tf.Variable(rng.uniform(-.1, .1, (n_in, 4 * n_out)).astype("float32"))
+                w_re = tf.Variable(rng.uniform(-.1, .1, (n_out, 4 * n_out)).astype("float32"))
+                b = tf.Variable(np.zeros(4 * n_out, "float32"))
+                params += [w, w_re, b]
+                outs.append(lstm(inp, seq_len, w, w_re, b, direction=direction, impl=impl)[0])
+            inp = tf.concat(outs, axis=-1)
+        loss = tf.reduce_sum(inp * tf.constant(rng.randn(time_len, batch, 2 * n_out).astype("float32")))
+        fetch = [tf.reduce_sum(g) for g in tf.gradients(loss, params)]
+        feed = {x: rng.randn(time_len, batch, 9).astype("float32"), seq_len: lens}
+        with _session(threads) as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            t_min, _ = _time_run(sess, fetch, feed, reps)
+    return t_min, steps * t_min
+
+
 class _nullctx:
     def __enter__(self):
         return self
@@ -103,6 +136,8 @@ def main():
     parser.add_argument("--threads", type=int, default=0)
     parser.add_argument("--peak-size", type=int, default=2048)
     parser.add_argument("--device", default=None, help="e.g. /gpu:0")
+    parser.add_argument("--network", action="store_true",
+                        help="also time the whole 3-layer BLSTM (LSTM part) of blstm-train per step / epoch (27 steps)")
     args = parser.parse_args()
     b, t, n_in, n = args.batch, args.time, args.n_in, args.n_out
     _, peak = bench_matmul(args.peak_size, args.peak_size, args.peak_size, max(3, args.reps // 2), args.threads)
@@ -115,10 +150,15 @@ def main():
         t_min, t_med = bench_lstm(impl, b, t, n_in, n, args.reps, args.threads, device=args.device)
         t_small, _ = bench_lstm(impl, b, t, 9, n, args.reps, args.threads, device=args.device)
         t_fwd, _ = bench_lstm(impl, b, t, n_in, n, args.reps, args.threads, device=args.device, with_grad=False)
-        epoch = 22 * (2 * t_small + 4 * t_min)
+        epoch = 27 * (2 * t_small + 4 * t_min)
         print(f"{impl:8s} fwd+bwd {t_min * 1e3:7.1f} ms (median {t_med * 1e3:7.1f} ms), "
               f"{flops / t_min / 1e9:6.1f} GFLOP/s = {100 * flops / t_min / 1e9 / peak:4.1f}% of peak; "
               f"fwd only {t_fwd * 1e3:6.1f} ms; n_in=9: {t_small * 1e3:6.1f} ms; blstm-train epoch-equivalent {epoch:5.2f} s")
+        if args.network:
+            step, epoch = bench_blstm_network(impl, b, t, n, args.reps, args.threads)
+            net_flops = 27 * 3 * 2. * t * b * 4 * n * (2 * (9 + n) + 4 * (2 * n + n))
+            print(f"{impl:8s} 3-layer BLSTM fwd+bwd {step * 1e3:7.1f} ms/step, x27 steps = {epoch:5.2f} s/epoch, "
+                  f"{net_flops / epoch / 1e9:6.1f} GFLOP/s")
 
 
 if __name__ == "__main__":

@@ -48,30 +48,32 @@ def _lstm_loop(xw, w_re, c0, h0):
     n = tf.shape(w_re)[0]
     num_frames = tf.shape(xw)[0]
     xw_ta = tf.TensorArray(xw.dtype, size=num_frames, element_shape=xw.shape[1:]).unstack(xw)
-    acts_ta = tf.TensorArray(xw.dtype, size=num_frames, element_shape=xw.shape[1:])
+    j_ta = tf.TensorArray(xw.dtype, size=num_frames, element_shape=c0.shape)
+    ifo_ta = tf.TensorArray(xw.dtype, size=num_frames)
     c_ta = tf.TensorArray(xw.dtype, size=num_frames, element_shape=c0.shape)
     h_ta = tf.TensorArray(xw.dtype, size=num_frames, element_shape=h0.shape)
 
-    def body(t, c, h, acts_ta_, c_ta_, h_ta_):
+    def body(t, c, h, j_ta_, ifo_ta_, c_ta_, h_ta_):
         z = xw_ta.read(t) + tf.matmul(h, w_re)
         j, ifo = _split_gates(z, n)
         i, f, o = tf.split(ifo, 3, axis=-1)
         c = f * c + i * j
         h = o * tf.tanh(c)
-        acts_ta_ = acts_ta_.write(t, tf.concat([j, ifo], axis=-1))
-        return t + 1, c, h, acts_ta_, c_ta_.write(t, c), h_ta_.write(t, h)
+        return t + 1, c, h, j_ta_.write(t, j), ifo_ta_.write(t, ifo), c_ta_.write(t, c), h_ta_.write(t, h)
 
-    _, _, _, acts_ta, c_ta, h_ta = tf.while_loop(
-        lambda t, *_: t < num_frames, body, (tf.constant(0), c0, h0, acts_ta, c_ta, h_ta),
+    _, _, _, j_ta, ifo_ta, c_ta, h_ta = tf.while_loop(
+        lambda t, *_: t < num_frames, body, (tf.constant(0), c0, h0, j_ta, ifo_ta, c_ta, h_ta),
         parallel_iterations=1)
-    acts, c_all, h_all = acts_ta.stack(), c_ta.stack(), h_ta.stack()
+    c_all, h_all = c_ta.stack(), h_ta.stack()
+    j_all, ifo_all = j_ta.stack(), ifo_ta.stack()
 
     def grad(dh_all, dc_all):
         if dh_all is None:
             dh_all = tf.zeros_like(h_all)
         if dc_all is None:
             dc_all = tf.zeros_like(c_all)
-        j, i, f, o = tf.split(acts, 4, axis=-1)  # each [T, B, n]
+        j = j_all
+        i, f, o = tf.split(ifo_all, 3, axis=-1)  # each [T, B, n]
         c_prev = tf.concat([c0[None], c_all], axis=0)[:num_frames]
         h_prev = tf.concat([h0[None], h_all], axis=0)[:num_frames]
         tc = tf.tanh(c_all)
@@ -85,13 +87,14 @@ def _lstm_loop(xw, w_re, c0, h0):
         dh_out_ta = tf.TensorArray(xw.dtype, size=num_frames, element_shape=h0.shape).unstack(dh_all)
         rec_ta = tf.TensorArray(xw.dtype, size=num_frames).unstack(rec)
         dz_ta = tf.TensorArray(xw.dtype, size=num_frames, element_shape=xw.shape[1:])
+        w_re_t = tf.transpose(w_re)  # [4n, n], once, not per step
 
         def back_body(t, dc_rec, dh_rec, dz_ta_):
             dc_from_dh_t, f_t = tf.unstack(rec_ta.read(t))
             dh = dh_out_ta.read(t) + dh_rec
             dc = dc_out_ta.read(t) + dc_rec + dh_rec * dc_from_dh_t
             dz = tf.concat([dc, dc, dc, dh], axis=-1) * dz_factor_ta.read(t)
-            return t - 1, dc * f_t, tf.matmul(dz, w_re, transpose_b=True), dz_ta_.write(t, dz)
+            return t - 1, dc * f_t, tf.matmul(dz, w_re_t), dz_ta_.write(t, dz)
 
         _, dc0, dh0, dz_ta = tf.while_loop(
             lambda t, *_: t >= 0, back_body,
