@@ -52,6 +52,7 @@ class LearningRateControl:
         self.learning_rate_decay = float(learning_rate_decay)
         self.learning_rate_growth = float(learning_rate_growth)
         self._last_logged_error_key: Optional[str] = None
+        self._first_scored_epoch: Optional[int] = None
         if filename:
             if os.path.exists(filename):
                 print(f"Learning-rate-control: loading file {filename}", file=log.v4)
@@ -168,8 +169,7 @@ class LearningRateControl:
         """``(new - old) / new`` (``/ old`` with ``relative_error_div_by_old``) of the epochs' scores, or None if
         one has no score; divided by ``lr / initial lr`` of ``new_epoch`` with
         ``relative_error_also_relative_to_learning_rate``."""
-        old_error = self.get_epoch_error_value(old_epoch)
-        new_error = self.get_epoch_error_value(new_epoch)
+        old_error, new_error = self.get_epoch_errors_same_key(old_epoch, new_epoch)
         if old_error is None or new_error is None:
             return None
         denominator = old_error if self.relative_error_div_by_old else new_error
@@ -178,6 +178,15 @@ class LearningRateControl:
         else:
             relative = (new_error - old_error) / abs(denominator)
         return self._relative_to_learning_rate(relative, new_epoch)
+
+    def get_epoch_errors_same_key(self, old_epoch: int, new_epoch: int) -> Tuple[Optional[float], Optional[float]]:
+        """The scores of both epochs, or ``(None, None)`` when :meth:`get_error_key` chooses different keys for them
+        (then the reference makes no decision, e.g. when only one of the epochs has a dev score)."""
+        old_key, old_error = self.get_epoch_error_key_value(old_epoch)
+        new_key, new_error = self.get_epoch_error_key_value(new_epoch)
+        if old_key != new_key:
+            return None, None
+        return old_error, new_error
 
     def _relative_to_learning_rate(self, relative: float, epoch: int) -> float:
         if self.relative_error_also_relative_to_learning_rate:
@@ -190,14 +199,15 @@ class LearningRateControl:
 
     def set_epoch_error(self, epoch: int, error: Dict[str, Any]) -> None:
         """Adds the scores in ``error`` (key → number; ``":meta:..."`` keys go to :attr:`EpochData.meta`) to
-        ``epoch``'s entry, creating it with the initial learning rate if needed.
+        ``epoch``'s entry. An epoch without learning rate gets the one :meth:`calc_new_learning_rate_for_epoch`
+        gives (with the reference's message). For the first epoch scored in this process, the chosen error key is
+        logged (``Learning-rate-control: error key 'dev_score' from {...}``) each time it changes.
 
         :raises ConfigValueError: (key ``learning_rate_control``) for a non-numeric score
         """
-        if epoch not in self.epoch_data:
-            print(f"Learning-rate-control: set error for epoch {epoch} without a learning rate, using the default",
-                  file=log.v4)
-            self.set_default_learning_rate_for_epoch(epoch)
+        if epoch not in self.epoch_data or self.epoch_data[epoch].learning_rate is None:
+            print(f"Learning rate not set for epoch {epoch}. Assuming default.", file=log.v4)
+            self.get_learning_rate_for_epoch(epoch)
         data = self.epoch_data[epoch]
         for key, value in error.items():
             if key.startswith(EpochData.META_PREFIX):
@@ -208,10 +218,13 @@ class LearningRateControl:
             except (TypeError, ValueError):
                 raise ConfigValueError("learning_rate_control", expected=f"a number as score {key!r} of epoch {epoch}",
                                        got=value) from None
-        key = self.get_error_key(epoch)
-        if key is not None and key != self._last_logged_error_key:
-            print(f"Learning-rate-control: error key {key!r} from {dict(data.error)!r}", file=log.v4)
-            self._last_logged_error_key = key
+        if self._first_scored_epoch is None:
+            self._first_scored_epoch = epoch
+        if epoch == self._first_scored_epoch:
+            key = self.get_error_key(epoch)
+            if key != self._last_logged_error_key:
+                print(f"Learning-rate-control: error key {key!r} from {dict(error)!r}", file=log.v4)
+                self._last_logged_error_key = key
 
     def get_error_key(self, epoch: int) -> Optional[str]:
         """The score key that drives the decision for ``epoch``. Order, as observed in the reference:

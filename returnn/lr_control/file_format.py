@@ -1,6 +1,7 @@
 """The ``learning_rate_file``: per-epoch learning rate and scores, in the reference's format.
 
-The file is a Python literal, one block per epoch, keys sorted, meta entries prefixed with ``:meta:``::
+The file is a Python literal, one entry per epoch, keys sorted, meta entries prefixed with ``:meta:``; a score
+dict is written on one line when short (see :func:`format_dict_items`)::
 
     {
     1: EpochData(learningRate=0.01, error={
@@ -10,7 +11,8 @@ The file is a Python literal, one block per epoch, keys sorted, meta entries pre
     'dev_score': 0.5651313662528992,
     'train_score': 0.6940396428108215,
     }),
-    2: EpochData(learningRate=0.01, error={}),
+    2: EpochData(learningRate=0.01, error={'dev_score': 0.5}),
+    3: EpochData(learningRate=0.01, error={}),
     }
 
 Values are written with ``repr`` (Python floats round-trip exactly; numpy scalars appear as ``np.float32(...)``
@@ -63,24 +65,34 @@ class EpochData:
                 and self.error == other.error and self.meta == other.meta)
 
     def __repr__(self) -> str:
-        items = ", ".join(f"{key!r}: {value!r}" for key, value in self.all_items_sorted())
-        return f"EpochData(learningRate={self.learning_rate!r}, error={{{items}}})"
+        return f"EpochData(learningRate={self.learning_rate!r}, error={format_dict_items(self.all_items_sorted())})"
+
+
+MULTI_LINE_MIN_CHARS = 40
+
+
+def format_dict_items(items) -> str:
+    """A dict literal of ``(key, value)`` items as the reference formats it: on one line
+    (``{'a': 1.0, 'b': 2.0}``) unless the items' ``'key': value`` texts are 40 characters or more together; then
+    one item per line, each followed by a comma, and the braces on their own lines (observed behaviour)."""
+    texts = [f"{key!r}: {value!r}" for key, value in items]
+    if sum(len(text) for text in texts) < MULTI_LINE_MIN_CHARS:
+        return "{" + ", ".join(texts) + "}"
+    return "{\n" + "".join(text + ",\n" for text in texts) + "}"
 
 
 def format_learning_rate_file(epoch_data: Dict[int, EpochData]) -> str:
-    """The file content for ``epoch_data`` (epoch → :class:`EpochData`), exactly as the reference writes it."""
-    lines = ["{"]
-    for epoch in sorted(epoch_data):
-        data = epoch_data[epoch]
-        items = data.all_items_sorted()
-        if not items:
-            lines.append(f"{epoch}: EpochData(learningRate={data.learning_rate!r}, error={{}}),")
-            continue
-        lines.append(f"{epoch}: EpochData(learningRate={data.learning_rate!r}, error={{")
-        lines.extend(f"{key!r}: {value!r}," for key, value in items)
-        lines.append("}),")
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+    """The file content for ``epoch_data`` (epoch → :class:`EpochData`), exactly as the reference writes it
+    (see :func:`format_dict_items`; the outer dict always spans several lines)."""
+    return format_dict_items((epoch, _Raw(repr(epoch_data[epoch]))) for epoch in sorted(epoch_data)) + "\n"
+
+
+class _Raw:
+    def __init__(self, text: str):
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
 
 
 def write_learning_rate_file(filename: str, epoch_data: Dict[int, EpochData]) -> None:

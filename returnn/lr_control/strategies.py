@@ -81,8 +81,7 @@ class NewbobAbs(LearningRateControl):
         last2_epoch = self.get_last_epoch(last_epoch)
         if last2_epoch is None:
             return learning_rate
-        old_error = self.get_epoch_error_value(last2_epoch)
-        new_error = self.get_epoch_error_value(last_epoch)
+        old_error, new_error = self.get_epoch_errors_same_key(last2_epoch, last_epoch)
         if old_error is None or new_error is None:
             return learning_rate
         error_diff = new_error - old_error  # the reference ignores ..._relative_lr here

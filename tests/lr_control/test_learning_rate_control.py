@@ -263,3 +263,21 @@ def test_use_last_best_model(capsys):
             ) in capsys.readouterr().out
     with pytest.raises(ConfigValueError, match="did you mean: 'modulo'"):
         get_use_last_best_model_epoch(lrc, {"modulu": 2}, 5)
+
+
+@pytest.mark.parametrize("control, scores, expected", [
+    ("newbob", [{"dev_score": 1.0, "train_score": 1.0}, {"train_score": 1.0}], [1.0, 1.0, 1.0]),
+    ("newbob", [{"train_score": 1.0}, {"dev_score": 1.0, "train_score": 1.0}], [1.0, 1.0, 1.0]),
+    ("newbob", [{"dev_score": 1.0, "train_score": 1.0}, {"train_score": 1.0}, {"train_score": 1.0}],
+     [1.0, 1.0, 1.0, 0.5]),
+    ("newbob", [{"a": 1.0}, {"b": 1.0}], [1.0, 1.0, 1.0]),
+    ("newbob_abs", [{"dev_score": 1.0, "train_score": 1.0}, {"train_score": 1.0}], [1.0, 1.0, 1.0]),
+    ("newbob_abs", [{"train_score": 1.0}, {"dev_score": 1.0, "train_score": 1.0}], [1.0, 1.0, 1.0]),
+])
+def test_no_decision_when_error_keys_differ(control, scores, expected):
+    """Observed in the reference: epochs scored under different keys are not compared."""
+    lrc = make(learning_rate_control=control)
+    for epoch, error in enumerate(scores, 1):
+        lrc.get_learning_rate_for_epoch(epoch)
+        lrc.set_epoch_error(epoch, error)
+    assert [lrc.get_learning_rate_for_epoch(e) for e in range(1, len(scores) + 2)] == expected

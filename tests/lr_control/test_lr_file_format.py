@@ -112,3 +112,66 @@ def test_bad_file(tmp_path, content, problem):
     with pytest.raises(DataFileError) as info:
         make(learning_rate_control="newbob", learning_rate_file=filename)
     assert info.value.filename == filename and problem in info.value.message
+
+
+# Written by the reference: short score dicts stay on one line (observed threshold: the "'key': value" texts
+# together shorter than 40 characters).
+SHORT_DICTS_TEXT = """{
+1: EpochData(learningRate=1.0, error={'a': 1.0}),
+2: EpochData(learningRate=1.0, error={'a': 1.0, 'b': 2.0}),
+3: EpochData(learningRate=0.5, error={'a': 1.0, 'b': 2.0, 'c': 3.0}),
+4: EpochData(learningRate=0.25, error={':meta:m': 2.0, 'a': 1.0}),
+5: EpochData(learningRate=0.25, error={':meta:m': 2.0}),
+}
+"""
+
+
+def test_short_dicts_on_one_line(tmp_path):
+    filename = str(tmp_path / "lr.txt")
+    lrc = make(learning_rate_control="newbob", learning_rate_file=filename)
+    rates = [1.0, 1.0, 0.5, 0.25, 0.25]
+    scores = [{"a": 1.0}, {"a": 1.0, "b": 2.0}, {"a": 1.0, "b": 2.0, "c": 3.0}, {"a": 1.0, ":meta:m": 2.0},
+              {":meta:m": 2.0}]
+    for epoch, (rate, error) in enumerate(zip(rates, scores), 1):
+        lrc.set_default_learning_rate_for_epoch(epoch, rate)
+        lrc.set_epoch_error(epoch, error)
+    lrc.save()
+    with open(filename) as f:
+        assert f.read() == SHORT_DICTS_TEXT
+    assert read_learning_rate_file(filename) == lrc.epoch_data
+
+
+@pytest.mark.parametrize("error, multi_line", [
+    ({"k" * 32: 1.0}, False), ({"k" * 33: 1.0}, True),
+    ({"a": 1.0, "k" * 24: 1.0}, False), ({"a": 1.0, "k" * 25: 1.0}, True),
+    ({"a": 0.3333333333333333, "k" * 9: 1.0}, False), ({"a": 0.3333333333333333, "k" * 10: 1.0}, True),
+    ({chr(97 + i): 1.0 for i in range(4)}, False), ({chr(97 + i): 1.0 for i in range(5)}, True),
+])
+def test_multi_line_threshold(error, multi_line):
+    """Thresholds observed in the reference's EpochData repr."""
+    text = repr(EpochData(learningRate=1.0, error=error))
+    assert ("\n" in text) == multi_line
+    if multi_line:
+        assert text.startswith("EpochData(learningRate=1.0, error={\n'") and text.endswith(",\n})")
+
+
+def test_learning_rate_not_set_uses_control(capsys):
+    from returnn.log import log
+
+    log.initialize(verbosity=[4])
+    lrc = make(learning_rate_control="newbob")
+    lrc.get_learning_rate_for_epoch(1)
+    lrc.set_epoch_error(1, {"train_score": 1.0, ":meta:x": 1.0})
+    lrc.set_epoch_error(1, {"dev_score": 1.0, "dev_error": 0.5})
+    lrc.get_learning_rate_for_epoch(2)
+    lrc.set_epoch_error(2, {"train_score": 1.0})
+    lrc.set_epoch_error(2, {"dev_score": 1.0})
+    lrc.set_epoch_error(3, {"zz": 1.0})
+    out = capsys.readouterr().out
+    assert out.splitlines() == [
+        "Learning-rate-control: no file specified, not saving history (no proper restart possible)",
+        "Learning-rate-control: error key 'train_score' from {'train_score': 1.0, ':meta:x': 1.0}",
+        "Learning-rate-control: error key 'dev_score' from {'dev_score': 1.0, 'dev_error': 0.5}",
+        "Learning rate not set for epoch 3. Assuming default.",
+    ]
+    assert lrc.epoch_data[3].learning_rate == 0.5
