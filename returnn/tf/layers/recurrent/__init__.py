@@ -1,3 +1,4 @@
 """Recurrent layers: ``rec`` with a string unit (recurrent subnetworks come later)."""
 
 from returnn.tf.layers.recurrent.rec_layer import RecLayer as RecLayer  # noqa: F401
+from returnn.tf.layers.recurrent.get_last_hidden_state import GetLastHiddenStateLayer as GetLastHiddenStateLayer  # noqa: F401,E501

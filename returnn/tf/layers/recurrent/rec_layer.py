@@ -149,18 +149,26 @@ class RecLayer(ConcatInputLayer):
                                 expected=f"{{B, F={n_out}}}", got=out.get_dims_repr())
         return out.placeholder
 
-    def get_last_hidden_state(self, key: Any = None) -> tf.Tensor:
+    def get_last_hidden_state(self, key: Any = "*") -> tf.Tensor:
         """
-        :param key: state name (``"c"`` or ``"h"`` for LSTMs, ``"h"`` otherwise); None or ``"*"``: ``"c"`` where
-            there is one, else ``"h"``
-        :return: float32 [B, n_out], the state after the last real frame (in the direction of processing)
+        :param key: ``"c"`` or ``"h"`` (LSTM units), ``"h"`` (others), or ``"*"``/None: all state parts
+            concatenated on the feature axis (``[c, h]`` for LSTMs, as observed from the reference)
+        :return: float32 [B, n] (``[B, 2n]`` for ``"*"`` on LSTMs), the state after the last real frame in the
+            direction of processing
+        :raises LayerArgError: unknown key
         """
         if key is None or key == "*":
-            key = "c" if "c" in self.final_state else "h"
+            return tf.concat([self.final_state[k] for k in self._unit.state_names], axis=-1)
         if key not in self.final_state:
             raise LayerArgError(layer=self.name, layer_class=self.layer_class, arg="key",
-                                problem="unknown hidden state", got=key, expected=f"one of {sorted(self.final_state)}")
+                                problem="unknown hidden state", got=key,
+                                expected=f"one of {list(self._unit.state_names) + ['*']}")
         return self.final_state[key]
+
+    def get_last_hidden_state_dim(self, key: Any = "*") -> int:
+        """:return: feature dim of :meth:`get_last_hidden_state` for ``key`` (known before the layer is built)"""
+        n = self.output.dim
+        return n * len(self._unit.state_names) if key in (None, "*") else n
 
 
 def _get_checked_unit(name: str, unit: Any, unit_opts: Any) -> RecUnit:

@@ -200,3 +200,30 @@ def test_rec_needs_time_axis(session):
     with pytest.raises(LayerShapeError, match="time"):
         build_net({"output": {"class": "rec", "unit": "lstm", "n_out": 3, "from": "data"}},
                   extern_data={"data": {"dim": 3, "shape": (3,), "time_dim_axis": None}})
+
+
+def test_get_last_hidden_state_layer(session):
+    """Keys as observed from the reference: "c", "h", and "*" = concat [c, h]; the n_out must match."""
+    net = build_net({
+        "l": {"class": "rec", "unit": "nativelstm2", "n_out": 4, "from": "data", "direction": -1},
+        "s_c": {"class": "get_last_hidden_state", "from": "l", "n_out": 4, "key": "c", "is_output_layer": True},
+        "s_h": {"class": "get_last_hidden_state", "from": "l", "n_out": 4, "key": "h", "is_output_layer": True},
+        "s_all": {"class": "get_last_hidden_state", "from": "l", "n_out": 8, "is_output_layer": True}},
+        train_flag=False)
+    session.run(tf.compat.v1.global_variables_initializer())
+    p = {k: session.run(v) for k, v in net.get_layer("l").params.items()}
+    rng = np.random.RandomState(6)
+    x = rng.randn(2, 5, N_IN).astype("float32")
+    lens = np.array([5, 3], "int32")
+    feed = make_feed(net, {"data": x}, {"data": lens})
+    c, h, both = session.run([net.get_layer(k).output.placeholder for k in ("s_c", "s_h", "s_all")], feed_dict=feed)
+    _, finals = run_per_seq(x, lens, native_lstm_step(p["W"], p["W_re"], p["b"]), 4, direction=-1)
+    np.testing.assert_allclose(c, np.array([s[0] for s in finals]), atol=1e-5)
+    np.testing.assert_allclose(h, np.array([s[1] for s in finals]), atol=1e-5)
+    np.testing.assert_allclose(both, np.concatenate([c, h], axis=-1), atol=1e-6)
+
+
+def test_get_last_hidden_state_wrong_n_out(session):
+    with pytest.raises(LayerShapeError, match="n_out=8"):
+        build_net({"l": {"class": "rec", "unit": "lstm", "n_out": 4, "from": "data"},
+                   "output": {"class": "get_last_hidden_state", "from": "l", "n_out": 4}})
