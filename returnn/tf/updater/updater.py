@@ -216,7 +216,7 @@ class Updater:
                 config_key="optimizer" if is_default else f"updater_opts of {var.op.name}")
             shown = dict(options, learning_rate=self.learning_rate_var)
             cls = optimizer.optimizer.__class__ if isinstance(optimizer, TFV1OptimizerWrapper) else type(optimizer)
-            print(f"Create optimizer {cls} with options {shown!r}.", file=log.v3)
+            print(f"Create optimizer {cls} with options {shown!r}.", file=log.v2)
             self.optimizers[key] = optimizer
             optimizer._returnn_display_key = "default" if is_default else key
         return key, self.optimizers[key]

@@ -138,3 +138,18 @@ def test_bad_optimizer_value():
 def test_optimizer_required_with_behavior_version():
     with pytest.raises(ConfigValueError, match="behavior_version"):
         train_quadratic({"behavior_version": 2}, 1)
+
+
+def test_log_lines_as_reference(capsys):
+    from returnn.log import log
+
+    log.initialize(verbosity=[3])
+    train_quadratic({"optimizer": {"class": "adam"}}, 1)
+    lines = [line for line in capsys.readouterr().out.splitlines() if "ptimizer" in line]
+    assert lines == [
+        "Create optimizer <class 'returnn.tf.updater.optimizers.AdamOptimizer'> with options {'epsilon': 1e-16, "
+        "'learning_rate': <tf.Variable 'learning_rate:0' shape=() dtype=float32>}.",
+        "Initialize optimizer (default) with slots ['m', 'v'].",
+        "These additional variable were created by the optimizer: [<tf.Variable 'optimize/beta1_power:0' shape=() "
+        "dtype=float32>, <tf.Variable 'optimize/beta2_power:0' shape=() dtype=float32>].",
+    ]
