@@ -1,0 +1,14 @@
+"""Shape layers: one file per layer."""
+
+from returnn.tf.layers.shape import expand_dims as _expand_dims  # noqa: F401
+from returnn.tf.layers.shape import gather as _gather  # noqa: F401
+from returnn.tf.layers.shape import merge_dims as _merge_dims  # noqa: F401
+from returnn.tf.layers.shape import pad as _pad  # noqa: F401
+from returnn.tf.layers.shape import postfix_in_time as _postfix_in_time  # noqa: F401
+from returnn.tf.layers.shape import prefix_in_time as _prefix_in_time  # noqa: F401
+from returnn.tf.layers.shape import reinterpret_data as _reinterpret_data  # noqa: F401
+from returnn.tf.layers.shape import slice as _slice  # noqa: F401
+from returnn.tf.layers.shape import split_dims as _split_dims  # noqa: F401
+from returnn.tf.layers.shape import squeeze as _squeeze  # noqa: F401
+from returnn.tf.layers.shape import transpose as _transpose  # noqa: F401
+from returnn.tf.layers.shape import window as _window  # noqa: F401

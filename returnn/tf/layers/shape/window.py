@@ -1,0 +1,84 @@
+"""``{"class": "window", "window_size": 3, "window_left": None, "window_right": None, "padding": "same"}``:
+stack neighbouring frames along a new window axis right after the time axis.
+
+Shape: ``{B, T, F} -> {B, T, W, F}`` (``padding="same"``: lengths unchanged, out-of-sequence frames are 0;
+``"valid"``: lengths ``len - W + 1``). Default window is centered: ``window_left = (W-1)//2``. Frames beyond a
+sequence's own end are treated as zero padding (masked), so results do not depend on the batch's padding.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import tensorflow as tf
+
+from returnn.errors import LayerArgError
+from returnn.tensor import SpatialDim, Tensor
+from returnn.tf.layers.core.concat_input import ConcatInputLayer
+from returnn.tf.layers.core.registry import register_layer
+from returnn.tf.layers.core.sources import concat_sources_template
+from returnn.tf.ops.dims import mask_padded
+
+
+@register_layer
+class WindowLayer(ConcatInputLayer):
+    """Sliding window over time."""
+
+    layer_class = "window"
+
+    def __init__(self, window_size: int, window_left: Optional[int] = None, window_right: Optional[int] = None,
+                 axis: Any = "T", padding: str = "same", stride: int = 1, **kwargs: Any):
+        super().__init__(**kwargs)
+        inp = self.input_data
+        ax = inp.get_axis_from_description(axis)
+        x = mask_padded(inp, ax, 0)
+        tmp = inp.copy()
+        tmp.placeholder = x
+        tmp = tmp.copy_move_axis(ax, 0)  # time first
+        x = tmp.placeholder
+        if window_left is None:
+            window_left = (window_size - 1) // 2 if window_right is None else window_size - 1 - window_right
+        right = window_size - 1 - window_left
+        size = tf.shape(x)[0]
+        if padding == "same":
+            x = tf.pad(x, [[window_left, right]] + [[0, 0]] * (tmp.batch_ndim - 1))
+            n = size
+        else:
+            n = tf.maximum(size - window_size + 1, 0)
+        frames = tf.stack([x[w:w + n] for w in range(window_size)], axis=1)  # [T, W, ...]
+        if stride > 1:
+            frames = frames[::stride]
+        d = inp.dims[ax]
+        if d.is_dynamic() and d.dyn_size is not None:
+            lens = d.dyn_size if padding == "same" else tf.maximum(d.dyn_size - window_size + 1, 0)
+            if stride > 1:
+                lens = (lens + stride - 1) // stride
+            self.output.dims[ax].dyn_size = lens
+        # frames: [T', W, rest of tmp axes...] → move T' back to ax and W right after it
+        rest = list(tmp.dims[1:])
+        order_dims = [self.output.dims[ax], self.output.dims[ax + 1]] + rest
+        perm = []
+        for od in self.output.dims:
+            perm.append(next(i for i, dd in enumerate(order_dims) if dd is od or dd == od))
+        self.output.placeholder = tf.transpose(frames, perm)
+
+    @classmethod
+    def get_out_data_from_opts(cls, name: str, sources: Any = (), window_size: int = 1, axis: Any = "T",
+                               padding: str = "same", stride: int = 1, **kwargs: Any) -> Tensor:
+        if padding not in ("same", "valid"):
+            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="padding", problem="invalid value",
+                                got=padding, expected="'same' | 'valid'")
+        inp = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
+        ax = inp.get_axis_from_description(axis)
+        d = inp.dims[ax]
+        out = inp
+        if padding == "valid" or stride > 1:
+            if d.dimension is not None:
+                size = d.dimension if padding == "same" else d.dimension - window_size + 1
+                new = SpatialDim(f"{name}:window-time", -(-size // stride))
+            else:
+                new = SpatialDim(f"{name}:window-time({d.description})", None)
+            out = out.copy_template_replace_dim(ax, new)
+        out = out.copy_add_dim(ax + 1, SpatialDim(f"{name}:window", window_size))
+        out.name = f"{name}_output"
+        return out

@@ -1,0 +1,187 @@
+"""Shape layers: templates (observed from the reference where noted), forward vs numpy with variable lengths,
+batch- and time-major input, one gradient step."""
+
+import numpy as np
+import pytest
+
+from returnn.errors import LayerArgError
+from tf_net_helpers import build_net, forward_and_grad_step, make_feed
+
+RND = np.random.RandomState(5)
+X = RND.randn(3, 5, 4).astype("float32")
+LENS = np.array([5, 2, 4])
+MASK = np.arange(5)[None, :] < LENS[:, None]
+
+
+def _run(session, net_dict, time_major=False, extra=(), dim=4, x=X):
+    net = build_net(net_dict, {"data": {"dim": dim, **({"batch_dim_axis": 1} if time_major else {})}})
+    feed = make_feed(net, {"data": x.transpose(1, 0, 2) if time_major else x}, {"data": LENS})
+    out = forward_and_grad_step(session, net, feed, extra=extra)
+    return net, out, feed
+
+
+def _lens(session, net, feed, layer="output"):
+    return session.run(net.layers[layer].output.get_sequence_lengths(), feed)
+
+
+@pytest.mark.parametrize("time_major", [False, True])
+def test_slice_time(session, time_major):
+    net, out, feed = _run(session, {"output": {"class": "slice", "axis": "T", "slice_start": 1, "from": "data"}},
+                          time_major=time_major)
+    out = out.transpose(1, 0, 2) if time_major else out
+    np.testing.assert_allclose(out, X[:, 1:])
+    np.testing.assert_array_equal(_lens(session, net, feed), LENS - 1)
+    assert net.layers["output"].output.time_dim.description == "-1+time:var:extern_data:data"
+
+
+def test_slice_feature(session):
+    net, out, _ = _run(session, {"output": {"class": "slice", "axis": "F", "slice_start": 1, "slice_end": 3,
+                                            "from": "data"}})
+    np.testing.assert_allclose(out, X[:, :, 1:3])
+    assert repr(net.layers["output"].output.feature_dim) == "Dim{F'output:slice-end'(2)}"
+
+
+def test_split_and_merge_dims(session):
+    net, (out, (a,)), _ = _run(session, {"a": {"class": "split_dims", "axis": "F", "dims": (2, -1), "from": "data"},
+                                         "output": {"class": "merge_dims", "axes": "static", "from": "a"}},
+                               extra=["a"])
+    np.testing.assert_allclose(a, X.reshape(3, 5, 2, 2))
+    np.testing.assert_allclose(out, X)
+    assert net.layers["a"].output.batch_shape == (None, None, 2, 2)
+    assert net.layers["a"].output.feature_dim_axis == 3
+    assert net.layers["output"].output.get_dims_repr() == (
+        "[B,T|'time:var:extern_data:data'[B],F|F'a_split_dims0*a_split_dims1'(4)]")
+
+
+def test_split_dims_time(session):
+    net, out, feed = _run(session, {"output": {"class": "split_dims", "axis": "T", "dims": (-1, 2), "from": "data"}})
+    padded = np.concatenate([X, np.zeros((3, 1, 4), "float32")], axis=1)
+    np.testing.assert_allclose(out, padded.reshape(3, 3, 2, 4))
+    np.testing.assert_array_equal(_lens(session, net, feed), (LENS + 1) // 2)
+
+
+def test_merge_time_and_feature(session):
+    net, out, feed = _run(session, {"output": {"class": "merge_dims", "axes": ["T", "F"], "from": "data"}})
+    np.testing.assert_allclose(out, X.reshape(3, 20))
+    assert net.layers["output"].output.feature_dim_axis == 1
+    np.testing.assert_array_equal(session.run(net.layers["output"].output.dims[1].dyn_size, feed), LENS * 4)
+
+
+def test_combine_dims_legacy_name(session):
+    _, out, _ = _run(session, {"a": {"class": "split_dims", "axis": "F", "dims": (2, 2), "from": "data"},
+                               "output": {"class": "combine_dims", "axes": "static", "from": "a"}})
+    np.testing.assert_allclose(out, X)
+
+
+@pytest.mark.parametrize("axis, shape, feat", [("F", (None, None, 4, 1), 3), ("T", (None, None, 1, 4), 3),
+                                               ("spatial", (None, None, 1, 4), 3)])
+def test_expand_dims_like_reference(session, axis, shape, feat):
+    net, out, _ = _run(session, {"output": {"class": "expand_dims", "axis": axis, "from": "data"}})
+    assert net.layers["output"].output.batch_shape == shape
+    assert net.layers["output"].output.feature_dim_axis == feat
+    np.testing.assert_allclose(out.reshape(X.shape), X)
+
+
+def test_squeeze_auto(session):
+    net, out, _ = _run(session, {"a": {"class": "expand_dims", "axis": "F", "from": "data"},
+                                 "output": {"class": "squeeze", "axis": "auto", "from": "a"}})
+    assert net.layers["output"].output.batch_shape == (None, None, 4)
+    assert net.layers["output"].output.feature_dim_axis == 2
+    np.testing.assert_allclose(out, X)
+
+
+def test_squeeze_no_size1_axis_errors(session):
+    with pytest.raises(LayerArgError, match="allow_no_op"):
+        build_net({"output": {"class": "squeeze", "axis": "auto", "from": "data"}}, {"data": {"dim": 4}})
+
+
+def test_transpose(session):
+    net, out, _ = _run(session, {"output": {"class": "transpose", "perm": {"T": "F", "F": "T"}, "from": "data"}})
+    np.testing.assert_allclose(out, X.transpose(0, 2, 1))
+    tmpl = net.layers["output"].output
+    assert (tmpl.time_dim_axis, tmpl.feature_dim_axis) == (2, 1)
+
+
+@pytest.mark.parametrize("time_major", [False, True])
+def test_postfix_in_time(session, time_major):
+    net, out, feed = _run(session, {"output": {"class": "postfix_in_time", "postfix": 7.0, "from": "data"}},
+                          time_major=time_major)
+    out = out.transpose(1, 0, 2) if time_major else out
+    np.testing.assert_array_equal(_lens(session, net, feed), LENS + 1)
+    for b, n in enumerate(LENS):
+        np.testing.assert_allclose(out[b, :n], X[b, :n])
+        np.testing.assert_allclose(out[b, n], 7.0)
+
+
+@pytest.mark.parametrize("time_major", [False, True])
+def test_prefix_in_time(session, time_major):
+    net, out, feed = _run(session, {"output": {"class": "prefix_in_time", "prefix": -1.0, "repeat": 2,
+                                               "from": "data"}}, time_major=time_major)
+    out = out.transpose(1, 0, 2) if time_major else out
+    np.testing.assert_array_equal(_lens(session, net, feed), LENS + 2)
+    np.testing.assert_allclose(out[:, :2], -1.0)
+    np.testing.assert_allclose(out[:, 2:], X)
+    assert net.layers["output"].output.time_dim.description == "2+time:var:extern_data:data"
+
+
+@pytest.mark.parametrize("time_major", [False, True])
+def test_window_masks_padding(session, time_major):
+    net, out, _ = _run(session, {"output": {"class": "window", "window_size": 3, "from": "data"}},
+                       time_major=time_major)
+    tmpl = net.layers["output"].output
+    assert repr(tmpl.dims[tmpl.time_dim_axis + 1]) == "Dim{'output:window'(3)}"
+    if time_major:
+        out = out.transpose(2, 0, 1, 3)  # [T, W, B, F] -> [B, T, W, F]
+    xm = np.where(MASK[:, :, None], X, 0)
+    padded = np.pad(xm, [(0, 0), (1, 1), (0, 0)])
+    expected = np.stack([padded[:, w:w + 5] for w in range(3)], axis=2)
+    for b, n in enumerate(LENS):
+        np.testing.assert_allclose(out[b, :n], expected[b, :n])
+
+
+def test_gather_feature_int(session):
+    net, out, _ = _run(session, {"output": {"class": "gather", "axis": "F", "position": 1, "from": "data"}})
+    np.testing.assert_allclose(out, X[:, :, 1])
+    assert net.layers["output"].output.batch_shape == (None, None)
+
+
+def test_gather_with_layer_positions(session):
+    net = build_net({"output": {"class": "gather", "axis": "T", "position": "data:pos", "from": "data"}},
+                    {"data": {"dim": 4}, "pos": {"shape": (), "dtype": "int32", "sparse": False}})
+    pos = np.array([4, 1, 0], "int32")
+    feed = make_feed(net, {"data": X, "pos": pos}, {"data": LENS})
+    out = forward_and_grad_step(session, net, feed)
+    np.testing.assert_allclose(out, X[np.arange(3), pos])
+    assert net.layers["output"].output.batch_shape == (None, 4)
+
+
+@pytest.mark.parametrize("time_major", [False, True])
+def test_pad_time(session, time_major):
+    net, out, feed = _run(session, {"output": {"class": "pad", "axes": "T", "padding": (1, 2), "value": 0.5,
+                                               "from": "data"}}, time_major=time_major)
+    out = out.transpose(1, 0, 2) if time_major else out
+    np.testing.assert_array_equal(_lens(session, net, feed), LENS + 3)
+    for b, n in enumerate(LENS):
+        np.testing.assert_allclose(out[b, 0], 0.5)
+        np.testing.assert_allclose(out[b, 1:n + 1], X[b, :n])
+        np.testing.assert_allclose(out[b, n + 1:n + 3], 0.5)
+    assert net.layers["output"].output.time_dim.description == "(1+time:var:extern_data:data)+2"
+
+
+def test_pad_feature(session):
+    _, out, _ = _run(session, {"output": {"class": "pad", "axes": "F", "padding": 1, "from": "data"}})
+    np.testing.assert_allclose(out, np.pad(X, [(0, 0), (0, 0), (1, 1)]))
+
+
+def test_reinterpret_data(session):
+    net, out, _ = _run(session, {"a": {"class": "linear", "n_out": 2, "from": "data"},
+                                 "output": {"class": "reinterpret_data", "from": "a", "enforce_time_major": True,
+                                            "size_base": "data"}})
+    assert net.layers["output"].output.is_time_major()
+    assert net.layers["output"].output.time_dim is net.layers["data"].output.time_dim
+    net2 = build_net({"output": {"class": "reinterpret_data", "from": "data:classes", "increase_sparse_dim": 1}},
+                     {"data": {"dim": 4}, "classes": {"dim": 5, "sparse": True}})
+    assert net2.layers["output"].output.dim == 6 and net2.layers["output"].output.sparse
+    net3 = build_net({"output": {"class": "reinterpret_data", "from": "data", "set_axes": {"T": None},
+                                 "switch_axes": ["T", "F"]}}, {"data": {"dim": 4}})
+    assert net3.layers["output"].output.time_dim_axis is None
