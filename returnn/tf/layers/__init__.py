@@ -6,3 +6,4 @@ from returnn.tf.layers import linear as linear  # noqa: F401
 from returnn.tf.layers import losses as losses  # noqa: F401
 from returnn.tf.layers import recurrent as recurrent  # noqa: F401
 from returnn.tf.layers import reduce as reduce  # noqa: F401
+from returnn.tf.layers import shape as shape  # noqa: F401
