@@ -246,3 +246,22 @@ def test_resume_from_checkpoint_continues_identically(tmp_path, config_opts):
         np.testing.assert_array_equal(a, b)
     fresh, _ = run(4)  # sanity: without the restored state the result differs
     assert not np.allclose(fresh[0], uninterrupted[0])
+
+
+def test_sparse_gradient_and_finalized_graph():
+    """Gathers give IndexedSlices gradients (densified); set_learning_rate adds no ops (graph may be finalized)."""
+    graph = tf.Graph()
+    with graph.as_default():
+        emb = TF.get_variable("emb/W", initializer=np.arange(8, dtype=np.float32).reshape(4, 2))
+        loss = tf.reduce_sum(tf.gather(emb, [0, 2, 2]))
+        updater = Updater(make_config(**{"optimizer": {"class": "momentum", "momentum": 0.5}}),
+                          initial_learning_rate=1.0, loss=loss, var_list=[emb])
+        op = updater.get_optim_op()
+        with TF.Session() as session:
+            session.run(TF.global_variables_initializer())
+            updater.init_optimizer_vars(session)
+            graph.finalize()
+            updater.set_learning_rate(0.5, session=session)
+            session.run(op)
+            expected = np.arange(8, dtype=np.float32).reshape(4, 2) - 0.5 * np.array([[1, 1], [0, 0], [2, 2], [0, 0]])
+            np.testing.assert_allclose(session.run(emb), expected)
