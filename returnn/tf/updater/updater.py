@@ -12,6 +12,8 @@ Config keys (defaults as the reference):
 * Gradients, in this order, per parameter: ``gradient_nan_inf_filter`` (non-finite elements → 0), ``grad_filter``
   (norm above threshold → all 0), ``gradient_clip_norm`` (per-parameter norm), ``gradient_clip`` (by value); then
   ``gradient_clip_global_norm`` over all parameters; then ``gradient_noise`` (Gaussian stddev).
+* ``reset_updater_vars_mod_step`` (0: off): every N-th step, after its update, the optimizer state (slots,
+  ``beta1_power``, ...) is reset to its initial values.
 * ``accum_grad_multiple_step`` (0/1: off): the processed gradients of N consecutive steps are summed in variables
   ``optimize/<param>/accum_grad`` and the optimizer is applied with the sum on every N-th step
   (``global_train_step % N == N - 1``); the other steps only accumulate. The global step counts every step.
@@ -111,6 +113,7 @@ class Updater:
         self.gradient_noise = config.float("gradient_noise", 0.0)
         self.gradient_nan_inf_filter = config.bool("gradient_nan_inf_filter", False)
         self.accum_grad_multiple_step = config.int("accum_grad_multiple_step", 0) or 0
+        self.reset_updater_vars_mod_step = config.int("reset_updater_vars_mod_step", 0) or 0
         if self.accum_grad_multiple_step < 0:
             raise ConfigValueError("accum_grad_multiple_step", expected="a number of steps >= 0",
                                    got=self.accum_grad_multiple_step)
@@ -304,6 +307,8 @@ class Updater:
                 apply_op = self._accumulating_apply(grads_and_vars, num_steps)
             else:
                 apply_op = self._apply(grads_and_vars)
+            if self.reset_updater_vars_mod_step > 0:
+                apply_op = self._with_periodic_reset(apply_op, self.reset_updater_vars_mod_step)
             with tf.control_dependencies([apply_op]):
                 increment = self.global_train_step.assign_add(
                     tf.constant(1, self.global_train_step.dtype.base_dtype), read_value=False)
@@ -315,6 +320,19 @@ class Updater:
                 print(f"These additional variable were created by the optimizer: {optimizer.non_slot_variables}.",
                       file=log.v3)
         return self.optim_op
+
+    def _with_periodic_reset(self, apply_op: tf.Operation, num_steps: int) -> tf.Operation:
+        """``reset_updater_vars_mod_step``: after the update of every ``num_steps``-th step
+        (``(global_train_step + 1) % num_steps == 0``), all optimizer state is set back to its initial value."""
+        state = self.get_optimizer_vars()
+        if not state:
+            return apply_op
+        with tf.control_dependencies([apply_op]):
+            step = tf.cast(self.global_train_step, tf.int64) + 1
+            reset = tf.cond(tf.equal(tf.math.floormod(step, num_steps), 0),
+                            lambda: tf.group(*[v.assign(v.initial_value, read_value=False) for v in state]),
+                            lambda: tf.no_op())
+        return tf.group(apply_op, reset)
 
     def _accumulating_apply(self, grads_and_vars, num_steps: int) -> tf.Operation:
         accums = [self._accum_var(v) for _, v in grads_and_vars]

@@ -265,3 +265,20 @@ def test_sparse_gradient_and_finalized_graph():
             session.run(op)
             expected = np.arange(8, dtype=np.float32).reshape(4, 2) - 0.5 * np.array([[1, 1], [0, 0], [2, 2], [0, 0]])
             np.testing.assert_allclose(session.run(emb), expected)
+
+
+def test_reset_updater_vars_mod_step():
+    """With momentum SGD and a reset every 2 steps, steps 1-2 and 3-4 repeat the same momentum history."""
+    steps = train_quadratic({"optimizer": {"class": "momentum", "momentum": 0.9}, "reset_updater_vars_mod_step": 2},
+                            3, learning_rate=0.01, fetch_after_each_step=True)
+    x = X0.astype(np.float64)
+    accum = np.zeros_like(x)
+    expected = []
+    for step in range(3):
+        if step == 2:
+            accum[...] = 0.0  # reset after the 2nd step
+        accum = 0.9 * accum + quadratic_grad(x)
+        x = x - 0.01 * accum
+        expected.append(x)
+    for got, want in zip(steps, expected):
+        np.testing.assert_allclose(got, want, rtol=1e-5)
