@@ -41,7 +41,7 @@ class _HostCollectives:
                       "allgather": collectives.allgather}[kind]
                 self.ops[cache_key] = (placeholder, fn(placeholder, name=scope, **kwargs))
         placeholder, out = self.ops[cache_key]
-        with collective_errors(f"a {kind} of {name!r}"):
+        with collective_errors(f"the {kind} {name!r}"):
             return self.session.run(out, {placeholder: value})
 
 

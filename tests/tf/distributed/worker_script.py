@@ -11,7 +11,8 @@ them equal. MODE:
 * ``param``: local steps, parameter averaging every 2 updates
 * ``die``: as ``grad``, but rank 1 kills itself (SIGKILL) after its 2nd step
 * ``mismatch``: rank 1 builds W with shape [3, 3] -> the graph check fails on both
-Writes OUTDIR/rank<N>.npz with the final W, b and the sequence indices this worker trained on.
+Writes OUTDIR/rank<N>.npz with the final W, b, the own init W_init, the broadcast start W_start/b_start,
+and the sequence indices this worker trained on.
 """
 
 import os
@@ -72,9 +73,11 @@ def main():
         session = tf.compat.v1.Session(dist.session_target(), graph=graph,
                                        config=dist.make_session_config())
         session.run(init)
+        w_init = session.run(w)
         dist.check_same_graph(dist.describe_variables([w, b]))
         with dist.collective_errors("the parameter broadcast"):
             session.run(bcast)
+        w_start, b_start = session.run([w, b])
         seqs = dist.shard_seq_order(list(range(NUM_SEQS)))
         batches = [seqs[i:i + BATCH] for i in range(0, len(seqs), BATCH)]
         seen, step, last = [], 0, batches[0]
@@ -100,7 +103,7 @@ def main():
         dist.barrier("end")
         w_val, b_val = session.run([w, b])
         tmp = os.path.join(outdir, f"rank{rank}.tmp.npz")
-        np.savez(tmp, W=w_val, b=b_val, seen=np.array(seen), steps=step)
+        np.savez(tmp, W=w_val, b=b_val, W_init=w_init, W_start=w_start, b_start=b_start, seen=np.array(seen), steps=step)
         os.replace(tmp, os.path.join(outdir, f"rank{rank}.npz"))
         print(f"rank {rank}: finished", flush=True)
     except ReturnnError as exc:
