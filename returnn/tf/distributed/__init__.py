@@ -12,7 +12,8 @@ Public API (all functions work without distribution too: single worker, identiti
   :func:`make_grad_weight_placeholder`, :func:`average_variables_op`, :func:`is_param_sync_step`,
   :func:`scale_learning_rate`, :func:`describe_variables`, :func:`check_same_graph`, :func:`barrier`,
   :func:`num_workers_with_data`, :func:`sum_scores`, :func:`average_scores`, :func:`shard_seq_order`,
-  :func:`random_seed_offset`, :func:`is_root`, :func:`log_filename_for_rank`,
+  :func:`random_seed_offset`, :func:`apply_random_seed_offset`,
+  :func:`init_dataset_epoch`, :func:`is_root`, :func:`log_filename_for_rank`,
   :func:`collective_errors`, :func:`translate_error`
 """
 
@@ -32,4 +33,5 @@ from .training import (broadcast_variables_op as broadcast_variables_op, allredu
                        average_variables_op as average_variables_op, is_param_sync_step as is_param_sync_step,
                        scale_learning_rate as scale_learning_rate, describe_variables as describe_variables)
 from .data import (shard_seq_order as shard_seq_order, random_seed_offset as random_seed_offset, is_root as is_root,
-                   log_filename_for_rank as log_filename_for_rank, is_sharding as is_sharding)
+                   log_filename_for_rank as log_filename_for_rank, is_sharding as is_sharding,
+                   apply_random_seed_offset as apply_random_seed_offset, init_dataset_epoch as init_dataset_epoch)

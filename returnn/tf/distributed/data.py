@@ -48,3 +48,33 @@ def log_filename_for_rank(filename: str) -> str:
     if cluster.rank() == 0:
         return filename
     return f"{filename}.rank{cluster.rank()}"
+
+
+def apply_random_seed_offset(dataset) -> None:
+    """Adds :func:`random_seed_offset` to ``dataset.random_seed_offset`` (call once, after creating the train
+    dataset, before its first ``init_seq_order``); no-op unless ``"random_seed_offset"`` is configured."""
+    offset = random_seed_offset()
+    if offset:
+        dataset.random_seed_offset = int(getattr(dataset, "random_seed_offset", 0) or 0) + offset
+
+
+def init_dataset_epoch(dataset, epoch: int) -> None:
+    """``dataset.init_seq_order(epoch)``, then, with ``"shard"``, restricts the epoch to this worker's share
+    (:func:`shard_seq_order` of ``dataset.get_current_seq_order()``, via ``init_seq_order(epoch,
+    seq_order=...)``). Without sharding just ``init_seq_order(epoch)``.
+
+    :raises DistributedError: the dataset cannot be restricted to an explicit sequence order
+    """
+    from returnn.errors import DistributedError
+
+    dataset.init_seq_order(epoch=epoch)
+    if not is_sharding():
+        return
+    try:
+        order = dataset.get_current_seq_order()
+        dataset.init_seq_order(epoch=epoch, seq_order=shard_seq_order(order))
+    except (AttributeError, TypeError, NotImplementedError) as exc:
+        raise DistributedError(
+            f"horovod_dataset_distribution 'shard': dataset {getattr(dataset, 'name', dataset)!r} "
+            f"({type(dataset).__name__}) cannot be restricted to an explicit sequence order ({exc}). "
+            "Use horovod_dataset_distribution = 'random_seed_offset' for it.") from None

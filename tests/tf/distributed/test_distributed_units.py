@@ -178,3 +178,42 @@ def test_launcher_all_succeed():
     proc = subprocess.run([sys.executable, LAUNCHER, "-n", "3", "--", sys.executable, "-c", "pass"],
                           capture_output=True, text=True, timeout=50)
     assert proc.returncode == 0, proc.stderr
+
+
+class _StubDataset:
+    """Minimal stand-in with the dataset API the helpers use (epoch order = reversed corpus)."""
+
+    def __init__(self, n):
+        self.n, self.random_seed_offset, self.calls = n, 3, []
+
+    def init_seq_order(self, epoch=None, seq_list=None, seq_order=None):
+        self.calls.append((epoch, seq_order))
+        self.order = list(seq_order) if seq_order is not None else list(range(self.n))[::-1]
+
+    def get_current_seq_order(self):
+        return list(self.order)
+
+
+def test_dataset_epoch_helpers():
+    ds = _StubDataset(7)
+    dist.init_dataset_epoch(ds, 2)  # not distributed: untouched
+    assert ds.order == [6, 5, 4, 3, 2, 1, 0] and ds.calls == [(2, None)]
+    dist.apply_random_seed_offset(ds)
+    assert ds.random_seed_offset == 3
+    _fake_worker(1, 2)
+    ds = _StubDataset(7)
+    dist.init_dataset_epoch(ds, 3)
+    assert ds.order == [5, 3, 1]
+    _fake_worker(1, 2, horovod_dataset_distribution="random_seed_offset")
+    dist.apply_random_seed_offset(ds)
+    assert ds.random_seed_offset == 3 + 16127
+    _fake_worker(0, 2)
+
+    class NoOrder:
+        name = "train"
+
+        def init_seq_order(self, epoch=None):
+            pass
+
+    with pytest.raises(DistributedError, match="dataset 'train' \\(NoOrder\\) cannot be restricted"):
+        dist.init_dataset_epoch(NoOrder(), 1)
