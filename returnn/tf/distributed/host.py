@@ -9,7 +9,7 @@ worker must call the same functions with the same shapes in the same order. Fail
 from __future__ import annotations
 
 import hashlib
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, Optional, Sequence
 
 import numpy as np
 
