@@ -1,9 +1,11 @@
 """All layer families; importing this package registers every built-in layer and loss."""
 
+from returnn.tf.layers import conv as conv  # noqa: F401
 from returnn.tf.layers import elementwise as elementwise  # noqa: F401
 from returnn.tf.layers import inputs as inputs  # noqa: F401
 from returnn.tf.layers import linear as linear  # noqa: F401
 from returnn.tf.layers import losses as losses  # noqa: F401
+from returnn.tf.layers import norm as norm  # noqa: F401
 from returnn.tf.layers import recurrent as recurrent  # noqa: F401
 from returnn.tf.layers import reduce as reduce  # noqa: F401
 from returnn.tf.layers import shape as shape  # noqa: F401

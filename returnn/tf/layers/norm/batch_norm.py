@@ -1,0 +1,97 @@
+"""``{"class": "batch_norm"}``: batch normalisation over all axes except the feature axis, padded frames
+excluded from the statistics.
+
+Behaviour observed from the reference (defaults ``momentum=0.99``, ``epsilon=1e-3``, ``use_shift``,
+``use_std``, ``update_sample_only_in_training=False``):
+
+- statistics are the masked mean/variance of the current batch;
+- moving averages are updated as ``moving = momentum * batch + (1 - momentum) * moving`` (initial mean 0,
+  variance 1); the update ops go into ``tf.GraphKeys.UPDATE_OPS``;
+- training normalises with the batch statistics; otherwise with the updated moving statistics.
+
+Params (reference names): ``batch_norm/<layer>_<layer>_output_{mean,variance,gamma,beta}``, each
+``[1, ..., F]`` (shape of the input with all non-feature axes 1).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import tensorflow as tf
+
+from returnn.errors import LayerShapeError
+from returnn.tensor import Tensor
+from returnn.tf.layers.core.concat_input import ConcatInputLayer
+from returnn.tf.layers.core.registry import register_layer
+from returnn.tf.layers.core.sources import concat_sources_template
+from returnn.tf.ops.dims import sequence_mask
+from returnn.tf.ops.dropout import cond_on_train_flag
+
+
+@register_layer
+class BatchNormLayer(ConcatInputLayer):
+    """Batch normalisation."""
+
+    layer_class = "batch_norm"
+
+    def __init__(self, use_shift: bool = True, use_std: bool = True, use_sample: float = 0.0,
+                 force_sample: bool = False, momentum: float = 0.99, epsilon: float = 1e-3,
+                 update_sample_only_in_training: bool = False, delay_sample_update: bool = False,
+                 param_version: int = 0, gamma_init: Any = 1.0, beta_init: Any = 0.0, masked_time: Any = None,
+                 **kwargs: Any):
+        super().__init__(**kwargs)
+        inp = self.input_data
+        x = inp.placeholder
+        ax = inp.feature_dim_axis
+        red_axes = [i for i in range(inp.batch_ndim) if i != ax]
+        shape = [1] * inp.batch_ndim
+        shape[ax] = inp.dim
+        mask = None
+        for i in inp.get_dynamic_axes():
+            m = sequence_mask(inp, i)
+            if m is not None:
+                mask = m if mask is None else tf.logical_and(mask, m)
+        if mask is not None:
+            w = tf.cast(tf.broadcast_to(mask, tf.shape(x)), x.dtype)
+            count = tf.reduce_sum(w, axis=red_axes, keepdims=True)
+            mean = tf.reduce_sum(x * w, axis=red_axes, keepdims=True) / count
+            var = tf.reduce_sum(tf.square(x - mean) * w, axis=red_axes, keepdims=True) / count
+        else:
+            mean, var = tf.nn.moments(x, axes=red_axes, keepdims=True)
+        prefix = f"batch_norm/{self.name}_{self.name}_output_"
+        with tf.compat.v1.variable_scope("batch_norm"):
+            moving_mean = self._var(f"{self.name}_{self.name}_output_mean", shape, 0.0, prefix)
+            moving_var = self._var(f"{self.name}_{self.name}_output_variance", shape, 1.0, prefix)
+            gamma = self._var(f"{self.name}_{self.name}_output_gamma", shape, gamma_init, prefix, trainable=True) \
+                if use_std else None
+            beta = self._var(f"{self.name}_{self.name}_output_beta", shape, beta_init, prefix, trainable=True) \
+                if use_shift else None
+        new_mean = momentum * mean + (1.0 - momentum) * moving_mean
+        new_var = momentum * var + (1.0 - momentum) * moving_var
+        updates = tf.group(moving_mean.assign(new_mean), moving_var.assign(new_var))
+        train_flag = self.network.train_flag
+        if not (update_sample_only_in_training and train_flag is False):
+            tf.compat.v1.add_to_collection(tf.compat.v1.GraphKeys.UPDATE_OPS, updates)
+        use_mean, use_var = cond_on_train_flag(train_flag, lambda: (mean, var), lambda: (new_mean, new_var)) \
+            if not isinstance(train_flag, bool) else ((mean, var) if train_flag else (new_mean, new_var))
+        y = (x - use_mean) * tf.math.rsqrt(use_var + epsilon)
+        if gamma is not None:
+            y = y * gamma
+        if beta is not None:
+            y = y + beta
+        self.output.placeholder = y
+
+    def _var(self, name: str, shape: Any, init: Any, prefix: str, trainable: bool = False) -> tf.Variable:
+        from returnn.tf.ops.init import get_initializer
+        var = tf.compat.v1.get_variable(name, shape=shape, initializer=get_initializer(init),
+                                        trainable=trainable and self.trainable)
+        self.params[f"batch_norm/{name}"] = var
+        return var
+
+    @classmethod
+    def get_out_data_from_opts(cls, name: str, sources: Any = (), **kwargs: Any) -> Tensor:
+        out = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
+        if out.sparse or out.feature_dim_axis is None or out.dim is None:
+            raise LayerShapeError(layer=name, layer_class=cls.layer_class, problem="needs a dense input with a static "
+                                  "feature axis", got=repr(out))
+        return out
