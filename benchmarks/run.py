@@ -14,7 +14,9 @@ Measured per run (the same quantities ``run.sh`` of the bench dir reports):
 * ``startup_s``: process start until the first ``... step 0, ...`` line (needs log_verbosity 5, passed here);
 * ``epoch_s``: from ``..., finished after N steps, H:MM:SS elapsed`` (whole seconds, summed over epochs);
 * ``steps`` and ``step_s`` (the sum of the ``X sec/step`` figures);
-* ``rss_mb``: peak resident memory (``/usr/bin/time`` when available).
+* ``rss_mb``: peak resident memory (``/usr/bin/time`` when available);
+* ``cpu_s``: user + system CPU seconds of the process (less sensitive to other load on a shared machine
+  than the wall-clock figures).
 
 The reference has no ``rnn.py`` when installed from PyPI; a two-line shim in a temporary directory runs
 ``returnn.__main__.main`` of the reference's venv.
@@ -25,6 +27,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -55,6 +58,7 @@ def run_one(python: str, rnn_py: str, cwd: str, config: str, args: List[str]) ->
     if shutil.which("time") or os.path.exists("/usr/bin/time"):
         time_file = tempfile.mktemp(suffix=".time")
         cmd = ["/usr/bin/time", "-f", "%M", "-o", time_file] + cmd
+    usage0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.time()
     proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
@@ -77,6 +81,8 @@ def run_one(python: str, rnn_py: str, cwd: str, config: str, args: List[str]) ->
         tail = (tail + [line])[-5:]
     rc = proc.wait()
     wall = time.time() - start
+    usage1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (usage1.ru_utime - usage0.ru_utime) + (usage1.ru_stime - usage0.ru_stime)
     rss = None
     if time_file and os.path.exists(time_file):
         try:
@@ -86,7 +92,7 @@ def run_one(python: str, rnn_py: str, cwd: str, config: str, args: List[str]) ->
         os.remove(time_file)
     if rc != 0:
         sys.stderr.write("".join(tail))
-    return {"wall_s": wall, "startup_s": startup, "epoch_s": epoch_s if seen else None,
+    return {"wall_s": wall, "cpu_s": cpu, "startup_s": startup, "epoch_s": epoch_s if seen else None,
             "steps": steps if seen else None, "step_s": step_s or None, "rss_mb": rss, "rc": rc}
 
 
@@ -112,15 +118,18 @@ def main(argv: Optional[List[str]] = None) -> int:
                         else None, help="interpreter of the reference's venv (omit: ours only)")
     parser.add_argument("--reps", type=int, default=1)
     parser.add_argument("--extra", default="", help='extra "++key value" args for every run')
+    parser.add_argument("--ref-extra", default=None, help='extra args for the reference runs only (default: --extra), '
+                                                          'e.g. "++lstm_unit standardlstm" (its fastest CPU unit)')
     opts = parser.parse_args(argv)
     extra = opts.extra.split()
+    ref_extra = opts.ref_extra.split() if opts.ref_extra is not None else extra
     shim_dir = tempfile.mkdtemp(prefix="ref-rnn-")
     with open(os.path.join(shim_dir, "rnn.py"), "w") as f:
         f.write("from returnn.__main__ import main\nmain()\n")
-    systems = [("ours", opts.python, os.path.join(REPO, "rnn.py"), REPO)]
+    systems = [("ours", opts.python, os.path.join(REPO, "rnn.py"), REPO, extra)]
     if opts.ref_python:
-        systems.append(("reference", opts.ref_python, os.path.join(shim_dir, "rnn.py"), shim_dir))
-    cols = ["wall_s", "startup_s", "epoch_s", "steps", "step_s", "rss_mb", "rc"]
+        systems.append(("reference", opts.ref_python, os.path.join(shim_dir, "rnn.py"), shim_dir, ref_extra))
+    cols = ["wall_s", "cpu_s", "startup_s", "epoch_s", "steps", "step_s", "rss_mb", "rc"]
     print("# name system " + " ".join(cols) + "   (%s, nproc %d)" % (time.strftime("%Y-%m-%dT%H:%M:%S"),
                                                                      os.cpu_count() or 0))
     results: Dict[str, Dict[str, List[Dict]]] = {}
@@ -130,11 +139,11 @@ def main(argv: Optional[List[str]] = None) -> int:
             return 2
         config, args = BENCHES[name]
         for rep in range(opts.reps):
-            for system, python, rnn_py, cwd in systems:
+            for system, python, rnn_py, cwd, sys_extra in systems:
                 _prepare(name)
                 if name == "search":  # needs the trained model
-                    run_one(python, rnn_py, cwd, os.path.join(opts.bench_dir, config), extra)
-                res = run_one(python, rnn_py, cwd, os.path.join(opts.bench_dir, config), args + extra)
+                    run_one(python, rnn_py, cwd, os.path.join(opts.bench_dir, config), sys_extra)
+                res = run_one(python, rnn_py, cwd, os.path.join(opts.bench_dir, config), args + sys_extra)
                 results.setdefault(name, {}).setdefault(system, []).append(res)
                 print("%s %s %s" % (name, system, " ".join(_fmt(res[c]) for c in cols)), flush=True)
     if opts.ref_python:

@@ -159,3 +159,19 @@ def test_device_gpu_without_gpu(tmp_path, monkeypatch, capsys):
     with pytest.raises(ConfigValueError) as exc:
         run_task(make_config(tmp_path, device="gpu"), capsys=capsys)
     assert "'device'" in str(exc.value) and "cpu" in str(exc.value)
+
+
+def test_initialize_model_and_nop_init_net_train(tmp_path, monkeypatch, capsys):
+    standin.install(monkeypatch)
+    model = str(tmp_path / "init" / "model")
+    run_task(make_config(tmp_path, task="initialize_model", model=model), capsys=capsys)
+    names = tf.compat.v1.train.NewCheckpointReader(model).get_variable_to_shape_map()
+    assert {"output/W", "output/b", "global_step"} <= set(names)
+    out = run_task(make_config(tmp_path, task="nop_init_net_train"), capsys=capsys)
+    assert "nop_init_net_train" in out and "train epoch" not in out
+
+
+def test_search_not_provided(tmp_path, monkeypatch, capsys):
+    with pytest.raises(ConfigValueError) as exc:
+        run_task(make_config(tmp_path, task="search"), capsys=capsys)
+    assert "search" in str(exc.value) and "not implemented" in str(exc.value)
