@@ -1,5 +1,6 @@
 """All layer families; importing this package registers every built-in layer and loss."""
 
+from returnn.tf.layers import control as control  # noqa: F401
 from returnn.tf.layers import conv as conv  # noqa: F401
 from returnn.tf.layers import elementwise as elementwise  # noqa: F401
 from returnn.tf.layers import inputs as inputs  # noqa: F401

@@ -227,7 +227,7 @@ class TFNetwork:
             except AxisDescriptionError as exc:
                 raise exc.with_layer(name) from None
             self._debug_print_template(name, output)
-            with tf.compat.v1.variable_scope(name.replace(":", "_")):
+            with absolute_variable_scope(self._param_scope_name(name, d), reuse=d.get("reuse_params") is not None):
                 try:
                     layer = layer_class(output=output, **d)
                 except AxisDescriptionError as exc:
@@ -243,6 +243,18 @@ class TFNetwork:
             data = layer.output.copy(name=layer.register_as_extern_data)
             self.extern_data.register_data(data)
         return layer
+
+    def _param_scope_name(self, name: str, d: Dict[str, Any]) -> str:
+        """:return: absolute variable scope for layer ``name``: ``<prefix><name>``, or the scope of the layer given
+        by ``reuse_params`` (a layer name or ``{"reuse_layer": name}``), so its variables are shared."""
+        reuse = d.get("reuse_params")
+        if reuse is not None:
+            other = reuse if isinstance(reuse, LayerBase) else None
+            if other is None:
+                raise LayerArgError(layer=name, layer_class="?", arg="reuse_params", problem="unsupported value",
+                                    got=reuse, expected='a layer name or {"reuse_layer": name}')
+            return other.get_absolute_name().replace(":", "_")
+        return (self.get_absolute_name_prefix() + name).replace(":", "_")
 
     def _debug_print_template(self, name: str, output: Tensor) -> None:
         if not self.config.bool("debug_print_layer_output_template", False):
@@ -401,6 +413,15 @@ class TFNetwork:
 
     def get_global_batch_info(self) -> None:
         return None
+
+
+@contextlib.contextmanager
+def absolute_variable_scope(scope_name: str, reuse: bool = False) -> Any:
+    """Opens variable scope ``scope_name`` (and the same name scope) from the root, wherever we are."""
+    var_scope = tf.compat.v1.VariableScope(reuse=tf.compat.v1.AUTO_REUSE if reuse else None, name=scope_name)
+    with tf.compat.v1.variable_scope(var_scope, auxiliary_name_scope=False):
+        with tf.name_scope(scope_name + "/"):
+            yield
 
 
 _NO_FROM_NEEDED = {"source", "constant", "variable", "subnetwork", "length", "range", "train_flag",

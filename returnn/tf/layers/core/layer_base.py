@@ -126,6 +126,15 @@ class LayerBase:
                     d.setdefault("_target_layers", {})[t] = get_layer(t[len("layer:"):])
                 elif d.get("loss") and t in network.extern_data.data:
                     get_layer("data:" + t)  # as the reference: the target becomes a source layer
+        reuse = d.get("reuse_params")
+        if isinstance(reuse, str):
+            d["reuse_params"] = get_layer(reuse)
+        elif isinstance(reuse, dict) and set(reuse) == {"reuse_layer"} and isinstance(reuse["reuse_layer"], str):
+            d["reuse_params"] = get_layer(reuse["reuse_layer"])
+        elif reuse is not None and not isinstance(reuse, LayerBase):
+            raise LayerArgError(layer=d["name"], layer_class=cls.layer_class, arg="reuse_params",
+                                problem="is not supported in this form:", got=reuse,
+                                expected='a layer name or {"reuse_layer": name} ("map" is not supported yet)')
         if d.get("loss"):
             loss_class = get_loss_class(d["loss"])
             loss_opts = dict(d.get("loss_opts") or {})
