@@ -291,9 +291,10 @@ class TFNetwork:
         return [layer for layer in self.layers.values() if layer.is_output_layer()]
 
     def get_params_list(self) -> List[tf.Variable]:
-        """:return: all params of all layers (each variable once), in layer construction order"""
+        """:return: all params of all layers (each variable once): layers sorted by name (as the reference),
+        params of a layer in creation order"""
         seen, result = set(), []
-        for layer in self.layers.values():
+        for _, layer in sorted(self.layers.items()):
             for param in layer.params.values():
                 if id(param) not in seen:
                     seen.add(id(param))

@@ -316,3 +316,43 @@ def test_register_as_extern_data(session):
     net = build_net({"output": {"class": "linear", "n_out": 2, "from": "data", "register_as_extern_data": "feat"}},
                     {"data": {"dim": 3}})
     assert net.extern_data.data["feat"].dim == 2
+
+
+SEED_BLSTM = {
+    "lstm0_fw": {"class": "rec", "unit": "lstm", "n_out": 500, "dropout": 0.1, "L2": 0.01, "direction": 1, "from": "data"},
+    "lstm0_bw": {"class": "rec", "unit": "lstm", "n_out": 500, "dropout": 0.1, "L2": 0.01, "direction": -1, "from": "data"},
+    "lstm1_fw": {"class": "rec", "unit": "lstm", "n_out": 500, "dropout": 0.1, "L2": 0.01, "direction": 1,
+                 "from": ["lstm0_fw", "lstm0_bw"]},
+    "lstm1_bw": {"class": "rec", "unit": "lstm", "n_out": 500, "dropout": 0.1, "L2": 0.01, "direction": -1,
+                 "from": ["lstm0_fw", "lstm0_bw"]},
+    "lstm2_fw": {"class": "rec", "unit": "lstm", "n_out": 500, "dropout": 0.1, "L2": 0.01, "direction": 1,
+                 "from": ["lstm1_fw", "lstm1_bw"]},
+    "lstm2_bw": {"class": "rec", "unit": "lstm", "n_out": 500, "dropout": 0.1, "L2": 0.01, "direction": -1,
+                 "from": ["lstm1_fw", "lstm1_bw"]},
+    "output": {"class": "softmax", "loss": "ce", "from": ["lstm2_fw", "lstm2_bw"]},
+}
+
+
+def test_seed_blstm_network_builds_unchanged_like_reference(session, capsys):
+    log.initialize(verbosity=[2])
+    net = build_net(SEED_BLSTM, EXTERN)
+    net.print_network_info()
+    out = capsys.readouterr().out
+    # observed from the reference with the same extern data:
+    assert "\nnet params #: 14053005\n" in out
+    assert ("    layer source 'data' #: 9\n    layer source 'data:classes' #: 5\n    layer rec 'lstm0_bw' #: 500\n"
+            "    layer rec 'lstm0_fw' #: 500\n") in out
+    assert [(p.name, p.shape.as_list()) for p in net.get_params_list()][:4] == [
+        ("lstm0_bw/rec/W:0", [9, 2000]), ("lstm0_bw/rec/W_re:0", [500, 2000]), ("lstm0_bw/rec/b:0", [2000]),
+        ("lstm0_fw/rec/W:0", [9, 2000])]
+    assert net.get_total_constraints() is not None and net.layers["output"].output.dim == 5
+
+
+def test_small_blstm_forward_and_gradient_step(session):
+    small = {name: dict(d, n_out=3) if d["class"] == "rec" else dict(d) for name, d in SEED_BLSTM.items()}
+    net = build_net(small, {"data": {"dim": 2}, "classes": {"dim": 4, "sparse": True}})
+    x = np.random.RandomState(0).randn(2, 4, 2).astype("float32")
+    y = np.array([[0, 1, 2, 3], [3, 2, 0, 0]], "int32")
+    feed = make_feed(net, {"data": x, "classes": y}, {"data": [4, 2], "classes": [4, 2]})
+    out = forward_and_grad_step(session, net, feed)
+    np.testing.assert_allclose(out[0].sum(-1), 1.0, rtol=1e-5)

@@ -118,6 +118,10 @@ class LayerBase:
             raise LayerArgError(layer=d["name"], layer_class=cls.layer_class, arg="from", problem="invalid value",
                                 expected="a layer name or a list of layer names", got=src_names)
         d["sources"] = [get_layer(src) for src in src_names if src != "none"]
+        if d.get("loss") and not d.get("target"):
+            loss_name = d["loss"] if isinstance(d["loss"], str) else getattr(d["loss"], "class_name", "")
+            if get_loss_class(loss_name).need_target:
+                d["target"] = network.extern_data.default_target
         if d.get("target"):
             target = d["target"]
             targets = target if isinstance(target, (list, tuple)) else [target]
@@ -144,10 +148,6 @@ class LayerBase:
                 raise LayerArgError(layer=d["name"], layer_class=cls.layer_class, arg="loss_opts",
                                     problem=f"invalid options for loss {loss_class.class_name!r}:",
                                     got=loss_opts, hint=str(exc)) from exc
-            if not d.get("target") and loss_class.need_target:
-                d["target"] = network.extern_data.default_target
-        elif d.get("loss_opts"):
-            pass
 
     # ---- phase 3: output template
     @classmethod
