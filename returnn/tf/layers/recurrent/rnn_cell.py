@@ -1,0 +1,195 @@
+"""``{"class": "rnn_cell", "unit": "LSTMBlock", "n_out": N}``: one step of an RNN cell, inside a recurrent
+subnetwork (``rec`` with a ``unit`` dict). The cell state is carried from step to step by the loop.
+
+Shape: ``{B, F_in} -> {B, F=n_out}`` (all sources concatenated on the feature axis; sparse inputs are one-hot).
+
+Units (case-insensitive) and params under ``<layer>/rec/`` (the reference's names, observed):
+
+- LSTMs (``lstm``, ``lstmblock``, ``standardlstm``, ``basiclstm``, ``nativelstm``, ``nativelstm2``, ...):
+  ``lstm_cell/kernel`` ``[n_in + n, 4n]``, ``lstm_cell/bias`` ``[4n]``; gates (input, cell input, forget,
+  output) as TensorFlow's ``LSTMCell``; ``forget_bias`` (``unit_opts``, default 1.0) added to the forget gate.
+  State ``c`` and ``h`` (output = ``h``).
+- ``gru``: ``gru_cell/gates/kernel`` ``[n_in + n, 2n]``, ``gru_cell/gates/bias`` (init 1),
+  ``gru_cell/candidate/kernel`` ``[n_in + n, n]``, ``gru_cell/candidate/bias``; TensorFlow's ``GRUCell``.
+- ``basicrnn``/``rnn``: ``basic_rnn_cell/kernel``, ``basic_rnn_cell/bias``; ``h' = tanh([x, h] W + b)``.
+
+``initial_state``: None/``"zeros"`` (default), ``"ones"``, a number, a layer (e.g. ``"base:enc_last"``) with
+``{B, n}`` (GRU/RNN; LSTM: used for both ``c`` and ``h``) or ``{B, 2n}`` (LSTM: ``c`` then ``h``), or a dict
+``{"c": ..., "h": ...}`` of those.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional, Sequence, Tuple
+
+import tensorflow as tf
+
+from returnn.errors import LayerArgError, LayerShapeError
+from returnn.tensor import FeatureDim, NotSpecified, Tensor
+from returnn.tf.layers.core.concat_input import ConcatInputLayer
+from returnn.tf.layers.core.registry import register_layer
+from returnn.tf.layers.core.sources import concat_sources_template
+from returnn.tf.ops.init import get_initializer
+
+_LSTM_UNITS = ("lstm", "lstmblock", "lstmblockfused", "standardlstm", "basiclstm", "nativelstm", "nativelstm2",
+               "lstmcell", "cudnnlstm")
+_UNITS = _LSTM_UNITS + ("gru", "basicrnn", "rnn", "grublock")
+_CONST = {"zeros": 0.0, "ones": 1.0}
+
+
+def _kind(name: str, unit: Any) -> str:
+    if not isinstance(unit, str) or unit.lower() not in _UNITS:
+        from returnn.util.suggest import close_matches
+        raise LayerArgError(layer=name, layer_class="rnn_cell", arg="unit", problem="unknown unit",
+                            got=unit, suggestions=close_matches(str(unit).lower(), _UNITS),
+                            expected="one of " + ", ".join(_UNITS))
+    unit = unit.lower()
+    if unit in _LSTM_UNITS:
+        return "lstm"
+    if unit in ("gru", "grublock"):
+        return "gru"
+    return "rnn"
+
+
+@register_layer
+class RnnCellLayer(ConcatInputLayer):
+    """One RNN step. See the module docstring for units, params and ``initial_state``.
+
+    :param unit: cell name (``LSTMBlock``, ``standardlstm``, ``gru``, ``basicrnn``, ...)
+    :param unit_opts: ``{"forget_bias": float}`` for LSTMs
+    :param initial_state: see the module docstring
+    :param weights_init: initializer of the kernels (default ``glorot_uniform``)
+    :param rec_previous_state: set by the loop: state name -> float32 ``[B, n]`` of the previous step
+    :raises LayerArgError: unknown unit, bad ``initial_state``, input with a time axis
+    """
+
+    layer_class = "rnn_cell"
+    recurrent = True
+    has_rec_state = True
+
+    def __init__(self, unit: str = "lstm", unit_opts: Optional[Dict[str, Any]] = None, initial_state: Any = None,
+                 weights_init: Any = "glorot_uniform", rec_previous_state: Optional[Dict[str, tf.Tensor]] = None,
+                 **kwargs: Any):
+        super().__init__(**kwargs)
+        kind = _kind(self.name, unit)
+        inp = self.input_data
+        x = inp.copy_as_batch_major().placeholder
+        if inp.sparse:
+            x = tf.one_hot(tf.cast(x, tf.int32), inp.sparse_dim.dimension, dtype=tf.float32)
+        n_in, n = int(x.shape[-1]), self.output.dim
+        if rec_previous_state is None:
+            rec_previous_state = self.get_rec_initial_state(tf.shape(x)[0], name=self.name, n_out=n, unit=unit,
+                                                            initial_state=initial_state)
+        seed = self.network.random.randint(2 ** 31)
+        kernel_init = get_initializer(weights_init, seed=seed, key=f"{self.name}/weights_init")
+        with tf.compat.v1.variable_scope("rec"):
+            if kind == "lstm":
+                forget_bias = float((unit_opts or {}).get("forget_bias", 1.0))
+                kernel = self._param("lstm_cell/kernel", (n_in + n, 4 * n), kernel_init)
+                bias = self._param("lstm_cell/bias", (4 * n,), tf.zeros_initializer())
+                h_prev, c_prev = rec_previous_state["h"], rec_previous_state["c"]
+                z = tf.matmul(tf.concat([x, h_prev], axis=-1), kernel) + bias
+                i, j, f, o = tf.split(z, 4, axis=-1)
+                c = tf.sigmoid(f + forget_bias) * c_prev + tf.sigmoid(i) * tf.tanh(j)
+                h = tf.sigmoid(o) * tf.tanh(c)
+                self.rec_state = {"c": c, "h": h}
+            elif kind == "gru":
+                g_kernel = self._param("gru_cell/gates/kernel", (n_in + n, 2 * n), kernel_init)
+                g_bias = self._param("gru_cell/gates/bias", (2 * n,), tf.ones_initializer())
+                c_kernel = self._param("gru_cell/candidate/kernel", (n_in + n, n), kernel_init)
+                c_bias = self._param("gru_cell/candidate/bias", (n,), tf.zeros_initializer())
+                h_prev = rec_previous_state["h"]
+                r, u = tf.split(tf.sigmoid(tf.matmul(tf.concat([x, h_prev], -1), g_kernel) + g_bias), 2, axis=-1)
+                cand = tf.tanh(tf.matmul(tf.concat([x, r * h_prev], -1), c_kernel) + c_bias)
+                h = u * h_prev + (1.0 - u) * cand
+                self.rec_state = {"h": h}
+            else:
+                kernel = self._param("basic_rnn_cell/kernel", (n_in + n, n), kernel_init)
+                bias = self._param("basic_rnn_cell/bias", (n,), tf.zeros_initializer())
+                h = tf.tanh(tf.matmul(tf.concat([x, rec_previous_state["h"]], -1), kernel) + bias)
+                self.rec_state = {"h": h}
+        self.output.placeholder = h
+
+    def _param(self, name: str, shape: Tuple[int, ...], init: Any) -> tf.Variable:
+        param = tf.compat.v1.get_variable(name, shape=list(shape), dtype=tf.float32, initializer=init,
+                                          trainable=self.trainable)
+        return self.add_param(param)
+
+    @classmethod
+    def transform_config_dict(cls, d: Dict[str, Any], network: Any, get_layer: Any) -> None:
+        """Also resolves layer names in ``initial_state``."""
+        super().transform_config_dict(d, network=network, get_layer=get_layer)
+
+        def resolve(value: Any) -> Any:
+            if isinstance(value, str) and value not in _CONST:
+                return get_layer(value)
+            return value
+
+        state = d.get("initial_state")
+        if isinstance(state, dict):
+            d["initial_state"] = {k: resolve(v) for k, v in state.items()}
+        elif state is not None:
+            d["initial_state"] = resolve(state)
+
+    @classmethod
+    def get_out_data_from_opts(cls, name: str, network: Any, sources: Sequence[Any] = (), unit: str = "lstm",
+                               n_out: Any = NotSpecified, out_dim: Any = None, **kwargs: Any) -> Tensor:
+        """:return: ``{B, F=n_out}``
+        :raises LayerArgError: missing ``n_out``, unknown ``unit``, input with a time axis"""
+        _kind(name, unit)
+        if out_dim is not None:
+            n_out = out_dim.dimension
+        if n_out is NotSpecified or n_out is None:
+            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="n_out", problem="missing required argument")
+        inp = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
+        if inp.time_dim_axis is not None:
+            raise LayerShapeError(layer=name, layer_class=cls.layer_class,
+                                  problem="input has a time axis; rnn_cell computes one step inside a rec unit",
+                                  expected="{B, F}", got=inp.get_dims_repr(),
+                                  hint='use {"class": "rec", "unit": "nativelstm2"} over a whole sequence')
+        from returnn.tensor import batch_dim
+        feat = out_dim if out_dim is not None else FeatureDim(f"{name}:rnn_cell_feat", n_out)
+        return Tensor(name=f"{name}_output", dims=[batch_dim, feat], dtype="float32")
+
+    @classmethod
+    def get_rec_initial_state(cls, batch_size: tf.Tensor, *, name: str, n_out: int, unit: str = "lstm",
+                              initial_state: Any = None, **_kwargs: Any) -> Dict[str, tf.Tensor]:
+        """:return: state name -> float32 ``[B, n_out]`` for step 0
+        :raises LayerArgError: ``initial_state`` of the wrong shape or kind"""
+        kind = _kind(name, unit)
+        names = ("c", "h") if kind == "lstm" else ("h",)
+        spec = initial_state
+        if isinstance(spec, dict):
+            unknown = sorted(set(spec) - set(names))
+            if unknown:
+                raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="initial_state",
+                                    problem=f"unknown state name(s) {unknown} in", got=sorted(spec),
+                                    expected=f"keys among {list(names)}")
+            return {k: _state_value(name, spec.get(k), batch_size, n_out, 1, 0) for k in names}
+        if spec is not None and not isinstance(spec, (int, float, str)) and kind == "lstm":
+            dim = spec.output.dim
+            if dim == 2 * n_out:
+                return {"c": _state_value(name, spec, batch_size, n_out, 2, 0),
+                        "h": _state_value(name, spec, batch_size, n_out, 2, 1)}
+        return {k: _state_value(name, spec, batch_size, n_out, 1, 0) for k in names}
+
+
+def _state_value(name: str, spec: Any, batch_size: tf.Tensor, n: int, parts: int, part: int) -> tf.Tensor:
+    if spec is None:
+        spec = 0.0
+    if isinstance(spec, str):
+        if spec not in _CONST:
+            raise LayerArgError(layer=name, layer_class="rnn_cell", arg="initial_state", problem="invalid value",
+                                got=spec, expected='"zeros", "ones", a number, a layer name or a dict of those')
+        spec = _CONST[spec]
+    if isinstance(spec, (int, float)):
+        return tf.fill(tf.stack([batch_size, n]), tf.constant(float(spec), tf.float32))
+    out = spec.output.copy_as_batch_major()
+    if out.batch_ndim != 2 or out.dim != n * parts:
+        raise LayerArgError(layer=name, layer_class="rnn_cell", arg="initial_state",
+                            problem=f"layer {spec.name!r} has the wrong shape for", got=out.get_dims_repr(),
+                            expected=f"{{B, F={n}}}" + (f" or {{B, F={2 * n}}} (c, h)" if parts == 2 else ""))
+    value = out.placeholder
+    if parts > 1:
+        value = value[:, part * n:(part + 1) * n]
+    return tf.cast(value, tf.float32)

@@ -1,0 +1,247 @@
+"""``SubnetworkRecCell``: a ``rec`` layer's ``unit`` dict -- templates, which layers run in the loop, the loop.
+
+Phases (see :mod:`.template`, :mod:`.loop`, :mod:`.move_out`):
+
+1. At ``transform_config_dict`` time: templates of all sub layers and the dependency graph; bad input is
+   reported here, naming the sub layer as ``<rec>/<layer>`` (missing ``prev:``/``base:`` layers, ``prev:``
+   without an initial output, ``choice`` without ``target`` in training, ``beam_size`` < 1, a search without
+   ``end`` layer and without ``max_seq_len``).
+2. Classification (training with ``optimize_move_layers_out``, the default): *input* layers that only depend
+   on the input frames / targets (and ``prev:`` of such layers) are computed once over the whole sequence
+   before the loop; *output* layers nobody in the loop needs are computed after the loop over the accumulated
+   outputs; the rest runs per step in a ``tf.while_loop``. In search (or with
+   ``optimize_move_layers_out: False``) every needed layer runs in the loop.
+3. Build: the loop, the accumulation of per-step outputs (TensorArrays, time-major), losses of sub layers
+   (registered in the enclosing network as ``"<rec>/<layer>"``, frames summed as outside), and in search the
+   back-tracking of the final hypotheses.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Set
+
+from returnn.errors import LayerArgError, LayerShapeError, AxisDescriptionError
+from returnn.log import log
+from returnn.tensor import Dim, SpatialDim, Tensor
+from returnn.tf.layers.recurrent.subnet.initial import check_initial_output
+from returnn.tf.layers.recurrent.subnet.template import SubnetTemplates, TemplateLayer
+
+
+def rename_layer_error(exc: Exception, full_name: str, short_name: str) -> Exception:
+    """:return: ``exc`` re-created naming ``full_name`` (``output/s``) instead of ``short_name``, if it names it"""
+    if isinstance(exc, LayerArgError) and exc.layer == short_name:
+        return LayerArgError(layer=full_name, layer_class=exc.layer_class, arg=exc.arg, problem=exc.problem,
+                             expected=exc.expected, got=exc.got, suggestions=exc.suggestions, hint=exc.hint)
+    if isinstance(exc, LayerShapeError) and exc.layer == short_name:
+        return LayerShapeError(layer=full_name, layer_class=exc.layer_class, problem=exc.problem,
+                               expected=exc.expected, got=exc.got, hint=exc.hint)
+    if isinstance(exc, AxisDescriptionError) and exc.layer in (None, short_name):
+        return exc.with_layer(full_name)
+    return exc
+
+
+class SubnetworkRecCell:
+    """The unit of a ``rec`` layer given as a dict.
+
+    :param rec_name: the rec layer's name
+    :param unit: the unit dict
+    :param parent_net: the network the rec layer is in
+    :param sources: the rec layer's source layers (``from``), may be empty
+    :param target: the rec layer's ``target``
+    :param size_target: the rec layer's ``size_target``
+    :param max_seq_len: None, an int, or an expression such as ``"max_len_from('base:encoder') * 3"``
+    :param optimize_move_layers_out: move layers out of the loop in training (default True)
+    :param include_eos: count the frame where ``end`` becomes true in the output length
+    """
+
+    def __init__(self, *, rec_name: str, unit: Dict[str, Any], parent_net: Any, sources: List[Any],
+                 target: Any = None, size_target: Any = None, max_seq_len: Any = None,
+                 optimize_move_layers_out: Optional[bool] = None, include_eos: bool = False):
+        from returnn.tf.network import TFNetwork
+        from returnn.tf.layers.core.sources import concat_sources_template
+
+        self.rec_name = rec_name
+        self.unit = unit
+        self.parent_net = parent_net
+        self.sources = sources
+        self.target = target[0] if isinstance(target, (list, tuple)) and target else target
+        self.size_target = size_target
+        self.max_seq_len = max_seq_len
+        self.include_eos = include_eos
+        self.search = bool(parent_net.search_flag)
+        if optimize_move_layers_out is None:
+            optimize_move_layers_out = parent_net.config.bool("optimize_move_layers_out", True)
+        self.optimize_move_layers_out = bool(optimize_move_layers_out)
+        self.source_template: Optional[Tensor] = None
+        if sources:
+            self.source_template = concat_sources_template(sources, name=f"{rec_name}/data:source", layer_class="rec")
+        self.time_dim: Optional[Dim] = self._fixed_time_dim()
+        # sub layers' variables are "<rec>/rec/<layer>/..." (the reference's names)
+        self.sub_prefix = f"{parent_net.get_absolute_name_prefix()}{rec_name}/rec/"
+        self.sub_net = TFNetwork(parent_net=parent_net, absolute_name_prefix=self.sub_prefix, name=rec_name)
+        if not isinstance(unit, dict) or "output" not in unit:
+            raise LayerArgError(layer=rec_name, layer_class="rec", arg="unit",
+                                problem="the unit dict needs a layer named 'output' in",
+                                got=sorted(unit) if isinstance(unit, dict) else unit,
+                                hint="the rec layer's output is the unit's 'output' layer")
+        try:
+            self.templates = SubnetTemplates(rec_name, unit, self.sub_net, self.time_dim, self.source_template)
+            self.layers: Dict[str, TemplateLayer] = self._build_templates()
+        except (LayerArgError, LayerShapeError, AxisDescriptionError) as exc:
+            names = [n for n in unit if getattr(exc, "layer", None) == n]
+            if names:
+                raise rename_layer_error(exc, f"{rec_name}/{names[0]}", names[0]) from None
+            raise
+        self.choices = [n for n, l in self.layers.items() if l.is_choice()]
+        self.beam_size = 1
+        if self.search and self.choices:
+            self.beam_size = int(unit[self.choices[0]].get("beam_size", 1))
+        self.end_layer = "end" if "end" in unit else None
+        if self.time_dim is None and self.end_layer is None and max_seq_len is None:
+            raise LayerArgError(layer=rec_name, layer_class="rec", arg="max_seq_len",
+                                problem="the loop length is undefined: no 'end' layer in the unit and no",
+                                got=None, expected="an 'end' layer (bool per hypothesis) or max_seq_len",
+                                hint="add e.g. \"end\": {\"class\": \"compare\", \"from\": \"output\", \"value\": 0} "
+                                     "to the unit, or set max_seq_len (e.g. \"max_len_from('base:encoder') * 3\")")
+        self._classify()
+        self._check_initial_outputs()
+
+    # ---- phase 1
+    def _fixed_time_dim(self) -> Optional[Dim]:
+        """:return: the loop's time dim when its length is known before the loop (input or target)"""
+        if self.source_template is not None and self.source_template.time_dim is not None:
+            return self.source_template.time_dim
+        key = self.size_target or (None if self.search else self.target)
+        if key and not str(key).startswith("layer:") and key in self.parent_net.extern_data.data:
+            data = self.parent_net.get_extern_data(key)
+            return data.time_dim
+        return None
+
+    def _build_templates(self) -> Dict[str, TemplateLayer]:
+        return self.templates.build()
+
+    def get_output_template(self) -> Tensor:
+        """:return: the rec layer's output: the unit's ``output`` frame with the loop's time axis first"""
+        frame = self.layers["output"].output
+        time_dim = self.time_dim
+        if time_dim is None:
+            time_dim = SpatialDim(f"dyn-time:{self.rec_name}")
+            self.time_dim_out = time_dim
+        else:
+            self.time_dim_out = time_dim
+        if self.search and self.beam_size > 1 and self.time_dim is not None:
+            # hypotheses are B*K: the lengths are the target's, repeated
+            self.time_dim_out = SpatialDim(f"{time_dim.description}:beam")
+        out = Tensor(name=f"{self.rec_name}_output", dims=[self.time_dim_out, *frame.dims], dtype=frame.dtype,
+                     sparse_dim=frame.sparse_dim, time_dim_axis=0,
+                     feature_dim_axis=None if frame.feature_dim_axis is None else frame.feature_dim_axis + 1)
+        return out
+
+    # ---- phase 2
+    def _classify(self) -> None:
+        t = self.templates
+        layers = self.layers
+        stateful = {n for n, l in layers.items() if getattr(l.cls, "has_rec_state", False)}
+        self.stateful = stateful
+        move_out = self.optimize_move_layers_out and not self.search
+        inputs: Set[str] = set()
+        if move_out:
+            changed = True
+            while changed:
+                changed = False
+                for n, l in layers.items():
+                    if n in inputs or n in stateful or l.base_deps or ":i" in l.data_deps:
+                        continue
+                    if any(not self._on_loop_axis(dd) for dd in l.data_deps):
+                        continue
+                    if all(d in inputs for d in l.deps) and all(p in inputs for p in l.prev_deps):
+                        inputs.add(n)
+                        changed = True
+        needed_roots = {"output"}
+        if not self.search:
+            needed_roots |= {n for n, l in layers.items() if l.loss}
+        if self.time_dim is None and self.end_layer:
+            needed_roots.add(self.end_layer)
+        if self.search:
+            needed_roots |= set(self.choices)
+        needed = self._prev_closure(needed_roots)
+        inputs &= needed
+        if move_out:
+            roots = (stateful & needed) | {p for n in needed for p in layers[n].prev_deps}
+            roots |= needed_roots - {"output"} - {n for n in needed_roots if layers[n].loss}
+            roots -= inputs
+        else:
+            roots = set(needed)
+        loop = t.same_step_closure(roots) - inputs
+        self.inputs = inputs
+        self.loop = loop
+        self.outputs = needed - loop - inputs
+        self.unused = set(layers) - needed
+        self.prev_in_loop = sorted({p for n in loop for p in layers[n].prev_deps} - inputs)
+        # loop layers whose values are needed after the loop
+        acc = {"output"} & loop
+        for n in self.outputs:
+            acc |= (set(layers[n].deps) | set(layers[n].prev_deps)) & loop
+        if not self.search:
+            acc |= {n for n in loop if layers[n].loss}
+        self.accumulated = sorted(acc)
+        choice_set = set(self.choices) if self.search else set()
+        self.choice_dependent = {n for n in layers if t.depends_on(n, choice_set)} if choice_set else set()
+        self._print_summary()
+
+    def _prev_closure(self, names: Set[str]) -> Set[str]:
+        result = set(names)
+        todo = list(names)
+        while todo:
+            n = todo.pop()
+            for d in self.templates.same_step_closure({n}):
+                for p in self.layers[d].prev_deps + [d]:
+                    if p not in result:
+                        result.add(p)
+                        todo.append(p)
+        return result
+
+    def _on_loop_axis(self, data_name: str) -> bool:
+        if data_name == ":i":
+            return False
+        if data_name == "data:source":
+            return True
+        key = data_name[len("data:"):]
+        data = self.parent_net.extern_data.data.get(key)
+        return data is not None and self.time_dim is not None and data.time_dim == self.time_dim
+
+    def _check_initial_outputs(self) -> None:
+        for n in {p for l in self.layers.values() for p in l.prev_deps}:
+            if n in self.unused:
+                continue
+            tmpl = self.layers[n]
+            check_initial_output(f"{self.rec_name}/{n}", tmpl.layer_class, self.unit[n].get("initial_output"),
+                                 tmpl.output, self.get_base_layer)
+
+    def get_base_layer(self, name: str) -> Any:
+        """:return: a layer of the enclosing network (``"base:X"`` or ``"X"``)"""
+        if name.startswith("base:"):
+            name = name[len("base:"):]
+        return self.parent_net.get_layer(name)
+
+    def _print_summary(self) -> None:
+        train = self.parent_net.train_flag
+        print(f"Rec layer {self.rec_name!r} (search {self.search}, train {train!r}) sub net:", file=log.v4)
+        for title, names in (("Input layers moved out of loop", self.inputs),
+                             ("Output layers moved out of loop", self.outputs),
+                             ("Layers in loop", self.loop), ("Unused layers", self.unused)):
+            print(f"  {title}: (#: {len(names)})", file=log.v4)
+            for n in sorted(names) or ["None"]:
+                print(f"    {n}", file=log.v4)
+
+    # ---- phase 3
+    def build(self, rec_layer: Any) -> None:
+        """Creates the loop and all ops; sets ``rec_layer.output.placeholder`` and registers sub-layer losses."""
+        from returnn.tf.layers.recurrent.subnet.loop import build_loop
+        try:
+            build_loop(self, rec_layer)
+        except (LayerArgError, LayerShapeError, AxisDescriptionError) as exc:
+            names = [n for n in self.unit if getattr(exc, "layer", None) == n]
+            if names:
+                raise rename_layer_error(exc, f"{self.rec_name}/{names[0]}", names[0]) from None
+            raise

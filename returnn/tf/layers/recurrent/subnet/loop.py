@@ -1,0 +1,393 @@
+"""The ``tf.while_loop`` of a recurrent subnetwork: one step builds the loop layers of the unit in a fresh
+sub network whose ``prev:X`` layers hold the loop state, then the state is carried on (and, in search,
+re-gathered by the source beams of the ``choice`` layer).
+
+Loop variables: the step ``i``; ``prev:X`` values of loop layers referenced via ``prev:``; the cell states of
+``rnn_cell`` layers; one TensorArray per loop layer whose output is needed after the loop (time-major
+accumulation); with a dynamic length (``end`` layer): ``ended`` ``[B*K]`` and the hypothesis lengths; in search:
+the beam scores ``[B, K]`` and a TensorArray of source beams ``[B, K]`` per step.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional
+
+import tensorflow as tf
+
+from returnn.errors import LayerArgError
+from returnn.tensor import Tensor
+from returnn.tf.layers.recurrent.subnet.initial import initial_output_value
+from returnn.tf.layers.recurrent.subnet.move_out import (OutsideNet, frame_at, make_internal, register_losses,
+                                                          time_major_with_raw)
+from returnn.tf.layers.search.beam import SearchBeam, backtrack, gather_beams, tile_beam
+from returnn.tf.layers.search.choice import NEG_INF
+
+
+def _batch_size(cell: Any, rec_layer: Any) -> tf.Tensor:
+    if rec_layer.input_data is not None:
+        data = rec_layer.input_data
+        return tf.shape(data.placeholder)[data.batch_dim_axis]
+    if cell.time_dim is not None and cell.time_dim.dyn_size is not None:
+        return tf.shape(cell.time_dim.dyn_size)[0]
+    net = cell.parent_net
+    for key in net.get_used_data_keys() or list(net.extern_data.data):
+        data = net.extern_data.data[key]
+        if data.placeholder is not None and data.batch_dim_axis is not None:
+            return tf.shape(data.placeholder)[data.batch_dim_axis]
+    raise LayerArgError(layer=cell.rec_name, layer_class="rec", arg="from",
+                        problem="cannot determine the batch size of the loop (no input, no target):", got=[])
+
+
+def eval_max_seq_len(cell: Any, spec: Any) -> tf.Tensor:
+    """:return: int32 scalar from ``max_seq_len``: an int, or an expression using ``max_len_from('base:X')``
+    :raises LayerArgError: an expression that cannot be evaluated"""
+    if isinstance(spec, int):
+        return tf.constant(spec, tf.int32)
+
+    def max_len_from(name: str) -> tf.Tensor:
+        out = cell.get_base_layer(name).output
+        if out.time_dim_axis is None:
+            raise LayerArgError(layer=cell.rec_name, layer_class="rec", arg="max_seq_len",
+                                problem=f"layer {name!r} has no time axis, used in", got=spec)
+        return tf.shape(out.placeholder)[out.time_dim_axis]
+
+    try:
+        value = eval(str(spec), {"__builtins__": {}}, {"max_len_from": max_len_from, "tf": tf})  # noqa: S307
+    except LayerArgError:
+        raise
+    except Exception as exc:  # noqa: BLE001 (user expression)
+        raise LayerArgError(layer=cell.rec_name, layer_class="rec", arg="max_seq_len", problem="invalid expression",
+                            got=spec, hint=f"{type(exc).__name__}: {exc}") from None
+    return tf.cast(value, tf.int32)
+
+
+class _Step:
+    """Builds the loop layers for one step (called once, inside the while loop's body)."""
+
+    def __init__(self, cell: Any, loop: "_Loop", i: tf.Tensor, prev_values: Dict[str, tf.Tensor],
+                 states: Dict[str, Dict[str, tf.Tensor]], search_state: Optional[Dict[str, Any]]):
+        from returnn.tf.network import TFNetwork
+        self.cell = cell
+        self.loop = loop
+        self.i = i
+        self.search_state = search_state
+        self.net = TFNetwork(parent_net=cell.parent_net, absolute_name_prefix=cell.sub_prefix,
+                             name=cell.rec_name)
+        self.unit: Dict[str, Dict[str, Any]] = {}
+        for name, desc in cell.unit.items():
+            desc = dict(desc)
+            if name in cell.stateful and name in cell.loop:
+                desc["rec_previous_state"] = states[name]
+            if search_state is not None and name in cell.choices:
+                desc["search_state"] = search_state
+            self.unit[name] = desc
+        for name in cell.prev_in_loop:
+            out = loop.frame_templates[name].copy_template(name=f"prev:{name}")
+            out.placeholder = prev_values[name]
+            self.net.layers[f"prev:{name}"] = make_internal(f"prev:{name}", self.net, out)
+        self._gathered: Dict[str, Any] = {}
+
+    def get_layer(self, src: str) -> Any:
+        layer = self._resolve(src)
+        cell = self.cell
+        if self.search_state is None or cell.beam_size == 1 or not self.net._constructing:  # noqa: SLF001
+            return layer
+        consumer = self.net._constructing[-1]  # noqa: SLF001
+        name = src[len("prev:"):] if src.startswith("prev:") else src
+        if consumer not in cell.choice_dependent or consumer in cell.choices:
+            return layer
+        if not (src.startswith("prev:") or (src in cell.unit and src not in cell.choice_dependent)):
+            return layer
+        if src not in self._gathered:
+            choice = self.get_layer(cell.choices[0])
+            out = layer.output.copy()
+            out.placeholder = gather_beams(out.placeholder, choice.search_src_beams, out.batch_dim_axis)
+            self._gathered[src] = make_internal(f"{name}:gathered", self.net, out)
+        return self._gathered[src]
+
+    def _resolve(self, src: str) -> Any:
+        cell, loop = self.cell, self.loop
+        if src in self.net.layers:
+            return self.net.layers[src]
+        if src.startswith("base:"):
+            return loop.base_layer(src[len("base:"):])
+        if src == ":i":
+            out = Tensor(name=":i", shape=(), dtype="int32", batch_dim_axis=None)
+            out.placeholder = self.i
+            return self._add(src, out)
+        if src.startswith("prev:"):
+            name = src[len("prev:"):]
+            return self._add(src, frame_at(loop.outside.get_shifted(name).output, self.i, src))
+        if src in ("data", "data:source"):
+            return self._add(src, frame_at(loop.full_source_tiled.output, self.i, "data:source"))
+        if src.startswith("data:") and src not in cell.unit:
+            full = loop.data_layer(src)
+            if cell._on_loop_axis(src):  # noqa: SLF001
+                return self._add(src, frame_at(full.output, self.i, src))
+            return full
+        if src in cell.inputs:
+            return self._add(src, frame_at(loop.outside.get_full(src).output, self.i, src))
+        return self.net.construct_layer(self.unit, src, get_layer=self.get_layer)
+
+    def _add(self, name: str, out: Tensor) -> Any:
+        layer = make_internal(name, self.net, out)
+        self.net.layers[name] = layer
+        return layer
+
+
+class _Loop:
+    """State shared by the loop's setup, body and finalisation."""
+
+    def __init__(self, cell: Any, rec_layer: Any):
+        self.cell = cell
+        self.rec_layer = rec_layer
+        self.beam = cell.beam_size if cell.search else 1
+        self.batch_size = _batch_size(cell, rec_layer)
+        self._dim_map: Dict[Any, Any] = {}
+        self._base: Dict[str, Any] = {}
+        self._data: Dict[str, Any] = {}
+        self.frame_templates = {n: cell.layers[n].output for n in cell.layers}
+        self.full_source = None
+        self.full_source_tiled = None
+        if rec_layer.input_data is not None:
+            src = rec_layer.input_data.copy_as_time_major()
+            self.full_source = make_internal("data:source", cell.sub_net, src)
+            self.full_source_tiled = self.full_source
+            if self.beam > 1:
+                self.full_source_tiled = make_internal("data:source", cell.sub_net,
+                                                       tile_beam(src, self.beam, self._dim_map))
+        from returnn.tf.network import TFNetwork
+        outside_net = TFNetwork(parent_net=cell.parent_net, absolute_name_prefix=cell.sub_prefix,
+                                name=cell.rec_name)
+        self.outside = OutsideNet(cell, outside_net, self.full_source, self.batch_size)
+
+    def tile(self, layer: Any, name: str) -> Any:
+        if self.beam == 1:
+            return layer
+        return make_internal(name, self.cell.sub_net, tile_beam(layer.output, self.beam, self._dim_map))
+
+    def base_layer(self, name: str) -> Any:
+        if name not in self._base:
+            self._base[name] = self.tile(self.cell.get_base_layer(name), f"base:{name}")
+        return self._base[name]
+
+    def data_layer(self, name: str) -> Any:
+        if name not in self._data:
+            self._data[name] = self.tile(self.cell.parent_net.get_layer(name), name)
+        return self._data[name]
+
+    def tile_raw(self, raw: tf.Tensor, axis: Optional[int] = 0) -> tf.Tensor:
+        if self.beam == 1 or axis is None:
+            return raw
+        return tf.repeat(raw, self.beam, axis=axis)
+
+
+def build_loop(cell: Any, rec_layer: Any) -> None:
+    """Builds everything of the rec layer with a unit dict (see :mod:`returnn.tf.layers.recurrent.subnet.cell`)."""
+    with tf.compat.v1.variable_scope("rec"):
+        loop = _Loop(cell, rec_layer)
+        # all loop-external dependencies (tiled base layers, data) before the loop, outside its control flow
+        for name in sorted(cell.loop):
+            for base in cell.layers[name].base_deps:
+                loop.base_layer(base)
+            for data in cell.layers[name].data_deps:
+                if data.startswith("data:") and data != "data:source":
+                    loop.data_layer(data)
+        for name in sorted(cell.inputs):
+            loop.outside.get_full(name)
+        for name in sorted(cell.loop):  # prev: of moved-out input layers, as shifted full sequences
+            for prev in cell.layers[name].prev_deps:
+                if prev in cell.inputs:
+                    loop.outside.get_shifted(prev)
+        full_layers: Dict[str, Any] = {n: loop.outside.get_full(n) for n in sorted(cell.inputs)}
+        if cell.loop:
+            acc_full, lengths = _run_while_loop(cell, loop)
+            for name, out in acc_full.items():
+                layer = make_internal(name, loop.outside.net, out)
+                loop.outside.accumulated[name] = layer
+                full_layers[name] = layer
+        else:
+            lengths = None
+        for name in sorted(cell.outputs):
+            full_layers[name] = loop.outside.get_full(name)
+        out_layer = full_layers["output"]
+        out = out_layer.output.copy_as_time_major()
+        raw = out.placeholder
+        tmpl = rec_layer.output
+        if lengths is not None and tmpl.time_dim.dyn_size is None:
+            tmpl.time_dim.dyn_size = lengths
+        rec_layer.output.placeholder = raw
+        if cell.search and cell.choices:
+            choice_name = cell.choices[0]
+            rec_layer.output.beam = SearchBeam(loop.beam, f"{cell.rec_name}/{choice_name}", scores=loop.final_scores,
+                                               lengths=tmpl.time_dim.dyn_size,
+                                               length_normalization=bool(cell.unit[choice_name].get(
+                                                   "length_normalization", True)))
+        if not cell.search:
+            def make_proxy(name: str, layer: Any) -> Any:
+                step_layer = loop.step_layers.get(name)
+                return make_internal(name, loop.outside.net, layer.output, loss=step_layer.loss,
+                                     target=step_layer.target, loss_scale=step_layer.loss_scale,
+                                     _target_layers={})
+            register_losses(cell, rec_layer, full_layers, make_proxy)
+    scope = tf.compat.v1.get_variable_scope().name
+    for var in tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES, scope=scope + "/"):
+        key = var.name[len(scope) + 1:-2]
+        rec_layer.params[key] = var
+    rec_layer.sub_layers = full_layers
+
+
+def _run_while_loop(cell: Any, loop: _Loop):
+    """:return: (name -> accumulated time-major Tensor, lengths [B*K] int32 or None)
+
+    Uses a v1 while loop and v1 TensorArrays, and therefore switches TF to control flow v1 for the rest of the
+    process (the reference does the same when its TF engine is imported): the gradient of a v2 loop rewrites the
+    forward op, which a session that already ran the graph (e.g. to initialise variables) does not see; and the
+    gradient of v1 TensorArrays needs control flow v1 when it is built.
+    """
+    tf.compat.v1.disable_control_flow_v2()
+    return _run_while_loop_v1(cell, loop)
+
+
+def _run_while_loop_v1(cell: Any, loop: _Loop):
+    batch = loop.batch_size
+    beam = loop.beam
+    bk = batch * beam
+    fixed = cell.time_dim is not None
+    if fixed:
+        if loop.full_source is not None:
+            max_len = tf.shape(loop.full_source.output.placeholder)[0]
+            seq_lens = loop.full_source.output.get_sequence_lengths()
+        else:
+            key = cell.size_target or cell.target
+            data = cell.parent_net.get_extern_data(key)
+            max_len = tf.shape(data.placeholder)[data.time_dim_axis]
+            seq_lens = data.get_sequence_lengths()
+        if cell.max_seq_len is not None and cell.search:
+            max_len = tf.minimum(max_len, eval_max_seq_len(cell, cell.max_seq_len))
+    else:
+        max_len = eval_max_seq_len(cell, cell.max_seq_len) if cell.max_seq_len is not None else None
+        seq_lens = None
+    prev_init = {}
+    for name in cell.prev_in_loop:
+        frame = loop.frame_templates[name]
+        value = initial_output_value(cell.unit[name].get("initial_output"), frame, batch, cell.get_base_layer,
+                                     var_scope_name=name)
+        value = loop.tile_raw(value, frame.batch_dim_axis)
+        value.set_shape(frame.batch_shape)
+        prev_init[name] = value
+    state_init = {}
+    for name in sorted(cell.stateful & cell.loop):
+        kwargs = dict(cell.layers[name].kwargs)
+        kwargs["name"] = name
+        kwargs.setdefault("n_out", cell.layers[name].output.dim)
+        kwargs["n_out"] = cell.layers[name].output.dim
+        init = cell.layers[name].cls.get_rec_initial_state(batch, **{k: v for k, v in kwargs.items()
+                                                                   if k not in ("sources", "network")})
+        state_init[name] = {k: loop.tile_raw(v) for k, v in init.items()}
+    acc_names = list(cell.accumulated)
+    if cell.search and cell.choices and "output" not in acc_names:
+        acc_names.append("output")
+    dynamic_size = True
+    tas = {n: tf.TensorArray(_tf_dtype(loop.frame_templates[n].dtype), size=0, dynamic_size=dynamic_size,
+                             element_shape=tf.TensorShape(loop.frame_templates[n].batch_shape)) for n in acc_names}
+    search = cell.search and bool(cell.choices)
+    scores0 = tf.concat([tf.zeros([batch, 1]), tf.fill(tf.stack([batch, beam - 1]), NEG_INF)], axis=1) \
+        if search else tf.zeros([0])
+    src_ta = tf.TensorArray(tf.int32, size=0, dynamic_size=True, element_shape=tf.TensorShape([None, beam]))
+    ended0 = tf.zeros(tf.stack([bk]), tf.bool)
+    lens0 = tf.zeros(tf.stack([bk]), tf.int32)
+    loop.step_layers = {}
+    loop.step_templates = {}
+
+    def cond(i, prev, states, tas_, ended, lens, scores, src_ta_):
+        res = tf.constant(True)
+        if max_len is not None:
+            res = tf.less(i, max_len)
+        if not fixed:
+            res = tf.logical_and(res, tf.logical_not(tf.reduce_all(ended)))
+        return res
+
+    var_scope = tf.compat.v1.get_variable_scope()
+
+    def body(i, prev, states, tas_, ended, lens, scores, src_ta_):
+        search_state = {"scores": scores, "ended": ended, "beam": beam} if search else None
+        step = _Step(cell, loop, i, prev, states, search_state)
+        with tf.compat.v1.variable_scope(var_scope, auxiliary_name_scope=False):
+            for name in cell.unit:
+                if name in cell.loop:
+                    step.get_layer(name)
+        layers = {n: step.net.layers[n] for n in cell.loop}
+        loop.step_layers.update(layers)
+        src_beams = layers[cell.choices[0]].search_src_beams if search else None
+
+        def reorder(name: str, raw: tf.Tensor, batch_axis: Optional[int]) -> tf.Tensor:
+            if not search or beam == 1 or name in cell.choice_dependent:
+                return raw
+            return gather_beams(raw, src_beams, batch_axis)
+
+        new_prev = {}
+        for name in cell.prev_in_loop:
+            out = layers[name].output
+            value = reorder(name, _as_template_order(out, loop.frame_templates[name]), out.batch_dim_axis)
+            value.set_shape(loop.frame_templates[name].batch_shape)
+            new_prev[name] = value
+        new_states = {n: {k: reorder(n, v, 0) for k, v in layers[n].rec_state.items()} for n in states}
+        new_tas = {}
+        for name, ta in tas_.items():
+            out = layers[name].output
+            value = reorder(name, _as_template_order(out, loop.frame_templates[name]), out.batch_dim_axis)
+            new_tas[name] = ta.write(i, value)
+        new_ended, new_lens = ended, lens
+        if not fixed:
+            if search and beam > 1:
+                ended = gather_beams(ended, src_beams)
+                lens = gather_beams(lens, src_beams)
+            end_raw = tf.reshape(tf.cast(layers[cell.end_layer].output.placeholder, tf.bool), [-1]) \
+                if cell.end_layer else tf.zeros_like(ended)
+            new_ended = tf.logical_or(ended, end_raw)
+            counted = tf.logical_not(ended) if cell.include_eos else tf.logical_not(new_ended)
+            new_lens = lens + tf.cast(counted, tf.int32)
+        new_scores = layers[cell.choices[0]].search_scores if search else scores
+        new_src = src_ta_.write(i, src_beams) if search else src_ta_
+        return i + 1, new_prev, new_states, new_tas, new_ended, new_lens, new_scores, new_src
+
+    loop_vars = (tf.constant(0), prev_init, state_init, tas, ended0, lens0, scores0, src_ta)
+    res = tf.compat.v1.while_loop(cond, body, loop_vars, parallel_iterations=1 if cell.search else 10,
+                                  back_prop=not cell.search)
+    num_steps, _, _, tas_out, _, lens_out, scores_out, src_out = res
+    loop.final_scores = scores_out if search else None
+    acc: Dict[str, Tensor] = {}
+    if fixed:
+        lengths = loop.tile_raw(seq_lens) if search and beam > 1 else None
+        time_dim = cell.time_dim_out
+    else:
+        lengths = lens_out
+        time_dim = cell.time_dim_out
+    src_stacked = src_out.stack() if search else None
+    for name, ta in tas_out.items():
+        raw = ta.stack()
+        if search:
+            raw = backtrack(raw, src_stacked)
+        acc[name] = time_major_with_raw(loop.frame_templates[name], raw, time_dim, name)
+    return acc, lengths
+
+
+def _as_template_order(out: Tensor, template: Tensor) -> tf.Tensor:
+    """:return: raw of ``out`` transposed to ``template``'s axis order (when both have the same dims)"""
+    if len(out.dims) != len(template.dims):
+        return out.placeholder
+    perm: List[int] = []
+    for td in template.dims:
+        for j, od in enumerate(out.dims):
+            if j not in perm and (od == td or (od.is_batch_dim() and td.is_batch_dim())
+                                  or (od.dimension == td.dimension and od.kind is td.kind)):
+                perm.append(j)
+                break
+    if sorted(perm) != list(range(len(out.dims))) or perm == list(range(len(out.dims))):
+        return out.placeholder
+    return out.copy_transpose(perm).placeholder
+
+
+def _tf_dtype(dtype: str) -> tf.DType:
+    return tf.as_dtype(dtype)

@@ -1,0 +1,109 @@
+"""Layers of a rec unit computed over the whole sequence outside the loop (training with
+``optimize_move_layers_out``), and the full-sequence views the loop and the losses use.
+
+A full-sequence value of sub layer ``X`` is a Tensor with the loop's time axis (time-major when it comes from
+the loop's accumulation). ``prev:X`` over the whole sequence is ``X`` shifted right by one frame on the time
+axis, with ``X``'s initial output in frame 0.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict
+
+import tensorflow as tf
+
+from returnn.tensor import Tensor
+from returnn.tf.layers.recurrent.subnet.initial import initial_output_value
+from returnn.tf.layers.source_layers_compat import InternalLayer
+
+
+def make_internal(name: str, network: Any, output: Tensor, **kwargs: Any) -> InternalLayer:
+    """:return: a layer with the given output (raw tensor set), registered nowhere"""
+    return InternalLayer(name=name, network=network, output=output, **kwargs)
+
+
+def time_major_with_raw(template: Tensor, raw: tf.Tensor, time_dim: Any, name: str) -> Tensor:
+    """:return: ``{T, *frame dims}`` Tensor for a stacked ``[T, ...]`` raw of per-frame ``template`` values"""
+    out = Tensor(name=name, dims=[time_dim, *template.dims], dtype=template.dtype, sparse_dim=template.sparse_dim,
+                 time_dim_axis=0,
+                 feature_dim_axis=None if template.feature_dim_axis is None else template.feature_dim_axis + 1)
+    out.placeholder = raw
+    return out
+
+
+def frame_at(full: Tensor, index: tf.Tensor, name: str) -> Tensor:
+    """:return: frame ``index`` of ``full`` (its time axis removed)"""
+    out = full.copy_template_excluding_time_dim().copy_template(name=name)
+    out.placeholder = tf.gather(full.placeholder, index, axis=full.time_dim_axis)
+    return out
+
+
+def shifted(full: Tensor, initial_raw: tf.Tensor, name: str) -> Tensor:
+    """:return: ``full`` shifted right by one frame on its time axis, ``initial_raw`` (frame dims) in frame 0"""
+    tm = full.copy_as_time_major()
+    raw = tf.concat([tf.expand_dims(tf.cast(initial_raw, tm.placeholder.dtype), 0), tm.placeholder[:-1]], axis=0)
+    out = tm.copy_template(name=name)
+    out.placeholder = raw
+    return out
+
+
+class OutsideNet:
+    """Builds sub layers over the whole sequence (moved out of the loop).
+
+    :param cell: the SubnetworkRecCell
+    :param net: a TFNetwork for these layers (``parent_net`` = the rec layer's network)
+    :param full_source: the rec layer's input (with time axis) as a layer, or None
+    :param batch_size: int32 scalar
+    """
+
+    def __init__(self, cell: Any, net: Any, full_source: Any, batch_size: tf.Tensor):
+        self.cell = cell
+        self.net = net
+        self.full_source = full_source
+        self.batch_size = batch_size
+        self.accumulated: Dict[str, Any] = {}  # loop layers' accumulated outputs, as layers
+        self._shifted: Dict[str, Any] = {}
+
+    def get_layer(self, src: str) -> Any:
+        cell = self.cell
+        if src in self.net.layers:
+            return self.net.layers[src]
+        if src.startswith("base:"):
+            return cell.get_base_layer(src)
+        if src in ("data", "data:source"):
+            return self.full_source
+        if src.startswith("prev:"):
+            return self.get_shifted(src[len("prev:"):])
+        if src.startswith("data:") and src not in cell.unit:
+            return cell.parent_net.get_layer(src)
+        if src in self.accumulated:
+            return self.accumulated[src]
+        return self.net.construct_layer(cell.unit, src, get_layer=self.get_layer)
+
+    def get_full(self, name: str) -> Any:
+        """:return: the full-sequence layer of sub layer ``name`` (constructing it if needed)"""
+        return self.get_layer(name)
+
+    def get_shifted(self, name: str) -> Any:
+        if name not in self._shifted:
+            full = self.get_full(name).output
+            frame = self.cell.layers[name].output
+            init = initial_output_value(self.cell.unit[name].get("initial_output"), frame, self.batch_size,
+                                        self.cell.get_base_layer, var_scope_name=name)
+            self._shifted[name] = make_internal(f"prev:{name}", self.net, shifted(full, init, f"prev:{name}"))
+        return self._shifted[name]
+
+
+def register_losses(cell: Any, rec_layer: Any, full_layers: Dict[str, Any],
+                    make_proxy: Callable[[str, Any], Any]) -> None:
+    """Registers every sub layer with a loss in the rec layer's network as ``"<rec>/<name>"`` (training only),
+    so its loss is a ``LossHolder`` named like that and summed over frames as outside a loop."""
+    for name, tmpl in cell.layers.items():
+        if not tmpl.loss or name in cell.unused:
+            continue
+        layer = full_layers.get(name)
+        if layer is None:
+            continue
+        if not getattr(layer, "loss", None):
+            layer = make_proxy(name, layer)
+        rec_layer.network.layers[f"{rec_layer.name}/{name}"] = layer

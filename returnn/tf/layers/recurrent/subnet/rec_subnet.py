@@ -1,0 +1,74 @@
+"""``{"class": "rec", "unit": {...}}``: the ``rec`` layer with a recurrent subnetwork as its unit.
+
+Registered under ``"rec"``, extending the string-unit rec layer
+(:class:`returnn.tf.layers.recurrent.rec_layer.RecLayer`): a ``unit`` dict is handled here, any other unit by
+the base class unchanged.
+
+Shapes: the output is time-major ``{T, B, ...}`` where ``...`` are the dims of the unit's ``output`` layer per
+frame; ``T`` is the input's time axis (``from``), else the axis of ``size_target``/``target`` (training), else a
+new dynamic axis whose lengths come from the ``end`` layer (search, or no target). In search the batch axis holds
+``B*K`` hypotheses (``output.beam``: a :class:`returnn.tf.layers.search.beam.SearchBeam`); use a ``decide``
+layer to get ``{B, T}``.
+
+Rec-specific args used with a unit dict: ``max_seq_len`` (int or expression such as
+``"max_len_from('base:encoder') * 3"``), ``optimize_move_layers_out`` (default: config key of the same name, else
+True), ``include_eos`` (count the frame where ``end`` is true), ``size_target``/``target`` (common args).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict
+
+from returnn.tensor import Tensor
+from returnn.tf.layers.core.concat_input import ConcatInputLayer
+from returnn.tf.layers.core.layer_base import LayerBase
+from returnn.tf.layers.core.registry import register_layer
+from returnn.tf.layers.recurrent.rec_layer import RecLayer as _StringUnitRecLayer
+from returnn.tf.layers.recurrent.subnet.cell import SubnetworkRecCell
+
+_REC_ONLY_ARGS = ("unit_opts", "direction", "input_projection", "initial_state", "max_seq_len",
+                  "forward_weights_init", "recurrent_weights_init", "bias_init", "optimize_move_layers_out",
+                  "cheating", "unroll", "back_prop", "use_global_rec_step_offset", "include_eos", "debug", "axis")
+
+
+@register_layer
+class RecLayer(_StringUnitRecLayer):
+    """``rec`` with a string unit (see the base class) or a unit dict (see the module docstring)."""
+
+    layer_class = "rec"
+
+    def __init__(self, unit: Any = "lstm", **kwargs: Any):
+        if not isinstance(unit, SubnetworkRecCell):
+            super().__init__(unit=unit, **kwargs)
+            return
+        for key in _REC_ONLY_ARGS:
+            kwargs.pop(key, None)
+        ConcatInputLayer.__init__(self, **kwargs)
+        self.cell = unit
+        self.sub_layers: Dict[str, Any] = {}
+        unit.build(self)
+
+    @classmethod
+    def transform_config_dict(cls, d: Dict[str, Any], network: Any, get_layer: Any) -> None:
+        """With a unit dict: resolves ``from`` and builds the cell's templates (``d["unit"]`` becomes the
+        :class:`SubnetworkRecCell`)."""
+        unit = d.get("unit")
+        if not isinstance(unit, dict):
+            super().transform_config_dict(d, network=network, get_layer=get_layer)
+            return
+        LayerBase.transform_config_dict.__func__(cls, d, network=network, get_layer=get_layer)
+        d["unit"] = SubnetworkRecCell(
+            rec_name=d["name"], unit=unit, parent_net=network, sources=d.get("sources", []),
+            target=d.get("target"), size_target=d.get("size_target"), max_seq_len=d.get("max_seq_len"),
+            optimize_move_layers_out=d.get("optimize_move_layers_out"), include_eos=bool(d.get("include_eos")))
+
+    @classmethod
+    def get_out_data_from_opts(cls, name: str, network: Any, unit: Any = "lstm", **kwargs: Any) -> Tensor:
+        """:return: with a unit dict: ``{T, *output frame dims}`` (time-major)"""
+        if isinstance(unit, SubnetworkRecCell):
+            return unit.get_output_template()
+        return super().get_out_data_from_opts(name=name, network=network, unit=unit, **kwargs)
+
+    def get_sub_layer(self, name: str) -> Any:
+        """:return: the full-sequence version of sub layer ``name`` (accumulated or moved out), if built"""
+        return self.sub_layers.get(name)

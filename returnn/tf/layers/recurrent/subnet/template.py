@@ -1,0 +1,263 @@
+"""Templates of the layers of a recurrent subnetwork (``{"class": "rec", "unit": {...}}``): per-frame output
+shapes and the dependency graph, computed before any TF op of the loop is created.
+
+Names inside the unit (as in the reference):
+
+- ``"X"``: layer ``X`` of the unit in the *current* step; ``"prev:X"``: its output of the previous step
+  (``initial_output`` of ``X`` at step 0); ``"base:X"``: layer ``X`` of the enclosing network (outside the loop);
+  ``"data:KEY"``: the current frame of extern data ``KEY`` when its time axis is the loop's time axis, else the
+  whole tensor; ``"data:source"`` / ``"data"``: the current frame of the rec layer's input (its ``from``);
+  ``":i"``: the step index (int32 scalar, no batch axis).
+
+A template is a :class:`returnn.tensor.Tensor` without the loop's time axis (``{B, F}`` for most layers).
+Cycles through ``prev:`` (``s`` uses ``prev:context``, ``context`` uses ``s``) are resolved by first guessing
+the template of a layer still under construction (``{B, F=n_out}``, the target's classes for ``choice``) and then
+rebuilding all templates with the templates of the previous pass until they no longer change (at most 3 passes).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Optional, Set
+
+from returnn.errors import LayerArgError
+from returnn.tensor import FeatureDim, Tensor
+from returnn.tf.layers.core.spec import validate_layer_dict
+from returnn.tf.network.errors import LayerNotFound
+from returnn.util.suggest import close_matches
+
+STEP_INDEX = ":i"
+SOURCE_KEYS = ("data", "data:source")
+
+
+class TemplateLayer:
+    """Stand-in for a layer during template construction: ``.output`` (template), ``.name``, ``.network``.
+
+    :ivar deps: names of same-step layers of the unit this layer uses directly
+    :ivar prev_deps: names ``X`` used as ``prev:X``
+    :ivar base_deps: names ``X`` used as ``base:X``
+    :ivar data_deps: ``"data:..."``/``":i"`` names used
+    """
+
+    def __init__(self, name: str, network: Any, output: Tensor, layer_class: Any = None,
+                 layer_desc: Optional[Dict[str, Any]] = None, kwargs: Optional[Dict[str, Any]] = None):
+        self.name = name
+        self.network = network
+        self.output = output
+        self.cls = layer_class
+        self.layer_class = getattr(layer_class, "layer_class", "template")
+        self.layer_desc = layer_desc or {}
+        self.kwargs = kwargs or {}
+        self.deps: List[str] = []
+        self.prev_deps: List[str] = []
+        self.base_deps: List[str] = []
+        self.data_deps: List[str] = []
+        self.sources: List[Any] = []
+        self.params: Dict[str, Any] = {}
+        self.loss = self.kwargs.get("loss")
+        self.target = self.kwargs.get("target")
+
+    def __repr__(self) -> str:
+        return f"<TemplateLayer {self.name!r} {self.layer_class} {self.output.get_dims_repr()}>"
+
+    def is_choice(self) -> bool:
+        return self.layer_class == "choice"
+
+
+def frame_template(full: Tensor, name: str) -> Tensor:
+    """:return: template of one frame of ``full`` (its time axis removed)"""
+    if full.time_dim_axis is None:
+        return full.copy_template(name=name)
+    return full.copy_template_excluding_time_dim().copy_template(name=name)
+
+
+class SubnetTemplates:
+    """Builds the templates and the dependency graph of a unit dict.
+
+    :param rec_name: name of the rec layer (for messages: ``output/s``)
+    :param unit: the unit dict (layer name -> layer dict)
+    :param sub_net: the TFNetwork the sub layers belong to (``parent_net`` = the enclosing network)
+    :param loop_time_dim: the loop's time dim if known (the input's or the target's), else None
+    :param source_template: the rec layer's input (``from``) with its time axis, or None without sources
+    """
+
+    def __init__(self, rec_name: str, unit: Dict[str, Any], sub_net: Any, loop_time_dim: Any,
+                 source_template: Optional[Tensor]):
+        self.rec_name = rec_name
+        self.unit = unit
+        self.sub_net = sub_net
+        self.loop_time_dim = loop_time_dim
+        self.source_template = source_template
+        self.layers: Dict[str, TemplateLayer] = {}
+        self._previous: Dict[str, TemplateLayer] = {}
+        self._constructing: List[str] = []
+        for name, desc in unit.items():
+            validate_layer_dict(f"{rec_name}/{name}", desc)
+
+    # ---- names
+    def full_name(self, name: str) -> str:
+        return f"{self.rec_name}/{name}"
+
+    def not_found(self, name: str, referenced_by: Optional[str]) -> LayerNotFound:
+        candidates = list(self.unit) + [f"prev:{n}" for n in self.unit] + ["data:source", STEP_INDEX]
+        by = f" (referenced by layer {self.full_name(referenced_by)!r})" if referenced_by else ""
+        return LayerNotFound(f"layer {name!r} not found in the unit of rec layer {self.rec_name!r}{by}",
+                             layer_name=self.full_name(name), network=self.sub_net,
+                             suggestions=close_matches(name, candidates), referenced_by=referenced_by)
+
+    # ---- extern data frames
+    def data_template(self, name: str) -> Tensor:
+        """:return: template for ``"data:KEY"``/``"data:source"`` inside the loop (a frame if it is on the loop's
+        time axis)"""
+        if name in SOURCE_KEYS:
+            if self.source_template is None:
+                raise LayerArgError(layer=self.rec_name, layer_class="rec", arg="from",
+                                    problem="the unit uses 'data:source' but the rec layer has no input",
+                                    got=[], hint='set "from" of the rec layer')
+            return frame_template(self.source_template, name)
+        key = name[len("data:"):]
+        full = self.sub_net.get_extern_data(key)
+        if full.time_dim is not None and self.loop_time_dim is not None and full.time_dim == self.loop_time_dim:
+            return frame_template(full, name)
+        if full.time_dim is not None and self.loop_time_dim is None:
+            return frame_template(full, name)
+        return full.copy_template(name=name)
+
+    # ---- construction
+    def build(self) -> Dict[str, TemplateLayer]:
+        """Builds all templates (fixpoint over ``prev:`` cycles).
+
+        :raises LayerNotFound: a name that is neither in the unit nor ``base:``/``data:``/``:i``
+        :raises LayerArgError/LayerShapeError: from the layers' own checks, naming ``rec/layer``
+        """
+        for pass_idx in range(4):
+            signature_before = self._signature(self.layers)
+            self._previous = self.layers
+            self.layers = {}
+            tolerant = pass_idx == 0
+            for name in self.unit:
+                try:
+                    self._construct(name)
+                except LayerNotFound:
+                    raise
+                except Exception:  # noqa: BLE001 (first pass: guessed prev: templates may not fit yet)
+                    if not tolerant:
+                        raise
+                    self._constructing.clear()
+            if pass_idx > 0 and self._signature(self.layers) == signature_before:
+                break
+        return self.layers
+
+    @staticmethod
+    def _signature(layers: Dict[str, TemplateLayer]) -> Dict[str, Any]:
+        return {n: (l.output.batch_shape, l.output.dtype, l.output.sparse, l.output.time_dim_axis)
+                for n, l in layers.items()}
+
+    def _guess(self, name: str) -> TemplateLayer:
+        """Template of a layer referenced via ``prev:`` while it is still being constructed."""
+        if name in self._previous:
+            return self._previous[name]
+        desc = self.unit[name]
+        if desc.get("class") == "choice" and desc.get("target"):
+            target = self.sub_net.get_extern_data(desc["target"])
+            out = frame_template(target, f"{name}_output")
+        else:
+            n_out = desc.get("n_out")
+            if n_out is None and desc.get("out_dim") is not None:
+                n_out = desc["out_dim"].dimension
+            out = Tensor(name=f"{name}_output", dims=[_batch(), FeatureDim(f"{name}:guess", n_out or 1)])
+        return TemplateLayer(name, self.sub_net, out)
+
+    def _construct(self, name: str) -> TemplateLayer:
+        if name in self.layers:
+            return self.layers[name]
+        if name in self._constructing:
+            from returnn.tf.network.errors import NetworkConstructionDependencyLoopException
+            raise NetworkConstructionDependencyLoopException(self.sub_net, name, self._constructing, self.unit)
+        desc = self.unit[name]
+        layer_class = validate_layer_dict(self.full_name(name), desc)
+        tmpl = TemplateLayer(name, self.sub_net, None, layer_class, desc)
+        self._constructing.append(name)
+        try:
+            d = dict(desc)
+            d.pop("class")
+            d["name"] = name
+            d["network"] = self.sub_net
+            layer_class.transform_config_dict(d, network=self.sub_net, get_layer=self._make_get_layer(tmpl))
+            tmpl.kwargs = d
+            tmpl.output = layer_class.get_out_data_from_opts(**d)
+            tmpl.loss = d.get("loss")
+            tmpl.target = d.get("target")
+        except LayerNotFound:
+            raise
+        finally:
+            self._constructing.pop()
+        self.layers[name] = tmpl
+        return tmpl
+
+    def _make_get_layer(self, tmpl: TemplateLayer) -> Callable[[str], Any]:
+        def get_layer(src: str) -> Any:
+            return self.resolve(src, tmpl)
+        return get_layer
+
+    def resolve(self, src: str, consumer: TemplateLayer) -> Any:
+        """:return: the template layer (or real parent layer for ``base:``) that ``src`` names in ``consumer``"""
+        if src.startswith("prev:"):
+            target = src[len("prev:"):]
+            if target not in self.unit:
+                raise self.not_found(src, consumer.name)
+            _add(consumer.prev_deps, target)
+            if target in self.layers:
+                out = self.layers[target].output
+            else:
+                out = self._guess(target).output
+            return TemplateLayer(src, self.sub_net, out.copy_template(name=f"prev:{target}"))
+        if src.startswith("base:"):
+            _add(consumer.base_deps, src[len("base:"):])
+            try:
+                return self.sub_net.parent_net.get_layer(src[len("base:"):])
+            except LayerNotFound as exc:
+                raise LayerNotFound(f"layer {src!r} (used by {self.full_name(consumer.name)!r}) not found in the "
+                                    f"network enclosing rec layer {self.rec_name!r}", layer_name=src,
+                                    network=self.sub_net, suggestions=exc.suggestions,
+                                    referenced_by=self.full_name(consumer.name)) from None
+        if src == STEP_INDEX:
+            _add(consumer.data_deps, src)
+            return TemplateLayer(src, self.sub_net, Tensor(name=STEP_INDEX, shape=(), dtype="int32",
+                                                           batch_dim_axis=None))
+        if src in SOURCE_KEYS or src.startswith("data:"):
+            key = "data:source" if src in SOURCE_KEYS else src
+            if key not in self.unit:
+                _add(consumer.data_deps, key)
+                return TemplateLayer(key, self.sub_net, self.data_template(key))
+            src = key
+        if src not in self.unit:
+            raise self.not_found(src, consumer.name)
+        _add(consumer.deps, src)
+        return self._construct(src)
+
+    # ---- graph queries
+    def same_step_closure(self, names: Set[str]) -> Set[str]:
+        """:return: ``names`` plus all same-step dependencies, transitively"""
+        result: Set[str] = set()
+        todo = list(names)
+        while todo:
+            n = todo.pop()
+            if n in result:
+                continue
+            result.add(n)
+            todo.extend(self.layers[n].deps)
+        return result
+
+    def depends_on(self, name: str, targets: Set[str]) -> bool:
+        """:return: whether ``name`` depends (same step, transitively, or is) on one of ``targets``"""
+        return bool(self.same_step_closure({name}) & targets)
+
+
+def _batch() -> Any:
+    from returnn.tensor import batch_dim
+    return batch_dim
+
+
+def _add(lst: List[str], item: str) -> None:
+    if item not in lst:
+        lst.append(item)

@@ -1,0 +1,111 @@
+"""Beam bookkeeping for search inside a rec loop: the batch of a searching loop is ``B*K`` (sequence-major:
+row ``b*K + k`` is hypothesis ``k`` of sequence ``b``).
+
+- :class:`SearchBeam`: attached to a rec layer's output (``Tensor.beam``) after search: beam size, final scores
+  ``[B, K]`` (best first), hypothesis lengths ``[B*K]``, ``length_normalization``.
+- :func:`tile_beam`: repeats a ``{B, ...}`` tensor ``K`` times on its batch axis (dynamic axes get new dims with
+  repeated lengths, shared per original dim through ``dim_map``).
+- :func:`gather_beams`: re-orders ``{B*K, ...}`` rows by source-beam indices ``[B, K]``.
+- :func:`backtrack`: full hypotheses from per-step values and per-step source beams.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional
+
+import tensorflow as tf
+
+from returnn.tensor import Dim, Tensor
+
+
+class SearchBeam:
+    """Result of a beam search on a rec layer's output.
+
+    :param beam_size: K
+    :param name: e.g. ``"output/output"`` (the choice layer)
+    :param scores: float32 ``[B, K]`` summed log-probs of the final hypotheses, best first
+    :param lengths: int32 ``[B*K]`` hypothesis lengths
+    :param length_normalization: whether :func:`best_beam_index` divides by the lengths
+    """
+
+    def __init__(self, beam_size: int, name: str, scores: Any = None, lengths: Any = None,
+                 length_normalization: bool = True):
+        self.beam_size = beam_size
+        self.name = name
+        self.scores = scores
+        self.lengths = lengths
+        self.length_normalization = length_normalization
+
+    def __repr__(self) -> str:
+        return f"Beam{{{self.name!r}}}({self.beam_size})"
+
+    def normalized_scores(self) -> tf.Tensor:
+        """:return: float32 ``[B, K]``: scores, divided by max(length, 1) with ``length_normalization``"""
+        if not self.length_normalization:
+            return self.scores
+        lens = tf.reshape(tf.cast(tf.maximum(self.lengths, 1), tf.float32), tf.shape(self.scores))
+        return self.scores / lens
+
+    def best_beam_index(self) -> tf.Tensor:
+        """:return: int32 ``[B]``, index of the best hypothesis per sequence"""
+        return tf.argmax(self.normalized_scores(), axis=1, output_type=tf.int32)
+
+
+def tile_beam(tensor: Tensor, beam: int, dim_map: Dict[Any, Dim]) -> Tensor:
+    """:return: copy of ``tensor`` (with raw) whose batch axis is repeated ``beam`` times (``b*K + k`` order)"""
+    out = tensor.copy()
+    if tensor.batch_dim_axis is None or beam == 1:
+        return out
+    new_dims = []
+    for d in tensor.dims:
+        if d.is_dynamic() and d.dyn_size is not None:
+            key = d.get_same_base()
+            if key not in dim_map:
+                new = Dim(None, f"{d.description}:beam{beam}", kind=d.kind)
+                new.dyn_size = tf.repeat(d.dyn_size, beam, axis=0)
+                dim_map[key] = new
+            new_dims.append(dim_map[key])
+        else:
+            new_dims.append(d)
+    res = Tensor(name=tensor.name, dims=new_dims, dtype=tensor.dtype, sparse_dim=tensor.sparse_dim,
+                 time_dim_axis=tensor.time_dim_axis, feature_dim_axis=tensor.feature_dim_axis)
+    res.placeholder = tf.repeat(tensor.placeholder, beam, axis=tensor.batch_dim_axis)
+    return res
+
+
+def flat_beam_indices(src_beams: tf.Tensor) -> tf.Tensor:
+    """:param src_beams: int32 ``[B, K]`` :return: int32 ``[B*K]`` row indices ``b*K + src[b, k]``"""
+    k = tf.shape(src_beams)[1]
+    base = tf.range(tf.shape(src_beams)[0])[:, None] * k
+    return tf.reshape(base + src_beams, [-1])
+
+
+def gather_beams(raw: tf.Tensor, src_beams: tf.Tensor, batch_axis: Optional[int] = 0) -> tf.Tensor:
+    """:return: ``raw`` (``[..., B*K, ...]`` with the batch at ``batch_axis``) with rows re-ordered by
+    ``src_beams`` ``[B, K]``; unchanged without batch axis"""
+    if batch_axis is None:
+        return raw
+    return tf.gather(raw, flat_beam_indices(src_beams), axis=batch_axis)
+
+
+def backtrack(values: tf.Tensor, src_beams: tf.Tensor) -> tf.Tensor:
+    """Follows the source beams back from the last step.
+
+    :param values: ``[T, B*K, ...]``: per step, the values of the hypotheses after that step's selection
+    :param src_beams: int32 ``[T, B, K]``: per step, the previous hypothesis each new one extends
+    :return: ``[T, B*K, ...]``: row ``b*K + k`` at every step holds the value of final hypothesis ``k``
+    """
+    num_steps = tf.shape(src_beams)[0]
+    last = tf.tile(tf.range(tf.shape(src_beams)[2])[None, :], [tf.shape(src_beams)[1], 1])
+
+    def step(acc: tf.Tensor, src_t: tf.Tensor) -> tf.Tensor:
+        return tf.gather(src_t, acc, batch_dims=1)
+
+    def do_scan() -> tf.Tensor:
+        earlier = tf.scan(step, src_beams[1:], initializer=last, reverse=True)
+        return tf.concat([earlier, last[None]], axis=0)
+
+    idx = tf.cond(num_steps > 1, do_scan, lambda: tf.tile(last[None], [num_steps, 1, 1]))  # [T, B, K]
+    k = tf.shape(src_beams)[2]
+    flat = tf.reshape(tf.range(tf.shape(src_beams)[1])[None, :, None] * k + idx, [num_steps, -1])
+    return tf.gather(values, flat, axis=1, batch_dims=1)

@@ -1,0 +1,147 @@
+"""``{"class": "choice", "from": "prob", "target": "classes", "beam_size": 12}``: the label of the current step.
+
+- Training / without search: the output is the target label of the current frame (``{B}`` sparse int32 inside a
+  rec unit, ``{B, T}`` if moved out of the loop).
+- Search (the network's ``search_flag``, inside a rec unit): beam search over the hypotheses of all sequences.
+  The input is ``{B*K, V}`` (probabilities, or log-probabilities with ``input_type="log_prob"``) for the ``K``
+  hypotheses of each sequence; scores are summed log-probabilities; the best ``beam_size`` extensions of each
+  sequence are kept (``tf.math.top_k`` over ``K * V``; ties: the lower index, as top_k). Hypotheses that have ended
+  (the unit's ``end`` layer) keep their score and are extended by exactly one dummy label. The output is
+  ``{B*K}`` labels of the new hypotheses; :attr:`ChoiceLayer.search_scores` ``[B, K]`` and
+  :attr:`ChoiceLayer.search_src_beams` ``[B, K]`` (index of the previous hypothesis each new one extends) are
+  used by the loop to re-gather the other layers' state.
+
+``length_normalization`` (default True) divides the final scores by the hypothesis lengths when the best one is
+decided (``decide`` layer), as the reference does for finished hypotheses.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional, Sequence
+
+import tensorflow as tf
+
+from returnn.errors import LayerArgError
+from returnn.tensor import NotSpecified, Tensor
+from returnn.tf.layers.core.layer_base import LayerBase
+from returnn.tf.layers.core.registry import register_layer
+
+NEG_INF = -1e30
+
+
+@register_layer
+class ChoiceLayer(LayerBase):
+    """See the module docstring.
+
+    :param beam_size: number of hypotheses per sequence (>= 1)
+    :param input_type: ``"prob"`` (default) or ``"log_prob"``
+    :param length_normalization: divide final scores by the hypothesis length when deciding
+    :param search: NotSpecified (search iff the network searches) or a bool
+    :param search_state: set by the loop in search: ``{"scores": [B, K], "ended": [B*K] bool, "beam": K}``
+    :raises LayerArgError: ``beam_size`` < 1; no ``target`` while not searching
+    """
+
+    layer_class = "choice"
+    extra_config_keys = frozenset({"explicit_search_source", "explicit_search_sources", "scheduled_sampling",
+                                   "cheating", "prob_scale", "base_beam_score_scale", "random_sample_scale",
+                                   "custom_score_combine", "source_beam_sizes", "separate_beams",
+                                   "length_normalization_exponent", "keep_beams", "debug", "use_bias"})
+
+    def __init__(self, beam_size: int = 1, input_type: str = "prob", length_normalization: bool = True,
+                 search: Any = NotSpecified, search_state: Optional[Dict[str, Any]] = None,
+                 explicit_search_source: Any = None, explicit_search_sources: Any = None,
+                 scheduled_sampling: Any = False, cheating: Any = False, prob_scale: float = 1.0,
+                 base_beam_score_scale: float = 1.0, random_sample_scale: float = 0.0,
+                 length_normalization_exponent: float = 1.0, custom_score_combine: Any = None,
+                 source_beam_sizes: Any = None, separate_beams: bool = False, keep_beams: bool = False,
+                 debug: bool = False, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.beam_size = beam_size
+        self.length_normalization = length_normalization
+        self.input_type = input_type
+        self.search_scores: Optional[tf.Tensor] = None
+        self.search_src_beams: Optional[tf.Tensor] = None
+        do_search = _do_search(self.network, search)
+        if not do_search:
+            target = self._target_frame()
+            self.output.placeholder = tf.cast(target.placeholder, tf.int32)
+            return
+        if search_state is None:
+            raise LayerArgError(layer=self.name, layer_class=self.layer_class, arg="search",
+                                problem="beam search needs the choice layer inside a rec unit:", got=True)
+        probs = self.sources[0].output.copy_as_batch_major()
+        x = probs.placeholder
+        if input_type == "log_prob":
+            logp = x
+        else:
+            logp = tf.math.log(tf.maximum(x, 1e-30))
+        if prob_scale != 1.0:
+            logp = logp * prob_scale
+        num_classes = tf.shape(logp)[-1]
+        k = search_state["beam"]
+        ended = search_state["ended"]  # [B*K] bool
+        ended_logp = tf.concat([tf.zeros_like(logp[:, :1]), tf.fill(tf.shape(logp[:, 1:]), NEG_INF)], axis=1)
+        logp = tf.where(ended[:, None], ended_logp, logp)
+        scores_in = search_state["scores"]  # [B, K]
+        total = tf.reshape(scores_in[:, :, None] + tf.reshape(logp, [-1, k, num_classes]), [-1, k * num_classes])
+        new_scores, idx = tf.math.top_k(total, k=k, sorted=True)
+        self.search_scores = new_scores
+        self.search_src_beams = idx // num_classes
+        self.output.placeholder = tf.reshape(idx % num_classes, [-1])
+
+    def _target_frame(self) -> Tensor:
+        key = self.target if isinstance(self.target, str) else self.target[0]
+        if key in self.target_layers:
+            return self.target_layers[key].output
+        return self.network.get_extern_data(key)
+
+    @classmethod
+    def transform_config_dict(cls, d: Dict[str, Any], network: Any, get_layer: Any) -> None:
+        """Resolves ``target`` to the (frame of the) target data as ``_target_layers[target]``.
+
+        :raises LayerArgError: missing ``target`` when not searching; ``beam_size`` < 1
+        """
+        name = d["name"]
+        beam_size = d.get("beam_size", 1)
+        if not isinstance(beam_size, int) or isinstance(beam_size, bool) or beam_size < 1:
+            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="beam_size", problem="invalid value",
+                                got=beam_size, expected="an int >= 1")
+        target = d.get("target")
+        if isinstance(target, (list, tuple)):
+            target = target[0] if target else None
+        if not target and not _do_search(network, d.get("search", NotSpecified)):
+            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="target",
+                                problem="missing required argument (needed when not searching, e.g. in training)",
+                                hint='set "target": "classes" (the label the choice returns in training)')
+        if not _do_search(network, d.get("search", NotSpecified)):
+            d["from"] = []  # the output is the target; the input (e.g. the softmax) is not a dependency
+        super().transform_config_dict(d, network=network, get_layer=get_layer)
+        if (target and not target.startswith("layer:") and target in network.extern_data.data
+                and not _do_search(network, d.get("search", NotSpecified))):
+            d.setdefault("_target_layers", {})[target] = get_layer("data:" + target)
+
+    @classmethod
+    def get_out_data_from_opts(cls, name: str, network: Any, sources: Sequence[Any] = (), target: Any = None,
+                               _target_layers: Any = None, search: Any = NotSpecified, **kwargs: Any) -> Tensor:
+        """:return: the target's frame template (sparse ``{B}`` inside a unit), else sparse ``{B}`` over the
+        input's classes"""
+        if isinstance(target, (list, tuple)):
+            target = target[0] if target else None
+        if target and _target_layers and target in _target_layers:
+            out = _target_layers[target].output.copy_template(name=f"{name}_output")
+        elif target and target in network.extern_data.data:  # search: a frame of the target's classes
+            out = network.get_extern_data(target, mark_data_key_as_used=False)
+            out = out.copy_template_excluding_time_dim().copy_template(name=f"{name}_output")
+        else:
+            src = sources[0].output
+            out = src.copy_template_excluding_axis(src.feature_dim_axis)
+            out = Tensor(name=f"{name}_output", dims=out.dims, dtype="int32", sparse_dim=src.feature_dim,
+                         time_dim_axis=out.time_dim_axis)
+        out.available_for_inference = True
+        return out
+
+
+def _do_search(network: Any, search: Any) -> bool:
+    if search is NotSpecified or search is None:
+        return bool(network.search_flag)
+    return bool(search)
