@@ -227,6 +227,8 @@ class Runner:
             fetch_list.append(self.train_op)
         step_fn = session.make_callable(fetch_list, feed_list=feed_list)
         report_steps = log.v5.is_enabled()
+        log_batch_size = bool(report_steps and getattr(self.engine, "config", None) is not None
+                              and self.engine.config.bool("log_batch_size", False))
         progress = Progress(self.name)
         num_seqs_total = self._num_seqs_total()
         result = self.result
@@ -264,6 +266,11 @@ class Runner:
                 complete = None
                 if num_seqs_total and batch.seq_idx:
                     complete = min((max(batch.seq_idx) + 1) / num_seqs_total, 1.0)
+                if log_batch_size:
+                    print("%s, step %i, batch: %i seqs, %s" % (
+                        self.name, step, batch.num_seqs,
+                        ", ".join("%s %s" % (k, tuple(v.shape)) for k, v in sorted(batch.data.items()))),
+                        file=log.v5)
                 if report_steps:
                     line = "%s, step %i, " % (self.name, step)
                     if self.loss_fetches:

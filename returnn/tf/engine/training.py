@@ -87,6 +87,8 @@ def train(engine) -> None:
         return
     if engine.model_filename is None:
         print("Warning: config key 'model' is not set, no checkpoints will be saved.", file=log.v2)
+    if start_epoch == 1 and config.bool("save_epoch1_initial_model", False) and engine.model_filename:
+        engine.save_model(engine.get_epoch_model_filename(0))
     previous = engine._install_signal_handlers()
     try:
         for epoch in range(start_epoch, final_epoch + 1):

@@ -264,3 +264,26 @@ def test_use_last_best_model_loads_best_epoch(tmp_path, monkeypatch, capsys):
     out = run_task(make_config(tmp_path, num_epochs=3, use_last_best_model=True), capsys=capsys)
     assert "using that model instead" in out
     assert loaded == [(3, 1, True)]
+
+
+def test_progress_line_on_terminal(monkeypatch, capsys):
+    """With a terminal and per-step lines off, the runner redraws one progress line with ETA."""
+    from returnn.tf.engine.runner import Progress
+
+    log.initialize(verbosity=3)
+    monkeypatch.setattr(type(log.v3), "isatty", lambda self: True)
+    progress = Progress("train epoch 1")
+    assert progress.enabled
+    progress.update(4, 10.0, 0.25)
+    progress.clear()
+    out = capsys.readouterr().out
+    assert "\rtrain epoch 1, step 4, elapsed 0:00:10, 25.0%, ETA 0:00:30" in out
+
+
+def test_save_epoch1_initial_model_and_log_batch_size(tmp_path, monkeypatch, capsys):
+    standin.install(monkeypatch)
+    out = run_task(make_config(tmp_path, num_epochs=1, save_epoch1_initial_model=True, log_batch_size=True),
+                   capsys=capsys)
+    assert os.path.exists(tmp_path / "models" / "model.000.index")
+    assert re.search(r"^train epoch 1, step 0, batch: \d+ seqs, classes \(\d+, \d+\), data \(\d+, \d+, 9\)$", out,
+                     re.M)
