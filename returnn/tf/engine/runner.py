@@ -248,7 +248,11 @@ class Runner:
                         args.append(batch.seq_lens[key])
                 args += [v for _, v in extra_feed_items]
                 step_start = time.time()
-                out = step_fn(*args)
+                try:
+                    out = step_fn(*args)
+                except Exception as exc:  # tf.errors.InvalidArgumentError for a missing feed
+                    self._raise_missing_feed(exc)
+                    raise
                 step_time = time.time() - step_start
                 result.computing_time += step_time
                 values = dict(zip(fetch_keys, out))
@@ -293,6 +297,24 @@ class Runner:
             self.name, result.num_steps, hms(result.elapsed),
             100.0 * result.computing_time / result.elapsed if result.elapsed > 0 else 100.0), file=log.v3)
         return result
+
+    def _raise_missing_feed(self, exc: BaseException) -> None:
+        """Turns TF's "You must feed a value for placeholder" into a ConfigValueError naming the data key."""
+        text = str(exc)
+        if "must feed a value for placeholder" not in text:
+            return
+        from returnn.errors import ConfigValueError
+
+        for key, data in self.network.extern_data.data.items():
+            names = [getattr(data.placeholder, "op", None)]
+            names += [getattr(t, "op", None) for t in (getattr(data, "size_placeholder", None) or {}).values()]
+            if any(op is not None and ("'%s'" % op.name in text or "%s" % op.name in text.split("\n")[0])
+                   for op in names):
+                raise ConfigValueError(
+                    "extern_data", expected="the dataset to provide the data key %r, which the network needs for "
+                                            "%s" % (key, self.name),
+                    got="dataset %s with keys %s" % (getattr(self.dataset, "name", type(self.dataset).__name__),
+                                                     sorted(self.dataset.get_data_keys()))) from exc
 
     def _num_seqs_total(self) -> Optional[int]:
         try:

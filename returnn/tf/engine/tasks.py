@@ -60,6 +60,10 @@ def execute_main_task(config, task: str) -> None:
                 raise ConfigValueError("model", expected="the checkpoint path to save the initial model to", got=None)
             engine.save_model(model)
         elif task == "eval":
+            if config.value("eval_output_file_per_seq", None):
+                raise ConfigValueError("eval_output_file_per_seq", expected="None: per-sequence scores are not "
+                                                                            "provided yet (use eval_output_file)",
+                                       got=config.value("eval_output_file_per_seq", None))
             engine._set_datasets(None, datasets["dev"], datasets["eval"], datasets["eval_datasets"])
             engine.init_network_from_config(config, task="eval")
             engine.eval_model(output_file=config.value("eval_output_file", None))

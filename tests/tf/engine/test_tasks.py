@@ -175,3 +175,14 @@ def test_search_not_provided(tmp_path, monkeypatch, capsys):
     with pytest.raises(ConfigValueError) as exc:
         run_task(make_config(tmp_path, task="search"), capsys=capsys)
     assert "search" in str(exc.value) and "not implemented" in str(exc.value)
+
+
+def test_missing_data_key_names_the_key(tmp_path, monkeypatch, capsys):
+    """The dataset lacks 'classes' which the training graph needs: one error naming the key and the dataset."""
+    standin.install(monkeypatch)
+    from returnn.tf.engine import runner
+
+    monkeypatch.setattr(runner.Runner, "_data_keys", lambda self: ["data"])
+    with pytest.raises(ConfigValueError) as exc:
+        run_task(make_config(tmp_path, num_epochs=1), capsys=capsys)
+    assert "'classes'" in str(exc.value) and "train epoch 1" in str(exc.value)
