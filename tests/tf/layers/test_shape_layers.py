@@ -185,3 +185,20 @@ def test_reinterpret_data(session):
     net3 = build_net({"output": {"class": "reinterpret_data", "from": "data", "set_axes": {"T": None},
                                  "switch_axes": ["T", "F"]}}, {"data": {"dim": 4}})
     assert net3.layers["output"].output.time_dim_axis is None
+
+
+@pytest.mark.parametrize("time_major", [False, True])
+def test_time_chunking_roundtrip_like_reference(session, time_major):
+    x = (np.arange(14).reshape(2, 7, 1) + 1).astype("float32")
+    net = build_net({"c": {"class": "time_chunking", "chunk_size": 3, "chunk_step": 2, "from": "data"},
+                     "l": {"class": "linear", "n_out": 1, "forward_weights_init": 1.0, "from": "c"},
+                     "output": {"class": "time_unchunking", "chunking_layer": "c", "from": "c"}},
+                    {"data": {"dim": 1, **({"batch_dim_axis": 1} if time_major else {})}})
+    feed = make_feed(net, {"data": x.transpose(1, 0, 2) if time_major else x}, {"data": [7, 4]})
+    out, (chunks,) = forward_and_grad_step(session, net, feed, extra=["c"])
+    # observed from the reference:
+    assert chunks[:, :, 0].T.tolist() == [[1, 2, 3], [3, 4, 5], [5, 6, 7], [8, 9, 10], [10, 11, 0], [0, 0, 0]]
+    lens = session.run(net.layers["c"].output.get_sequence_lengths(), feed)
+    assert lens.tolist() == [3, 3, 3, 3, 2, 0]
+    assert out[..., 0].tolist() == [[1, 8], [2, 9], [3, 10], [4, 11], [5, 0], [6, 0], [7, 0]]
+    assert net.layers["output"].output.time_dim is net.layers["data"].output.time_dim

@@ -10,5 +10,7 @@ from returnn.tf.layers.shape import reinterpret_data as _reinterpret_data  # noq
 from returnn.tf.layers.shape import slice as _slice  # noqa: F401
 from returnn.tf.layers.shape import split_dims as _split_dims  # noqa: F401
 from returnn.tf.layers.shape import squeeze as _squeeze  # noqa: F401
+from returnn.tf.layers.shape import time_chunking as _time_chunking  # noqa: F401
+from returnn.tf.layers.shape import time_unchunking as _time_unchunking  # noqa: F401
 from returnn.tf.layers.shape import transpose as _transpose  # noqa: F401
 from returnn.tf.layers.shape import window as _window  # noqa: F401
