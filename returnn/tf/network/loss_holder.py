@@ -5,11 +5,9 @@ Values (all tf float32 scalars):
 - :meth:`get_loss_value`: the loss SUMMED over target frames, times ``loss_scale`` -- what the objective uses
 - :meth:`get_loss_value_for_objective`: the same, or divided by the frame count with ``use_normalized_loss``
 - :meth:`get_error_value`: number of wrong frames/labels (summed), or None
-- :meth:`get_num_frames` / :meth:`get_norm_factor`: number of target frames (labels for ``ctc``) in the batch;
-  a dataset's ``score`` is ``sum(loss values) / sum(num frames)``.
-
-Note: the reference's ``get_norm_factor`` returns ``1 / num_frames``; here, per the engine contract,
-``get_norm_factor`` returns ``num_frames`` and :meth:`get_inv_norm_factor` returns ``1 / num_frames``.
+- :meth:`get_num_frames`: number of target frames (labels for ``ctc``) in the batch; a dataset's ``score`` is
+  ``sum(loss values) / sum(num frames)``
+- :meth:`get_norm_factor`: ``1 / num_frames``, as the reference's ``LossHolder.get_norm_factor``
 """
 
 from __future__ import annotations
@@ -89,11 +87,7 @@ class LossHolder:
         return self._num_frames
 
     def get_norm_factor(self) -> tf.Tensor:
-        """:return: same as :meth:`get_num_frames` (engine contract; the reference returns the inverse)"""
-        return self.get_num_frames()
-
-    def get_inv_norm_factor(self) -> tf.Tensor:
-        """:return: ``1 / num_frames`` (the reference's ``get_norm_factor``)"""
+        """:return: ``1 / num_frames`` (as the reference; 1 if there are no frames)"""
         return 1.0 / tf.maximum(self.get_num_frames(), 1.0)
 
     def get_only_on_eval(self) -> bool:

@@ -386,7 +386,7 @@ class TFNetwork:
             error = holder.get_error_value()
             if error is not None:
                 d[f"error:{name}"] = error
-            d[f"loss_norm_factor:{name}"] = holder.get_inv_norm_factor()
+            d[f"loss_norm_factor:{name}"] = holder.get_norm_factor()
             d[f"num_frames:{name}"] = holder.get_num_frames()
         if with_size:
             for key in self.get_used_data_keys():

@@ -64,7 +64,7 @@ def test_ce_loss_error_and_frames_against_numpy(session):
     np.testing.assert_allclose(value, -np.log(p[np.arange(5), labels]).sum(), rtol=1e-5)
     assert error == (p.argmax(-1) != labels).sum()
     assert frames == 5
-    assert session.run(holder.get_norm_factor(), feed) == 5
+    assert session.run(holder.get_norm_factor(), feed) == pytest.approx(0.2)  # 1/frames, as the reference
     np.testing.assert_allclose(session.run(net.get_objective(), feed), value, rtol=1e-5)
 
 
@@ -356,3 +356,78 @@ def test_small_blstm_forward_and_gradient_step(session):
     feed = make_feed(net, {"data": x, "classes": y}, {"data": [4, 2], "classes": [4, 2]})
     out = forward_and_grad_step(session, net, feed)
     np.testing.assert_allclose(out[0].sum(-1), 1.0, rtol=1e-5)
+
+
+def _np_ctc_neg_log_prob(log_probs, labels, blank):
+    """Independent CTC forward algorithm (log-space) for one sequence: log_probs [T, C], labels list."""
+    ext = [blank]
+    for lab in labels:
+        ext += [lab, blank]
+    alpha = np.full(len(ext), -np.inf)
+    alpha[0] = log_probs[0, blank]
+    if len(ext) > 1:
+        alpha[1] = log_probs[0, ext[1]]
+    for t in range(1, len(log_probs)):
+        new = np.full(len(ext), -np.inf)
+        for s in range(len(ext)):
+            cands = [alpha[s]]
+            if s >= 1:
+                cands.append(alpha[s - 1])
+            if s >= 2 and ext[s] != blank and ext[s] != ext[s - 2]:
+                cands.append(alpha[s - 2])
+            new[s] = np.logaddexp.reduce(cands) + log_probs[t, ext[s]]
+        alpha = new
+    return -np.logaddexp(alpha[-1], alpha[-2] if len(ext) > 1 else -np.inf)
+
+
+def test_ctc_loss_against_numpy_forward_algorithm(session):
+    net = build_net({"output": {"class": "softmax", "loss": "ctc", "target": "classes", "from": "data"}},
+                    {"data": {"dim": 3}, "classes": {"dim": 4, "sparse": True}})
+    holder = net.get_losses_initialized()[0]["output"]
+    session.run(tf.compat.v1.global_variables_initializer())
+    w, b = session.run([net.layers["output"].params["W"], net.layers["output"].params["b"]])
+    x = np.random.RandomState(4).randn(2, 6, 3).astype("float32")
+    y = np.array([[0, 1, 1], [2, 0, 0]], "int32")
+    feed = make_feed(net, {"data": x, "classes": y}, {"data": [6, 4], "classes": [3, 1]})
+    value, error = session.run([holder.get_loss_value(), holder.get_error_value()], feed)
+    logits = x @ w + b
+    log_p = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
+    expected = _np_ctc_neg_log_prob(log_p[0, :6], [0, 1, 1], 4) + _np_ctc_neg_log_prob(log_p[1, :4], [2], 4)
+    np.testing.assert_allclose(value, expected, rtol=1e-4)
+    # greedy decoding error: edit distance between collapsed argmax path and labels
+    def greedy(lp):
+        path = lp.argmax(-1)
+        out = [int(c) for i, c in enumerate(path) if c != 4 and (i == 0 or c != path[i - 1])]
+        return out
+
+    def edit(a, b_):
+        d = np.arange(len(b_) + 1)
+        for i in range(1, len(a) + 1):
+            prev, d[0] = d.copy(), i
+            for j in range(1, len(b_) + 1):
+                d[j] = min(prev[j] + 1, d[j - 1] + 1, prev[j - 1] + (a[i - 1] != b_[j - 1]))
+        return d[-1]
+    assert error == edit(greedy(log_p[0, :6]), [0, 1, 1]) + edit(greedy(log_p[1, :4]), [2])
+
+
+def test_bin_ce_and_alias(session):
+    net = build_net({"output": {"class": "linear", "activation": "sigmoid", "n_out": 2, "loss": "sigmoid_ce",
+                                "target": "t", "from": "data"}},
+                    {"data": {"dim": 3}, "t": {"dim": 2}})
+    holder = net.get_losses_initialized()[0]["output"]
+    session.run(tf.compat.v1.global_variables_initializer())
+    w, b = session.run([net.layers["output"].params["W"], net.layers["output"].params["b"]])
+    x = np.random.RandomState(5).randn(2, 3, 3).astype("float32")
+    t = (np.random.RandomState(6).rand(2, 3, 2) > 0.5).astype("float32")
+    value = session.run(holder.get_loss_value(), make_feed(net, {"data": x, "t": t}, {"data": [3, 2], "t": [3, 2]}))
+    mask = np.array([[1, 1, 1], [1, 1, 0]], bool)
+    p = 1 / (1 + np.exp(-(x @ w + b)))[mask]
+    tt = t[mask]
+    np.testing.assert_allclose(value, -(tt * np.log(p) + (1 - tt) * np.log(1 - p)).sum(), rtol=1e-4)
+
+
+def test_get_fetches_dict(session):
+    net = build_net(NET, EXTERN)
+    fetches = net.get_fetches_dict(with_size=True)
+    assert {"cost:output", "error:output", "loss_norm_factor:output", "num_frames:output", "size:data:0",
+            "size:classes:0"} <= set(fetches)
