@@ -205,7 +205,8 @@ class Engine:
         choice = choose_model_for_eval(self.config, task=task)
         self.epoch = choice.epoch or 0
         search = task == "search" or (task == "forward" and self.config.bool("forward_use_search", False))
-        self._build(train=False, epoch=choice.epoch, eval_flag=task == "eval", search_flag=search,
+        eval_flag = task == "eval" or (task == "search" and self.config.bool("search_do_eval", True))
+        self._build(train=False, epoch=choice.epoch, eval_flag=eval_flag, search_flag=search,
                     net_dict_post_proc=net_dict_post_proc)
         self._load_choice(choice, is_training=False)
 

@@ -52,10 +52,13 @@ class LossFetches:
             if error is not None:
                 self.fetches["error:" + name] = error
             self.fetches["frames:" + name] = _holder_frames(holder)
+        import tensorflow as tf
+
         if total_loss is None:
             values = [v for k, v in self.fetches.items() if k.startswith("cost:")]
-            import tensorflow as tf
             total_loss = tf.add_n(values) if values else tf.constant(0.0)
+        elif not tf.is_tensor(total_loss):  # a Python number when no loss has a value (e.g. search)
+            total_loss = tf.constant(float(total_loss), tf.float32)
         self.fetches["loss"] = total_loss
 
 

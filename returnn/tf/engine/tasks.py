@@ -2,8 +2,7 @@
 loaded, the log initialized and the banner printed).
 
 Tasks: ``train``, ``eval``, ``forward``, ``compute_priors``, ``initialize_model``, ``cleanup_old_models``,
-``analyze_data``, ``nop_init_net_train``. ``search`` is not provided yet (raises
-:class:`returnn.errors.ConfigValueError`).
+``analyze_data``, ``nop_init_net_train``, ``search`` (:mod:`returnn.tf.engine.search`).
 """
 
 from __future__ import annotations
@@ -32,11 +31,12 @@ def execute_main_task(config, task: str) -> None:
 
         cleanup_old_models(config, ask_for_confirmation=True)
         return
-    if task == "search":
-        raise ConfigValueError("task", expected="a task this version provides (train, eval, forward, "
-                                                "compute_priors, analyze_data, initialize_model, cleanup_old_models)",
-                               got=task, hint="beam search ('search') is not implemented yet")
     datasets = _datasets(config)
+    if task == "search":
+        from returnn.tf.engine.search import run_search_task
+
+        run_search_task(config, datasets)
+        return
     if task == "analyze_data":
         from returnn.tf.engine.analysis import analyze_data
 

@@ -1,0 +1,151 @@
+"""The ``search`` task: the network with the search flag (beam search in ``choice`` layers) over
+``search_data`` (default ``eval``), hypotheses logged and optionally written to ``search_output_file``.
+
+Config: ``search_data`` (dataset dict, or ``"eval"``/``"dev"``/``"train"``), ``search_output_layer``
+(layer name or list, default ``"output"``), ``search_do_eval`` (default True: losses/errors against the
+targets), ``search_output_file`` and ``search_output_file_format`` (``"txt"``: one ``repr`` per line;
+``"py"``: a Python dict ``seq_tag -> hypothesis``; with several output layers the value is a dict layer ->
+hypothesis). Hypotheses are label strings joined by spaces when the dataset has a vocabulary for the target,
+else lists of label indices.
+
+Log lines as the reference: ``Search with network on <dataset>.``, at verbosity 4 ``seq_idx: I, seq_tag:
+'<tag>', output '<layer>': array([...], dtype=int32)``, per step ``epoch N search, step I, error:<loss> X,
+loss Y, ...``, then ``Search done. Num steps N, Final: score X error Y``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, List
+
+import numpy as np
+
+from returnn.errors import ConfigValueError
+from returnn.log import log
+from returnn.tf.engine.evaluation import batch_options, format_values
+from returnn.tf.engine.runner import LossFetches, Runner
+
+
+def get_search_dataset(config, datasets: Dict[str, Any]):
+    """``search_data`` as a dataset (dict spec, or the name of one of train/dev/eval); default ``eval``.
+
+    :raises ConfigValueError: nothing to search on
+    """
+    spec = config.typed_value("search_data", None) if config.has("search_data") else None
+    if spec is None or spec == "eval":
+        dataset = datasets.get("eval")
+    elif isinstance(spec, str) and spec in ("train", "dev"):
+        dataset = datasets.get(spec)
+    else:
+        from returnn.datasets import init_dataset
+
+        dataset = init_dataset(spec, default_kwargs={"name": "search_data", "seq_ordering": "default"})
+    if dataset is None:
+        raise ConfigValueError("search_data", expected="a dataset to search on (search_data, or eval)", got=spec)
+    return dataset
+
+
+def search(engine, dataset) -> None:
+    """Runs the search over ``dataset`` (network built with :meth:`Engine.init_network_from_config`
+    ``(task="search")``)."""
+    config = engine.config
+    names = config.typed_value("search_output_layer", "output")
+    names: List[str] = [names] if isinstance(names, str) else list(names)
+    network = engine.network
+    for name in names:
+        if name not in network.layers:
+            from returnn.util.suggest import close_matches
+
+            raise ConfigValueError("search_output_layer", expected="a layer of the network", got=name,
+                                   suggestions=close_matches(name, list(network.layers)))
+    output_file = config.value("search_output_file", None)
+    file_format = config.value("search_output_file_format", "txt")
+    if file_format not in ("txt", "py"):
+        raise ConfigValueError("search_output_file_format", expected="'txt' or 'py'", got=file_format)
+    fetches: Dict[str, Any] = {}
+    with engine.graph.as_default():
+        for i, name in enumerate(names):
+            output = network.get_layer(name).output
+            if output.batch_dim_axis is not None and output.batch_dim_axis != 0:
+                output = output.copy_as_batch_major()
+            fetches["out%i" % i] = output.placeholder
+            if output.time_dim_axis is not None:
+                fetches["len%i" % i] = output.get_sequence_lengths()
+        loss_fetches = LossFetches(network) if config.bool("search_do_eval", True) else None
+    target = config.value("target", "classes")
+    vocab = (getattr(dataset, "labels", None) or {}).get(target)
+    print("Search with network on %r." % (dataset,), file=log.v1)
+    results: Dict[str, Any] = {}
+    epoch = engine.epoch or 1
+
+    def on_step(batch, values):
+        for b in range(batch.num_seqs):
+            tag = batch.seq_tags[b]
+            hyps = {}
+            for i, name in enumerate(names):
+                arr = values["out%i" % i]
+                beam = arr.shape[0] // max(batch.num_seqs, 1) if arr.shape[0] != batch.num_seqs else 1
+                row = beam * b
+                seq = arr[row]
+                if "len%i" % i in values:
+                    seq = seq[: int(values["len%i" % i][row])]
+                print("seq_idx: %i, seq_tag: %r, output %r: %r" % (batch.seq_idx[b], tag, name, seq), file=log.v4)
+                hyps[name] = _as_hyp(seq, vocab)
+            results[tag] = hyps[names[0]] if len(names) == 1 else hyps
+
+    dataset.init_seq_order(epoch=epoch)
+    batches = dataset.generate_batches(epoch=epoch, **batch_options(config, train=False))
+    runner = Runner(engine, network=network, dataset=dataset, batches=batches, name="epoch %i search" % epoch,
+                    loss_fetches=loss_fetches, extra_fetches=fetches, step_callback=on_step)
+    result = runner.run()
+    scores = result.scores() if loss_fetches else {}
+    scores = {k: v for k, v in scores.items() if result.loss.get(k)}
+    errors = result.errors() if loss_fetches else {}
+    print("Search done. Num steps %i, Final: score %s error %s" % (
+        result.num_steps, format_values(scores) if scores else None, format_values(errors) if errors else None),
+        file=log.v1)
+    if output_file:
+        write_search_output_file(output_file, results, file_format)
+
+
+def _as_hyp(seq: np.ndarray, vocab) -> Any:
+    if vocab is not None and seq.ndim == 1 and np.issubdtype(seq.dtype, np.integer):
+        return " ".join(vocab[int(i)] for i in seq)
+    return seq.tolist()
+
+
+def write_search_output_file(filename: str, results: Dict[str, Any], file_format: str) -> None:
+    """Writes the hypotheses (temp file + rename; ``.gz`` compresses)."""
+    print("Write search output to %r" % filename, file=log.v3)
+    if file_format == "py":
+        text = "{\n" + "".join("%r: %r,\n" % (tag, hyp) for tag, hyp in results.items()) + "}\n"
+    else:
+        text = "".join("%r\n" % (hyp,) for hyp in results.values())
+    directory = os.path.dirname(os.path.abspath(filename))
+    os.makedirs(directory, exist_ok=True)
+    tmp = filename + ".tmp-%d" % os.getpid()
+    if filename.endswith(".gz"):
+        import gzip
+
+        with gzip.open(tmp, "wt") as f:
+            f.write(text)
+    else:
+        with open(tmp, "w") as f:
+            f.write(text)
+    os.replace(tmp, filename)
+
+
+def run_search_task(config, datasets: Dict[str, Any]) -> None:
+    """The ``search`` task as :func:`returnn.tf.engine.tasks.execute_main_task` dispatches it: builds the
+    network with the search flag, loads the model (``load``/``load_epoch``/newest), searches ``search_data``."""
+    from returnn.tf.engine.engine import Engine
+
+    dataset = get_search_dataset(config, datasets)
+    engine = Engine(config=config)
+    try:
+        engine._set_datasets(None, None, dataset)
+        engine.init_network_from_config(config, task="search")
+        with engine.graph.as_default():
+            search(engine, dataset)
+    finally:
+        engine.finalize()
