@@ -171,10 +171,11 @@ def test_initialize_model_and_nop_init_net_train(tmp_path, monkeypatch, capsys):
     assert "nop_init_net_train" in out and "train epoch" not in out
 
 
-def test_search_not_provided(tmp_path, monkeypatch, capsys):
+def test_search_without_dataset(tmp_path, monkeypatch, capsys):
+    standin.install(monkeypatch)
     with pytest.raises(ConfigValueError) as exc:
-        run_task(make_config(tmp_path, task="search"), capsys=capsys)
-    assert "search" in str(exc.value) and "not implemented" in str(exc.value)
+        run_task(make_config(tmp_path, task="search", allow_random_model_init=True), capsys=capsys)
+    assert "'search_data'" in str(exc.value)
 
 
 def test_missing_data_key_names_the_key(tmp_path, monkeypatch, capsys):
