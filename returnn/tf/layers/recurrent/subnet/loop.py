@@ -30,8 +30,11 @@ def _batch_size(cell: Any, rec_layer: Any) -> tf.Tensor:
     if cell.time_dim is not None and cell.time_dim.dyn_size is not None:
         return tf.shape(cell.time_dim.dyn_size)[0]
     net = cell.parent_net
-    for key in net.get_used_data_keys() or list(net.extern_data.data):
-        data = net.extern_data.data[key]
+    keys = [net.extern_data.default_input] + sorted(net.get_used_data_keys() or list(net.extern_data.data))
+    for key in keys:
+        data = net.extern_data.data.get(key)
+        if data is None or (cell.search and not data.available_for_inference):
+            continue
         if data.placeholder is not None and data.batch_dim_axis is not None:
             return tf.shape(data.placeholder)[data.batch_dim_axis]
     raise LayerArgError(layer=cell.rec_name, layer_class="rec", arg="from",
@@ -268,6 +271,7 @@ def _run_while_loop_v1(cell: Any, loop: _Loop):
     else:
         max_len = eval_max_seq_len(cell, cell.max_seq_len) if cell.max_seq_len is not None else None
         seq_lens = None
+    seq_lens_tiled = loop.tile_raw(seq_lens) if fixed else None
     prev_init = {}
     for name in cell.prev_in_loop:
         frame = loop.frame_templates[name]
@@ -311,6 +315,8 @@ def _run_while_loop_v1(cell: Any, loop: _Loop):
     var_scope = tf.compat.v1.get_variable_scope()
 
     def body(i, prev, states, tas_, ended, lens, scores, src_ta_):
+        if fixed and search:  # hypotheses of a sequence end with the sequence (scores stay)
+            ended = tf.greater_equal(i, seq_lens_tiled)
         search_state = {"scores": scores, "ended": ended, "beam": beam} if search else None
         step = _Step(cell, loop, i, prev, states, search_state)
         with tf.compat.v1.variable_scope(var_scope, auxiliary_name_scope=False):

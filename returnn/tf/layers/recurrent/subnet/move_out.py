@@ -14,7 +14,10 @@ import tensorflow as tf
 
 from returnn.tensor import Tensor
 from returnn.tf.layers.recurrent.subnet.initial import initial_output_value
-from returnn.tf.layers.source_layers_compat import InternalLayer
+try:
+    from returnn.tf.layers.core.internal import InternalLayer
+except ImportError:  # older layout
+    from returnn.tf.layers.source_layers_compat import InternalLayer
 
 
 def make_internal(name: str, network: Any, output: Tensor, **kwargs: Any) -> InternalLayer:

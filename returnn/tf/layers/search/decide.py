@@ -1,0 +1,61 @@
+"""``{"class": "decide", "from": "output"}``: the best hypothesis of a beam search, per sequence.
+
+Shape: ``{T, B*K, ...}`` (a rec layer's searched output with ``output.beam``) -> batch-major ``{B, T', ...}``
+where ``T'`` has the lengths of the chosen hypotheses. The best hypothesis has the highest score, divided by its
+length when the choice uses ``length_normalization`` (the default). Without a beam (training, or no search) the
+output is the input, batch-major.
+
+:ivar best_scores: float32 ``[B]`` (with a beam), the score of the chosen hypothesis (not length-normalised)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import tensorflow as tf
+
+from returnn.tensor import SpatialDim, Tensor
+from returnn.tf.layers.core.layer_base import LayerBase
+from returnn.tf.layers.core.registry import register_layer
+
+
+@register_layer
+class DecideLayer(LayerBase):
+    """See the module docstring."""
+
+    layer_class = "decide"
+
+    def __init__(self, length_normalization: bool = True, **kwargs: Any):
+        super().__init__(**kwargs)
+        src = self.sources[0].output
+        beam = getattr(src, "beam", None)
+        self.best_scores = None
+        if beam is None or beam.scores is None:
+            self.output.placeholder = src.copy_as_batch_major().placeholder
+            return
+        tm = src.copy_as_time_major()
+        k = beam.beam_size
+        best = beam.best_beam_index()  # [B]
+        batch = tf.shape(beam.scores)[0]
+        flat = tf.range(batch) * k + best  # [B]
+        chosen = tf.gather(tm.placeholder, flat, axis=1)  # [T, B, ...]
+        lens = tf.gather(beam.lengths, flat)
+        max_len = tf.reduce_max(lens) if True else None
+        chosen = chosen[:max_len]
+        perm = [1, 0] + list(range(2, tm.batch_ndim))
+        self.output.placeholder = tf.transpose(chosen, perm)
+        self.output.time_dim.dyn_size = lens
+        self.best_scores = tf.gather(tf.reshape(beam.scores, [-1]), flat)
+
+    @classmethod
+    def get_out_data_from_opts(cls, name: str, network: Any, sources: Sequence[Any] = (), **kwargs: Any) -> Tensor:
+        """:return: the source batch-major; with a beam, its time axis replaced by a new one (chosen lengths)"""
+        src = sources[0].output
+        out = src.copy_template(name=f"{name}_output").copy_as_batch_major()
+        out.beam = None
+        if getattr(src, "beam", None) is not None or (network.search_flag and src.time_dim_axis is not None
+                                                         and getattr(sources[0], "cell", None) is not None
+                                                         and sources[0].cell.search):
+            if out.time_dim_axis is not None:
+                out = out.copy_template_replace_dim(out.time_dim_axis, SpatialDim(f"{name}:decided-time"))
+        return out
