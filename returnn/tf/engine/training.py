@@ -174,6 +174,9 @@ def train_epoch(engine, epoch: int, *, save: bool = True) -> Dict[str, float]:
                     summary_writer=writer, global_step_offset=global_step_start)
     result = runner.run()
     if writer is not None:
+        epoch_summary = {"epoch/learning_rate": learning_rate}
+        epoch_summary.update({"epoch/" + k: v for k, v in score_keys("train", result).items()})
+        writer.write_scalars(global_step_start + result.num_steps, epoch_summary)
         writer.flush()
     if save:
         engine.save_model()
