@@ -22,4 +22,4 @@ from returnn.tf.layers.losses.cross_entropy import CrossEntropyLoss as CrossEntr
 from returnn.tf.layers.losses.ctc import CtcLoss as CtcLoss
 from returnn.tf.layers.losses.l1 import L1Loss as L1Loss
 from returnn.tf.layers.losses.mse import MeanSquaredError as MeanSquaredError
-from returnn.tf.layers.source_layers_compat import InternalLayer as InternalLayer
+from returnn.tf.layers.core.internal import InternalLayer as InternalLayer

@@ -90,6 +90,13 @@ class ExternData:
         if "available_for_inference" not in opts and key == self.default_target:
             opts["available_for_inference"] = False
         same = opts.pop("same_time_dim_as", None)
+        if fresh_tags is None:
+            fresh_tags = {}
+        for dims_key in ("dims", "dim_tags"):
+            if opts.get(dims_key) is not None:  # user Dims: one fresh copy per network, so sizes are per graph
+                opts[dims_key] = [d if d.is_batch_dim() else _fresh(d, fresh_tags) for d in opts[dims_key]]
+        if isinstance(opts.get("sparse_dim"), Dim):
+            opts["sparse_dim"] = _fresh(opts["sparse_dim"], fresh_tags)
         try:
             data = Tensor(name=key, **opts)
         except (TypeError, ValueError) as exc:
@@ -98,15 +105,11 @@ class ExternData:
                                    got=opts, hint=str(exc)) from exc
         self._rename_dims(data, key)
         if same:
-            if fresh_tags is None:
-                fresh_tags = {}
             for axis_desc, tag in same.items():
                 if tag is None:
                     continue
-                if id(tag) not in fresh_tags:
-                    fresh_tags[id(tag)] = Dim(tag.dimension, tag.description, kind=tag.kind)
                 for axis in data.get_axes_from_description(axis_desc):
-                    data.dims[axis].declare_same_as(fresh_tags[id(tag)])
+                    data.dims[axis].declare_same_as(_fresh(tag, fresh_tags))
         return self.register_data(data)
 
     @staticmethod
@@ -154,3 +157,10 @@ class ExternData:
 
     def get_queue_args(self, with_batch_dim: bool = True) -> Dict[str, Any]:
         return {key: data.get_kwargs() for key, data in self.data.items()}
+
+
+def _fresh(tag: Dim, fresh_tags: Dict[int, Dim]) -> Dim:
+    """:return: this ExternData's own copy of a user Dim (same copy for the same user Dim)"""
+    if id(tag) not in fresh_tags:
+        fresh_tags[id(tag)] = Dim(tag.dimension, tag.description, kind=tag.kind)
+    return fresh_tags[id(tag)]

@@ -18,9 +18,9 @@ import numpy as np
 import tensorflow as tf
 
 import returnn.tf.layers  # noqa: F401  (registers all layers and losses)
-from returnn.errors import AxisDescriptionError, ConfigValueError, LayerArgError
+from returnn.errors import AxisDescriptionError, ConfigValueError, LayerArgError, LayerShapeError
 from returnn.log import log
-from returnn.tensor import Tensor
+from returnn.tensor import NotSpecified, Tensor
 from returnn.tf.layers.core.layer_base import LayerBase
 from returnn.tf.layers.core.registry import get_layer_class
 from returnn.tf.layers.core.spec import validate_layer_dict
@@ -155,6 +155,10 @@ class TFNetwork:
             if not isinstance(layer_desc, dict):
                 raise LayerArgError(layer=name, layer_class="?", arg="class", problem="layer dict is not a dict:",
                                     got=layer_desc)
+            if layer_desc.get("only_on_eval") and not self.eval_flag:
+                continue  # as the reference: such layers (and their losses) exist only in eval networks
+            if layer_desc.get("only_on_search") and not self.search_flag:
+                continue
             if (name == "output" or name.endswith(":output") or layer_desc.get("loss")
                     or layer_desc.get("is_output_layer") or layer_desc.get("register_as_extern_data")):
                 self.construct_layer(net_dict, name)
@@ -226,6 +230,11 @@ class TFNetwork:
                 output = layer_class.get_out_data_from_opts(**d)
             except AxisDescriptionError as exc:
                 raise exc.with_layer(name) from None
+            n_out = d.get("n_out", NotSpecified)
+            if n_out not in (NotSpecified, None) and output.dim is not None and output.dim != n_out:
+                raise LayerShapeError(layer=name, layer_class=layer_class.layer_class,
+                                      problem=f"n_out={n_out} does not match the output dim {output.dim}",
+                                      got=repr(output), hint="remove n_out or fix it")
             self._debug_print_template(name, output)
             with absolute_variable_scope(self._param_scope_name(name, d), reuse=d.get("reuse_params") is not None):
                 try:

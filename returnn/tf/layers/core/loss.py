@@ -61,14 +61,6 @@ class Loss:
         self.layer = layer
 
     # ---- framewise helpers
-    def _frame_mask_bt(self, data: Tensor) -> Optional[tf.Tensor]:
-        """``[B, T]`` bool mask of ``data`` (batch-major, time second), or None without time axis."""
-        if data.time_dim_axis is None:
-            return None
-        tmp = data.copy_as_bt_or_tb_major() if data.batch_dim_axis is not None else data
-        lens = data.get_sequence_lengths()
-        return tf.sequence_mask(lens, maxlen=tf.shape(data.copy_as_batch_major().placeholder)[1])
-
     @staticmethod
     def _bt_major(data: Tensor) -> Tensor:
         out = data.copy_as_batch_major()
