@@ -35,6 +35,7 @@ class LossHolder:
         self.layer_output = layer.output
         self.network = network
         self.scale = scale
+        loss.layer = layer  # available before the values are built (reference: holder.loss.layer)
         self._prepared = False
         self._value: Optional[tf.Tensor] = None
         self._error: Optional[tf.Tensor] = None

@@ -434,3 +434,16 @@ def test_get_fetches_dict(session):
     fetches = net.get_fetches_dict(with_size=True)
     assert {"cost:output", "error:output", "loss_norm_factor:output", "num_frames:output", "size:data:0",
             "size:classes:0"} <= set(fetches)
+
+
+@pytest.mark.parametrize("alias", ["forward", "hidden"])
+def test_linear_aliases(session, alias):
+    net = build_net({"output": {"class": alias, "n_out": 2, "from": "data"}}, {"data": {"dim": 3}})
+    assert net.layers["output"].layer_class == "linear"
+    assert sorted(net.layers["output"].params) == ["W", "b"]
+
+
+def test_loss_holder_fields_before_values(session):
+    net = build_net(NET, EXTERN)
+    holder = net.get_losses_initialized()[0]["output"]
+    assert holder.name == "output" and holder.loss.layer is net.layers["output"] and holder.scale == 1.0
