@@ -315,6 +315,22 @@ class Tensor:
             raise ValueError(f"{self}: sequence lengths of the time axis are not known (yet)")
         return time_dim.dyn_size
 
+    def get_placeholder_as_batch_major(self) -> Any:
+        """:return: the raw tensor with the batch axis first"""
+        return self.copy_as_batch_major().placeholder
+
+    def get_placeholder_as_time_major(self) -> Any:
+        """:return: the raw tensor with the time axis first"""
+        return self.copy_as_time_major().placeholder
+
+    def get_sequence_mask(self) -> Any:
+        """:return: raw bool mask of valid frames of the time axis, ``[B, T]`` if batch-major else ``[T, B]``"""
+        backend = get_raw_backend()
+        mask = backend.sequence_mask(self.get_sequence_lengths(), backend.shape_of(self.placeholder, self.time_dim_axis))
+        if self.batch_dim_axis is not None and self.time_dim_axis is not None and self.time_dim_axis < self.batch_dim_axis:
+            mask = backend.transpose(mask, [1, 0])
+        return mask
+
     # ---- axis descriptions
     def get_axes_from_description(self, axes: Any, allow_int: bool = True) -> List[int]:
         """See :mod:`returnn.tensor.axes`."""

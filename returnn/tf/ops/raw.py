@@ -33,5 +33,14 @@ class TFRawBackend:
         """:return: int32 ``[B]`` filled with ``dimension``"""
         return tf.fill([tf.shape(batch_raw)[batch_axis]], tf.constant(dimension, tf.int32))
 
+    @staticmethod
+    def sequence_mask(lens: Any, maxlen: Any) -> Any:
+        """:return: bool ``[B, maxlen]``"""
+        return tf.sequence_mask(lens, maxlen=maxlen)
+
+    @staticmethod
+    def shape_of(raw: Any, axis: int) -> Any:
+        return tf.shape(raw)[axis]
+
 
 set_raw_backend(TFRawBackend())

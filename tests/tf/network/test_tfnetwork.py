@@ -447,3 +447,34 @@ def test_loss_holder_fields_before_values(session):
     net = build_net(NET, EXTERN)
     holder = net.get_losses_initialized()[0]["output"]
     assert holder.name == "output" and holder.loss.layer is net.layers["output"] and holder.scale == 1.0
+
+
+def test_unknown_loss_opt_and_unknown_loss(session):
+    with pytest.raises(LayerArgError) as info:
+        build_net({"output": {"class": "softmax", "loss": "ce", "loss_opts": {"label_smothing": 0.1}, "from": "data"}})
+    assert info.value.arg == "loss_opts" and "label_smothing" in str(info.value)
+    with pytest.raises(UnknownNameError, match="'ce'"):
+        build_net({"output": {"class": "softmax", "loss": "cee", "from": "data"}})
+
+
+def test_target_from_layer(session):
+    net = build_net({"t": {"class": "copy", "from": "data"},
+                     "output": {"class": "linear", "n_out": 3, "loss": "mse", "target": "layer:t", "from": "data"}},
+                    {"data": {"dim": 3}})
+    holder = net.get_losses_initialized()[0]["output"]
+    session.run(tf.compat.v1.global_variables_initializer())
+    x = np.random.RandomState(7).randn(2, 3, 3).astype("float32")
+    feed = make_feed(net, {"data": x}, {"data": [3, 2]})
+    out, value = session.run([net.layers["output"].output.placeholder, holder.get_loss_value()], feed)
+    mask = np.array([[1, 1, 1], [1, 1, 0]], bool)
+    np.testing.assert_allclose(value, ((out - x)[mask] ** 2).sum(), rtol=1e-5)
+
+
+def test_tensor_sequence_mask_and_major_placeholders(session):
+    net = build_net({}, {"data": {"dim": 2, "batch_dim_axis": 1}})
+    data = net.extern_data.data["data"]
+    x = np.zeros((4, 2, 2), "float32")
+    feed = make_feed(net, {"data": x}, {"data": [4, 1]})
+    mask, bm = session.run([data.get_sequence_mask(), data.get_placeholder_as_batch_major()], feed)
+    assert mask.tolist() == [[True, True], [True, False], [True, False], [True, False]]  # [T, B]
+    assert bm.shape == (2, 4, 2)
