@@ -15,7 +15,7 @@ Lifecycle (driven by :class:`returnn.tf.network.TFNetwork`):
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Dict, Iterator, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 import tensorflow as tf
 

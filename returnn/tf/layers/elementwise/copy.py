@@ -8,7 +8,6 @@ import tensorflow as tf
 
 from returnn.tensor import Tensor
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
-from returnn.tf.layers.core.layer_base import base_out_template
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.core.sources import concat_sources_template
 
