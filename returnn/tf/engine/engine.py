@@ -387,6 +387,21 @@ class Engine:
         forward_with_callback(self, dataset=dataset, callback=callback)
 
     @_in_graph
+    def forward_single(self, dataset, seq_idx: int, output_layer_name: Optional[str] = None):
+        """The output layer for one sequence: numpy array ``[T, dim]`` (see
+        :func:`returnn.tf.engine.forward.forward_single`)."""
+        from returnn.tf.engine.forward import forward_single
+
+        return forward_single(self, dataset, seq_idx, output_layer_name)
+
+    @classmethod
+    def get_epoch_model(cls, config: Config):
+        """``(epoch, checkpoint prefix)`` a non-training task would load (``(None, None)`` for random init with
+        ``allow_random_model_init``), as the reference's ``Engine.get_epoch_model``."""
+        choice = choose_model_for_eval(config, task=config.value("task", "eval"))
+        return choice.epoch, choice.filename
+
+    @_in_graph
     def compute_priors(self, dataset, config: Optional[Config] = None) -> None:
         """Averages the output layer's posteriors over ``dataset``; writes log priors to ``output_file``."""
         from returnn.tf.engine.forward import compute_priors

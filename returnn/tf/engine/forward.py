@@ -176,3 +176,25 @@ def compute_priors(engine, dataset, output_file: Optional[str] = None) -> None:
     np.savetxt(tmp, priors, delimiter=" ")
     os.replace(tmp, output_file)
     print("Saved prior in %s in +log space." % output_file, file=log.v1)
+
+
+def forward_single(engine, dataset, seq_idx: int, output_layer_name: Optional[str] = None) -> np.ndarray:
+    """The output layer for one sequence of ``dataset`` (already ``init_seq_order``-ed), as the reference's
+    ``Engine.forward_single``: numpy array without batch axis, cut to the sequence length (``[T, dim]``)."""
+    from returnn.datasets.batching import Batch
+
+    layer = get_output_layer(engine, output_layer_name)
+    dataset.load_seqs(seq_idx, seq_idx + 1)
+    lengths = dataset.get_seq_length(seq_idx)
+    keys = dataset.get_data_keys()
+    batch = Batch()
+    batch.add_sequence_as_slice(seq_idx, {k: 0 for k in keys}, {k: int(lengths[k]) for k in keys})
+    outputs = []
+
+    def on_step(batch_data, values):
+        outputs.extend(arr for _tag, arr in _split_seqs(batch_data, values))
+
+    runner = Runner(engine, network=engine.network, dataset=dataset, batches=[batch], name="forward_single",
+                    extra_fetches=_output_fetches(engine, layer), step_callback=on_step, report=False)
+    runner.run()
+    return outputs[0]

@@ -154,6 +154,7 @@ class Runner:
     :param feed_extra: more feeds every step (e.g. train flag placeholder → True)
     :param nonfinite_callback: called with ``(step, values)`` when the step's loss is not finite
     :param summary_writer: optional TensorBoard writer (``returnn.tf.engine.summaries.SummaryWriter``)
+    :param report: print the per-step and ``finished after`` lines
     """
 
     def __init__(self, engine, *, network, dataset, batches, name: str, loss_fetches: Optional[LossFetches] = None,
@@ -161,7 +162,7 @@ class Runner:
                  step_callback: Optional[Callable[[Any, Dict[str, Any]], None]] = None,
                  feed_extra: Optional[Dict[Any, Any]] = None,
                  nonfinite_callback: Optional[Callable[[int, Dict[str, Any]], bool]] = None,
-                 summary_writer=None, global_step_offset: int = 0):
+                 summary_writer=None, global_step_offset: int = 0, report: bool = True):
         self.engine = engine
         self.network = network
         self.dataset = dataset
@@ -175,6 +176,7 @@ class Runner:
         self.nonfinite_callback = nonfinite_callback
         self.summary_writer = summary_writer
         self.global_step_offset = global_step_offset
+        self.report = report
         self.result = PassResult(loss_fetches.names if loss_fetches else [])
         self.data_keys = self._data_keys()
 
@@ -229,7 +231,7 @@ class Runner:
         if self.train_op is not None:
             fetch_list.append(self.train_op)
         step_fn = session.make_callable(fetch_list, feed_list=feed_list)
-        report_steps = log.v5.is_enabled()
+        report_steps = log.v5.is_enabled() and self.report
         log_batch_size = bool(report_steps and getattr(self.engine, "config", None) is not None
                               and self.engine.config.bool("log_batch_size", False))
         progress = Progress(self.name)
@@ -296,6 +298,8 @@ class Runner:
             progress.clear()
         result.elapsed = time.time() - start
         result.finished = True
+        if not self.report:
+            return result
         print("%s, finished after %i steps, %s elapsed (%.1f%% computing time)" % (
             self.name, result.num_steps, hms(result.elapsed),
             100.0 * result.computing_time / result.elapsed if result.elapsed > 0 else 100.0), file=log.v3)

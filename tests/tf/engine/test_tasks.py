@@ -187,3 +187,26 @@ def test_missing_data_key_names_the_key(tmp_path, monkeypatch, capsys):
     with pytest.raises(ConfigValueError) as exc:
         run_task(make_config(tmp_path, num_epochs=1), capsys=capsys)
     assert "'classes'" in str(exc.value) and "train epoch 1" in str(exc.value)
+
+
+def test_programmatic_api_forward_single(tmp_path, monkeypatch, capsys):
+    """Engine(config) + init_network_from_config + forward_single, as scripts use the reference's engine."""
+    from returnn.datasets import init_dataset
+    from returnn.log import log
+    from returnn.tf.engine import Engine, get_global_engine
+
+    standin.install(monkeypatch)
+    run_task(make_config(tmp_path, num_epochs=1), capsys=capsys)
+    config = make_config(tmp_path, task="forward", log_verbosity=2)
+    log.init_by_config(config)
+    assert Engine.get_epoch_model(config) == (1, str(tmp_path / "models" / "model.001"))
+    engine = Engine(config=config)
+    assert get_global_engine() is engine
+    engine.init_network_from_config(config)
+    ds = init_dataset(EVAL, default_kwargs={"name": "eval", "seq_ordering": "sorted"})
+    ds.init_seq_order(epoch=1)
+    seqs = _eval_seqs()
+    out = engine.forward_single(ds, 2)
+    np.testing.assert_allclose(out, _probs(str(tmp_path / "models" / "model.001"), seqs[ds.get_tag(2)]),
+                               rtol=1e-4, atol=1e-6)
+    engine.finalize()
