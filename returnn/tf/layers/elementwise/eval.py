@@ -67,8 +67,7 @@ def run_eval(layer: LayerBase, expr: Any, eval_locals: Optional[Dict[str, Any]] 
             raw = tf.cast(raw, out.dtype)
         return raw
 
-    namespace: Dict[str, Any] = {"tf": tf, "np": np, "source": source, "self": layer, "network": layer.network,
-                                 }
+    namespace: Dict[str, Any] = {"tf": tf, "np": np, "source": source, "self": layer, "network": layer.network}
     namespace.update(eval_locals or {})
     if callable(expr):
         return expr(source=source, self=layer, **(eval_locals or {}))
