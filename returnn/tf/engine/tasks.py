@@ -85,7 +85,11 @@ def execute_main_task(config, task: str) -> None:
             engine.init_network_from_config(config, task="compute_priors")
             engine.compute_priors(data)
         else:
-            raise ConfigValueError("task", expected="a task of the TF engine", got=task)
+            raise ConfigValueError("task", expected="a task the TF engine provides: train, eval, forward, search, "
+                                                    "compute_priors, analyze_data, initialize_model, "
+                                                    "cleanup_old_models, nop_init_net_train", got=task,
+                                   hint="the reference's 'analyze' (framewise statistics) is not provided; "
+                                        "'analyze_data' gives dataset statistics" if task == "analyze" else None)
     finally:
         engine.finalize()
 

@@ -210,3 +210,10 @@ def test_programmatic_api_forward_single(tmp_path, monkeypatch, capsys):
     np.testing.assert_allclose(out, _probs(str(tmp_path / "models" / "model.001"), seqs[ds.get_tag(2)]),
                                rtol=1e-4, atol=1e-6)
     engine.finalize()
+
+
+def test_analyze_task_not_provided(tmp_path, monkeypatch, capsys):
+    standin.install(monkeypatch)
+    with pytest.raises(ConfigValueError) as exc:
+        run_task(make_config(tmp_path, task="analyze"), capsys=capsys)
+    assert "'analyze'" in str(exc.value) and "analyze_data" in str(exc.value)
