@@ -13,3 +13,4 @@ from returnn.tf.layers import shape as shape  # noqa: F401
 from returnn.tf.layers.recurrent import rnn_cell as _rnn_cell  # noqa: F401  (search helper: rnn_cell)
 from returnn.tf.layers.recurrent import subnet as _subnet  # noqa: F401  (search helper: rec with unit dicts)
 from returnn.tf.layers import search as search  # noqa: F401  (search helper: choice, decide)
+from returnn.tf.layers import attention as attention  # noqa: F401  (search helper: attention layers)

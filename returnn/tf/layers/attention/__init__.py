@@ -1,0 +1,4 @@
+"""Attention layers. Also registers ``softmax_over_spatial`` (family ``linear``), used by attention configs."""
+
+from returnn.tf.layers.attention.generic_attention import GenericAttentionLayer as GenericAttentionLayer  # noqa: F401
+from returnn.tf.layers.linear.softmax_over_spatial import SoftmaxOverSpatialLayer as SoftmaxOverSpatialLayer  # noqa: F401,E501
