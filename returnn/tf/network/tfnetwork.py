@@ -184,6 +184,8 @@ class TFNetwork:
         key = self.extern_data.default_input if layer_name == "data" else layer_name[len("data:"):]
         if self.parent_net is not None and key not in self.layers_desc:
             return self.parent_net.get_layer(layer_name)
+        if key not in self.extern_data.data:
+            raise self._not_found(layer_name, referenced_by=self._constructing[-1] if self._constructing else None)
         self.get_extern_data(key)
         return self._create_layer(layer_name, {"class": "source", "data_key": key, "from": []})
 

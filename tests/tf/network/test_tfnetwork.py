@@ -273,9 +273,16 @@ def test_n_out_disagrees_with_target(session):
 
 
 def test_target_not_in_extern_data(session):
-    with pytest.raises(ConfigValueError) as info:
+    with pytest.raises(LayerArgError) as info:
         build_net({"output": {"class": "softmax", "loss": "ce", "target": "clases", "from": "data"}})
-    assert "'classes'" in str(info.value) and "clases" in str(info.value)
+    assert (info.value.layer, info.value.arg, info.value.got) == ("output", "target", "clases")
+    assert info.value.suggestions == ("classes",)
+
+
+def test_from_unknown_data_key(session):
+    with pytest.raises(LayerNotFound) as info:
+        build_net({"output": {"class": "copy", "from": "data:clases"}})
+    assert "'data:classes'" in str(info.value) and "'output'" in str(info.value)
 
 
 def test_missing_n_out(session):

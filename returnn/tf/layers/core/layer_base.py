@@ -128,7 +128,14 @@ class LayerBase:
             for t in targets:
                 if t.startswith("layer:"):
                     d.setdefault("_target_layers", {})[t] = get_layer(t[len("layer:"):])
-                elif d.get("loss") and t in network.extern_data.data:
+                elif t not in network.extern_data.data:
+                    known = sorted(network.extern_data.data)
+                    raise LayerArgError(layer=d["name"], layer_class=cls.layer_class, arg="target",
+                                        problem="names no extern data key:", got=t,
+                                        suggestions=close_matches(t, known),
+                                        expected="an extern_data key (" + ", ".join(known) + ") or 'layer:<name>'",
+                                        hint=f"add {t!r} to extern_data, or fix the target")
+                elif d.get("loss"):
                     get_layer("data:" + t)  # as the reference: the target becomes a source layer
         reuse = d.get("reuse_params")
         if isinstance(reuse, str):
