@@ -15,13 +15,11 @@ KeyboardInterrupt (SIGINT) or ``SystemExit(143)`` (SIGTERM).
 
 from __future__ import annotations
 
-import math
 import os
 import signal
 import time
 from typing import Dict, Optional
 
-from returnn.errors import ConfigValueError
 from returnn.log import log
 from returnn.tf.engine.evaluation import (
     _loss_fetches,
