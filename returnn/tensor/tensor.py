@@ -47,6 +47,7 @@ class Tensor:
     :param available_for_inference: False for targets
     :param dims: explicit Dim objects (with batch), alternative to ``shape``/``batch_dim_axis``
     :param same_time_dim_as: dict axis description → Dim that these axes are unified with
+    :param same_dim_tags_as: the reference's newer name of ``same_time_dim_as`` (merged with it)
     :raises TypeError/ValueError: for inconsistent arguments (e.g. ``dim`` disagreeing with ``shape``)
     """
 
@@ -56,7 +57,8 @@ class Tensor:
                  batch_dim_axis: Any = NotSpecified, time_dim_axis: Any = NotSpecified,
                  feature_dim_axis: Any = NotSpecified, available_for_inference: bool = True,
                  dims: Optional[Sequence[Dim]] = None, dim_tags: Optional[Sequence[Dim]] = None,
-                 same_time_dim_as: Optional[Dict[Any, Dim]] = None, vocab: Any = None, beam: Any = None,
+                 same_time_dim_as: Optional[Dict[Any, Dim]] = None, same_dim_tags_as: Optional[Dict[Any, Dim]] = None,
+                 vocab: Any = None, beam: Any = None,
                  batch: Any = None, auto_create_placeholders: bool = False, version: Any = None):
         self.name = name
         self.vocab = vocab
@@ -126,6 +128,7 @@ class Tensor:
                 if self._dims[self._feature_dim_axis].dimension != dim:
                     raise ValueError(f"Tensor {name!r}: dim={dim} does not match shape {self.shape}")
         self.dtype = dtype or ("int32" if sparse else "float32")
+        same_time_dim_as = {**(same_time_dim_as or {}), **(same_dim_tags_as or {})}
         if same_time_dim_as:
             for key, tag in same_time_dim_as.items():
                 for axis in _axes.get_axes_from_description(self, key):

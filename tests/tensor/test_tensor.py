@@ -98,7 +98,7 @@ def test_copy_as_time_major_and_back():
 def test_same_time_dim_as_unifies_and_shares_sizes():
     tag = DimensionTag(description="dynamic_time")
     a = Data("a", shape=(None, 3), same_time_dim_as={"T": tag})
-    b = Data("b", shape=(None, 4), time_dim_axis=1, same_time_dim_as={1: tag})
+    b = Data("b", shape=(None, 4), time_dim_axis=1, same_dim_tags_as={1: tag})
     assert a.dims[1] == b.dims[1] and a.dims[1] != Data("c", dim=3).dims[1]
     a.size_placeholder = {0: "sizes-a"}
     assert b.size_placeholder == {0: "sizes-a"}

@@ -89,7 +89,7 @@ class ExternData:
         opts = dict(opts)
         if "available_for_inference" not in opts and key == self.default_target:
             opts["available_for_inference"] = False
-        same = opts.pop("same_time_dim_as", None)
+        same = {**(opts.pop("same_time_dim_as", None) or {}), **(opts.pop("same_dim_tags_as", None) or {})}
         if fresh_tags is None:
             fresh_tags = {}
         for dims_key in ("dims", "dim_tags"):
