@@ -20,6 +20,8 @@ import signal
 import time
 from typing import Dict, Optional
 
+import numpy as np
+
 from returnn.log import log
 from returnn.tf.engine.evaluation import (
     _loss_fetches,
@@ -192,7 +194,7 @@ def train_epoch(engine, epoch: int, *, save: bool = True) -> Dict[str, float]:
             ds_writer.write_scalars(epoch, {k: v for k, v in score_keys(ds_name, dev_results[ds_name]).items()})
             ds_writer.flush()
     epoch_errors.update({
-        ":meta:effective_learning_rate": learning_rate,
+        ":meta:effective_learning_rate": np.float32(learning_rate),  # the float32 variable's value, as the reference
         ":meta:epoch_num_train_steps": result.num_steps,
         ":meta:epoch_train_time_secs": int(round(result.elapsed)),
         ":meta:global_train_step": global_step_start,

@@ -99,6 +99,7 @@ def test_train_two_epochs_logs_files_and_scores(tmp_path, monkeypatch, capsys):
     assert "2: EpochData(learningRate=0.01, error={" in text
     assert "'dev_score': %s" % dev_lines[1][0] in text
     assert "':meta:epoch_num_train_steps'" in text
+    assert "':meta:effective_learning_rate': np.float32(0.01)," in text
 
 
 def test_resume_and_finished(tmp_path, monkeypatch, capsys):
