@@ -164,3 +164,15 @@ def test_copy_concat_different_time_dims_error(session):
     with pytest.raises(LayerShapeError) as info:
         build_net({"output": {"class": "copy", "from": ["data:a", "data:b"]}}, {"a": {"dim": 2}, "b": {"dim": 3}})
     assert "'output'" in str(info.value) and "size_base" in str(info.value)
+
+
+def test_softmax_over_feature_axis_when_not_last(session):
+    net = build_net({"t": {"class": "transpose", "perm": {"T": "F", "F": "T"}, "from": "data"},
+                     "a": {"class": "activation", "activation": "softmax", "from": "t"},
+                     "output": {"class": "linear", "n_out": 3, "activation": "softmax", "from": "t"}},
+                    {"data": {"dim": 4}})
+    assert net.layers["output"].output.feature_dim_axis == 1
+    out, (a,) = forward_and_grad_step(session, net, make_feed(net, {"data": X}, {"data": LENS}), extra=["a"])
+    assert out.shape == (3, 3, 5)
+    np.testing.assert_allclose(out.sum(axis=1), 1.0, rtol=1e-5)
+    np.testing.assert_allclose(a, np.exp(X).transpose(0, 2, 1) / np.exp(X).sum(-1)[:, None, :], rtol=1e-5)

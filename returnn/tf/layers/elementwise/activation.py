@@ -23,9 +23,19 @@ class ActivationLayer(ConcatInputLayer):
 
     def __init__(self, activation: str, **kwargs: Any):
         super().__init__(**kwargs)
-        x = self.input_data.placeholder
-        self.output_before_activation = OutputWithActivation(x, get_activation_function(activation))
-        self.output.placeholder = tf.identity(self.output_before_activation.y)
+        inp = self.input_data
+        axis = inp.feature_dim_axis
+        last = inp.batch_ndim - 1
+        x = inp.placeholder
+        if axis is not None and axis != last:  # activations like softmax work on the last axis
+            x = inp.copy_move_axis(axis, -1).placeholder
+        act = OutputWithActivation(x, get_activation_function(activation))
+        if axis is not None and axis != last:
+            perm = list(range(last))
+            perm.insert(axis, last)
+            act.x, act.y = tf.transpose(act.x, perm), tf.transpose(act.y, perm)
+        self.output_before_activation = act
+        self.output.placeholder = tf.identity(act.y)
 
     @classmethod
     def get_out_data_from_opts(cls, name: str, activation: str, sources: Any = (), **kwargs: Any) -> Tensor:

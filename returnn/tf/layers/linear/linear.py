@@ -49,26 +49,26 @@ class LinearLayer(ConcatInputLayer):
         weights = self.create_param("W", shape, w_init)
         if use_transposed_weights:
             weights = tf.transpose(weights)
-        x = inp.placeholder
+        # computed with the feature axis last; moved to where the template has it at the end
         if inp.sparse:
-            x = tf.nn.embedding_lookup(weights, tf.cast(x, tf.int32))
+            x = tf.nn.embedding_lookup(weights, tf.cast(inp.placeholder, tf.int32))
         else:
             inp_f = inp.copy_with_feature_dim_axis(-1) if inp.feature_dim_axis != inp.batch_ndim - 1 else inp
             x = tf.tensordot(inp_f.placeholder, weights, axes=[[inp_f.batch_ndim - 1], [0]])
             x.set_shape(inp_f.batch_shape[:-1] + (n_out,))
-            if inp_f is not inp:  # move feature back to where the template wants it
-                tmp = inp_f.copy_template_replace_dim(-1, self.output.feature_dim)
-                tmp.placeholder = x
-                x = tmp.copy_move_axis(-1, self.output.feature_dim_axis).placeholder
         if with_bias:
             b_init = get_initializer(bias_init, seed=seed + 1, key=f"{self.name}/bias_init")
-            bias = self.create_param("b", (n_out,), b_init)
-            x = x + _bias_broadcast(bias, self.output)
+            x = x + self.create_param("b", (n_out,), b_init)
         if grad_filter:
             x = _grad_filter(x, grad_filter)
-        act_func = get_activation_function(activation)
-        self.output_before_activation = OutputWithActivation(x, act_func)
-        self.output.placeholder = self.output_before_activation.y
+        act = OutputWithActivation(x, get_activation_function(activation))
+        out_axis = self.output.feature_dim_axis
+        if out_axis != self.output.batch_ndim - 1:
+            perm = list(range(self.output.batch_ndim - 1))
+            perm.insert(out_axis, self.output.batch_ndim - 1)
+            act.x, act.y = tf.transpose(act.x, perm), tf.transpose(act.y, perm)
+        self.output_before_activation = act
+        self.output.placeholder = act.y
 
     @classmethod
     def get_out_data_from_opts(cls, name: str, network: Any, sources: Any = (), n_out: Any = NotSpecified,
@@ -89,15 +89,6 @@ class LinearLayer(ConcatInputLayer):
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="from",
                                 problem="input feature dim is unknown:", got=repr(inp))
         return out
-
-
-def _bias_broadcast(bias: tf.Variable, output: Tensor) -> tf.Tensor:
-    axis = output.feature_dim_axis
-    if axis == output.batch_ndim - 1:
-        return bias
-    shape = [1] * output.batch_ndim
-    shape[axis] = -1
-    return tf.reshape(bias, shape)
 
 
 def _grad_filter(x: tf.Tensor, limit: float) -> tf.Tensor:
