@@ -70,5 +70,20 @@ def execute_main_task(config: Config, task: str) -> None:
             print(f"Task: calling config function {name!r}", file=log.v3)
             func()
             return
+    print_tensorflow_version()
     engine_tasks = importlib.import_module("returnn.tf.engine.tasks")
     engine_tasks.execute_main_task(config, "forward" if task == "hpx" else task)
+
+
+def print_tensorflow_version() -> None:
+    """Prints the reference's start-up line ``TensorFlow: <version> (<git version>) (<site-package> in <dir>)``
+    at verbosity 3 (imports TensorFlow)."""
+    import os
+    import site
+
+    import tensorflow as tf
+
+    tf_dir = os.path.dirname(tf.__file__)
+    site_dirs = [*site.getsitepackages(), site.getusersitepackages()]
+    where = "<site-package>" if any(tf_dir.startswith(d) for d in site_dirs) else "<dev>"
+    print(f"TensorFlow: {tf.__version__} ({tf.version.GIT_VERSION}) ({where} in {tf_dir})", file=log.v3)
