@@ -485,3 +485,25 @@ def test_tensor_sequence_mask_and_major_placeholders(session):
     mask, bm = session.run([data.get_sequence_mask(), data.get_placeholder_as_batch_major()], feed)
     assert mask.tolist() == [[True, True], [True, False], [True, False], [True, False]]  # [T, B]
     assert bm.shape == (2, 4, 2)
+
+
+def test_ce_loss_same_for_time_major_input(session):
+    values = []
+    x = np.random.RandomState(8).randn(2, 4, 3).astype("float32")
+    y = np.array([[0, 1, 2, 3], [3, 3, 0, 0]], "int32")
+    for time_major in (False, True):
+        with tf.Graph().as_default(), tf.compat.v1.Session() as sess:
+            net = build_net({"output": {"class": "softmax", "loss": "ce", "from": "data"}},
+                            {"data": {"dim": 3, **({"batch_dim_axis": 1} if time_major else {})},
+                             "classes": {"dim": 4, "sparse": True}})
+            holder = net.get_losses_initialized()[0]["output"]
+            sess.run(tf.compat.v1.global_variables_initializer())
+            feed = make_feed(net, {"data": x.transpose(1, 0, 2) if time_major else x, "classes": y},
+                             {"data": [4, 2], "classes": [4, 2]})
+            values.append(sess.run([holder.get_loss_value(), holder.get_error_value()], feed))
+    np.testing.assert_allclose(values[0], values[1], rtol=1e-5)
+
+
+def test_unsupported_loss_option_is_an_error(session):
+    with pytest.raises(LayerArgError, match="use_viterbi"):
+        build_net({"output": {"class": "softmax", "loss": "ctc", "loss_opts": {"use_viterbi": True}, "from": "data"}})

@@ -6,6 +6,8 @@ Options (``loss_opts``), as the reference:
   ``ls / (dim - 1)`` on every other class; the loss is the KL divergence ``KL(q || p) = CE(q, p) - H(q)``
   (observed: this is what the reference reports).
 - ``focal_loss_factor`` (float, default 0): each frame's CE is scaled by ``(1 - p_target) ** factor``.
+- accepted without effect: ``use_fused``, ``debug_dump``, ``safe_log_opts``; rejected:
+  ``label_smoothing_gaussian``, ``fake_upper_bound``.
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ class CrossEntropyLoss(Loss):
                  label_smoothing_gaussian: bool = False, debug_dump: bool = False, safe_log_opts: Any = None,
                  use_fused: bool = True, fake_upper_bound: Any = None, **kwargs: Any):
         super().__init__(**kwargs)
+        if label_smoothing_gaussian or fake_upper_bound is not None:
+            raise TypeError("ce loss options label_smoothing_gaussian/fake_upper_bound are not supported in this "
+                            "implementation")
         self.focal_loss_factor = focal_loss_factor
         self.label_smoothing = label_smoothing
 

@@ -2,7 +2,9 @@
 
 The output layer gets ``target dim + 1`` classes; the blank is the last class (as the reference). Options:
 ``ctc_opts`` (dict passed to ``ctc_loss``: ``preprocess_collapse_repeated``, ``ctc_merge_repeated``,
-``ignore_longer_outputs_than_inputs``), ``beam_width`` (error decoding; 1 = greedy). The value is summed over
+``ignore_longer_outputs_than_inputs``), ``beam_width`` (error decoding; 1 = greedy), ``output_in_log_space``.
+``use_native`` is accepted (TF's kernel is always used); ``use_viterbi``, ``target_collapse_repeated`` and
+``auto_clip_target_len`` are rejected (not implemented). The value is summed over
 sequences; num_frames is the sum of target lengths; the error is the label edit distance of the greedy
 decoding, summed (label error rate when divided by num_frames).
 """
@@ -28,6 +30,10 @@ class CtcLoss(Loss):
                  output_in_log_space: bool = False, beam_width: int = 1, ctc_opts: Optional[Dict[str, Any]] = None,
                  use_native: bool = False, use_viterbi: bool = False, **kwargs: Any):
         super().__init__(**kwargs)
+        for opt, value in (("target_collapse_repeated", target_collapse_repeated),
+                           ("auto_clip_target_len", auto_clip_target_len), ("use_viterbi", use_viterbi)):
+            if value:
+                raise TypeError(f"ctc loss option {opt}={value!r} is not supported in this implementation")
         self.ctc_opts = dict(ctc_opts or {})
         self.beam_width = beam_width
         self.output_in_log_space = output_in_log_space
