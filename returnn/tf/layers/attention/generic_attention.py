@@ -49,8 +49,8 @@ class GenericAttentionLayer(LayerBase):
         heads = w.batch_shape[-1]
         w_raw = tf.cast(w.placeholder, tf.float32)
         b_raw = b.placeholder
-        if heads == 1:
-            out = tf.reduce_sum(w_raw * b_raw, axis=1)
+        if heads == 1:  # [B, 1, T] x [B, T, F]: one batched matmul, no [B, T, F] product tensor
+            out = tf.squeeze(tf.matmul(w_raw, b_raw, transpose_a=True), axis=1)
         else:
             dim = b.dim // heads
             b_raw = tf.reshape(b_raw, tf.concat([tf.shape(b_raw)[:2], [heads, dim]], 0))

@@ -44,7 +44,13 @@ class SoftmaxOverSpatialLayer(ConcatInputLayer):
         mask = sequence_mask(inp, axis_idx) if use_time_mask else None
         if mask is not None:
             x = tf.where(tf.broadcast_to(mask, tf.shape(x)), x, tf.fill(tf.shape(x), _NEG))
-        y = tf.nn.log_softmax(x, axis=axis_idx) if log_space else tf.nn.softmax(x, axis=axis_idx)
+        # along a non-last axis without the transposes tf.nn.softmax would add
+        x = x - tf.stop_gradient(tf.reduce_max(x, axis=axis_idx, keepdims=True))
+        if log_space:
+            y = x - tf.math.log(tf.reduce_sum(tf.exp(x), axis=axis_idx, keepdims=True))
+        else:
+            e = tf.exp(x)
+            y = e / tf.reduce_sum(e, axis=axis_idx, keepdims=True)
         if mask is not None and not log_space:
             y = tf.where(tf.broadcast_to(mask, tf.shape(y)), y, tf.zeros_like(y))
         self.output.placeholder = y

@@ -56,6 +56,7 @@ def tile_beam(tensor: Tensor, beam: int, dim_map: Dict[Any, Dim]) -> Tensor:
     out = tensor.copy()
     if tensor.batch_dim_axis is None or beam == 1:
         return out
+    tensor = tensor.copy_as_batch_major()  # once here, not per step inside the loop
     new_dims = []
     for d in tensor.dims:
         if d.is_dynamic() and d.dyn_size is not None:

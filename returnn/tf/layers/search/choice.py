@@ -69,10 +69,14 @@ class ChoiceLayer(LayerBase):
         if search_state is None:
             raise LayerArgError(layer=self.name, layer_class=self.layer_class, arg="search",
                                 problem="beam search needs the choice layer inside a rec unit:", got=True)
-        probs = self.sources[0].output.copy_as_batch_major()
+        src = self.sources[0]
+        probs = src.output.copy_as_batch_major()
         x = probs.placeholder
+        owa = getattr(src, "output_before_activation", None)
         if input_type == "log_prob":
             logp = x
+        elif owa is not None and owa.is_softmax_act_func() and src.output.is_batch_major():
+            logp = tf.nn.log_softmax(owa.x)  # from the logits: exact and cheaper than log(softmax)
         else:
             logp = tf.math.log(tf.maximum(x, 1e-30))
         if prob_scale != 1.0:
