@@ -237,6 +237,11 @@ class TFNetwork:
                 raise LayerShapeError(layer=name, layer_class=layer_class.layer_class,
                                       problem=f"n_out={n_out} does not match the output dim {output.dim}",
                                       got=repr(output), hint="remove n_out or fix it")
+            out_dim = d.get("out_dim")
+            if out_dim is not None and output.feature_dim_or_sparse_dim is not None \
+                    and getattr(out_dim, "dimension", None) != output.dim:
+                raise LayerShapeError(layer=name, layer_class=layer_class.layer_class,
+                                      problem=f"out_dim {out_dim!r} does not match the output", got=repr(output))
             self._debug_print_template(name, output)
             with absolute_variable_scope(self._param_scope_name(name, d), reuse=d.get("reuse_params") is not None):
                 try:

@@ -460,8 +460,9 @@ def test_unknown_loss_opt_and_unknown_loss(session):
     with pytest.raises(LayerArgError) as info:
         build_net({"output": {"class": "softmax", "loss": "ce", "loss_opts": {"label_smothing": 0.1}, "from": "data"}})
     assert info.value.arg == "loss_opts" and "label_smothing" in str(info.value)
-    with pytest.raises(UnknownNameError, match="'ce'"):
+    with pytest.raises(UnknownNameError, match="'ce'") as info:
         build_net({"output": {"class": "softmax", "loss": "cee", "from": "data"}})
+    assert "in layer 'output'" in str(info.value)
 
 
 def test_target_from_layer(session):

@@ -26,6 +26,8 @@ COMMON_LAYER_ARGS = frozenset(arg for group in COMMON_LAYER_ARGS_GROUPS.values()
 INTERNAL_LAYER_KWARGS = frozenset({"name", "network", "output", "sources", "_target_layers", "_network",
                                    "_name", "rec_previous_layer", "_src_common_search_choices"})
 
-# Accepted for compatibility, but have no effect in this implementation (documented; no silent semantics change).
+# Accepted for compatibility, without effect in this implementation (they only affect device placement,
+# debugging output or parameter loading hooks): documented here so that this is never a silent surprise.
 NO_EFFECT_ARGS = frozenset({"collocate_with", "param_device", "debug_print_layer_output", "updater_opts",
-                            "custom_param_importer", "name_scope", "only_on_search", "loss_only_on_non_search"})
+                            "custom_param_importer", "name_scope", "control_dependencies_on_output",
+                            "copy_output_loss_from_source_idx", "size_target"})

@@ -21,7 +21,7 @@ import tensorflow as tf
 
 from returnn.errors import LayerArgError, LayerShapeError
 from returnn.tensor import Dim, FeatureDim, NotSpecified, Tensor
-from returnn.tf.layers.core.registry import get_loss_class
+from returnn.tf.layers.core.registry import LOSSES, get_loss_class
 from returnn.util.suggest import close_matches
 
 
@@ -147,7 +147,11 @@ class LayerBase:
                                 problem="is not supported in this form:", got=reuse,
                                 expected='a layer name or {"reuse_layer": name} ("map" is not supported yet)')
         if d.get("loss"):
-            loss_class = get_loss_class(d["loss"])
+            if not isinstance(d["loss"], str):
+                raise LayerArgError(layer=d["name"], layer_class=cls.layer_class, arg="loss", problem="invalid value",
+                                    got=d["loss"], expected="a loss name, e.g. 'ce'")
+            get_loss_class("ce")  # makes sure all built-in losses are registered
+            loss_class = LOSSES.get(d["loss"], context=f"in layer {d['name']!r}")
             loss_opts = dict(d.get("loss_opts") or {})
             try:
                 d["loss"] = loss_class(base_network=network, **loss_opts)
