@@ -118,9 +118,14 @@ class LayerBase:
             raise LayerArgError(layer=d["name"], layer_class=cls.layer_class, arg="from", problem="invalid value",
                                 expected="a layer name or a list of layer names", got=src_names)
         d["sources"] = [get_layer(src) for src in src_names if src != "none"]
-        if d.get("loss") and not d.get("target"):
-            loss_name = d["loss"] if isinstance(d["loss"], str) else getattr(d["loss"], "class_name", "")
-            if get_loss_class(loss_name).need_target:
+        loss_class = None
+        if d.get("loss"):
+            if not isinstance(d["loss"], str):
+                raise LayerArgError(layer=d["name"], layer_class=cls.layer_class, arg="loss", problem="invalid value",
+                                    got=d["loss"], expected="a loss name, e.g. 'ce'")
+            get_loss_class("ce")  # makes sure all built-in losses are registered
+            loss_class = LOSSES.get(d["loss"], context=f"in layer {d['name']!r}")
+            if not d.get("target") and loss_class.need_target:
                 d["target"] = network.extern_data.default_target
         if d.get("target"):
             target = d["target"]
@@ -146,12 +151,7 @@ class LayerBase:
             raise LayerArgError(layer=d["name"], layer_class=cls.layer_class, arg="reuse_params",
                                 problem="is not supported in this form:", got=reuse,
                                 expected='a layer name or {"reuse_layer": name} ("map" is not supported yet)')
-        if d.get("loss"):
-            if not isinstance(d["loss"], str):
-                raise LayerArgError(layer=d["name"], layer_class=cls.layer_class, arg="loss", problem="invalid value",
-                                    got=d["loss"], expected="a loss name, e.g. 'ce'")
-            get_loss_class("ce")  # makes sure all built-in losses are registered
-            loss_class = LOSSES.get(d["loss"], context=f"in layer {d['name']!r}")
+        if loss_class is not None:
             loss_opts = dict(d.get("loss_opts") or {})
             try:
                 d["loss"] = loss_class(base_network=network, **loss_opts)
