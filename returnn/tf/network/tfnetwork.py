@@ -35,10 +35,16 @@ _MISSING_FROM_NOTE = ('DEPRECATION WARNING: Missing "from" in layer definition: 
 
 def create_placeholders(extern_data: ExternData) -> None:
     """Creates ``extern_data/placeholders/<key>/<key>`` and ``<key>_dim<i>_size`` placeholders (reference names)
-    for every key without a raw tensor."""
+    for every key without a raw tensor in the current graph (an ExternData reused in a new graph gets new ones)."""
+    graph = tf.compat.v1.get_default_graph()
     for key, data in extern_data.data.items():
-        if data.placeholder is not None:
+        if data.placeholder is not None and getattr(data.placeholder, "graph", graph) is graph:
             continue
+        if data.placeholder is not None:  # from another graph (ExternData reused): make new ones here
+            data.placeholder = None
+            for axis in data.get_dynamic_axes():
+                if getattr(data.dims[axis].dyn_size, "graph", graph) is not graph:
+                    data.dims[axis].dyn_size = None
         with tf.name_scope(f"extern_data/placeholders/{key}/"):
             if True:
                 data.placeholder = tf.compat.v1.placeholder(data.dtype, shape=data.batch_shape, name=key)

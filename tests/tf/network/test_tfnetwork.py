@@ -508,3 +508,16 @@ def test_ce_loss_same_for_time_major_input(session):
 def test_unsupported_loss_option_is_an_error(session):
     with pytest.raises(LayerArgError, match="use_viterbi"):
         build_net({"output": {"class": "softmax", "loss": "ctc", "loss_opts": {"use_viterbi": True}, "from": "data"}})
+
+
+def test_extern_data_reused_in_new_graph():
+    ext = ExternData()
+    ext.init_from_config(Config({"extern_data": EXTERN}))
+    for _ in range(2):
+        with tf.Graph().as_default() as graph, tf.compat.v1.Session() as sess:
+            net = TFNetwork(config=Config({}), extern_data=ext, train_flag=False)
+            net.construct_from_dict({"output": {"class": "linear", "n_out": 2, "from": "data"}})
+            assert net.layers["output"].output.placeholder.graph is graph
+            sess.run(tf.compat.v1.global_variables_initializer())
+            sess.run(net.layers["output"].output.placeholder,
+                     make_feed(net, {"data": np.zeros((1, 2, 9), "float32")}, {"data": [2]}))
