@@ -1,0 +1,69 @@
+"""``{"class": "relative_positional_encoding", "from": "data", "n_out": D, "clipping": 16}``: learned encodings of
+relative positions, for ``self_attention``'s ``key_shift`` (Shaw et al., 2018).
+
+Shape: input ``{B, T, F}`` -> ``{T, T', n_out}`` (no batch axis; ``T'`` is the same length as the key axis):
+``out[i, j] = encoding_matrix[clip(j - i, -clipping, clipping) + clipping]``.
+Param ``encoding_matrix`` ``[2 * clipping + 1, n_out]`` (default init ``glorot_uniform``; ``fixed``: sinusoidal,
+not trainable).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import tensorflow as tf
+
+from returnn.errors import LayerArgError
+from returnn.tensor import FeatureDim, NotSpecified, SpatialDim, Tensor
+from returnn.tf.layers.core.concat_input import ConcatInputLayer
+from returnn.tf.layers.core.registry import register_layer
+from returnn.tf.layers.core.sources import concat_sources_template
+from returnn.tf.ops.init import get_initializer
+
+
+@register_layer
+class RelativePositionalEncodingLayer(ConcatInputLayer):
+    """See the module docstring.
+
+    :param clipping: maximal relative distance (default 16)
+    :param forward_weights_init: initializer of ``encoding_matrix``
+    :param fixed: sinusoidal fixed encodings instead of a trainable matrix
+    """
+
+    layer_class = "relative_positional_encoding"
+
+    def __init__(self, clipping: int = 16, forward_weights_init: Any = "glorot_uniform", fixed: bool = False,
+                 **kwargs: Any):
+        super().__init__(**kwargs)
+        n_out = self.output.dim
+        inp = self.input_data
+        if fixed:
+            from returnn.tf.layers.attention.positional_encoding import timing_signal
+            table = timing_signal(tf.range(-clipping, clipping + 1, dtype=tf.float32), n_out)
+        else:
+            init = get_initializer(forward_weights_init, seed=self.network.random.randint(2 ** 31),
+                                   key=f"{self.name}/forward_weights_init")
+            table = self.create_param("encoding_matrix", (2 * clipping + 1, n_out), init)
+        length = tf.shape(inp.placeholder)[inp.time_dim_axis]
+        rng = tf.range(length)
+        rel = tf.clip_by_value(rng[None, :] - rng[:, None], -clipping, clipping) + clipping  # [T, T]
+        self.output.placeholder = tf.gather(table, rel)
+
+    @classmethod
+    def get_out_data_from_opts(cls, name: str, network: Any, sources: Any = (), n_out: Any = NotSpecified,
+                               out_dim: Any = None, **kwargs: Any) -> Tensor:
+        """:return: ``{T, T', n_out}`` without batch axis
+        :raises LayerArgError: missing ``n_out``; input without time axis"""
+        inp = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
+        if out_dim is not None:
+            n_out = out_dim.dimension
+        if n_out in (NotSpecified, None):
+            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="n_out", problem="missing required argument")
+        if inp.time_dim_axis is None:
+            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="from",
+                                problem="input needs a time axis", got=inp.get_dims_repr())
+        time_dim = inp.time_dim
+        key_dim = SpatialDim(f"{name}:key-time")
+        key_dim.dyn_size_fn = lambda: time_dim.dyn_size
+        return Tensor(name=f"{name}_output", dims=[time_dim, key_dim, out_dim or FeatureDim(f"{name}:feature", n_out)],
+                      dtype="float32", time_dim_axis=0, feature_dim_axis=2)

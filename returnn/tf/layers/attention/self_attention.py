@@ -1,0 +1,120 @@
+"""``{"class": "self_attention", "num_heads": H, "total_key_dim": K, "n_out": V, "from": "x"}``: multi-head
+scaled dot-product self-attention over the time axis (Vaswani et al., 2017), as the reference's layer.
+
+Shape: ``{B, T, F}`` -> ``{B, T, n_out}``. One param ``QKV`` ``[F, 2K + V]`` (no bias; default init
+``glorot_uniform``); per head ``k = K/H``, ``v = V/H``; queries are scaled by ``k ** -0.5``.
+``energy[b, h, i, j] = q[b, h, i] . (key[b, h, j] + key_shift[i, j])`` (``key_shift``: a layer ``{T, T', k}``,
+e.g. ``relative_positional_encoding``); keys beyond the sequence length, and with ``attention_left_only`` keys
+after the query (``j > i``), get weight 0; softmax over ``j``; ``attention_dropout`` (training); output the
+weighted sum of the values, heads concatenated.
+
+Only over a whole sequence: inside a rec unit (input without time axis) it raises a LayerArgError.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional
+
+import tensorflow as tf
+
+from returnn.errors import LayerArgError
+from returnn.tensor import FeatureDim, NotSpecified, Tensor
+from returnn.tf.layers.core.concat_input import ConcatInputLayer
+from returnn.tf.layers.core.registry import register_layer
+from returnn.tf.layers.core.sources import concat_sources_template
+from returnn.tf.ops.init import get_initializer
+
+
+@register_layer
+class SelfAttentionLayer(ConcatInputLayer):
+    """See the module docstring.
+
+    :param num_heads: H (must divide ``total_key_dim`` and ``n_out``)
+    :param total_key_dim: K
+    :param key_shift: layer name, output ``{T, T', K/H}``
+    :param attention_left_only: causal masking
+    :param attention_dropout: dropout on the attention weights (training only)
+    :param forward_weights_init: initializer of ``QKV``
+    """
+
+    layer_class = "self_attention"
+
+    def __init__(self, num_heads: int, total_key_dim: int, key_shift: Any = None, attention_left_only: bool = False,
+                 attention_dropout: float = 0.0, forward_weights_init: Any = "glorot_uniform",
+                 initial_state: Any = None, restrict_state_to: Optional[int] = None, state_var_lengths: Any = None,
+                 **kwargs: Any):
+        super().__init__(**kwargs)
+        inp = self.input_data.copy_as_batch_major().copy_with_time_dim_axis(1)
+        n_out = self.output.dim
+        n_in = inp.dim
+        heads = num_heads
+        init = get_initializer(forward_weights_init, seed=self.network.random.randint(2 ** 31),
+                               key=f"{self.name}/forward_weights_init")
+        qkv_w = self.create_param("QKV", (n_in, 2 * total_key_dim + n_out), init)
+        x = inp.placeholder
+        if inp.sparse:
+            x = tf.one_hot(x, n_in)
+        qkv = tf.tensordot(x, qkv_w, axes=[[2], [0]])  # [B, T, 2K + V]
+        batch, length = tf.shape(x)[0], tf.shape(x)[1]
+        q, k, v = tf.split(qkv, [total_key_dim, total_key_dim, n_out], axis=2)
+
+        def split_heads(t: tf.Tensor, dim: int) -> tf.Tensor:
+            return tf.transpose(tf.reshape(t, [batch, length, heads, dim // heads]), [0, 2, 1, 3])  # [B, H, T, d]
+
+        q = split_heads(q, total_key_dim) * (float(total_key_dim // heads) ** -0.5)
+        k = split_heads(k, total_key_dim)
+        v = split_heads(v, n_out)
+        energy = tf.matmul(q, k, transpose_b=True)  # [B, H, T, T']
+        if key_shift is not None:
+            shift = key_shift.output.copy_as_time_major().placeholder  # [T, T', d]
+            energy = energy + tf.einsum("bhid,ijd->bhij", q, shift)
+        key_mask = tf.sequence_mask(inp.get_sequence_lengths(), maxlen=length)[:, None, None, :]
+        mask = key_mask
+        if attention_left_only:
+            causal = tf.linalg.band_part(tf.ones([length, length], tf.bool), -1, 0)[None, None]
+            mask = tf.logical_and(mask, causal)
+        energy = tf.where(tf.broadcast_to(mask, tf.shape(energy)), energy, tf.fill(tf.shape(energy), -1e30))
+        weights = tf.nn.softmax(energy, axis=-1)
+        if attention_dropout:
+            from returnn.tf.ops.dropout import apply_dropout
+            tmp = Tensor(name="att", shape=(None, None, None), batch_dim_axis=0)
+            tmp.placeholder = weights
+            weights = apply_dropout(tmp, attention_dropout, train_flag=self.network.train_flag,
+                                    seed=self.network.random.randint(2 ** 31))
+        out = tf.matmul(weights, v)  # [B, H, T, v]
+        out = tf.reshape(tf.transpose(out, [0, 2, 1, 3]), [batch, length, n_out])
+        tmpl = self.output.copy_as_batch_major().copy_with_time_dim_axis(1)
+        tmpl.placeholder = out
+        perm = [tmpl.dims.index(d) for d in self.output.dims]
+        self.output.placeholder = tmpl.copy_transpose(perm).placeholder
+
+    @classmethod
+    def transform_config_dict(cls, d: Dict[str, Any], network: Any, get_layer: Any) -> None:
+        """Resolves ``key_shift`` to a layer."""
+        super().transform_config_dict(d, network=network, get_layer=get_layer)
+        if d.get("key_shift"):
+            d["key_shift"] = get_layer(d["key_shift"])
+
+    @classmethod
+    def get_out_data_from_opts(cls, name: str, network: Any, sources: Any = (), n_out: Any = NotSpecified,
+                               num_heads: int = 1, total_key_dim: Optional[int] = None, out_dim: Any = None,
+                               **kwargs: Any) -> Tensor:
+        """:return: the input's dims with feature ``n_out``
+        :raises LayerArgError: missing ``n_out``; heads not dividing the dims; no time axis"""
+        inp = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
+        if out_dim is not None:
+            n_out = out_dim.dimension
+        if n_out in (NotSpecified, None):
+            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="n_out", problem="missing required argument")
+        for arg, value in (("total_key_dim", total_key_dim), ("n_out", n_out)):
+            if not isinstance(value, int) or value % num_heads:
+                raise LayerArgError(layer=name, layer_class=cls.layer_class, arg=arg, problem="invalid value",
+                                    got=value, expected=f"an int divisible by num_heads={num_heads}")
+        if inp.time_dim_axis is None:
+            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="from",
+                                problem="input needs a time axis (step-wise self-attention inside a rec unit is "
+                                        "not supported) in", got=inp.get_dims_repr())
+        if inp.sparse:
+            inp = inp.copy_as_dense_template()
+        feat = out_dim or FeatureDim(f"{name}:feature", n_out)
+        return inp.copy_template_replace_dim(inp.feature_dim_axis, feat).copy_template(name=f"{name}_output")

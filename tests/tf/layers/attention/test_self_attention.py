@@ -1,0 +1,72 @@
+"""self_attention (heads, causal mask, padding, key_shift), relative and sinusoidal positional encodings vs numpy."""
+
+import math
+
+import numpy as np
+import tensorflow as tf
+
+import returnn.tf.layers  # noqa: F401
+from tf_net_helpers import build_net, make_feed
+
+RNG = np.random.RandomState(7)
+X = RNG.randn(2, 5, 4).astype("float32")
+LENS = [5, 3]
+
+
+def _np_self_att(x, n, w, heads, key_dim, n_out, left_only, shift=None):
+    qkv = x[:n] @ w
+    q, k, v = qkv[:, :key_dim], qkv[:, key_dim:2 * key_dim], qkv[:, 2 * key_dim:]
+    dk, dv = key_dim // heads, n_out // heads
+    outs = []
+    for h in range(heads):
+        qh = q[:, h * dk:(h + 1) * dk] * dk ** -0.5
+        kh, vh = k[:, h * dk:(h + 1) * dk], v[:, h * dv:(h + 1) * dv]
+        e = qh @ kh.T
+        if shift is not None:
+            e = e + np.einsum("id,ijd->ij", qh, shift[:n, :n])
+        if left_only:
+            e = np.where(np.tril(np.ones((n, n), bool)), e, -np.inf)
+        a = np.exp(e - e.max(axis=1, keepdims=True))
+        a /= a.sum(axis=1, keepdims=True)
+        outs.append(a @ vh)
+    return np.concatenate(outs, axis=1)
+
+
+def test_self_attention_heads_causal_and_key_shift(session):
+    net = build_net({
+        "rel": {"class": "relative_positional_encoding", "from": "data", "n_out": 3, "clipping": 2},
+        "output": {"class": "self_attention", "from": "data", "num_heads": 2, "total_key_dim": 6, "n_out": 4,
+                   "attention_left_only": True, "key_shift": "rel"}}, extern_data={"data": {"dim": 4}})
+    out = net.get_layer("output").output
+    session.run(tf.compat.v1.global_variables_initializer())
+    y, rel = session.run([out.copy_as_batch_major().placeholder, net.get_layer("rel").output.placeholder],
+                         make_feed(net, {"data": X}, {"data": LENS}))
+    w = session.run(net.get_layer("output").params["QKV"])
+    table = session.run(net.get_layer("rel").params["encoding_matrix"])
+    assert w.shape == (4, 16) and table.shape == (5, 3) and rel.shape == (5, 5, 3)
+    for i in range(5):
+        for j in range(5):
+            np.testing.assert_allclose(rel[i, j], table[min(max(j - i, -2), 2) + 2])
+    for b, n in enumerate(LENS):
+        np.testing.assert_allclose(y[b, :n], _np_self_att(X[b], n, w, 2, 6, 4, True, rel), rtol=1e-4, atol=1e-5)
+
+
+def test_self_attention_full_context_ignores_padding(session):
+    net = build_net({"output": {"class": "self_attention", "from": "data", "num_heads": 1, "total_key_dim": 4,
+                                "n_out": 2}}, extern_data={"data": {"dim": 4}})
+    session.run(tf.compat.v1.global_variables_initializer())
+    y = session.run(net.get_layer("output").output.copy_as_batch_major().placeholder,
+                    make_feed(net, {"data": X}, {"data": LENS}))
+    w = session.run(net.get_layer("output").params["QKV"])
+    np.testing.assert_allclose(y[1, :3], _np_self_att(X[1], 3, w, 1, 4, 2, False), rtol=1e-4, atol=1e-5)
+
+
+def test_positional_encoding_sinusoids(session):
+    net = build_net({"output": {"class": "positional_encoding", "from": "data", "n_out": 6}},
+                    extern_data={"data": {"dim": 4}})
+    y = session.run(net.get_layer("output").output.copy_as_batch_major().placeholder,
+                    make_feed(net, {"data": X}, {"data": LENS}))
+    inv = np.exp(np.arange(3) * -math.log(1e4) / 2)
+    for t in range(5):
+        np.testing.assert_allclose(y[0, t], np.concatenate([np.sin(t * inv), np.cos(t * inv)]), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(y[0], y[1])
