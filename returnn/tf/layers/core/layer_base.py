@@ -136,7 +136,7 @@ class LayerBase:
                 elif t not in network.extern_data.data:
                     known = sorted(network.extern_data.data)
                     raise LayerArgError(layer=d["name"], layer_class=cls.layer_class, arg="target",
-                                        problem="names no extern data key:", got=t,
+                                        problem="unknown extern data key in", got=t,
                                         suggestions=close_matches(t, known),
                                         expected="an extern_data key (" + ", ".join(known) + ") or 'layer:<name>'",
                                         hint=f"add {t!r} to extern_data, or fix the target")
