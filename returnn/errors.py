@@ -216,3 +216,19 @@ class DistributedError(ReturnnError, RuntimeError):
 
     :param message: what happened, which worker, and what to do about it
     """
+
+
+def _rebuild_error(cls: type, args: tuple, state: dict) -> BaseException:
+    """Unpickles an error with keyword-only constructor arguments (used by ``__reduce__``)."""
+    err = cls.__new__(cls)
+    Exception.__init__(err, *args)
+    err.__dict__.update(state)
+    return err
+
+
+def _reduce_error(self: BaseException) -> tuple:
+    return _rebuild_error, (type(self), self.args, self.__dict__.copy())
+
+
+AxisDescriptionError.__reduce__ = _reduce_error  # type: ignore[method-assign]
+LayerShapeError.__reduce__ = _reduce_error  # type: ignore[method-assign]

@@ -129,3 +129,12 @@ def test_dense_template_of_sparse():
     sparse = Tensor("s", dim=5, sparse=True)
     dense = sparse.copy_as_dense_template()
     assert dense.batch_shape == (None, None, 5) and dense.feature_dim_axis == 2 and not dense.sparse
+
+
+def test_axis_error_pickles():
+    import pickle
+    data = Data("x", dim=3)
+    with pytest.raises(AxisDescriptionError) as info:
+        data.get_axes_from_description("foo")
+    copy = pickle.loads(pickle.dumps(info.value.with_layer("out")))
+    assert str(copy) == str(info.value.with_layer("out")) and copy.layer == "out"

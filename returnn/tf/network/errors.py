@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-from returnn.errors import ConfigError
+from returnn.errors import ConfigError, _reduce_error
 
 
 class NetworkLayerException(ConfigError):
@@ -50,3 +50,7 @@ class NetworkConstructionDependencyLoopException(NetworkLayerException):
                 + "\nConstruction stack (most recent first):\n"
                 + "\n".join(f"  {n}" for n in reversed(self.constructing_layers)))
         super().__init__(text, layer_name=layer_name, network=network)
+
+
+for _cls in (NetworkLayerException, LayerNotFound, NetworkConstructionDependencyLoopException):
+    _cls.__reduce__ = _reduce_error  # type: ignore[method-assign]  (errors survive pickling, e.g. across processes)
