@@ -57,6 +57,15 @@ def test_asr_pipeline(tmp_path):
                  "--hyps", str(out / "search.test.py"), "--expect-full"])
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("WER: ") and lines[1].startswith("CER: ") and lines[1].endswith("3 seqs")
+    # an HDF whose label dim disagrees with the config: one clear error naming the key and both dims
+    bad = tmp_path / "bad-dim.config"
+    bad.write_text(f"#!rnn.py\nexec(open({os.path.join(REPO_ROOT, config)!r}).read())\n"
+                   "extern_data['classes']['dim'] = 30\n")
+    proc = subprocess.run([sys.executable, "rnn.py", str(bad), "++num_epochs", "1"], capture_output=True, text=True,
+                          timeout=300, cwd=REPO_ROOT, env=dict(os.environ, **env))
+    assert proc.returncode != 0
+    message = proc.stdout + proc.stderr
+    assert "extern_data['classes']" in message and "30" in message and "28" in message
 
 
 @needs_fortunes
