@@ -99,3 +99,9 @@ def test_pool_like_reference(session, mode, expected):
     np.testing.assert_allclose(out[0, :, :2], expected, atol=2e-4)
     np.testing.assert_array_equal(session.run(net.layers["output"].output.get_sequence_lengths(), feed), [2, 1])
     assert net.layers["output"].output.time_dim.description == "⌈time:var:extern_data:data/2⌉"
+
+
+def test_conv_same_padding_keeps_time_dim(session):
+    net = build_net({"output": {"class": "conv", "filter_size": (3,), "n_out": 2, "padding": "same", "from": "data"}},
+                    {"data": {"dim": 4}})
+    assert net.layers["output"].output.time_dim is net.layers["data"].output.time_dim

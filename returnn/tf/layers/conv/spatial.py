@@ -57,8 +57,8 @@ def output_dims(inp: Tensor, *, name: str, sizes: Sequence[int], strides: Sequen
     dims = []
     for i, d in enumerate(inp.dims[1:-1]):
         k, s, dl = sizes[i], strides[i], dilation[i]
-        if k == 1 and s == 1:
-            dims.append(d)
+        if s == 1 and (k == 1 or padding == "same") and dl >= 1:
+            dims.append(d)  # size unchanged: the same dim (as the reference)
             continue
         if d.dimension is not None:
             n = d.dimension if padding == "same" else d.dimension - (k - 1) * dl
