@@ -83,11 +83,15 @@ def plot(epochs, lrs, series, out: str, *, title: str, percent_errors: bool = Fa
         panels.append((axes[len(panels)][0], score_keys, "score"))
     if error_keys:
         panels.append((axes[len(panels)][0], error_keys, "error (%)" if percent_errors else "error"))
+    # one colour per dataset prefix ("dev", "eval", "train", ...), the same in both panels
+    prefixes = sorted({k.rsplit("_", 1)[0] for k in series})
+    colors = {p: f"C{i % 10}" for i, p in enumerate(prefixes)}
     for ax, keys, label in panels:
         for k in keys:
             scale = 100.0 if percent_errors and k.endswith("_error") else 1.0
             ys = [None if v is None else v * scale for v in series[k]]
-            ax.plot(epochs, [float("nan") if y is None else y for y in ys], marker="o", label=k)
+            ax.plot(epochs, [float("nan") if y is None else y for y in ys], marker="o", label=k,
+                    color=colors[k.rsplit("_", 1)[0]])
         ax.set_ylabel(label)
         ax.grid(True, alpha=0.3)
         ax.legend(loc="upper right", fontsize="small")
