@@ -167,3 +167,33 @@ def test_error_prev_without_initial_output(session):
     with pytest.raises(LayerNotFound) as info:
         build_net(net_dict, extern_data=extern)
     assert "no_such_thing" in str(info.value)
+
+
+@pytest.mark.parametrize("initial, expected", [("ones", 1.0), (0.5, 0.5), ("var", 0.0), ("base:init", 3.0)])
+def test_initial_output_kinds(session, initial, expected):
+    net_dict = {"init": {"class": "reduce", "mode": "sum", "axes": "T", "from": "data"},  # 3 frames of 1: 3.0
+                "output": {"class": "rec", "from": "data", "unit": {
+                    "acc": {"class": "combine", "kind": "add", "from": ["prev:acc", "data:source"],
+                            "initial_output": initial},
+                    "output": {"class": "copy", "from": "acc"}}}}
+    extern = {"data": {"dim": 1}}
+    if initial != "base:init":
+        del net_dict["init"]
+    net = build_net(net_dict, extern_data=extern)
+    session.run(tf.compat.v1.global_variables_initializer())
+    x = np.ones([1, 3, 1], "float32")
+    y = session.run(net.get_layer("output").output.placeholder, make_feed(net, {"data": x}, {"data": [3]}))
+    np.testing.assert_allclose(y[:, 0, 0], expected + np.arange(1, 4), rtol=1e-6)
+    if initial == "var":
+        assert "rec/acc/initial_output" in [k for k in net.get_layer("output").params]
+
+
+def test_error_data_source_without_rec_input(session):
+    extern = {"data": {"dim": 3}, "classes": {"dim": 4, "sparse": True}}
+    net_dict = {"output": {"class": "rec", "from": [], "target": "classes", "unit": {
+        "frames": {"class": "linear", "n_out": 2, "from": ["data:source"]},
+        "output": {"class": "linear", "n_out": 2, "from": ["prev:frames"]}}, "max_seq_len": 3}}
+    # "data:source" is missing: the rec layer has no input
+    with pytest.raises(LayerArgError) as info:
+        build_net(net_dict, extern_data=extern)
+    assert info.value.layer.startswith("output") and "data:source" in str(info.value)
