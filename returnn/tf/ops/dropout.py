@@ -17,23 +17,34 @@ def cond_on_train_flag(train_flag: Any, fn_train: Callable[[], tf.Tensor], fn_ev
 
 
 def get_noise_shape(tensor: Tensor, noise_shape: Any) -> Optional[Any]:
-    """:param noise_shape: None (no broadcasting), dict axis-description → 1 (broadcast) or None, or a list/tuple
-        of 1/None per axis (with batch)
-    :return: noise shape for ``tf.nn.dropout`` (None: full)
+    """Noise shape for ``tf.nn.dropout`` from the layer arg ``dropout_noise_shape``.
+
+    As the reference (observed): by default the mask is shared (broadcast) over all axes except the feature
+    axis. A dict maps axis descriptions to 1 (share the mask over that axis) or None (independent noise);
+    ``"*"`` sets all axes first (``{"*": None}``: no sharing at all). A list/tuple gives 1/None per axis
+    (with batch).
+
+    :return: int32 shape tensor
     """
-    if noise_shape is None:
-        return None
     raw_shape = tf.shape(tensor.placeholder)
-    dims = [raw_shape[i] if d is None else d for i, d in enumerate(tensor.batch_shape)]
-    if isinstance(noise_shape, dict):
-        for key, value in noise_shape.items():
-            for axis in tensor.get_axes_from_description(key):
-                if value == 1:
-                    dims[axis] = 1
-    else:
+    full = [raw_shape[i] if d is None else d for i, d in enumerate(tensor.batch_shape)]
+    if isinstance(noise_shape, (list, tuple)):
         if len(noise_shape) != tensor.batch_ndim:
             raise ValueError(f"dropout_noise_shape {noise_shape!r} has wrong length for {tensor}")
-        dims = [1 if v == 1 else dims[i] for i, v in enumerate(noise_shape)]
+        dims = [1 if v == 1 else full[i] for i, v in enumerate(noise_shape)]
+    else:
+        opts = dict(noise_shape or {})
+        star = opts.pop("*", "default")
+        if star == "default":
+            share = [True] * tensor.batch_ndim
+            if tensor.feature_dim_axis is not None:
+                share[tensor.feature_dim_axis] = False
+        else:
+            share = [star == 1] * tensor.batch_ndim
+        for key, value in opts.items():
+            for axis in tensor.get_axes_from_description(key):
+                share[axis] = value == 1
+        dims = [1 if s else full[i] for i, s in enumerate(share)]
     return tf.stack([tf.convert_to_tensor(d, tf.int32) for d in dims])
 
 

@@ -521,3 +521,15 @@ def test_extern_data_reused_in_new_graph():
             sess.run(tf.compat.v1.global_variables_initializer())
             sess.run(net.layers["output"].output.placeholder,
                      make_feed(net, {"data": np.zeros((1, 2, 9), "float32")}, {"data": [2]}))
+
+
+def test_dropout_default_mask_shared_except_feature_like_reference(session):
+    net = build_net({"output": {"class": "copy", "from": "data", "dropout": 0.5}}, {"data": {"dim": 32}})
+    out = session.run(net.layers["output"].output.placeholder,
+                      make_feed(net, {"data": np.ones((3, 4, 32), "float32")}, {"data": [4, 4, 4]}))
+    assert (out == out[:1, :1]).all() and (out == 0).any() and (out == 2).any()
+    net2 = build_net({"output2": {"class": "copy", "from": "data", "dropout": 0.5, "is_output_layer": True,
+                                  "dropout_noise_shape": {"*": None}}}, {"data": {"dim": 32}})
+    out2 = session.run(net2.layers["output2"].output.placeholder,
+                       make_feed(net2, {"data": np.ones((3, 4, 32), "float32")}, {"data": [4, 4, 4]}))
+    assert not (out2 == out2[:1, :1]).all()

@@ -1,5 +1,6 @@
 """``ConcatInputLayer`` (reference ``_ConcatInputLayer``): concatenates the sources on the feature axis and
-applies the input ``dropout`` (training only unless ``dropout_on_forward``)."""
+applies the input ``dropout`` (training only unless ``dropout_on_forward``). The dropout mask is shared over
+all axes except the feature axis unless ``dropout_noise_shape`` says otherwise (as the reference)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from returnn.tf.ops.dropout import apply_dropout
 class ConcatInputLayer(LayerBase):
     """Base for layers that take one input: ``self.input_data`` is the concatenation of all sources (feature
     axis), with dropout applied. ``dropout_noise_shape`` is a dict axis-description → 1 (share the mask over that
-    axis) or None, e.g. ``{"T": 1}``."""
+    axis) or None; ``{"*": None}`` gives independent noise everywhere (default: shared except over F)."""
 
     supports_input_dropout = True
 
