@@ -70,3 +70,14 @@ def test_positional_encoding_sinusoids(session):
     for t in range(5):
         np.testing.assert_allclose(y[0, t], np.concatenate([np.sin(t * inv), np.cos(t * inv)]), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(y[0], y[1])
+
+
+def test_positional_encoding_inside_rec_unit_uses_step_index(session):
+    net = build_net({"outside": {"class": "positional_encoding", "from": "data", "n_out": 6},
+                     "output": {"class": "rec", "from": "data", "unit": {
+                         "output": {"class": "positional_encoding", "from": "data:source", "n_out": 6}}}},
+                    extern_data={"data": {"dim": 4}})
+    feed = make_feed(net, {"data": X}, {"data": LENS})
+    inside, outside = session.run([net.get_layer("output").output.copy_as_batch_major().placeholder,
+                                   net.get_layer("outside").output.copy_as_batch_major().placeholder], feed)
+    np.testing.assert_allclose(inside, outside, rtol=1e-5, atol=1e-6)
