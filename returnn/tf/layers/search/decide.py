@@ -26,6 +26,7 @@ class DecideLayer(LayerBase):
     layer_class = "decide"
 
     def __init__(self, length_normalization: bool = True, **kwargs: Any):
+        """:param length_normalization: accepted for compatibility; the choice layer's setting is used"""
         super().__init__(**kwargs)
         src = self.sources[0].output
         beam = getattr(src, "beam", None)
@@ -40,8 +41,7 @@ class DecideLayer(LayerBase):
         flat = tf.range(batch) * k + best  # [B]
         chosen = tf.gather(tm.placeholder, flat, axis=1)  # [T, B, ...]
         lens = tf.gather(beam.lengths, flat)
-        max_len = tf.reduce_max(lens) if True else None
-        chosen = chosen[:max_len]
+        chosen = chosen[:tf.reduce_max(lens)]
         perm = [1, 0] + list(range(2, tm.batch_ndim))
         self.output.placeholder = tf.transpose(chosen, perm)
         self.output.time_dim.dyn_size = lens
@@ -53,9 +53,6 @@ class DecideLayer(LayerBase):
         src = sources[0].output
         out = src.copy_template(name=f"{name}_output").copy_as_batch_major()
         out.beam = None
-        if getattr(src, "beam", None) is not None or (network.search_flag and src.time_dim_axis is not None
-                                                         and getattr(sources[0], "cell", None) is not None
-                                                         and sources[0].cell.search):
-            if out.time_dim_axis is not None:
-                out = out.copy_template_replace_dim(out.time_dim_axis, SpatialDim(f"{name}:decided-time"))
+        if getattr(src, "beam", None) is not None and out.time_dim_axis is not None:
+            out = out.copy_template_replace_dim(out.time_dim_axis, SpatialDim(f"{name}:decided-time"))
         return out

@@ -1,0 +1,27 @@
+"""Beam bookkeeping helpers: length-normalised best beam, gather by source beams, backtracking."""
+
+import numpy as np
+import tensorflow as tf
+
+from returnn.tf.layers.search.beam import SearchBeam, backtrack, gather_beams
+
+
+def test_best_beam_with_and_without_length_normalization(session):
+    scores = tf.constant([[-3.0, -4.0], [-1.0, -2.0]])
+    lengths = tf.constant([1, 4, 1, 5])
+    normed = SearchBeam(2, "x", scores=scores, lengths=lengths, length_normalization=True)
+    raw = SearchBeam(2, "x", scores=scores, lengths=lengths, length_normalization=False)
+    assert list(session.run(normed.best_beam_index())) == [1, 1]  # -3/1 < -4/4; -1/1 < -2/5
+    assert list(session.run(raw.best_beam_index())) == [0, 0]
+
+
+def test_gather_and_backtrack(session):
+    # 1 sequence, K=2, 3 steps; values written after each step's selection
+    values = tf.constant([[10, 11], [20, 21], [30, 31]])  # [T, B*K]
+    src = tf.constant([[[0, 0]], [[1, 0]], [[0, 0]]])  # [T, B, K]
+    out = session.run(backtrack(values, src))
+    # beam 0 at t=2 extends beam 0 at t=1, which extends beam 1 at t=0
+    np.testing.assert_array_equal(out[:, 0], [11, 20, 30])
+    np.testing.assert_array_equal(out[:, 1], [11, 20, 31])
+    np.testing.assert_array_equal(session.run(gather_beams(tf.constant([5, 6, 7, 8]), tf.constant([[1, 1], [0, 1]]))),
+                                  [6, 6, 7, 8])
