@@ -28,13 +28,35 @@ class ConstantLearningRate(LearningRateControl):
         return explicit if explicit is not None else self.calc_learning_rate_for_epoch(epoch)
 
 
-class NewbobRelative(LearningRateControl):
+class _NewbobLastTwoEpochs(LearningRateControl):
+    """Newbob on the score change between the last two epochs that have scores: decay when the change is
+    greater than ``threshold``, else grow. Subclasses define how the change is measured."""
+
+    threshold: float
+
+    def score_change(self, old_epoch: int, new_epoch: int) -> Optional[float]:
+        """The change from ``old_epoch`` to ``new_epoch``; None when the two cannot be compared."""
+        raise NotImplementedError
+
+    def calc_learning_rate_for_epoch(self, epoch: int) -> float:
+        learning_rate = self.get_most_recent_learning_rate(epoch)
+        last_epoch = self.get_last_epoch(epoch)
+        last2_epoch = None if last_epoch is None else self.get_last_epoch(last_epoch)
+        if last2_epoch is None:
+            return learning_rate
+        change = self.score_change(last2_epoch, last_epoch)
+        if change is None:
+            return learning_rate
+        return self.calc_learning_rate_decay_or_grow(learning_rate, decay=change > self.threshold)
+
+
+class NewbobRelative(_NewbobLastTwoEpochs):
     """``newbob`` / ``newbob_rel`` / ``newbob_relative``: decay when the relative score change of the last two
     epochs is greater than ``newbob_relative_error_threshold`` (default -0.01), else grow (factor 1.0 default)."""
 
     def __init__(self, relative_error_threshold: float = -0.01, **kwargs):
         super().__init__(**kwargs)
-        self.relative_error_threshold = float(relative_error_threshold)
+        self.relative_error_threshold = self.threshold = float(relative_error_threshold)
 
     @classmethod
     def load_initial_kwargs_from_config(cls, config) -> Dict[str, Any]:
@@ -42,30 +64,20 @@ class NewbobRelative(LearningRateControl):
         kwargs["relative_error_threshold"] = config.float("newbob_relative_error_threshold", -0.01)
         return kwargs
 
-    def calc_learning_rate_for_epoch(self, epoch: int) -> float:
-        last_epoch = self.get_last_epoch(epoch)
-        learning_rate = self.get_most_recent_learning_rate(epoch)
-        if last_epoch is None:
-            return learning_rate
-        last2_epoch = self.get_last_epoch(last_epoch)
-        if last2_epoch is None:
-            return learning_rate
-        relative_error = self.calc_relative_error(last2_epoch, last_epoch)
-        if relative_error is None:
-            return learning_rate
-        return self.calc_learning_rate_decay_or_grow(learning_rate, decay=relative_error > self.relative_error_threshold)
+    def score_change(self, old_epoch: int, new_epoch: int) -> Optional[float]:
+        return self.calc_relative_error(old_epoch, new_epoch)
 
     def _repr_options(self) -> List[Tuple[str, Any]]:
         return [("relative_error_threshold", self.relative_error_threshold)]
 
 
-class NewbobAbs(LearningRateControl):
+class NewbobAbs(_NewbobLastTwoEpochs):
     """``newbob_abs``: decay when the absolute score change of the last two epochs is greater than
     ``newbob_error_threshold`` (default -0.01)."""
 
     def __init__(self, error_threshold: float = -0.01, **kwargs):
         super().__init__(**kwargs)
-        self.error_threshold = float(error_threshold)
+        self.error_threshold = self.threshold = float(error_threshold)
 
     @classmethod
     def load_initial_kwargs_from_config(cls, config) -> Dict[str, Any]:
@@ -73,19 +85,11 @@ class NewbobAbs(LearningRateControl):
         kwargs["error_threshold"] = config.float("newbob_error_threshold", -0.01)
         return kwargs
 
-    def calc_learning_rate_for_epoch(self, epoch: int) -> float:
-        last_epoch = self.get_last_epoch(epoch)
-        learning_rate = self.get_most_recent_learning_rate(epoch)
-        if last_epoch is None:
-            return learning_rate
-        last2_epoch = self.get_last_epoch(last_epoch)
-        if last2_epoch is None:
-            return learning_rate
-        old_error, new_error = self.get_epoch_errors_same_key(last2_epoch, last_epoch)
+    def score_change(self, old_epoch: int, new_epoch: int) -> Optional[float]:
+        old_error, new_error = self.get_epoch_errors_same_key(old_epoch, new_epoch)
         if old_error is None or new_error is None:
-            return learning_rate
-        error_diff = new_error - old_error  # the reference ignores ..._relative_lr here
-        return self.calc_learning_rate_decay_or_grow(learning_rate, decay=error_diff > self.error_threshold)
+            return None
+        return new_error - old_error  # the reference ignores ..._relative_lr here
 
     def _repr_options(self) -> List[Tuple[str, Any]]:
         return [("error_threshold", self.error_threshold)]
