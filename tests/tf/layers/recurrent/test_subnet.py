@@ -164,9 +164,9 @@ def test_error_prev_without_initial_output(session):
                 "output": {"class": "rec", "from": [], "target": "classes", "unit": {
                     "att": {"class": "copy", "from": ["base:enc"], "initial_output": "no_such_thing"},
                     "output": {"class": "linear", "n_out": 2, "from": "prev:att"}}}}
-    with pytest.raises(LayerNotFound) as info:
+    with pytest.raises(LayerArgError) as info:
         build_net(net_dict, extern_data=extern)
-    assert "no_such_thing" in str(info.value)
+    assert (info.value.layer, info.value.arg, info.value.got) == ("output/att", "initial_output", "no_such_thing")
 
 
 @pytest.mark.parametrize("initial, expected", [("ones", 1.0), (0.5, 0.5), ("var", 0.0), ("base:init", 3.0)])

@@ -29,7 +29,14 @@ def check_initial_output(full_name: str, layer_class: str, spec: Any, frame: Ten
         dynamic axis whose lengths are not known before the loop (then no zeros can be built)
     """
     if isinstance(spec, str) and spec not in _CONST and spec != "var":
-        layer = get_base_layer(spec)
+        from returnn.tf.network.errors import LayerNotFound
+        try:
+            layer = get_base_layer(spec)
+        except LayerNotFound as exc:
+            raise LayerArgError(layer=full_name, layer_class=layer_class, arg="initial_output",
+                                problem="'prev:' is used but there is no defined initial output:", got=spec,
+                                expected='None, "zeros", "ones", a number, "var", "apply(0)" or a layer outside '
+                                         'the loop ("base:X")', suggestions=exc.suggestions) from None
         out = layer.output
         if out.batch_ndim != frame.batch_ndim or out.dim != frame.dim:
             raise LayerArgError(layer=full_name, layer_class=layer_class, arg="initial_output",
