@@ -106,7 +106,18 @@ class Loss:
         raise NotImplementedError
 
     def get_error(self) -> Optional[tf.Tensor]:
-        return None
+        """Frame error (as the reference does for all framewise losses): number of valid frames where the argmax
+        of the output over F differs from the target class (sparse) or the target's argmax (dense).
+
+        :return: float32 scalar, or None without target / feature axis
+        """
+        if self.target is None or self.output.feature_dim_axis is None:
+            return None
+        out = self.flatten_frames(self.output)
+        pred = tf.argmax(out, axis=-1, output_type=tf.int32)
+        target = self.flatten_frames(self.target)
+        labels = tf.cast(target, tf.int32) if self.target.sparse else tf.argmax(target, axis=-1, output_type=tf.int32)
+        return tf.reduce_sum(tf.cast(tf.not_equal(pred, labels), tf.float32))
 
     def get_num_frames(self) -> tf.Tensor:
         """:return: float32 scalar: number of target frames (framewise) in the batch"""

@@ -1,7 +1,9 @@
-"""``"loss": "bin_ce"`` (aliases ``sse_sigmoid``, ``sigmoid_ce``): binary cross entropy on sigmoid outputs.
+"""``"loss": "bin_ce"`` (aliases ``sse_sigmoid``, ``sigmoid_ce``): binary cross entropy.
 
-The output is treated as logits if the layer's activation is ``sigmoid`` (the pre-activation is used), else as
-probabilities. Targets are dense 0/1 values (or sparse, as one-hot). Error: frames with any wrong bit (>0.5).
+As the reference (observed): the layer OUTPUT is taken as the logits (so use ``"activation": None``), the
+per-feature sigmoid cross entropy is averaged over the feature axis and summed over frames. Targets are dense
+0/1 (or probabilities), sparse targets are one-hot. ``pos_weight`` weights the positive term. Error: frame
+error of the argmax.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from returnn.tf.layers.losses.mse import dense_target_flat
 
 @register_loss(aliases=["sse_sigmoid", "sigmoid_ce"])
 class BinaryCrossEntropyLoss(Loss):
-    """``sum_frames sum_f -(t log p + (1-t) log(1-p))``."""
+    """``sum_frames mean_f sigmoid_ce(labels=t, logits=out)``."""
 
     class_name = "bin_ce"
 
@@ -25,23 +27,12 @@ class BinaryCrossEntropyLoss(Loss):
         super().__init__(**kwargs)
         self.pos_weight = pos_weight
 
-    def _logits_flat(self) -> tf.Tensor:
-        owa = self.output_with_activation
-        if owa is not None and owa.act_func is tf.sigmoid:
-            return self.flatten_frames(self.output, owa.x)
-        p = tf.clip_by_value(self.flatten_frames(self.output), 1e-7, 1.0 - 1e-7)
-        return tf.math.log(p) - tf.math.log1p(-p)
-
     def get_value(self) -> tf.Tensor:
         with tf.control_dependencies(self.check_matching_time()):
-            logits = self._logits_flat()
+            logits = self.flatten_frames(self.output)
         target = dense_target_flat(self, logits)
         if self.pos_weight is not None:
-            return tf.reduce_sum(tf.nn.weighted_cross_entropy_with_logits(target, logits, self.pos_weight))
-        return tf.reduce_sum(tf.nn.sigmoid_cross_entropy_with_logits(labels=target, logits=logits))
-
-    def get_error(self) -> tf.Tensor:
-        logits = self._logits_flat()
-        target = dense_target_flat(self, logits)
-        wrong = tf.not_equal(tf.cast(logits > 0.0, tf.float32), tf.cast(target > 0.5, tf.float32))
-        return tf.reduce_sum(tf.cast(tf.reduce_any(wrong, axis=-1), tf.float32))
+            ce = tf.nn.weighted_cross_entropy_with_logits(target, logits, self.pos_weight)
+        else:
+            ce = tf.nn.sigmoid_cross_entropy_with_logits(labels=target, logits=logits)
+        return tf.reduce_sum(tf.reduce_mean(ce, axis=-1))

@@ -1,4 +1,5 @@
-"""``"loss": "l1"``: absolute error summed over features and frames (sparse targets as one-hot)."""
+"""``"loss": "l1"``: absolute error summed over features and frames; ``"mean_l1"``: mean over features, summed
+over frames (sparse targets as one-hot), as the reference (observed). Error: frame error of the argmax."""
 
 from __future__ import annotations
 
@@ -19,3 +20,15 @@ class L1Loss(Loss):
         with tf.control_dependencies(self.check_matching_time()):
             out = self.flatten_frames(self.output)
         return tf.reduce_sum(tf.abs(out - dense_target_flat(self, out)))
+
+
+@register_loss
+class MeanL1Loss(Loss):
+    """``sum_frames mean_f |out - target|``."""
+
+    class_name = "mean_l1"
+
+    def get_value(self) -> tf.Tensor:
+        with tf.control_dependencies(self.check_matching_time()):
+            out = self.flatten_frames(self.output)
+        return tf.reduce_sum(tf.reduce_mean(tf.abs(out - dense_target_flat(self, out)), axis=-1))

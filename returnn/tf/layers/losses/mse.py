@@ -1,4 +1,5 @@
-"""``"loss": "mse"``: squared error summed over features and frames (sparse targets as one-hot)."""
+"""``"loss": "mse"``: squared error, mean over the feature axis, summed over frames (sparse targets as one-hot),
+as the reference (observed). Error: frame error of the argmax."""
 
 from __future__ import annotations
 
@@ -17,11 +18,11 @@ def dense_target_flat(loss: Loss, out_flat: tf.Tensor) -> tf.Tensor:
 
 @register_loss
 class MeanSquaredError(Loss):
-    """``sum_frames sum_f (out - target)**2``; output and target ``{B, T, F}`` (target may be sparse)."""
+    """``sum_frames mean_f (out - target)**2``; output and target ``{B, T, F}`` (target may be sparse)."""
 
     class_name = "mse"
 
     def get_value(self) -> tf.Tensor:
         with tf.control_dependencies(self.check_matching_time()):
             out = self.flatten_frames(self.output)
-        return tf.reduce_sum(tf.math.squared_difference(out, dense_target_flat(self, out)))
+        return tf.reduce_sum(tf.reduce_mean(tf.math.squared_difference(out, dense_target_flat(self, out)), axis=-1))
