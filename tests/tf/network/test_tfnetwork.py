@@ -522,3 +522,34 @@ def test_dropout_default_mask_shared_except_feature_like_reference(session):
     out2 = session.run(net2.layers["output2"].output.placeholder,
                        make_feed(net2, {"data": np.ones((3, 4, 32), "float32")}, {"data": [4, 4, 4]}))
     assert not (out2 == out2[:1, :1]).all()
+
+
+CTC_REF_W = np.array([[-0.8113182187080383, 1.4845987558364868, 0.0653294026851654, -2.442704200744629, 0.09924840182065964],
+                      [0.5912243127822876, 0.5928230285644531, -2.122929573059082, -0.7228971719741821, -0.05627039819955826],
+                      [0.6435447931289673, -0.2643240988254547, 1.856633186340332, 0.5678417086601257, -0.38283589482307434]],
+                     "float32")
+
+
+def test_ctc_and_label_smoothing_values_like_reference(session):
+    x = np.random.RandomState(0).randn(2, 5, 3).astype("float32")
+    net = build_net({"output": {"class": "softmax", "loss": "ctc", "bias_init": 0.1, "from": "data"}},
+                    {"data": {"dim": 3}, "classes": {"dim": 4, "sparse": True}})
+    holder = net.get_losses_initialized()[0]["output"]
+    session.run(tf.compat.v1.global_variables_initializer())
+    net.layers["output"].params["W"].load(CTC_REF_W, session)
+    y = np.array([[0, 1, 1, 2], [3, 2, 0, 0]], "int32")
+    feed = make_feed(net, {"data": x, "classes": y}, {"data": [5, 3], "classes": [4, 2]})
+    value, error, norm = session.run([holder.get_loss_value(), holder.get_error_value(), holder.get_norm_factor()], feed)
+    # observed from the reference with the same weights and inputs
+    assert value == pytest.approx(17.864452, rel=1e-5) and error == 5.0 and norm == pytest.approx(1 / 6)
+    with tf.Graph().as_default(), tf.compat.v1.Session() as sess:
+        net = build_net({"output": {"class": "softmax", "loss": "ce", "forward_weights_init": 0.3, "from": "data",
+                                    "loss_opts": {"label_smoothing": 0.1}}},
+                        {"data": {"dim": 3}, "classes": {"dim": 4, "sparse": True}})
+        holder = net.get_losses_initialized()[0]["output"]
+        sess.run(tf.compat.v1.global_variables_initializer())
+        y = np.array([[0, 1, 1, 2, 3], [3, 2, 0, 0, 0]], "int32")
+        feed = make_feed(net, {"data": x, "classes": y}, {"data": [5, 3], "classes": [5, 3]})
+        value, error, norm = sess.run([holder.get_loss_value(), holder.get_error_value(), holder.get_norm_factor()],
+                                      feed)
+        assert value == pytest.approx(7.6108007, rel=1e-5) and error == 6.0 and norm == pytest.approx(0.125)
