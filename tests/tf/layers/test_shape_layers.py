@@ -161,10 +161,11 @@ def test_pad_time(session, time_major):
                                                "from": "data"}}, time_major=time_major)
     out = out.transpose(1, 0, 2) if time_major else out
     np.testing.assert_array_equal(_lens(session, net, feed), LENS + 3)
-    for b, n in enumerate(LENS):
+    for b, n in enumerate(LENS):  # as the reference on a zero-padded batch: raw padding, then the pad value
         np.testing.assert_allclose(out[b, 0], 0.5)
         np.testing.assert_allclose(out[b, 1:n + 1], X[b, :n])
-        np.testing.assert_allclose(out[b, n + 1:n + 3], 0.5)
+        np.testing.assert_allclose(out[b, n + 1:6], 0.0)
+        np.testing.assert_allclose(out[b, 6:8], 0.5)
     assert net.layers["output"].output.time_dim.description == "(1+time:var:extern_data:data)+2"
 
 

@@ -1,8 +1,9 @@
 """``{"class": "pad", "axes": "T", "padding": (1, 2), "value": 0, "mode": "constant"}``: pad axes.
 
 ``padding``: an int (both sides), a pair ``(left, right)``, or a list of pairs (one per axis). Dynamic axes get
-lengths ``len + left + right``; the right padding is placed after each sequence's own end (so results do not
-depend on the batch's padding), static axes grow by ``left + right``. ``mode``: ``constant``, ``reflect``,
+lengths ``len + left + right``; as the reference, the padding is added to the raw (padded) tensor, so for a
+sequence shorter than the batch maximum the right padding lies after the batch's padded frames (which are set
+to 0 here, so results equal the reference's on zero-padded batches); static axes grow by ``left + right``. ``mode``: ``constant``, ``reflect``,
 ``symmetric`` (the latter two on static axes only).
 """
 
@@ -49,7 +50,7 @@ class PadLayer(ConcatInputLayer):
             tmp = inp.copy()
             tmp.placeholder = x
             if d.is_dynamic() and d.dyn_size is not None:
-                x = mask_padded(tmp, a, value)
+                x = mask_padded(tmp, a, 0)
                 spec = [[0, 0]] * inp.batch_ndim
                 spec[a] = [left, right]
                 x = tf.pad(x, spec, constant_values=value)
