@@ -63,11 +63,24 @@ def output_dims(inp: Tensor, *, name: str, sizes: Sequence[int], strides: Sequen
         if d.dimension is not None:
             n = d.dimension if padding == "same" else d.dimension - (k - 1) * dl
             dims.append(SpatialDim(f"{name}:conv-spatial{i}", max(-(-n // s), 0)))
-        elif padding == "same":
-            dims.append(SpatialDim(f"⌈{d.description}/{s}⌉", None))
         else:
-            dims.append(SpatialDim(f"⌈(({-(k - 1) * dl}+{d.description}))/{s}⌉", None))
+            dims.append(SpatialDim(dyn_dim_description(d.description, k, s, dl, padding), None))
     return dims
+
+
+def dyn_dim_description(desc: str, size: int, stride: int, dilation: int, padding: str) -> str:
+    """Description of a derived dynamic dim, written as the reference writes it (e.g. ``⌈(T+-1)/2⌉``)."""
+    if padding == "valid":
+        total = (size - 1) * dilation
+        left = total // 2
+        right = total - left
+        if left:
+            desc = f"-{left}+{desc}"
+        if right:
+            desc = f"({desc})+-{right}" if left else f"{desc}+-{right}"
+    if stride > 1:
+        desc = f"⌈({desc})/{stride}⌉" if ("+" in desc and not desc.startswith("(")) else f"⌈{desc}/{stride}⌉"
+    return desc
 
 
 def check_padding(padding: str, name: str, layer_class: str) -> str:

@@ -73,9 +73,10 @@ class PadLayer(ConcatInputLayer):
         out = inp
         for a, (left, right) in zip(ax, _paddings(ax, padding, name, cls.layer_class)):
             d = inp.dims[a]
+            desc = f"({left}+{d.description})+{right}"
             if d.dimension is None:
-                new = SpatialDim(f"({left}+{d.description})+{right}", None)
+                new = SpatialDim(desc, None)
             else:
-                new = (FeatureDim if d.is_feature_dim() else SpatialDim)(f"{name}:pad{a}", d.dimension + left + right)
+                new = (FeatureDim if d.is_feature_dim() else SpatialDim)(desc, d.dimension + left + right)
             out = out.copy_template_replace_dim(a, new)
         return out

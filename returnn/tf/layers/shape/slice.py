@@ -1,7 +1,9 @@
 """``{"class": "slice", "axis": "T", "slice_start": 1, "slice_end": None, "slice_step": None}``: static slice.
 
-On a dynamic axis the per-sequence lengths become ``clip(len - start, 0)`` (with end/step applied likewise,
-as ``len(range(len)[start:end:step])``); on a static axis the new size is computed from the slice.
+On a dynamic axis the per-sequence lengths become ``len(range(len)[start:end:step])``; as the reference, if both
+``slice_start`` and ``slice_end`` are >= 0 the result is a static axis of size ``len(range(end)[start::step])``
+(frames beyond a sequence's end are then included, as padding). On a static axis the new size is computed from
+the slice.
 """
 
 from __future__ import annotations
@@ -43,11 +45,17 @@ class SliceLayer(ConcatInputLayer):
         super().__init__(**kwargs)
         inp = self.input_data
         ax = inp.get_axis_from_description(axis)
+        x = inp.placeholder
+        d = inp.dims[ax]
+        static_result = self.output.dims[ax].dimension is not None
+        if d.is_dynamic() and static_result:  # make sure the raw axis is long enough for the static slice
+            paddings = [[0, 0]] * inp.batch_ndim
+            paddings[ax] = [0, tf.maximum(slice_end - tf.shape(x)[ax], 0)]
+            x = tf.pad(x, paddings)
         index = [slice(None)] * inp.batch_ndim
         index[ax] = slice(slice_start, slice_end, slice_step)
-        self.output.placeholder = inp.placeholder[tuple(index)]
-        d = inp.dims[ax]
-        if d.is_dynamic() and d.dyn_size is not None:
+        self.output.placeholder = x[tuple(index)]
+        if d.is_dynamic() and d.dyn_size is not None and not static_result:
             self.output.dims[ax].dyn_size = _seq_len_after_slice(d.dyn_size, slice_start, slice_end, slice_step)
 
     @classmethod
@@ -57,10 +65,20 @@ class SliceLayer(ConcatInputLayer):
         inp = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
         ax = inp.get_axis_from_description(axis)
         d = inp.dims[ax]
-        if d.dimension is not None:
-            size = len(range(d.dimension)[slice(slice_start, slice_end, slice_step)])
-            new = FeatureDim(f"{name}:slice-end", size) if d.is_feature_dim() else SpatialDim(f"{name}:slice", size)
-        else:
-            desc = d.description if slice_start is None else f"{-slice_start if slice_start > 0 else slice_start}+{d.description}"
-            new = SpatialDim(desc if slice_start else f"{name}:slice({d.description})", None)
-        return inp.copy_template_replace_dim(ax, new)
+        step = slice_step or 1
+        if d.dimension is not None or (slice_end is not None and slice_end >= 0 and (slice_start or 0) >= 0):
+            # static result; as the reference also on a dynamic axis when start and end are both >= 0
+            size = len(range(d.dimension if d.dimension is not None else slice_end)[slice(slice_start, slice_end, step)])
+            make = FeatureDim if d.is_feature_dim() else SpatialDim
+            out = inp.copy_template_replace_dim(ax, make(f"{name}:slice-end", size))
+            if out.time_dim_axis == ax and d.dimension is None:
+                out.time_dim_axis = None
+            return out
+        desc = d.description
+        if slice_start:
+            desc = f"{-slice_start}+{desc}" if slice_start > 0 else f"{desc}+{slice_start}"
+        if slice_end is not None:
+            desc = f"{desc}+{slice_end}"
+        if step > 1:
+            desc = f"⌈({desc})/{step}⌉" if "+" in desc else f"⌈{desc}/{step}⌉"
+        return inp.copy_template_replace_dim(ax, SpatialDim(desc, None))

@@ -76,7 +76,7 @@ class SplitDimsLayer(ConcatInputLayer):
             if dims.count(-1) != 1:
                 raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="dims",
                                     problem="needs exactly one -1 to split a dynamic axis:", got=dims)
-            new = [SpatialDim(f"{name}_split_dims{i}" if v != -1 else f"{d.description}//{name}", None if v == -1 else v)
+            new = [SpatialDim(f"{name}_split_dims{i}" + ("_rem" if v == -1 else ""), None if v == -1 else v)
                    for i, v in enumerate(dims)]
         out_dims = list(inp.dims[:ax]) + new + list(inp.dims[ax + 1:])
         shift = len(new) - 1

@@ -77,7 +77,8 @@ class WindowLayer(ConcatInputLayer):
                 size = d.dimension if padding == "same" else d.dimension - window_size + 1
                 new = SpatialDim(f"{name}:window-time", -(-size // stride))
             else:
-                new = SpatialDim(f"{name}:window-time({d.description})", None)
+                desc = d.description if padding == "same" else f"{d.description}+-{window_size - 1}"
+                new = SpatialDim(desc if stride == 1 else f"⌈({desc})/{stride}⌉", None)
             out = out.copy_template_replace_dim(ax, new)
         out = out.copy_add_dim(ax + 1, SpatialDim(f"{name}:window", window_size))
         out.name = f"{name}_output"
