@@ -203,3 +203,29 @@ def test_time_chunking_roundtrip_like_reference(session, time_major):
     assert lens.tolist() == [3, 3, 3, 3, 2, 0]
     assert out[..., 0].tolist() == [[1, 8], [2, 9], [3, 10], [4, 11], [5, 0], [6, 0], [7, 0]]
     assert net.layers["output"].output.time_dim is net.layers["data"].output.time_dim
+
+
+@pytest.mark.parametrize("layer, dims_repr", [  # observed from the reference
+    ({"class": "slice", "axis": "T", "slice_start": 1, "slice_end": 4},
+     "[B,'output:slice-end'(3),F|F'feature:data'(4)]"),
+    ({"class": "slice", "axis": "T", "slice_step": 2},
+     "[B,T|'⌈time:var:extern_data:data/2⌉'[B],F|F'feature:data'(4)]"),
+    ({"class": "window", "window_size": 2, "padding": "valid"},
+     "[B,T|'time:var:extern_data:data+-1'[B],'output:window'(2),F|F'feature:data'(4)]"),
+    ({"class": "pool", "mode": "avg", "pool_size": (2,), "padding": "valid"},
+     "[B,T|'⌈(time:var:extern_data:data+-1)/2⌉'[B],F|F'feature:data'(4)]"),
+    ({"class": "split_dims", "axis": "T", "dims": (-1, 2)},
+     "[B,T|'output_split_dims0_rem'[B],'output_split_dims1'(2),F|F'feature:data'(4)]"),
+    ({"class": "pad", "axes": "F", "padding": 1},
+     "[B,T|'time:var:extern_data:data'[B],F|F'(1+feature:data)+1'(6)]"),
+])
+def test_templates_like_reference(session, layer, dims_repr):
+    net = build_net({"output": dict(layer, **{"from": "data"})}, {"data": {"dim": 4}})
+    assert net.layers["output"].output.get_dims_repr() == dims_repr
+
+
+def test_static_slice_of_dynamic_axis(session):
+    net, out, _ = _run(session, {"output": {"class": "slice", "axis": "T", "slice_start": 1, "slice_end": 4,
+                                            "from": "data"}})
+    np.testing.assert_allclose(out, X[:, 1:4])
+    assert net.layers["output"].output.time_dim_axis is None
