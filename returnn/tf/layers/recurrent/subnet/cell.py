@@ -81,7 +81,7 @@ class SubnetworkRecCell:
         self.sub_net = TFNetwork(parent_net=parent_net, absolute_name_prefix=self.sub_prefix, name=rec_name)
         if not isinstance(unit, dict) or "output" not in unit:
             raise LayerArgError(layer=rec_name, layer_class="rec", arg="unit",
-                                problem="the unit dict needs a layer named 'output' in",
+                                problem="the recurrent subnetwork (unit dict) needs a layer named 'output' in",
                                 got=sorted(unit) if isinstance(unit, dict) else unit,
                                 hint="the rec layer's output is the unit's 'output' layer")
         try:
