@@ -24,6 +24,8 @@ from returnn.config import Config, get_global_config
 from returnn.engine.checkpoint_files import get_epoch_model_filename, get_existing_epochs
 from returnn.errors import ConfigValueError
 from returnn.log import log
+from returnn.tf import distributed as dist
+from returnn.tf.distributed import engine_hooks
 from returnn.tf.engine import network_setup
 from returnn.tf.engine.checkpoints import CheckpointLoader, CheckpointSaver, update_checkpoint_state_file, var_name
 from returnn.tf.engine.model_selection import ModelChoice, choose_model_for_eval, choose_model_for_train
@@ -150,6 +152,11 @@ class Engine:
         """All global variables except the learning-rate variable (set each epoch, never loaded)."""
         return [v for v in tf1.global_variables() if var_name(v) != "learning_rate"]
 
+    def _all_variables(self):
+        """All global variables of the engine's graph (synchronized over workers in distributed training)."""
+        with self.graph.as_default():
+            return tf1.global_variables()
+
     def _param_variables(self):
         """The network's params: required in a checkpoint (global step and optimizer slots are optional)."""
         return list(self.network.get_params_list())
@@ -181,12 +188,17 @@ class Engine:
         if self.train_data is None:
             raise ConfigValueError("train", expected="a dataset for task 'train' (dict with 'class')", got=None)
         self.model_filename = self.config.value("model", None)
-        self.check_model_dir_writable()
+        if dist.is_root():  # only rank 0 writes checkpoints
+            self.check_model_dir_writable()
+        dist.apply_random_seed_offset(self.train_data)
         self.learning_rate_control = network_setup.create_learning_rate_control(self.config)
         choice = choose_model_for_train(self.config)
         self.start_epoch = (choice.epoch or 0) + 1 if not choice.params_only else 1
+        self.start_epoch = engine_hooks.sync_int(self.start_epoch, "start_epoch")  # rank 0's, when distributed
         self._build(train=True, epoch=self.start_epoch)
-        self._load_choice(choice, is_training=True)
+        if engine_hooks.loads_checkpoints():
+            self._load_choice(choice, is_training=True)
+        engine_hooks.sync_model(self, self._all_variables())
 
     def _config_eval_datasets(self) -> Dict[str, Any]:
         if not self.config.typed_value("eval_datasets", None):
@@ -208,7 +220,9 @@ class Engine:
         eval_flag = task == "eval" or (task == "search" and self.config.bool("search_do_eval", True))
         self._build(train=False, epoch=choice.epoch, eval_flag=eval_flag, search_flag=search,
                     net_dict_post_proc=net_dict_post_proc)
-        self._load_choice(choice, is_training=False)
+        if engine_hooks.loads_checkpoints():
+            self._load_choice(choice, is_training=False)
+        engine_hooks.sync_model(self, self._all_variables())
 
     # ------------------------------------------------------------------ checkpoints
 
@@ -294,7 +308,7 @@ class Engine:
     def save_model(self, filename: Optional[str] = None) -> None:
         """Saves all variables (params, ``global_step``, optimizer state) to ``filename`` (default: the
         current epoch's ``<model>.NNN``), crash-safely, and updates the ``checkpoint`` state file."""
-        if self.config.bool("dry_run", False):
+        if self.config.bool("dry_run", False) or not dist.is_root():  # distributed: rank 0 saves
             return
         filename = filename or self.get_epoch_model_filename()
         print("Save model under %s" % filename, file=log.v4)

@@ -12,6 +12,8 @@ from typing import Any, Dict, Optional, Tuple
 
 from returnn.errors import ConfigValueError
 from returnn.log import log
+from returnn.tf import distributed as dist
+from returnn.tf.distributed import engine_hooks
 from returnn.tf.engine.runner import LossFetches, PassResult, Runner
 
 
@@ -69,13 +71,15 @@ def eval_dataset(engine, name: str, dataset, epoch: int) -> PassResult:
     """One pass over ``dataset`` without updates (train flag off); logs ``epoch N 'name' eval, ...``."""
     from returnn.tf.engine.training import seq_order_epoch
 
-    dataset.init_seq_order(epoch=seq_order_epoch(dataset, epoch))
+    dist.init_dataset_epoch(dataset, seq_order_epoch(dataset, epoch))  # distributed "shard": this worker's part
     batches = dataset.generate_batches(epoch=epoch, **batch_options(engine.config, train=False))
     feed = {engine.train_flag_placeholder: False} if engine.train_flag_placeholder is not None else {}
     runner = Runner(engine, network=engine.network, dataset=dataset, batches=batches,
                     name="epoch %i %r eval" % (epoch, name), loss_fetches=_loss_fetches(engine), feed_extra=feed,
                     summary_writer=None)
-    return runner.run()
+    result = runner.run()
+    engine_hooks.sum_pass_result(result)  # distributed: totals over all workers' shards
+    return result
 
 
 def _loss_fetches(engine) -> LossFetches:
@@ -104,7 +108,7 @@ def eval_model(engine, output_file: Optional[str] = None) -> Dict[str, PassResul
     for name, dataset in engine.eval_datasets.items():
         results[name] = eval_dataset(engine, name, dataset, epoch)
     print(" ".join(format_dataset_results(n, r) for n, r in results.items()), file=log.v1)
-    if engine.config.value("learning_rate_file", None) and epoch:
+    if engine.config.value("learning_rate_file", None) and epoch and dist.is_root():
         from returnn.tf.engine import network_setup
 
         lrc = engine.learning_rate_control or network_setup.create_learning_rate_control(engine.config)
@@ -113,7 +117,7 @@ def eval_model(engine, output_file: Optional[str] = None) -> Dict[str, PassResul
             errors.update(score_keys(name, result))
         lrc.set_epoch_error(epoch, errors)
         lrc.save()
-    if output_file:
+    if output_file and dist.is_root():
         write_eval_output_file(output_file, results)
     return results
 

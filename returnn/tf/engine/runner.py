@@ -155,6 +155,9 @@ class Runner:
     :param nonfinite_callback: called with ``(step, values)`` when the step's loss is not finite
     :param summary_writer: optional TensorBoard writer (``returnn.tf.engine.summaries.SummaryWriter``)
     :param report: print the per-step and ``finished after`` lines
+    :param sync: distributed training only: a :class:`returnn.tf.distributed.engine_hooks.TrainSync` keeping
+        the workers' steps in lockstep (steps without own data feed its gradient weight 0 and are left out of
+        the scores)
     """
 
     def __init__(self, engine, *, network, dataset, batches, name: str, loss_fetches: Optional[LossFetches] = None,
@@ -162,7 +165,7 @@ class Runner:
                  step_callback: Optional[Callable[[Any, Dict[str, Any]], None]] = None,
                  feed_extra: Optional[Dict[Any, Any]] = None,
                  nonfinite_callback: Optional[Callable[[int, Dict[str, Any]], bool]] = None,
-                 summary_writer=None, global_step_offset: int = 0, report: bool = True):
+                 summary_writer=None, global_step_offset: int = 0, report: bool = True, sync=None):
         self.engine = engine
         self.network = network
         self.dataset = dataset
@@ -177,6 +180,7 @@ class Runner:
         self.summary_writer = summary_writer
         self.global_step_offset = global_step_offset
         self.report = report
+        self.sync = sync
         self.result = PassResult(loss_fetches.names if loss_fetches else [])
         self.data_keys = self._data_keys()
 
@@ -222,6 +226,10 @@ class Runner:
                 feed_list.append(size_ph)
         extra_feed_items = list(self.feed_extra.items())
         feed_list += [k for k, _ in extra_feed_items]
+        sync = self.sync
+        weight_feed = sync is not None and sync.grad_weight is not None
+        if weight_feed:
+            feed_list.append(sync.grad_weight)
         fetches: Dict[str, Any] = {}
         if self.loss_fetches:
             fetches.update(self.loss_fetches.fetches)
@@ -239,9 +247,13 @@ class Runner:
         result = self.result
         start = time.time()
         iterator = iterate_batch_data(self.dataset, self.batches, self.data_keys)
+        if sync is None:
+            steps = ((batch, True, self.engine.stop_requested()) for batch in iterator)
+        else:  # distributed: the same number of steps on every worker
+            steps = sync.steps(iterator, self.engine.stop_requested)
         try:
-            for step, batch in enumerate(iterator):
-                if self.engine.stop_requested():
+            for step, (batch, own_data, stop) in enumerate(steps):
+                if stop:
                     raise CancelTrainingException("%s: stopped at step %i (signal)" % (self.name, step))
                 args = []
                 for key, _ph, size_ph, time_major in feeds:
@@ -252,12 +264,21 @@ class Runner:
                     if size_ph is not None:
                         args.append(batch.seq_lens[key])
                 args += [v for _, v in extra_feed_items]
+                if weight_feed:
+                    args.append(sync.feed_weight(own_data))
                 step_start = time.time()
                 try:
-                    out = step_fn(*args)
+                    if own_data or weight_feed:  # ("param": a worker without data skips the step)
+                        out = step_fn(*args)
+                    if sync is not None:
+                        sync.after_step(step)
                 except Exception as exc:  # tf.errors.InvalidArgumentError for a missing feed
                     self._raise_missing_feed(exc)
+                    self._raise_distributed(exc, step)
                     raise
+                if not own_data:  # distributed: a step without own data is left out of the scores
+                    result.num_steps += 1
+                    continue
                 step_time = time.time() - step_start
                 result.computing_time += step_time
                 values = dict(zip(fetch_keys, out))
@@ -293,6 +314,8 @@ class Runner:
                     progress.update(step, elapsed, complete)
                 if self.summary_writer is not None and self.loss_fetches:
                     self.summary_writer.write_step(self.global_step_offset + step, values, result.names)
+            if sync is not None:
+                sync.end_of_pass()
         finally:
             iterator.close()
             progress.clear()
@@ -304,6 +327,17 @@ class Runner:
             self.name, result.num_steps, hms(result.elapsed),
             100.0 * result.computing_time / result.elapsed if result.elapsed > 0 else 100.0), file=log.v3)
         return result
+
+    def _raise_distributed(self, exc: BaseException, step: int) -> None:
+        """Turns a failed collective op (distributed training: a peer died or hangs) into one
+        :class:`~returnn.errors.DistributedError` naming the step."""
+        if self.sync is None:
+            return
+        from returnn.tf.distributed import translate_error
+
+        err = translate_error(exc, "%s, step %i" % (self.name, step))
+        if err is not None:
+            raise err from None
 
     def _raise_missing_feed(self, exc: BaseException) -> None:
         """Turns TF's "You must feed a value for placeholder" into a ConfigValueError naming the data key."""

@@ -76,7 +76,13 @@ def _camel_keys(value: Any) -> Any:
 
 
 def new_session(config, graph: "tf.Graph", device_kind: Optional[str] = None) -> "tf1.Session":
-    """A new ``tf.compat.v1.Session`` on ``graph`` configured from ``config``."""
+    """A new ``tf.compat.v1.Session`` on ``graph`` configured from ``config``; in multi-process training it
+    connects to this worker's TensorFlow server (see :func:`returnn.tf.distributed.session_target`)."""
+    from returnn.tf import distributed as dist
+
     if device_kind is None:
         device_kind = get_device_kind(config)
-    return tf1.Session(graph=graph, config=make_session_config(config, device_kind))
+    proto = make_session_config(config, device_kind)
+    if dist.is_active():
+        return tf1.Session(dist.session_target(), graph=graph, config=dist.make_session_config(proto))
+    return tf1.Session(graph=graph, config=proto)

@@ -24,8 +24,11 @@ def execute_main_task(config, task: str) -> None:
 
     :raises ConfigValueError: a task this engine does not provide, or bad config values
     """
+    from returnn.tf.distributed.engine_hooks import setup_task
     from returnn.tf.engine.engine import Engine
 
+    if not setup_task(config, task):  # use_horovod / distributed: start-up; tasks other than train/eval: rank 0
+        return
     if task == "cleanup_old_models":
         from returnn.tf.engine.cleanup import cleanup_old_models
 

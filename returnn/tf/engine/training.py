@@ -23,6 +23,8 @@ from typing import Dict, Optional
 import numpy as np
 
 from returnn.log import log
+from returnn.tf import distributed as dist
+from returnn.tf.distributed import engine_hooks
 from returnn.tf.engine.evaluation import (
     _loss_fetches,
     batch_options,
@@ -45,6 +47,9 @@ def _summary_writer(engine, name: str):
         engine._summary_writers = {}
     if name in engine._summary_writers:
         return engine._summary_writers[name]
+    if not dist.is_root():  # distributed: rank 0 writes the summaries
+        engine._summary_writers[name] = None
+        return None
     log_dir = engine.config.value("tf_log_dir", None)
     if log_dir is None and engine.model_filename:
         log_dir = os.path.dirname(os.path.abspath(engine.model_filename))
@@ -143,13 +148,16 @@ def train_epoch(engine, epoch: int, *, save: bool = True) -> Dict[str, float]:
     """One epoch: train pass, save, evaluations, LR control. Returns the epoch's score dict."""
     config = engine.config
     lrc = engine.learning_rate_control
-    learning_rate = lrc.get_learning_rate_for_epoch(epoch)
+    learning_rate = engine_hooks.sync_float(lrc.get_learning_rate_for_epoch(epoch), "learning_rate")
     print("start epoch %i with learning rate %s ..." % (epoch, learning_rate), file=log.v4)
     engine.updater.set_learning_rate(learning_rate, session=engine.session)
-    maybe_use_last_best_model(engine, epoch)
+    if engine_hooks.loads_checkpoints():
+        maybe_use_last_best_model(engine, epoch)
+    if config.typed_value("use_last_best_model", None):
+        engine_hooks.sync_model(engine, engine._all_variables())  # distributed: rank 0's choice
     global_step_start = int(engine.session.run(engine.network.global_train_step))
     dataset = engine.train_data
-    dataset.init_seq_order(epoch=seq_order_epoch(dataset, epoch))
+    dist.init_dataset_epoch(dataset, seq_order_epoch(dataset, epoch))  # distributed "shard": this worker's part
     batches = dataset.generate_batches(epoch=epoch, **batch_options(config, train=True))
     stop_on_nonfinite = config.bool("stop_on_nonfinite_train_score", True)
     name = "train epoch %i" % epoch
@@ -171,8 +179,10 @@ def train_epoch(engine, epoch: int, *, save: bool = True) -> Dict[str, float]:
     runner = Runner(engine, network=engine.network, dataset=dataset, batches=batches, name=name,
                     loss_fetches=_loss_fetches(engine), train_op=engine.optim_op,
                     feed_extra={engine.train_flag_placeholder: True}, nonfinite_callback=on_nonfinite,
-                    summary_writer=writer, global_step_offset=global_step_start)
+                    summary_writer=writer, global_step_offset=global_step_start,
+                    sync=engine_hooks.make_train_sync(engine, global_step_start))
     result = runner.run()
+    engine_hooks.sum_pass_result(result)  # distributed: scores over all workers' shards
     if writer is not None:
         epoch_summary = {"epoch/learning_rate": learning_rate}
         epoch_summary.update({"epoch/" + k: v for k, v in score_keys("train", result).items()})
@@ -200,10 +210,11 @@ def train_epoch(engine, epoch: int, *, save: bool = True) -> Dict[str, float]:
         ":meta:global_train_step": global_step_start,
     })
     lrc.set_epoch_error(epoch, epoch_errors)
-    if engine.model_filename and not config.bool("dry_run", False):
+    if engine.model_filename and not config.bool("dry_run", False) and dist.is_root():
         lrc.save()
     if dev_results:
         print(" ".join(format_dataset_results(n, r) for n, r in dev_results.items()), file=log.v3)
-    if config.typed_value("cleanup_old_models", None):
+    if config.typed_value("cleanup_old_models", None) and dist.is_root():
         engine.cleanup_old_models()
+    engine_hooks.epoch_end(epoch)  # distributed: all workers wait until rank 0 saved
     return epoch_errors

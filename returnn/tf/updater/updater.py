@@ -31,6 +31,7 @@ import tensorflow as tf
 
 from returnn.errors import ConfigValueError
 from returnn.log import log
+from returnn.tf import distributed as dist
 from returnn.tf.updater import gradients as grad_ops
 from returnn.tf.updater.optimizers import (
     Optimizer, TFV1OptimizerWrapper, create_optimizer, is_resource_variable, root_variable_scope)
@@ -136,6 +137,11 @@ class Updater:
         self._accum_vars: Dict[str, tf.Variable] = {}
         self.optim_op: Optional[tf.Operation] = None
         self.grads_and_vars: List[Tuple[tf.Tensor, tf.Variable]] = []
+        #: distributed training (``use_horovod``) only: with ``horovod_reduce_type = "grad"`` the float32 scalar
+        #: placeholder of this worker's weight in the gradient average (default 1.0; 0.0 for a step without own
+        #: data), with ``"param"`` the op averaging the trainable parameters over the workers; else None
+        self.dist_grad_weight: Optional[tf.Tensor] = None
+        self.dist_average_op: Optional[tf.Operation] = None
 
     # ------------------------------------------------------------------ learning rate
 
@@ -150,7 +156,9 @@ class Updater:
             return tf.cast(tf.convert_to_tensor(value), tf.float32)
 
     def set_learning_rate(self, value: float, session: TF.Session) -> None:
-        """Sets the ``learning_rate`` variable (the per-epoch rate from the learning-rate control)."""
+        """Sets the ``learning_rate`` variable (the per-epoch rate from the learning-rate control; times the number
+        of workers with ``horovod_scale_lr``)."""
+        value = dist.scale_learning_rate(float(value))
         session.run(self._learning_rate_assign, feed_dict={self._learning_rate_placeholder: float(value)})
 
     def get_current_step_learning_rate(self) -> tf.Tensor:
@@ -292,6 +300,7 @@ class Updater:
             if not grads_and_vars:
                 raise ConfigValueError("network", expected="a loss that depends on at least one trainable parameter",
                                        got=[v.op.name for v in var_list])
+            grads_and_vars = self._distributed_gradients(grads_and_vars, var_list)
             grads_and_vars = self._process_gradients(grads_and_vars)
             self.grads_and_vars = grads_and_vars
             for _, var in grads_and_vars:
@@ -320,6 +329,18 @@ class Updater:
                 print(f"These additional variable were created by the optimizer: {optimizer.non_slot_variables}.",
                       file=log.v3)
         return self.optim_op
+
+    def _distributed_gradients(self, grads_and_vars, var_list):
+        """Multi-process training (``use_horovod`` / ``distributed``, see :mod:`returnn.tf.distributed`):
+        ``horovod_reduce_type = "grad"``: the (raw) gradients are averaged over the workers, weighted by
+        :attr:`dist_grad_weight`; ``"param"``: builds :attr:`dist_average_op`. Unchanged when not distributed."""
+        if not dist.is_active():
+            return grads_and_vars
+        if dist.options().reduce_type == "grad":
+            self.dist_grad_weight = dist.make_grad_weight_placeholder()
+            return dist.allreduce_gradients(grads_and_vars, weight=self.dist_grad_weight)
+        self.dist_average_op = dist.average_variables_op(var_list)
+        return grads_and_vars
 
     def _with_periodic_reset(self, apply_op: tf.Operation, num_steps: int) -> tf.Operation:
         """``reset_updater_vars_mod_step``: after the update of every ``num_steps``-th step
