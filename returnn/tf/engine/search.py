@@ -3,8 +3,10 @@
 
 Config: ``search_data`` (dataset dict, or ``"eval"``/``"dev"``/``"train"``), ``search_output_layer``
 (layer name or list, default ``"output"``), ``search_do_eval`` (default True: losses/errors against the
-targets), ``search_output_file`` and ``search_output_file_format`` (``"txt"``: one ``repr`` per line;
-``"py"``: a Python dict ``seq_tag -> hypothesis``; with several output layers the value is a dict layer ->
+targets), ``search_output_file`` and ``search_output_file_format`` (``"txt"``: one hypothesis per line, as
+text; ``"py"``: a Python dict ``seq_tag -> hypothesis``, for an output layer that still has a beam (no
+``decide``) the n-best list ``[(score, hypothesis), ...]`` best first, one tuple per line, scores as plain
+floats (the reference writes ``np.float32(...)``); with several output layers the value is a dict layer ->
 hypothesis). Hypotheses are label strings joined by spaces when the dataset has a vocabulary for the target,
 else lists of label indices.
 
@@ -71,6 +73,9 @@ def search(engine, dataset) -> None:
             fetches["out%i" % i] = output.placeholder
             if output.time_dim_axis is not None:
                 fetches["len%i" % i] = output.get_sequence_lengths()
+            beam = getattr(network.get_layer(name).output, "beam", None)
+            if beam is not None and getattr(beam, "scores", None) is not None:
+                fetches["scores%i" % i] = beam.scores  # [B, K], best first: n-best lists
         loss_fetches = LossFetches(network) if config.bool("search_do_eval", True) else None
     target = config.value("target", "classes")
     vocab = (getattr(dataset, "labels", None) or {}).get(target)
@@ -91,6 +96,14 @@ def search(engine, dataset) -> None:
                     seq = seq[: int(values["len%i" % i][row])]
                 print("seq_idx: %i, seq_tag: %r, output %r: %r" % (batch.seq_idx[b], tag, name, seq), file=log.v4)
                 hyps[name] = _as_hyp(seq, vocab)
+                if "scores%i" % i in values and file_format == "py":  # n-best list, as the reference
+                    nbest = []
+                    for k in range(beam):
+                        hyp = arr[row + k]
+                        if "len%i" % i in values:
+                            hyp = hyp[: int(values["len%i" % i][row + k])]
+                        nbest.append((float(values["scores%i" % i][b, k]), _as_hyp(hyp, vocab)))
+                    hyps[name] = nbest
             results[tag] = hyps[names[0]] if len(names) == 1 else hyps
 
     dataset.init_seq_order(epoch=epoch)
@@ -118,9 +131,15 @@ def write_search_output_file(filename: str, results: Dict[str, Any], file_format
     """Writes the hypotheses (temp file + rename; ``.gz`` compresses)."""
     print("Write search output to %r" % filename, file=log.v3)
     if file_format == "py":
-        text = "{\n" + "".join("%r: %r,\n" % (tag, hyp) for tag, hyp in results.items()) + "}\n"
-    else:
-        text = "".join("%r\n" % (hyp,) for hyp in results.values())
+        parts = ["{\n"]
+        for tag, hyp in results.items():
+            if isinstance(hyp, list) and hyp and isinstance(hyp[0], tuple):  # n-best: one (score, hyp) per line
+                parts.append("%r: [\n" % (tag,) + "".join("(%r, %r),\n" % item for item in hyp) + "],\n")
+            else:
+                parts.append("%r: %r,\n" % (tag, hyp))
+        text = "".join(parts + ["}\n"])
+    else:  # "txt": one hypothesis per line, as plain text (the reference writes str, not repr)
+        text = "".join("%s\n" % (hyp,) for hyp in results.values())
     directory = os.path.dirname(os.path.abspath(filename))
     os.makedirs(directory, exist_ok=True)
     tmp = filename + ".tmp-%d" % os.getpid()
