@@ -292,8 +292,7 @@ def _run_while_loop_v1(cell: Any, loop: _Loop):
     acc_names = list(cell.accumulated)
     if cell.search and cell.choices and "output" not in acc_names:
         acc_names.append("output")
-    dynamic_size = True
-    tas = {n: tf.TensorArray(_tf_dtype(loop.frame_templates[n].dtype), size=0, dynamic_size=dynamic_size,
+    tas = {n: tf.TensorArray(tf.as_dtype(loop.frame_templates[n].dtype), size=0, dynamic_size=True,
                              element_shape=tf.TensorShape(loop.frame_templates[n].batch_shape)) for n in acc_names}
     search = cell.search and bool(cell.choices)
     scores0 = tf.concat([tf.zeros([batch, 1]), tf.fill(tf.stack([batch, beam - 1]), NEG_INF)], axis=1) \
@@ -394,6 +393,3 @@ def _as_template_order(out: Tensor, template: Tensor) -> tf.Tensor:
         return out.placeholder
     return out.copy_transpose(perm).placeholder
 
-
-def _tf_dtype(dtype: str) -> tf.DType:
-    return tf.as_dtype(dtype)
