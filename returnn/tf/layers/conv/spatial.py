@@ -17,6 +17,7 @@ from returnn.tf.ops.dims import mask_all_dynamic
 
 
 def as_tuple(value: Any, n: int) -> Tuple[int, ...]:
+    """:return: ``value`` (int or sequence) as an ``n``-tuple (a 1-tuple is repeated)"""
     if isinstance(value, int):
         return (value,) * n
     value = tuple(value)
@@ -92,6 +93,7 @@ def check_padding(padding: str, name: str, layer_class: str) -> str:
 
 
 def build_output_template(inp: Tensor, new_spatial: List[Dim], feature: Dim, name: str) -> Tensor:
+    """:return: ``{B, new_spatial.., feature}`` (batch-major, feature last); the time axis follows the input's"""
     dims = [inp.dims[0]] + new_spatial + [feature]
     time_axis = None
     if inp.time_dim_axis is not None:
