@@ -60,12 +60,17 @@ class RnnCellLayer(ConcatInputLayer):
     :param initial_state: see the module docstring
     :param weights_init: initializer of the kernels (default ``glorot_uniform``)
     :param rec_previous_state: set by the loop: state name -> float32 ``[B, n]`` of the previous step
-    :raises LayerArgError: unknown unit, bad ``initial_state``, input with a time axis
+    :raises LayerArgError: unknown unit, bad ``initial_state``
+    :raises LayerShapeError: input neither ``{B, F}`` nor ``{B, T, F}``
+
+    With an input over time (``{B, T, F}``, e.g. when a rec unit in training moves this layer out of its loop,
+    as the reference does), all steps are computed at once with the same params: output ``{T, B, n}``.
     """
 
     layer_class = "rnn_cell"
     recurrent = True
     has_rec_state = True
+    can_run_over_time = True  # a rec unit may move it out of the loop
 
     def __init__(self, unit: str = "lstm", unit_opts: Optional[Dict[str, Any]] = None, initial_state: Any = None,
                  weights_init: Any = "glorot_uniform", rec_previous_state: Optional[Dict[str, tf.Tensor]] = None,
@@ -73,6 +78,9 @@ class RnnCellLayer(ConcatInputLayer):
         super().__init__(**kwargs)
         kind = _kind(self.name, unit)
         inp = self.input_data
+        if inp.time_dim_axis is not None:
+            self._run_over_time(kind, unit_opts, initial_state, weights_init)
+            return
         x = inp.copy_as_batch_major().placeholder
         if inp.sparse:
             x = tf.one_hot(tf.cast(x, tf.int32), inp.sparse_dim.dimension, dtype=tf.float32)
@@ -110,6 +118,27 @@ class RnnCellLayer(ConcatInputLayer):
                 self.rec_state = {"h": h}
         self.output.placeholder = h
 
+    def _run_over_time(self, kind: str, unit_opts: Any, initial_state: Any, weights_init: Any) -> None:
+        """The whole sequence at once (a rec unit moved this layer out of its loop): the same params and numerics,
+        computed by the string-unit kernels of :mod:`returnn.tf.layers.recurrent.units`; output ``{T, B, n}``."""
+        from returnn.tf.layers.recurrent.units import get_unit
+        inp = self.input_data.copy_as_time_major()
+        x = inp.placeholder
+        if inp.sparse:
+            x = tf.one_hot(tf.cast(x, tf.int32), inp.sparse_dim.dimension, dtype=tf.float32)
+        n_in, n = int(x.shape[-1]), self.output.dim
+        unit = get_unit({"lstm": "standardlstm", "gru": "gru", "rnn": "basicrnn"}[kind], unit_opts)
+        seed = self.network.random.randint(2 ** 31)
+        kernel_init = get_initializer(weights_init, seed=seed, key=f"{self.name}/weights_init")
+        inits = {"forward": kernel_init, "recurrent": kernel_init, "bias": tf.zeros_initializer(),
+                 "bias_one": tf.ones_initializer()}
+        with tf.compat.v1.variable_scope("rec"):
+            params = {name: self._param(name, shape, inits[role]) for name, shape, role in unit.param_specs(n_in, n)}
+        init = self.get_rec_initial_state(tf.shape(x)[1], name=self.name, n_out=n, unit=kind,
+                                          initial_state=initial_state)
+        y, self.rec_state = unit.run(x, inp.get_sequence_lengths(), params, n, 1, init)
+        self.output.placeholder = y
+
     def _param(self, name: str, shape: Tuple[int, ...], init: Any) -> tf.Variable:
         param = tf.compat.v1.get_variable(name, shape=list(shape), dtype=tf.float32, initializer=init,
                                           trainable=self.trainable)
@@ -142,13 +171,14 @@ class RnnCellLayer(ConcatInputLayer):
         if n_out is NotSpecified or n_out is None:
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="n_out", problem="missing required argument")
         inp = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
-        if inp.time_dim_axis is not None:
-            raise LayerShapeError(layer=name, layer_class=cls.layer_class,
-                                  problem="input has a time axis; rnn_cell computes one step inside a rec unit",
-                                  expected="{B, F}", got=inp.get_dims_repr(),
-                                  hint='use {"class": "rec", "unit": "nativelstm2"} over a whole sequence')
         from returnn.tensor import batch_dim
         feat = out_dim if out_dim is not None else FeatureDim(f"{name}:rnn_cell_feat", n_out)
+        if inp.time_dim_axis is not None:  # over the whole sequence (moved out of a rec loop): {T, B, n}
+            if inp.batch_dim_axis is None or inp.batch_ndim != (2 if inp.sparse else 3):
+                raise LayerShapeError(layer=name, layer_class=cls.layer_class,
+                                      problem="input must be {B, F} (one step) or {B, T, F}", got=inp.get_dims_repr())
+            return Tensor(name=f"{name}_output", dims=[inp.time_dim, batch_dim, feat], dtype="float32",
+                          time_dim_axis=0, feature_dim_axis=2)
         return Tensor(name=f"{name}_output", dims=[batch_dim, feat], dtype="float32")
 
     @classmethod

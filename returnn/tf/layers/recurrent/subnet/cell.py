@@ -150,7 +150,15 @@ class SubnetworkRecCell:
             while changed:
                 changed = False
                 for n, l in layers.items():
-                    if n in inputs or n in stateful or l.base_deps or ":i" in l.data_deps:
+                    if n in inputs or ":i" in l.data_deps:
+                        continue
+                    if n in stateful:  # e.g. rnn_cell: over the whole sequence, base: only in initial_state
+                        sources = l.layer_desc.get("from", [])
+                        sources = [sources] if isinstance(sources, str) else list(sources)
+                        if (not getattr(l.cls, "can_run_over_time", False) or n in l.prev_deps
+                                or any(str(src).startswith("base:") for src in sources)):
+                            continue
+                    elif l.base_deps:
                         continue
                     if any(not self._on_loop_axis(dd) for dd in l.data_deps):
                         continue
@@ -167,7 +175,7 @@ class SubnetworkRecCell:
         needed = self._prev_closure(needed_roots)
         inputs &= needed
         if move_out:
-            roots = (stateful & needed) | {p for n in needed for p in layers[n].prev_deps}
+            roots = ((stateful - inputs) & needed) | {p for n in needed for p in layers[n].prev_deps}
             roots |= needed_roots - {"output"} - {n for n in needed_roots if layers[n].loss}
             roots -= inputs
         else:
