@@ -165,6 +165,18 @@ class SubnetworkRecCell:
                     if all(d in inputs for d in l.deps) and all(p in inputs for p in l.prev_deps):
                         inputs.add(n)
                         changed = True
+            # only layers that actually have the loop's time axis (through an input frame) move out
+            with_axis: Set[str] = set()
+            changed = True
+            while changed:
+                changed = False
+                for n in inputs - with_axis:
+                    l = layers[n]
+                    if (any(self._on_loop_axis(dd) for dd in l.data_deps)
+                            or any(d in with_axis for d in l.deps + l.prev_deps)):
+                        with_axis.add(n)
+                        changed = True
+            inputs = with_axis
         needed_roots = {"output"}
         if not self.search:
             needed_roots |= {n for n, l in layers.items() if l.loss}
