@@ -321,7 +321,9 @@ class Updater:
             with tf.control_dependencies([apply_op]):
                 increment = self.global_train_step.assign_add(
                     tf.constant(1, self.global_train_step.dtype.base_dtype), read_value=False)
-            self.optim_op = tf.group(apply_op, increment, name="optim_and_step_incr")
+            # e.g. the moving statistics of batch_norm layers, updated once per training step
+            update_ops = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)
+            self.optim_op = tf.group(apply_op, increment, *update_ops, name="optim_and_step_incr")
         for optimizer in self.optimizers.values():
             print(f"Initialize optimizer ({optimizer._returnn_display_key}) with slots {optimizer.get_slot_names()}.",
                   file=log.v3)
