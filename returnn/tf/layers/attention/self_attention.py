@@ -8,7 +8,11 @@ e.g. ``relative_positional_encoding``); keys beyond the sequence length, and wit
 after the query (``j > i``), get weight 0; softmax over ``j``; ``attention_dropout`` (training); output the
 weighted sum of the values, heads concatenated.
 
-Only over a whole sequence: inside a rec unit (input without time axis) it raises a LayerArgError.
+Inside a rec unit (input ``{B, F}`` per step) it attends over the keys/values of all steps so far (the
+current one included; i.e. ``attention_left_only`` implied): the loop carries buffers ``[B, H, max_len, d]``
+(``max_len``: the loop's maximal length), and ``key_shift`` is not supported there. When the rec unit moves
+it out of the loop (training), it runs over the whole sequence, which equals the step-wise result with
+``attention_left_only``.
 """
 
 from __future__ import annotations
@@ -38,18 +42,24 @@ class SelfAttentionLayer(ConcatInputLayer):
     """
 
     layer_class = "self_attention"
+    has_rec_state = True
+    can_run_over_time = True
 
     def __init__(self, num_heads: int, total_key_dim: int, key_shift: Any = None, attention_left_only: bool = False,
                  attention_dropout: float = 0.0, forward_weights_init: Any = "glorot_uniform",
                  initial_state: Any = None, restrict_state_to: Optional[int] = None, state_var_lengths: Any = None,
+                 rec_previous_state: Optional[Dict[str, tf.Tensor]] = None, rec_step: Any = None,
                  **kwargs: Any):
         super().__init__(**kwargs)
-        inp = self.input_data.copy_as_batch_major().copy_with_time_dim_axis(1)
         n_out = self.output.dim
-        n_in = inp.dim
         heads = num_heads
         init = get_initializer(forward_weights_init, seed=self.network.random.randint(2 ** 31),
                                key=f"{self.name}/forward_weights_init")
+        if self.input_data.time_dim_axis is None:
+            self._step(rec_previous_state, rec_step, heads, total_key_dim, n_out, init, key_shift)
+            return
+        inp = self.input_data.copy_as_batch_major().copy_with_time_dim_axis(1)
+        n_in = inp.dim
         qkv_w = self.create_param("QKV", (n_in, 2 * total_key_dim + n_out), init)
         x = inp.placeholder
         if inp.sparse:
@@ -88,6 +98,48 @@ class SelfAttentionLayer(ConcatInputLayer):
         perm = [tmpl.dims.index(d) for d in self.output.dims]
         self.output.placeholder = tmpl.copy_transpose(perm).placeholder
 
+    def _step(self, state: Optional[Dict[str, tf.Tensor]], step: Any, heads: int, key_dim: int, n_out: int,
+              init: Any, key_shift: Any) -> None:
+        """One step inside a rec unit: append this step's key/value to the buffers, attend over steps <= i."""
+        if key_shift is not None or state is None:
+            raise LayerArgError(layer=self.name, layer_class=self.layer_class,
+                                arg="key_shift" if key_shift is not None else "from",
+                                problem="step-wise self-attention (inside a rec loop) needs the loop state and "
+                                        "does not support", got=key_shift.name if key_shift is not None else None)
+        inp = self.input_data.copy_as_batch_major()
+        x = tf.cast(inp.placeholder, tf.float32) if not inp.sparse else tf.one_hot(inp.placeholder, inp.dim)
+        qkv_w = self.create_param("QKV", (inp.dim, 2 * key_dim + n_out), init)
+        q, k, v = tf.split(tf.matmul(x, qkv_w), [key_dim, key_dim, n_out], axis=1)
+        dk, dv = key_dim // heads, n_out // heads
+        batch = tf.shape(x)[0]
+        q = tf.reshape(q, [batch, heads, 1, dk]) * (float(dk) ** -0.5)
+        max_len = tf.shape(state["k"])[2]
+        here = tf.equal(tf.range(max_len), step)[None, None, :, None]  # [1, 1, T, 1]
+        keys = tf.where(here, tf.reshape(k, [batch, heads, 1, dk]), state["k"])
+        values = tf.where(here, tf.reshape(v, [batch, heads, 1, dv]), state["v"])
+        energy = tf.matmul(q, keys, transpose_b=True)  # [B, H, 1, T]
+        valid = (tf.range(max_len) <= step)[None, None, None, :]
+        energy = tf.where(tf.broadcast_to(valid, tf.shape(energy)), energy, tf.fill(tf.shape(energy), -1e30))
+        out = tf.matmul(tf.nn.softmax(energy, axis=-1), values)  # [B, H, 1, dv]
+        self.rec_state = {"k": keys, "v": values}
+        self.output.placeholder = tf.reshape(out, [batch, n_out])
+
+    @classmethod
+    def get_rec_initial_state(cls, batch_size: tf.Tensor, *, name: str, num_heads: int = 1,
+                              total_key_dim: Optional[int] = None, n_out: int = 0, rec_max_len: Any = None,
+                              **_kwargs: Any) -> Dict[str, tf.Tensor]:
+        """:return: zero key/value buffers ``[B, H, max_len, d]`` for step-wise use in a rec loop
+        :raises LayerArgError: the loop has no maximal length known before it starts"""
+        if rec_max_len is None:
+            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="max_seq_len",
+                                problem="step-wise self-attention needs the loop's maximal length; set the rec "
+                                        "layer's", got=None)
+        k = tf.zeros(tf.stack([batch_size, num_heads, rec_max_len, total_key_dim // num_heads]))
+        v = tf.zeros(tf.stack([batch_size, num_heads, rec_max_len, n_out // num_heads]))
+        k.set_shape([None, num_heads, None, total_key_dim // num_heads])
+        v.set_shape([None, num_heads, None, n_out // num_heads])
+        return {"k": k, "v": v}
+
     @classmethod
     def transform_config_dict(cls, d: Dict[str, Any], network: Any, get_layer: Any) -> None:
         """Resolves ``key_shift`` to a layer."""
@@ -110,10 +162,6 @@ class SelfAttentionLayer(ConcatInputLayer):
             if not isinstance(value, int) or value % num_heads:
                 raise LayerArgError(layer=name, layer_class=cls.layer_class, arg=arg, problem="invalid value",
                                     got=value, expected=f"an int divisible by num_heads={num_heads}")
-        if inp.time_dim_axis is None:
-            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="from",
-                                problem="input needs a time axis (step-wise self-attention inside a rec unit is "
-                                        "not supported) in", got=inp.get_dims_repr())
         if inp.sparse:
             inp = inp.copy_as_dense_template()
         feat = out_dim or FeatureDim(f"{name}:feature", n_out)

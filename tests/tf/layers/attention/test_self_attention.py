@@ -81,3 +81,29 @@ def test_positional_encoding_inside_rec_unit_uses_step_index(session):
     inside, outside = session.run([net.get_layer("output").output.copy_as_batch_major().placeholder,
                                    net.get_layer("outside").output.copy_as_batch_major().placeholder], feed)
     np.testing.assert_allclose(inside, outside, rtol=1e-5, atol=1e-6)
+
+
+def _rec_self_att(move_out, values=None):
+    graph = tf.Graph()
+    with graph.as_default(), tf.compat.v1.Session(graph=graph) as session:
+        net = build_net({"output": {"class": "rec", "from": "data", "optimize_move_layers_out": move_out, "unit": {
+            "att": {"class": "self_attention", "from": "data:source", "num_heads": 2, "total_key_dim": 4,
+                    "n_out": 4, "attention_left_only": True},
+            "output": {"class": "copy", "from": "att"}}}}, extern_data={"data": {"dim": 4}})
+        session.run(tf.compat.v1.global_variables_initializer())
+        if values is not None:
+            for p in net.get_params_list():
+                p.load(values[p.name], session)
+        y = session.run(net.get_layer("output").output.copy_as_batch_major().placeholder,
+                        make_feed(net, {"data": X}, {"data": LENS}))
+        return y, {p.name: session.run(p) for p in net.get_params_list()}, net.get_layer("output").cell.loop
+
+
+def test_self_attention_step_wise_in_loop_equals_whole_sequence():
+    moved, params, loop_moved = _rec_self_att(True)
+    stepped, _, loop_stepped = _rec_self_att(False, params)
+    assert loop_moved == set() and loop_stepped == {"att", "output"}
+    for b, n in enumerate(LENS):
+        np.testing.assert_allclose(stepped[b, :n], moved[b, :n], rtol=1e-4, atol=1e-5)
+        w = params["output/rec/att/QKV:0"]
+        np.testing.assert_allclose(moved[b, :n], _np_self_att(X[b], n, w, 2, 4, 4, True), rtol=1e-4, atol=1e-5)

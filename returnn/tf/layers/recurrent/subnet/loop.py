@@ -81,6 +81,8 @@ class _Step:
             desc = dict(desc)
             if name in cell.stateful and name in cell.loop:
                 desc["rec_previous_state"] = states[name]
+                if cell.layers[name].layer_class == "self_attention":
+                    desc["rec_step"] = i
             if search_state is not None and name in cell.choices:
                 desc["search_state"] = search_state
             self.unit[name] = desc
@@ -286,9 +288,14 @@ def _run_while_loop_v1(cell: Any, loop: _Loop):
         kwargs["name"] = name
         kwargs.setdefault("n_out", cell.layers[name].output.dim)
         kwargs["n_out"] = cell.layers[name].output.dim
+        kwargs["rec_max_len"] = max_len
         init = cell.layers[name].cls.get_rec_initial_state(batch, **{k: v for k, v in kwargs.items()
                                                                    if k not in ("sources", "network")})
-        state_init[name] = {k: loop.tile_raw(v) for k, v in init.items()}
+        state_init[name] = {}
+        for key, value in init.items():
+            tiled = loop.tile_raw(value)
+            tiled.set_shape(value.shape)
+            state_init[name][key] = tiled
     acc_names = list(cell.accumulated)
     if cell.search and cell.choices and "output" not in acc_names:
         acc_names.append("output")
