@@ -26,6 +26,7 @@ from returnn.tf.layers.elementwise.switch import SwitchLayer as SwitchLayer
 from returnn.tf.layers.inputs.constant import ConstantLayer as ConstantLayer
 from returnn.tf.layers.inputs.length import LengthLayer as LengthLayer
 from returnn.tf.layers.inputs.source import SourceLayer as SourceLayer
+from returnn.tf.layers.linear.dot import DotLayer as DotLayer
 from returnn.tf.layers.linear.linear import LinearLayer as LinearLayer
 from returnn.tf.layers.linear.softmax import SoftmaxLayer as SoftmaxLayer
 from returnn.tf.layers.linear.softmax_over_spatial import SoftmaxOverSpatialLayer as SoftmaxOverSpatialLayer
@@ -38,6 +39,7 @@ from returnn.tf.layers.losses.mse import MeanSquaredError as MeanSquaredError
 from returnn.tf.layers.norm.batch_norm import BatchNormLayer as BatchNormLayer
 from returnn.tf.layers.norm.layer_norm import LayerNormLayer as LayerNormLayer
 from returnn.tf.layers.reduce.reduce import ReduceLayer as ReduceLayer
+from returnn.tf.layers.search.edit_distance_loss import EditDistanceLoss as EditDistanceLoss
 from returnn.tf.layers.shape.expand_dims import ExpandDimsLayer as ExpandDimsLayer
 from returnn.tf.layers.shape.gather import GatherLayer as GatherLayer
 from returnn.tf.layers.shape.merge_dims import CombineDimsLayer as CombineDimsLayer

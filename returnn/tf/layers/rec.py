@@ -1,3 +1,19 @@
-"""Public module of the reference (``returnn.tf.layers.rec``): re-exports of the recurrent layers."""
+"""Public import path ``returnn.tf.layers.rec``, kept for user configs and scripts. Defines nothing; each name
+is re-exported from the module that owns it (the same names the reference's module has)."""
 
-from returnn.tf.layers.recurrent.rec_layer import RecLayer as RecLayer  # noqa: F401
+import returnn.tf.layers  # noqa: F401  (registers all built-in layers)
+from returnn.tf.layers.attention.dot_attention import DotAttentionLayer as DotAttentionLayer
+from returnn.tf.layers.attention.gauss_window_attention import GaussWindowAttentionLayer as GaussWindowAttentionLayer
+from returnn.tf.layers.attention.generic_attention import GenericAttentionLayer as GenericAttentionLayer
+from returnn.tf.layers.attention.positional_encoding import PositionalEncodingLayer as PositionalEncodingLayer
+from returnn.tf.layers.attention.relative_positional_encoding import (
+    RelativePositionalEncodingLayer as RelativePositionalEncodingLayer,
+)
+from returnn.tf.layers.attention.self_attention import SelfAttentionLayer as SelfAttentionLayer
+from returnn.tf.layers.recurrent.get_last_hidden_state import GetLastHiddenStateLayer as GetLastHiddenStateLayer
+from returnn.tf.layers.recurrent.rnn_cell import RnnCellLayer as RnnCellLayer
+from returnn.tf.layers.recurrent.subnet.cell import SubnetworkRecCell as _SubnetworkRecCell  # noqa: F401
+from returnn.tf.layers.recurrent.subnet.rec_subnet import RecLayer as RecLayer
+from returnn.tf.layers.recurrent.subnet.template import TemplateLayer as _TemplateLayer  # noqa: F401
+from returnn.tf.layers.search.choice import ChoiceLayer as ChoiceLayer
+from returnn.tf.layers.search.decide import DecideLayer as DecideLayer
