@@ -48,7 +48,9 @@ def _recurrence(step, xp, h0, *weights):
     @tf.custom_gradient
     def fn(xp_, h0_, *weights_):
         num_frames = tf.shape(xp_)[0]
-        xp_ta = tf.TensorArray(xp_.dtype, size=num_frames, element_shape=xp_.shape[1:]).unstack(xp_)
+        # read again by the backward loop (v1 TensorArrays clear each element after its first read by default)
+        xp_ta = tf.TensorArray(xp_.dtype, size=num_frames, element_shape=xp_.shape[1:],
+                               clear_after_read=False).unstack(xp_)
         out_ta = tf.TensorArray(xp_.dtype, size=num_frames, element_shape=h0_.shape)
 
         def body(t, h, out_ta_):

@@ -245,12 +245,9 @@ def build_loop(cell: Any, rec_layer: Any) -> None:
 def _run_while_loop(cell: Any, loop: _Loop):
     """:return: (name -> accumulated time-major Tensor, lengths [B*K] int32 or None)
 
-    Uses a v1 while loop and v1 TensorArrays, and therefore switches TF to control flow v1 for the rest of the
-    process (the reference does the same when its TF engine is imported): the gradient of a v2 loop rewrites the
-    forward op, which a session that already ran the graph (e.g. to initialise variables) does not see; and the
-    gradient of v1 TensorArrays needs control flow v1 when it is built.
+    A v1 while loop with v1 TensorArrays; ``import returnn.tf`` selects control flow v1 for the process (see
+    :mod:`returnn.tf`).
     """
-    tf.compat.v1.disable_control_flow_v2()
     return _run_while_loop_v1(cell, loop)
 
 
