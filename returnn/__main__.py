@@ -85,6 +85,10 @@ def init_config(command_line_options: Sequence[str] = (), config_updates: Option
 def _start_up(cfg: Config, argv: Sequence[str]) -> None:
     """Installs ``cfg`` globally, initializes the log from it, prints the banner and selects the backend."""
     set_global_config(cfg)
+    if cfg.bool("use_horovod", False) or cfg.bool("distributed", False):
+        from returnn.tf.distributed.engine_hooks import rank_log_config
+
+        rank_log_config(cfg)  # workers with rank > 0 log to <log>.rank<N>, start-up lines included
     log.init_by_config(cfg)
     print_startup_banner(argv)
     BehaviorVersion.set(cfg.int("behavior_version", None))
