@@ -18,6 +18,26 @@ from typing import Any, Optional, Sequence
 _NOT_GIVEN = object()
 
 
+def _detail_lines(*, suggestions: Sequence[str] = (), expected: Optional[str] = None, got: Any = _NOT_GIVEN,
+                  hint: Optional[str] = None) -> list:
+    """The indented lines under an error's headline: did-you-mean, expected, got (``repr`` unless already a
+    rendered string), hint."""
+    lines = []
+    if suggestions:
+        lines.append("  did you mean: " + ", ".join(repr(s) for s in suggestions) + "?")
+    if expected is not None:
+        lines.append(f"  expected: {expected}")
+    if got is not _NOT_GIVEN:
+        lines.append(f"  got:      {got if isinstance(got, _Rendered) else repr(got)}")
+    if hint:
+        lines.append(f"  hint: {hint}")
+    return lines
+
+
+class _Rendered(str):
+    """A value already rendered for a message (printed as is, not through ``repr``)."""
+
+
 class ReturnnError(Exception):
     """Base class of all errors this project raises on purpose for bad user input."""
 
@@ -122,14 +142,7 @@ class LayerArgError(ConfigError, TypeError):
         self.layer, self.layer_class, self.arg, self.problem = layer, layer_class, arg, problem
         self.expected, self.got, self.suggestions, self.hint = expected, got, tuple(suggestions), hint
         lines = [f"layer {layer!r} {{\"class\": \"{layer_class}\"}}: {problem} {arg!r}"]
-        if self.suggestions:
-            lines.append("  did you mean: " + ", ".join(repr(s) for s in self.suggestions) + "?")
-        if expected is not None:
-            lines.append(f"  expected: {expected}")
-        if got is not _NOT_GIVEN:
-            lines.append(f"  got:      {got!r}")
-        if hint:
-            lines.append(f"  hint: {hint}")
+        lines += _detail_lines(suggestions=self.suggestions, expected=expected, got=got, hint=hint)
         super().__init__("\n".join(lines))
 
 
@@ -193,12 +206,7 @@ class LayerShapeError(ConfigError):
         self.layer, self.layer_class, self.problem = layer, layer_class, problem
         self.expected, self.got, self.hint = expected, got, hint
         lines = [f"layer {layer!r} {{\"class\": \"{layer_class}\"}}: {problem}"]
-        if expected is not None:
-            lines.append(f"  expected: {expected}")
-        if got is not None:
-            lines.append(f"  got:      {got}")
-        if hint:
-            lines.append(f"  hint: {hint}")
+        lines += _detail_lines(expected=expected, got=_NOT_GIVEN if got is None else _Rendered(got), hint=hint)
         super().__init__("\n".join(lines))
 
 

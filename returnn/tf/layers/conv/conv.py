@@ -18,10 +18,8 @@ from returnn.tensor import FeatureDim, NotSpecified, Tensor
 from returnn.tf.layers.conv.spatial import (as_tuple, build_output_template, check_padding, output_dims,
                                             prepare_input_raw, prepare_input_template, set_output_sizes)
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
-from returnn.tf.layers.core.layer_base import OutputWithActivation
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.core.sources import concat_sources_template
-from returnn.tf.ops.activations import get_activation_function
 from returnn.tf.ops.init import get_initializer
 
 
@@ -54,10 +52,7 @@ class ConvLayer(ConcatInputLayer):
             bias = self.create_param("bias", (n_out,), get_initializer(bias_init, key=f"{self.name}/bias_init"))
             y = y + bias
         set_output_sizes(self, tmpl_inp, filter_size, strides, dilation, padding)
-        act = get_activation_function(activation)
-        if act is not None:
-            self.output_before_activation = OutputWithActivation(y, act)
-            y = self.output_before_activation.y
+        y = self.apply_activation(y, activation)
         self.output.placeholder = y
 
     @classmethod

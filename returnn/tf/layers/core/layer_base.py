@@ -259,6 +259,20 @@ class LayerBase:
     def get_absolute_name(self) -> str:
         return self.network.get_absolute_name_prefix() + self.name
 
+    def apply_activation(self, raw: tf.Tensor, activation: Optional[str]) -> tf.Tensor:
+        """Applies ``activation`` (a name like ``"relu"`` or ``"2*sigmoid"``; None: identity) to ``raw`` and keeps
+        the pre-activation value in ``output_before_activation`` (losses like ``ce`` use the logits).
+
+        :return: the activated tensor (``raw`` itself without activation)
+        """
+        from returnn.tf.ops.activations import get_activation_function
+
+        act = get_activation_function(activation)
+        if act is None:
+            return raw
+        self.output_before_activation = OutputWithActivation(raw, act)
+        return self.output_before_activation.y
+
     def post_init(self, layer_desc: Dict[str, Any]) -> None:
         """Called by the network after ``__init__`` (reference hook)."""
 

@@ -57,6 +57,18 @@ def concat_sources_template(sources: Sequence[Any], *, name: str, layer_class: s
     return first.copy_template_replace_dim(first.feature_dim_axis, new_dim)
 
 
+def dense_feature_sources_template(sources: Sequence[Any], *, name: str, layer_class: str) -> Tensor:
+    """:func:`concat_sources_template` for layers that work on a dense feature axis of known size (normalization).
+
+    :raises LayerShapeError: sparse input, or no feature axis / unknown feature dim
+    """
+    out = concat_sources_template(sources, name=name, layer_class=layer_class)
+    if out.sparse or out.feature_dim_axis is None or out.dim is None:
+        raise LayerShapeError(layer=name, layer_class=layer_class,
+                              problem="needs a dense input with a static feature axis", got=repr(out))
+    return out
+
+
 def concat_sources(sources: Sequence[Any], template: Tensor) -> tf.Tensor:
     """:return: raw concatenation matching ``template`` (from :func:`concat_sources_template`)"""
     if len(sources) == 1:

@@ -16,10 +16,9 @@ import tensorflow as tf
 from returnn.errors import LayerArgError
 from returnn.tensor import Tensor
 from returnn.tf.layers.core.broadcast import align_raw
-from returnn.tf.layers.core.layer_base import LayerBase, OutputWithActivation
+from returnn.tf.layers.core.layer_base import LayerBase
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.elementwise.eval import eval_template, run_eval
-from returnn.tf.ops.activations import get_activation_function
 from returnn.tf.ops.init import get_initializer
 from returnn.util.suggest import close_matches
 
@@ -54,10 +53,7 @@ class CombineLayer(LayerBase):
         if with_bias:
             bias = self.create_param("b", (out.dim,), get_initializer(0.0))
             raw = raw + bias
-        act = get_activation_function(activation)
-        if act is not None:
-            self.output_before_activation = OutputWithActivation(raw, act)
-            raw = self.output_before_activation.y
+        raw = self.apply_activation(raw, activation)
         self.output.placeholder = raw
 
     @classmethod

@@ -17,9 +17,8 @@ import tensorflow as tf
 from returnn.errors import LayerArgError
 from returnn.tensor import Tensor
 from returnn.tf.layers.core.broadcast import align_raw, common_template
-from returnn.tf.layers.core.layer_base import LayerBase, OutputWithActivation
+from returnn.tf.layers.core.layer_base import LayerBase
 from returnn.tf.layers.core.registry import register_layer
-from returnn.tf.ops.activations import get_activation_function
 
 
 def eval_template(cls: Any, name: str, sources: Any, out_type: Any, network: Any) -> Tensor:
@@ -89,10 +88,7 @@ class EvalLayer(LayerBase):
         super().__init__(**kwargs)
         raw = run_eval(self, eval, eval_locals)
         raw = tf.convert_to_tensor(raw)
-        act = get_activation_function(activation)
-        if act is not None:
-            self.output_before_activation = OutputWithActivation(raw, act)
-            raw = self.output_before_activation.y
+        raw = self.apply_activation(raw, activation)
         if raw.dtype.name != self.output.dtype:
             raw = tf.cast(raw, self.output.dtype)
         self.output.placeholder = raw

@@ -10,11 +10,10 @@ from typing import Any
 
 import tensorflow as tf
 
-from returnn.errors import LayerShapeError
 from returnn.tensor import Tensor
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.registry import register_layer
-from returnn.tf.layers.core.sources import concat_sources_template
+from returnn.tf.layers.core.sources import dense_feature_sources_template
 
 
 @register_layer
@@ -44,8 +43,4 @@ class LayerNormLayer(ConcatInputLayer):
 
     @classmethod
     def get_out_data_from_opts(cls, name: str, sources: Any = (), **kwargs: Any) -> Tensor:
-        out = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
-        if out.sparse or out.feature_dim_axis is None or out.dim is None:
-            raise LayerShapeError(layer=name, layer_class=cls.layer_class, problem="needs a dense input with a static "
-                                  "feature axis", got=repr(out))
-        return out
+        return dense_feature_sources_template(sources, name=name, layer_class=cls.layer_class)
