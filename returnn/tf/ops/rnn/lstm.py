@@ -8,9 +8,10 @@ peepholes.
 Implementations (``impl``), all with the same parameters and results:
 
 * ``"loop"``: :func:`returnn.tf.ops.rnn.lstm_loop.lstm_loop` -- one big input-projection matmul,
-  only ``h @ W_re`` per step, hand-written backward loop. Fastest on CPU.
-* ``"block"``: TensorFlow's fused ``BlockLSTM`` op (:mod:`returnn.tf.ops.rnn.lstm_block`).
-* ``"auto"``: :func:`select_lstm_impl` (``"loop"`` on CPU, ``"block"`` when TensorFlow sees a GPU).
+  only ``h @ W_re`` per step, hand-written backward loop. Fastest on CPU for n > 64.
+* ``"block"``: TensorFlow's fused ``BlockLSTM`` op (:mod:`returnn.tf.ops.rnn.lstm_block`). Fastest on CPU
+  for small layers (n <= 64), where the per-step overhead of the while loop dominates.
+* ``"auto"``: :func:`select_lstm_impl` (``"block"`` when TensorFlow sees a GPU or n <= 64, else ``"loop"``).
 """
 
 from __future__ import annotations
@@ -25,16 +26,27 @@ from returnn.tf.ops.rnn.masking import last_frame, reverse_by_length, zero_padde
 
 LSTM_IMPLS = ("loop", "block")
 
+# Largest number of cells for which "auto" picks "block" on CPU. Measured with benchmarks/lstm/bench_lstm.py
+# (2 cores, forward + gradient, T=50 B=40, n_in = n): block/loop time 0.48 at n=32, 0.78 at n=64, 1.74 at
+# n=128, 1.84 at n=256; 0.34 for the 12AX demo's shapes (T=200, B=10, n_in=9, n=10).
+BLOCK_MAX_CELLS_CPU = 64
 
-def select_lstm_impl(impl: str = "auto") -> str:
+
+def select_lstm_impl(impl: str = "auto", num_cells: Optional[int] = None) -> str:
     """
     :param impl: ``"auto"`` or one of :data:`LSTM_IMPLS`
+    :param num_cells: n, the LSTM's number of cells, if statically known
     :return: the concrete implementation: for ``"auto"``, ``"block"`` if TensorFlow lists a GPU (BlockLSTM has a
-        fused GPU kernel), else ``"loop"`` (fastest on CPU, see benchmarks/lstm)
+        fused GPU kernel) or ``num_cells <= BLOCK_MAX_CELLS_CPU`` (fewer, fused ops per step win for small
+        layers), else ``"loop"`` (one large input-projection matmul wins for larger ones; see benchmarks/lstm)
     """
     if impl != "auto":
         return impl
-    return "block" if tf.config.list_physical_devices("GPU") else "loop"
+    if tf.config.list_physical_devices("GPU"):
+        return "block"
+    if num_cells is not None and num_cells <= BLOCK_MAX_CELLS_CPU:
+        return "block"
+    return "loop"
 
 
 def lstm(x: tf.Tensor, seq_len: tf.Tensor, w: tf.Tensor, w_re: tf.Tensor, b: tf.Tensor, *,
@@ -57,7 +69,7 @@ def lstm(x: tf.Tensor, seq_len: tf.Tensor, w: tf.Tensor, w_re: tf.Tensor, b: tf.
     """
     if direction not in (1, -1):
         raise ValueError(f"lstm: direction must be 1 or -1, got {direction!r}")
-    impl = select_lstm_impl(impl)
+    impl = select_lstm_impl(impl, num_cells=w_re.shape[0] if w_re.shape.rank == 2 else None)
     if impl not in LSTM_IMPLS:
         raise ValueError(f"lstm: impl must be one of {LSTM_IMPLS}, got {impl!r}")
     n = tf.shape(w_re)[0]
