@@ -44,13 +44,8 @@ def broadcast_variables_op(variables: Sequence[tf.Variable], root_rank: int = 0,
     :param variables: all variables whose values must agree (params, optimizer slots, global step)
     :return: a grouped assign op (``tf.no_op`` when not distributed or no variables)
     """
-    variables = sorted(variables, key=lambda v: v.name)
-    if not cluster.is_active() or not variables:
-        return tf.no_op(name=name)
-    with tf.name_scope(name):
-        values = _fused([v.read_value() for v in variables],
-                        lambda flat, dt: collectives.broadcast(flat, root_rank, name=f"bcast_{dt}"), name)
-        return tf.group(*[v.assign(value, read_value=False) for v, value in zip(variables, values)])
+    return _assign_collective(variables, name,
+                              lambda flat, dt: collectives.broadcast(flat, root_rank, name=f"bcast_{dt}"))
 
 
 def average_variables_op(variables: Sequence[tf.Variable], name: str = "param_average") -> tf.Operation:
@@ -59,12 +54,19 @@ def average_variables_op(variables: Sequence[tf.Variable], name: str = "param_av
     :param variables: the trainable variables (float dtypes)
     :return: a grouped assign op (``tf.no_op`` when not distributed)
     """
+    return _assign_collective(variables, name,
+                              lambda flat, dt: collectives.allreduce(flat, True, name=f"avg_{dt}"))
+
+
+def _assign_collective(variables: Sequence[tf.Variable], name: str, collective) -> tf.Operation:
+    """Assigns every variable the result of ``collective(flat_buffer, dtype_name)`` applied to the variables'
+    values fused into one buffer per dtype (in name order, the same on every worker); ``tf.no_op`` when not
+    distributed or no variables."""
     variables = sorted(variables, key=lambda v: v.name)
     if not cluster.is_active() or not variables:
         return tf.no_op(name=name)
     with tf.name_scope(name):
-        values = _fused([v.read_value() for v in variables],
-                        lambda flat, dt: collectives.allreduce(flat, True, name=f"avg_{dt}"), name)
+        values = _fused([v.read_value() for v in variables], collective, name)
         return tf.group(*[v.assign(value, read_value=False) for v, value in zip(variables, values)])
 
 
