@@ -43,10 +43,10 @@ def sequence_mask(tensor: Tensor, axis: int) -> Optional[tf.Tensor]:
     mask = tf.sequence_mask(d.dyn_size, maxlen=max_len)  # [B, T]
     if tensor.batch_dim_axis > axis:
         mask = tf.transpose(mask, [1, 0])
-    first, second = sorted((axis, tensor.batch_dim_axis))
-    shape = tf.stack([tf.shape(mask)[0] if i == first else tf.shape(mask)[1] if i == second else 1
-                      for i in range(tensor.batch_ndim)])
-    return tf.reshape(mask, shape)
+    for i in range(tensor.batch_ndim):  # size-1 axes everywhere else (no shape arithmetic: cheap in loops)
+        if i not in (axis, tensor.batch_dim_axis):
+            mask = tf.expand_dims(mask, i)
+    return mask
 
 
 def mask_padded(tensor: Tensor, axis: int, value: Any) -> tf.Tensor:

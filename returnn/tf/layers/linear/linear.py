@@ -54,7 +54,7 @@ class LinearLayer(ConcatInputLayer):
             x = tf.nn.embedding_lookup(weights, tf.cast(inp.placeholder, tf.int32))
         else:
             inp_f = inp.copy_with_feature_dim_axis(-1) if inp.feature_dim_axis != inp.batch_ndim - 1 else inp
-            x = tf.tensordot(inp_f.placeholder, weights, axes=[[inp_f.batch_ndim - 1], [0]])
+            x = _matmul_last_axis(inp_f.placeholder, weights)
             x.set_shape(inp_f.batch_shape[:-1] + (n_out,))
         if with_bias:
             b_init = get_initializer(bias_init, seed=seed + 1, key=f"{self.name}/bias_init")
@@ -89,6 +89,19 @@ class LinearLayer(ConcatInputLayer):
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="from",
                                 problem="input feature dim is unknown:", got=repr(inp))
         return out
+
+
+def _matmul_last_axis(x: tf.Tensor, weights: tf.Tensor) -> tf.Tensor:
+    """:return: ``x`` ``[..., n_in]`` times ``weights`` ``[n_in, n_out]``: ``[..., n_out]``
+
+    Rank 2 is one ``MatMul``; higher ranks fold the leading axes into one (reshape, matmul, reshape back), a
+    third of the ops ``tf.tensordot`` builds, which counts inside rec loops where every op runs once per step.
+    """
+    if x.shape.rank == 2:
+        return tf.matmul(x, weights)
+    n_in, n_out = weights.shape  # static: the parameter's shape
+    flat = tf.matmul(tf.reshape(x, [-1, n_in]), weights)
+    return tf.reshape(flat, tf.concat([tf.shape(x)[:-1], [n_out]], axis=0))
 
 
 def _grad_filter(x: tf.Tensor, limit: float) -> tf.Tensor:

@@ -43,7 +43,7 @@ class SoftmaxOverSpatialLayer(ConcatInputLayer):
             x = x * energy_factor
         mask = sequence_mask(inp, axis_idx) if use_time_mask else None
         if mask is not None:
-            x = tf.where(tf.broadcast_to(mask, tf.shape(x)), x, tf.fill(tf.shape(x), _NEG))
+            x = tf.where(mask, x, _NEG)  # SelectV2 broadcasts the mask and the scalar
         # along a non-last axis without the transposes tf.nn.softmax would add
         x = x - tf.stop_gradient(tf.reduce_max(x, axis=axis_idx, keepdims=True))
         if log_space:
@@ -52,7 +52,7 @@ class SoftmaxOverSpatialLayer(ConcatInputLayer):
             e = tf.exp(x)
             y = e / tf.reduce_sum(e, axis=axis_idx, keepdims=True)
         if mask is not None and not log_space:
-            y = tf.where(tf.broadcast_to(mask, tf.shape(y)), y, tf.zeros_like(y))
+            y = tf.where(mask, y, 0.0)
         self.output.placeholder = y
 
     @classmethod

@@ -5,7 +5,7 @@ row ``b*K + k`` is hypothesis ``k`` of sequence ``b``).
   ``[B, K]`` (best first), hypothesis lengths ``[B*K]``, ``length_normalization``.
 - :func:`tile_beam`: repeats a ``{B, ...}`` tensor ``K`` times on its batch axis (dynamic axes get new dims with
   repeated lengths, shared per original dim through ``dim_map``).
-- :func:`gather_beams`: re-orders ``{B*K, ...}`` rows by source-beam indices ``[B, K]``.
+- :func:`flat_beam_indices` / :func:`gather_beams`: re-order ``{B*K, ...}`` rows by the source beams ``[B, K]``.
 - :func:`backtrack`: full hypotheses from per-step values and per-step source beams.
 """
 
@@ -81,12 +81,14 @@ def flat_beam_indices(src_beams: tf.Tensor) -> tf.Tensor:
     return tf.reshape(base + src_beams, [-1])
 
 
-def gather_beams(raw: tf.Tensor, src_beams: tf.Tensor, batch_axis: Optional[int] = 0) -> tf.Tensor:
-    """:return: ``raw`` (``[..., B*K, ...]`` with the batch at ``batch_axis``) with rows re-ordered by
-    ``src_beams`` ``[B, K]``; unchanged without batch axis"""
+def gather_beams(raw: tf.Tensor, src_rows: tf.Tensor, batch_axis: Optional[int] = 0) -> tf.Tensor:
+    """:param src_rows: int32 ``[B*K]`` from :func:`flat_beam_indices` (computed once per step, shared by all
+    gathers of that step)
+    :return: ``raw`` (``[..., B*K, ...]`` with the batch at ``batch_axis``) with rows re-ordered by ``src_rows``;
+    unchanged without batch axis"""
     if batch_axis is None:
         return raw
-    return tf.gather(raw, flat_beam_indices(src_beams), axis=batch_axis)
+    return tf.gather(raw, src_rows, axis=batch_axis)
 
 
 def backtrack(values: tf.Tensor, src_beams: tf.Tensor) -> tf.Tensor:

@@ -25,6 +25,7 @@ from returnn.errors import LayerArgError
 from returnn.tensor import NotSpecified, Tensor
 from returnn.tf.layers.core.layer_base import LayerBase
 from returnn.tf.layers.core.registry import register_layer
+from returnn.tf.layers.search.beam import flat_beam_indices
 
 NEG_INF = -1e30
 
@@ -61,6 +62,7 @@ class ChoiceLayer(LayerBase):
         self.input_type = input_type
         self.search_scores: Optional[tf.Tensor] = None
         self.search_src_beams: Optional[tf.Tensor] = None
+        self.search_src_rows: Optional[tf.Tensor] = None  # [B*K]: b*K + search_src_beams[b, k]
         do_search = _do_search(self.network, search)
         if not do_search:
             target = self._target_frame()
@@ -84,13 +86,15 @@ class ChoiceLayer(LayerBase):
         num_classes = tf.shape(logp)[-1]
         k = search_state["beam"]
         ended = search_state["ended"]  # [B*K] bool
-        ended_logp = tf.concat([tf.zeros_like(logp[:, :1]), tf.fill(tf.shape(logp[:, 1:]), NEG_INF)], axis=1)
-        logp = tf.where(ended[:, None], ended_logp, logp)
+        # an ended hypothesis is extended by label 0 at no cost (its score stays), by nothing else
+        ended_logp = tf.one_hot(0, num_classes, on_value=0.0, off_value=NEG_INF)  # [V]
+        logp = tf.where(ended[:, None], ended_logp[None, :], logp)
         scores_in = search_state["scores"]  # [B, K]
         total = tf.reshape(scores_in[:, :, None] + tf.reshape(logp, [-1, k, num_classes]), [-1, k * num_classes])
         new_scores, idx = tf.math.top_k(total, k=k, sorted=True)
         self.search_scores = new_scores
         self.search_src_beams = idx // num_classes
+        self.search_src_rows = flat_beam_indices(self.search_src_beams)
         self.output.placeholder = tf.reshape(idx % num_classes, [-1])
 
     def _target_frame(self) -> Tensor:

@@ -3,7 +3,7 @@
 import numpy as np
 import tensorflow as tf
 
-from returnn.tf.layers.search.beam import SearchBeam, backtrack, gather_beams
+from returnn.tf.layers.search.beam import SearchBeam, backtrack, flat_beam_indices, gather_beams
 
 
 def test_best_beam_with_and_without_length_normalization(session):
@@ -23,5 +23,6 @@ def test_gather_and_backtrack(session):
     # beam 0 at t=2 extends beam 0 at t=1, which extends beam 1 at t=0
     np.testing.assert_array_equal(out[:, 0], [11, 20, 30])
     np.testing.assert_array_equal(out[:, 1], [11, 20, 31])
-    np.testing.assert_array_equal(session.run(gather_beams(tf.constant([5, 6, 7, 8]), tf.constant([[1, 1], [0, 1]]))),
+    np.testing.assert_array_equal(session.run(gather_beams(tf.constant([5, 6, 7, 8]),
+                                                              flat_beam_indices(tf.constant([[1, 1], [0, 1]])))),
                                   [6, 6, 7, 8])

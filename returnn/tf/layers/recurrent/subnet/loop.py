@@ -106,7 +106,7 @@ class _Step:
         if src not in self._gathered:
             choice = self.get_layer(cell.choices[0])
             out = layer.output.copy()
-            out.placeholder = gather_beams(out.placeholder, choice.search_src_beams, out.batch_dim_axis)
+            out.placeholder = gather_beams(out.placeholder, choice.search_src_rows, out.batch_dim_axis)
             self._gathered[src] = make_internal(f"{name}:gathered", self.net, out)
         return self._gathered[src]
 
@@ -328,12 +328,14 @@ def _run_while_loop_v1(cell: Any, loop: _Loop):
                     step.get_layer(name)
         layers = {n: step.net.layers[n] for n in cell.loop}
         loop.step_layers.update(layers)
-        src_beams = layers[cell.choices[0]].search_src_beams if search else None
+        choice_layer = layers[cell.choices[0]] if search else None
+        src_beams = choice_layer.search_src_beams if search else None
+        src_rows = choice_layer.search_src_rows if search else None
 
         def reorder(name: str, raw: tf.Tensor, batch_axis: Optional[int]) -> tf.Tensor:
             if not search or beam == 1 or name in cell.choice_dependent:
                 return raw
-            return gather_beams(raw, src_beams, batch_axis)
+            return gather_beams(raw, src_rows, batch_axis)
 
         new_prev = {}
         for name in cell.prev_in_loop:
@@ -350,8 +352,8 @@ def _run_while_loop_v1(cell: Any, loop: _Loop):
         new_ended, new_lens = ended, lens
         if not fixed:
             if search and beam > 1:
-                ended = gather_beams(ended, src_beams)
-                lens = gather_beams(lens, src_beams)
+                ended = gather_beams(ended, src_rows)
+                lens = gather_beams(lens, src_rows)
             end_raw = tf.reshape(tf.cast(layers[cell.end_layer].output.placeholder, tf.bool), [-1]) \
                 if cell.end_layer else tf.zeros_like(ended)
             new_ended = tf.logical_or(ended, end_raw)
