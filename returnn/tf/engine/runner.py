@@ -13,6 +13,8 @@ time)``. When stdout is a terminal and per-step lines are off, a progress line w
 
 from __future__ import annotations
 
+import collections
+import concurrent.futures
 import math
 import sys
 import time
@@ -235,6 +237,7 @@ class Runner:
             fetches.update(self.loss_fetches.fetches)
         fetches.update(self.extra_fetches)
         fetch_keys = sorted(fetches)
+        self._fetch_keys = fetch_keys
         fetch_list = [fetches[k] for k in fetch_keys]
         if self.train_op is not None:
             fetch_list.append(self.train_op)
@@ -251,6 +254,20 @@ class Runner:
             steps = ((batch, True, self.engine.stop_requested()) for batch in iterator)
         else:  # distributed: the same number of steps on every worker
             steps = sync.steps(iterator, self.engine.stop_requested)
+        in_flight = self._steps_in_flight()
+        pending: "collections.deque" = collections.deque()  # (step, batch, future), oldest first
+        executor = concurrent.futures.ThreadPoolExecutor(in_flight) if in_flight > 1 else None
+        last_done = [time.time()]
+
+        def finish_oldest() -> None:
+            step_, batch_, future = pending.popleft()
+            out_ = self._call(future.result, step_)
+            now = time.time()
+            # steps overlap: a step's time is counted from the previous step's end
+            self._after_step(step_, batch_, out_, now - last_done[0], start, report_steps, log_batch_size,
+                             progress, num_seqs_total)
+            last_done[0] = now
+
         try:
             for step, (batch, own_data, stop) in enumerate(steps):
                 if stop:
@@ -266,57 +283,28 @@ class Runner:
                 args += [v for _, v in extra_feed_items]
                 if weight_feed:
                     args.append(sync.feed_weight(own_data))
+                if executor is not None:  # inference: this step runs while the older ones finish
+                    pending.append((step, batch, executor.submit(step_fn, *args)))
+                    if len(pending) >= in_flight:
+                        finish_oldest()
+                    continue
                 step_start = time.time()
-                try:
-                    if own_data or weight_feed:  # ("param": a worker without data skips the step)
-                        out = step_fn(*args)
-                    if sync is not None:
-                        sync.after_step(step)
-                except Exception as exc:  # tf.errors.InvalidArgumentError for a missing feed
-                    self._raise_missing_feed(exc)
-                    self._raise_distributed(exc, step)
-                    raise
+                if own_data or weight_feed:  # ("param": a worker without data skips the step)
+                    out = self._call(lambda: step_fn(*args), step)
+                if sync is not None:
+                    sync.after_step(step)
                 if not own_data:  # distributed: a step without own data is left out of the scores
                     result.num_steps += 1
                     continue
-                step_time = time.time() - step_start
-                result.computing_time += step_time
-                values = dict(zip(fetch_keys, out))
-                if (self.nonfinite_callback is not None and "loss" in values
-                        and not math.isfinite(float(values["loss"]))):
-                    if not self.nonfinite_callback(step, values):  # skip this step's values
-                        result.num_steps += 1
-                        continue
-                result.add(values)
-                result.num_steps += 1
-                result.num_seqs += batch.num_seqs
-                if self.step_callback:
-                    self.step_callback(batch, values)
-                elapsed = time.time() - start
-                complete = None
-                if num_seqs_total and batch.seq_idx:
-                    complete = min((max(batch.seq_idx) + 1) / num_seqs_total, 1.0)
-                if log_batch_size:
-                    print("%s, step %i, batch: %i seqs, %s" % (
-                        self.name, step, batch.num_seqs,
-                        ", ".join("%s %s" % (k, tuple(v.shape)) for k, v in sorted(batch.data.items()))),
-                        file=log.v5)
-                if report_steps:
-                    line = "%s, step %i, " % (self.name, step)
-                    if self.loss_fetches:
-                        line += format_step_values(values, result.names) + ", "
-                    line += "%.3f sec/step, elapsed %s" % (step_time, hms(elapsed))
-                    if complete:
-                        line += ", exp. remaining %s, complete %.2f%%" % (
-                            hms(elapsed / complete - elapsed), complete * 100.0)
-                    print(line, file=log.v5)
-                else:
-                    progress.update(step, elapsed, complete)
-                if self.summary_writer is not None and self.loss_fetches:
-                    self.summary_writer.write_step(self.global_step_offset + step, values, result.names)
+                self._after_step(step, batch, out, time.time() - step_start, start, report_steps, log_batch_size,
+                                 progress, num_seqs_total)
+            while pending:
+                finish_oldest()
             if sync is not None:
                 sync.end_of_pass()
         finally:
+            if executor is not None:  # after an error/stop: let the steps still running finish first
+                executor.shutdown(wait=True, cancel_futures=True)
             iterator.close()
             progress.clear()
         result.elapsed = time.time() - start
@@ -327,6 +315,67 @@ class Runner:
             self.name, result.num_steps, hms(result.elapsed),
             100.0 * result.computing_time / result.elapsed if result.elapsed > 0 else 100.0), file=log.v3)
         return result
+
+    def _steps_in_flight(self) -> int:
+        """:return: how many steps may run at once: ``inference_steps_in_flight`` (default 2) for passes without
+        an optimizer op and without distributed sync, else 1"""
+        if self.train_op is not None or self.sync is not None:
+            return 1
+        config = getattr(self.engine, "config", None)
+        value = config.int("inference_steps_in_flight", 2) if config is not None else 2
+        if value < 1:
+            from returnn.errors import ConfigValueError
+            raise ConfigValueError("inference_steps_in_flight", expected="an int >= 1 (1: one step after another)",
+                                   got=value)
+        return value
+
+    def _call(self, fn: Callable[[], Any], step: int) -> Any:
+        """:return: ``fn()`` (a step's fetched values); a failure is turned into the clear errors of the runner"""
+        try:
+            return fn()
+        except Exception as exc:  # tf.errors.InvalidArgumentError for a missing feed
+            self._raise_missing_feed(exc)
+            self._raise_distributed(exc, step)
+            raise
+
+    def _after_step(self, step: int, batch, out, step_time: float, start: float, report_steps: bool,
+                    log_batch_size: bool, progress: "Progress", num_seqs_total: Optional[int]) -> None:
+        """Bookkeeping of one finished step: scores, callbacks, the per-step line / progress, summaries."""
+        result = self.result
+        result.computing_time += step_time
+        values = dict(zip(self._fetch_keys, out))
+        if (self.nonfinite_callback is not None and "loss" in values
+                and not math.isfinite(float(values["loss"]))):
+            if not self.nonfinite_callback(step, values):  # skip this step's values
+                result.num_steps += 1
+                return
+        result.add(values)
+        result.num_steps += 1
+        result.num_seqs += batch.num_seqs
+        if self.step_callback:
+            self.step_callback(batch, values)
+        elapsed = time.time() - start
+        complete = None
+        if num_seqs_total and batch.seq_idx:
+            complete = min((max(batch.seq_idx) + 1) / num_seqs_total, 1.0)
+        if log_batch_size:
+            print("%s, step %i, batch: %i seqs, %s" % (
+                self.name, step, batch.num_seqs,
+                ", ".join("%s %s" % (k, tuple(v.shape)) for k, v in sorted(batch.data.items()))),
+                file=log.v5)
+        if report_steps:
+            line = "%s, step %i, " % (self.name, step)
+            if self.loss_fetches:
+                line += format_step_values(values, result.names) + ", "
+            line += "%.3f sec/step, elapsed %s" % (step_time, hms(elapsed))
+            if complete:
+                line += ", exp. remaining %s, complete %.2f%%" % (
+                    hms(elapsed / complete - elapsed), complete * 100.0)
+            print(line, file=log.v5)
+        else:
+            progress.update(step, elapsed, complete)
+        if self.summary_writer is not None and self.loss_fetches:
+            self.summary_writer.write_step(self.global_step_offset + step, values, result.names)
 
     def _raise_distributed(self, exc: BaseException, step: int) -> None:
         """Turns a failed collective op (distributed training: a peer died or hangs) into one
