@@ -13,9 +13,9 @@ Units (case-insensitive) and params under ``<layer>/rec/`` (the reference's name
   ``gru_cell/candidate/kernel`` ``[n_in + n, n]``, ``gru_cell/candidate/bias``; TensorFlow's ``GRUCell``.
 - ``basicrnn``/``rnn``: ``basic_rnn_cell/kernel``, ``basic_rnn_cell/bias``; ``h' = tanh([x, h] W + b)``.
 
-``initial_state``: None/``"zeros"`` (default), ``"ones"``, a number, a layer (e.g. ``"base:enc_last"``) with
-``{B, n}`` (GRU/RNN; LSTM: used for both ``c`` and ``h``) or ``{B, 2n}`` (LSTM: ``c`` then ``h``), or a dict
-``{"c": ..., "h": ...}`` of those.
+``initial_state``: None/``"zeros"`` (default), ``"ones"``, ``"var"`` (trainable, see ``get_rec_initial_state``),
+a number, a layer (e.g. ``"base:enc_last"``) with ``{B, n}`` (GRU/RNN; LSTM: used for both ``c`` and ``h``) or
+``{B, 2n}`` (LSTM: ``c`` then ``h``), or a dict ``{"c": ..., "h": ...}`` of those.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ _LSTM_UNITS = ("lstm", "lstmblock", "lstmblockfused", "standardlstm", "basiclstm
                "lstmcell", "cudnnlstm")
 _UNITS = _LSTM_UNITS + ("gru", "basicrnn", "rnn", "grublock")
 _CONST = {"zeros": 0.0, "ones": 1.0}
+_VAR = "var"  # a trainable initial state (zeros-initialized), one vector [n] per state, shared by all sequences
 
 
 def _kind(name: str, unit: Any) -> str:
@@ -150,7 +151,7 @@ class RnnCellLayer(ConcatInputLayer):
         super().transform_config_dict(d, network=network, get_layer=get_layer)
 
         def resolve(value: Any) -> Any:
-            if isinstance(value, str) and value not in _CONST:
+            if isinstance(value, str) and value not in _CONST and value != _VAR:
                 return get_layer(value)
             return value
 
@@ -183,12 +184,25 @@ class RnnCellLayer(ConcatInputLayer):
 
     @classmethod
     def get_rec_initial_state(cls, batch_size: tf.Tensor, *, name: str, n_out: int, unit: str = "lstm",
-                              initial_state: Any = None, **_kwargs: Any) -> Dict[str, tf.Tensor]:
-        """:return: state name -> float32 ``[B, n_out]`` for step 0
+                              initial_state: Any = None, param_scope: Optional[str] = None,
+                              **_kwargs: Any) -> Dict[str, tf.Tensor]:
+        """:param param_scope: the layer's absolute variable scope (e.g. ``"output/rec/s"``), where
+            ``initial_state="var"`` creates its variables as the reference names them: ``rec/initial_c`` and
+            ``rec/initial_h`` (LSTM) or ``rec/initial_var`` (GRU/RNN), float32 ``[n_out]``, zeros-initialized
+            (default: the current variable scope)
+        :return: state name -> float32 ``[B, n_out]`` for step 0
         :raises LayerArgError: ``initial_state`` of the wrong shape or kind"""
         kind = _kind(name, unit)
         names = ("c", "h") if kind == "lstm" else ("h",)
         spec = initial_state
+        if spec == _VAR or (isinstance(spec, dict) and _VAR in spec.values()):
+            if param_scope is None:
+                param_scope = tf.compat.v1.get_variable_scope().name
+            var_names = {"c": "initial_c", "h": "initial_h"} if kind == "lstm" else {"h": "initial_var"}
+            spec = dict(spec) if isinstance(spec, dict) else {k: _VAR for k in names}
+            for key, value in list(spec.items()):
+                if value == _VAR and key in var_names:
+                    spec[key] = _initial_state_var(f"{param_scope}/rec/{var_names[key]}", n_out, batch_size)
         if isinstance(spec, dict):
             unknown = sorted(set(spec) - set(names))
             if unknown:
@@ -204,13 +218,24 @@ class RnnCellLayer(ConcatInputLayer):
         return {k: _state_value(name, spec, batch_size, n_out, 1, 0) for k in names}
 
 
+def _initial_state_var(full_name: str, n: int, batch_size: tf.Tensor) -> tf.Tensor:
+    """:return: float32 ``[B, n]``: the trainable vector ``full_name`` (created once) repeated for every sequence"""
+    scope_name, var_name = full_name.rsplit("/", 1)
+    with tf.compat.v1.variable_scope(tf.compat.v1.VariableScope(reuse=tf.compat.v1.AUTO_REUSE, name=scope_name)):
+        var = tf.compat.v1.get_variable(var_name, shape=[n], dtype=tf.float32, initializer=tf.zeros_initializer())
+    return tf.tile(var[None, :], tf.stack([batch_size, 1]))
+
+
 def _state_value(name: str, spec: Any, batch_size: tf.Tensor, n: int, parts: int, part: int) -> tf.Tensor:
     if spec is None:
         spec = 0.0
+    if isinstance(spec, tf.Tensor):  # already [B, n] (initial_state "var")
+        return spec
     if isinstance(spec, str):
         if spec not in _CONST:
             raise LayerArgError(layer=name, layer_class="rnn_cell", arg="initial_state", problem="invalid value",
-                                got=spec, expected='"zeros", "ones", a number, a layer name or a dict of those')
+                                got=spec,
+                                expected='"zeros", "ones", "var", a number, a layer name or a dict of those')
         spec = _CONST[spec]
     if isinstance(spec, (int, float)):
         return tf.fill(tf.stack([batch_size, n]), tf.constant(float(spec), tf.float32))

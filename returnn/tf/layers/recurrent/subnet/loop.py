@@ -286,6 +286,7 @@ def _run_while_loop_v1(cell: Any, loop: _Loop):
         kwargs.setdefault("n_out", cell.layers[name].output.dim)
         kwargs["n_out"] = cell.layers[name].output.dim
         kwargs["rec_max_len"] = max_len
+        kwargs["param_scope"] = f"{tf.compat.v1.get_variable_scope().name}/{name}"  # e.g. "output/rec/s"
         init = cell.layers[name].cls.get_rec_initial_state(batch, **{k: v for k, v in kwargs.items()
                                                                    if k not in ("sources", "network")})
         state_init[name] = {}
