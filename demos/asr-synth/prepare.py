@@ -4,7 +4,7 @@ Prepare the synthesized-speech ASR demo: fortunes sentences → espeak-ng speech
 
 Usage::
 
-    python3 demos/asr-synth/prepare.py [--num-train 3000 --num-dev 200 --num-test 200] [--out-dir DIR]
+    python3 demos/asr-synth/prepare.py [--num-train 8000 --num-dev 200 --num-test 200] [--out-dir DIR]
 
 Needs the Debian packages ``espeak-ng`` and ``fortunes`` (``apt-get install espeak-ng fortunes``).
 
@@ -50,12 +50,18 @@ import fortunes_text  # noqa: E402
 SPLITS = ("train", "dev", "test")
 CHUNK_SIZE = 100
 
-#: (dialects, variants, rate range words/min, pitch range) per split: dev and test voices are held out
+#: every English dialect espeak-ng has; all splits use all of them (accents are seen in training)
+DIALECTS = ["en-us", "en-gb", "en-gb-x-rp", "en-029", "en-gb-x-gbcwmd", "en-gb-x-gbclan", "en-gb-scotland",
+            "en-us-nyc"]
+
+#: (dialects, variants, rate range words/min, pitch range) per split. The variants (espeak-ng's speaker
+#: models: formants, breathiness, pitch range) are disjoint, so dev and test are spoken by held-out speakers.
 VOICES = {
-    "train": (["en-us", "en-gb", "en-gb-x-rp", "en-029", "en-gb-x-gbcwmd"],
-              ["m1", "m2", "m3", "m4", "m5", "f1", "f2", "f3"], (130, 190), (30, 70)),
-    "dev": (["en-gb-x-gbclan"], ["m6", "f4"], (140, 180), (35, 65)),
-    "test": (["en-gb-scotland", "en-us-nyc"], ["m7", "f5"], (140, 180), (35, 65)),
+    "train": (DIALECTS,
+              ["m1", "m2", "m3", "m4", "m5", "f1", "f2", "f3", "Alex", "Andy", "Annie", "Lee", "Michael", "david",
+               "ed", "john", "linda", "max", "paul", "rob", "steph", "travis", "victor"], (130, 190), (30, 70)),
+    "dev": (DIALECTS, ["m6", "f4"], (140, 180), (35, 65)),
+    "test": (DIALECTS, ["m7", "f5"], (140, 180), (35, 65)),
 }
 
 
@@ -302,7 +308,7 @@ def prepare(out_dir: str, num: dict, *, fortunes_dir: str = fortunes_text.DEFAUL
 def main(argv=None):
     here = os.path.dirname(os.path.abspath(__file__))
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[1], formatter_class=argparse.RawTextHelpFormatter)
-    parser.add_argument("--num-train", type=int, default=3000, help="training sentences (default 3000)")
+    parser.add_argument("--num-train", type=int, default=8000, help="training sentences (default 8000)")
     parser.add_argument("--num-dev", type=int, default=200, help="dev sentences (default 200)")
     parser.add_argument("--num-test", type=int, default=200, help="test sentences (default 200)")
     parser.add_argument("--out-dir", default=os.path.join(here, "data"), help="output directory (default %(default)s)")

@@ -1,7 +1,7 @@
 """The demo configs end to end with ./rnn.py on tiny data (a few sentences, a few epochs).
 
 ASR: prepare 8/3/3 sentences, train 3 epochs, the training CTC loss decreases, forward the test set, decode
-greedily into the search-output py format, score it with the WER tool. LM: prepare a small text, train 3
+greedily into the search-output py format, score it with the WER tool and the per-epoch table script. LM: prepare a small text, train 3
 sub-epochs, the dev score decreases from the first epoch and is below log(75) (uniform guessing).
 """
 
@@ -57,6 +57,12 @@ def test_asr_pipeline(tmp_path):
                  "--hyps", str(out / "search.test.py"), "--expect-full"])
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("WER: ") and lines[1].startswith("CER: ") and lines[1].endswith("3 seqs")
+    # the per-epoch table: epoch 3 decoded again by score-epochs.py, same WER/CER as the WER tool's
+    _run([os.path.join(ASR_DIR, "score-epochs.py"), "--epochs", "3"], env=env)
+    rows = [r.split("|")[1:-1] for r in (out / "epochs.md").read_text().splitlines()[2:]]
+    assert [int(r[0]) for r in rows] == [1, 2, 3]
+    assert [c.strip() for c in rows[2][6:8]] == [lines[1].split()[1] + " %", lines[0].split()[1] + " %"]
+    assert rows[0][6].strip() == "" and rows[0][4].strip().endswith("%")  # epochs not asked for: LR file only
     # an HDF whose label dim disagrees with the config: one clear error naming the key and both dims
     bad = tmp_path / "bad-dim.config"
     bad.write_text(f"#!rnn.py\nexec(open({os.path.join(REPO_ROOT, config)!r}).read())\n"
