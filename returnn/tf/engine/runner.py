@@ -9,6 +9,11 @@ Log lines (reference formats, see docs/engine-log-format.md): at verbosity 5 one
 ``<name>, step N, cost:<loss> X, error:<loss> Y, loss Z, S sec/step, elapsed H:MM:SS, exp. remaining
 H:MM:SS, complete P%``; at verbosity 3 ``<name>, finished after N steps, H:MM:SS elapsed (P% computing
 time)``. When stdout is a terminal and per-step lines are off, a progress line with ETA is redrawn instead.
+
+Passes without an optimizer op (eval, forward, search, compute_priors) keep ``inference_steps_in_flight``
+(default 2) steps running at once: the next batch's ``Session.run`` starts while the previous one finishes;
+results are processed strictly in batch order, so scores, callbacks and log lines are those of sequential
+steps. Training steps always run one after another.
 """
 
 from __future__ import annotations

@@ -89,6 +89,7 @@ class RnnCellLayer(ConcatInputLayer):
         if rec_previous_state is None:
             rec_previous_state = self.get_rec_initial_state(tf.shape(x)[0], name=self.name, n_out=n, unit=unit,
                                                             initial_state=initial_state)
+            self._register_initial_state_vars()
         seed = self.network.random.randint(2 ** 31)
         kernel_init = get_initializer(weights_init, seed=seed, key=f"{self.name}/weights_init")
         with tf.compat.v1.variable_scope("rec"):
@@ -137,8 +138,16 @@ class RnnCellLayer(ConcatInputLayer):
             params = {name: self._param(name, shape, inits[role]) for name, shape, role in unit.param_specs(n_in, n)}
         init = self.get_rec_initial_state(tf.shape(x)[1], name=self.name, n_out=n, unit=kind,
                                           initial_state=initial_state)
+        self._register_initial_state_vars()
         y, self.rec_state = unit.run(x, inp.get_sequence_lengths(), params, n, 1, init)
         self.output.placeholder = y
+
+    def _register_initial_state_vars(self) -> None:
+        """Adds the variables of ``initial_state="var"`` (made by :meth:`get_rec_initial_state` in this layer's
+        scope) to the layer's params: trainable, counted and saved like the weights."""
+        scope = tf.compat.v1.get_variable_scope().name
+        for var in tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES, scope=f"{scope}/rec/initial_"):
+            self.add_param(var)
 
     def _param(self, name: str, shape: Tuple[int, ...], init: Any) -> tf.Variable:
         param = tf.compat.v1.get_variable(name, shape=list(shape), dtype=tf.float32, initializer=init,

@@ -105,6 +105,14 @@ def test_rnn_cell_initial_state_var(session, move_out):
     assert np.abs(grad).sum() > 0
 
 
+def test_rnn_cell_initial_state_var_outside_rec_unit(session):
+    """An ``rnn_cell`` directly in the network (over the time axis): the state variable is one of its params."""
+    net = build_net({"output": {"class": "rnn_cell", "unit": "gru", "n_out": 3, "from": "data", "initial_state": "var"}})
+    layer = net.get_layer("output")
+    assert layer.params["rec/initial_var"].shape.as_list() == [3]
+    assert "output/rec/initial_var:0" in [v.name for v in net.get_trainable_params()]
+
+
 ENC_DEC = {
     "input_embed": {"class": "linear", "activation": None, "with_bias": False, "n_out": 5, "from": "data"},
     "output": {"class": "rec", "from": [], "target": "classes", "unit": {
