@@ -95,6 +95,7 @@ class TFNetwork:
         self.extern_data = extern_data
         self.name = name or (parent_layer.name if parent_layer is not None else "root")
         self._absolute_name_prefix = absolute_name_prefix
+        self._inside_rec_loop = bool(is_inside_rec_layer)
         if train_flag is None:
             train_flag = parent_net.train_flag if parent_net is not None else False
         self.train_flag = train_flag
@@ -121,6 +122,10 @@ class TFNetwork:
     # ---- names / hierarchy
     def get_root_network(self) -> TFNetwork:
         return self if self.parent_net is None else self.parent_net.get_root_network()
+
+    def is_inside_rec_layer(self) -> bool:
+        """:return: whether this is the per-step network of a rec unit (its layers see one frame ``{B, ...}``)"""
+        return self._inside_rec_loop
 
     def get_absolute_name_prefix(self) -> str:
         """:return: ``""`` for the root, ``"<sub>/"`` for a subnetwork"""

@@ -5,6 +5,10 @@ Shape: input ``{B, T, F}`` -> ``{T, T', n_out}`` (no batch axis; ``T'`` is the s
 ``out[i, j] = encoding_matrix[clip(j - i, -clipping, clipping) + clipping]``.
 Param ``encoding_matrix`` ``[2 * clipping + 1, n_out]`` (default init ``glorot_uniform``; ``fixed``: sinusoidal,
 not trainable).
+
+Inside a rec unit (input one frame ``{B, F}``, step ``i``): ``{T', n_out}`` with ``out[j] =
+encoding_matrix[clip(j - i, ...) + clipping]`` for the ``T'`` = loop-length positions of the step-wise
+``self_attention`` key buffers; the row of step ``i`` of the whole-sequence output.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ class RelativePositionalEncodingLayer(ConcatInputLayer):
     layer_class = "relative_positional_encoding"
 
     def __init__(self, clipping: int = 16, forward_weights_init: Any = "glorot_uniform", fixed: bool = False,
-                 **kwargs: Any):
+                 rec_step: Any = None, rec_max_len: Any = None, **kwargs: Any):
         super().__init__(**kwargs)
         n_out = self.output.dim
         inp = self.input_data
@@ -44,6 +48,10 @@ class RelativePositionalEncodingLayer(ConcatInputLayer):
             init = get_initializer(forward_weights_init, seed=self.network.random.randint(2 ** 31),
                                    key=f"{self.name}/forward_weights_init")
             table = self.create_param("encoding_matrix", (2 * clipping + 1, n_out), init)
+        if inp.time_dim_axis is None:  # one step inside a rec loop: the row of query position rec_step
+            rel = tf.clip_by_value(tf.range(rec_max_len) - rec_step, -clipping, clipping) + clipping  # [T']
+            self.output.placeholder = tf.gather(table, rel)
+            return
         length = tf.shape(inp.placeholder)[inp.time_dim_axis]
         rng = tf.range(length)
         rel = tf.clip_by_value(rng[None, :] - rng[:, None], -clipping, clipping) + clipping  # [T, T]
@@ -59,11 +67,16 @@ class RelativePositionalEncodingLayer(ConcatInputLayer):
             n_out = out_dim.dimension
         if n_out in (NotSpecified, None):
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="n_out", problem="missing required argument")
+        feat = out_dim or FeatureDim(f"{name}:feature", n_out)
+        if inp.time_dim_axis is None and network.is_inside_rec_layer():
+            return Tensor(name=f"{name}_output", dims=[SpatialDim(f"{name}:key-time"), feat], dtype="float32",
+                          time_dim_axis=0, feature_dim_axis=1, batch_dim_axis=None)
         if inp.time_dim_axis is None:
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="from",
-                                problem="input needs a time axis", got=inp.get_dims_repr())
+                                problem="input needs a time axis (or the layer inside a rec unit)",
+                                got=inp.get_dims_repr())
         time_dim = inp.time_dim
         key_dim = SpatialDim(f"{name}:key-time")
         key_dim.dyn_size_fn = lambda: time_dim.dyn_size
-        return Tensor(name=f"{name}_output", dims=[time_dim, key_dim, out_dim or FeatureDim(f"{name}:feature", n_out)],
+        return Tensor(name=f"{name}_output", dims=[time_dim, key_dim, feat],
                       dtype="float32", time_dim_axis=0, feature_dim_axis=2)

@@ -10,7 +10,8 @@ weighted sum of the values, heads concatenated.
 
 Inside a rec unit (input ``{B, F}`` per step) it attends over the keys/values of all steps so far (the
 current one included; i.e. ``attention_left_only`` implied): the loop carries buffers ``[B, H, max_len, d]``
-(``max_len``: the loop's maximal length), and ``key_shift`` is not supported there. When the rec unit moves
+(``max_len``: the loop's maximal length); ``key_shift`` is then ``{T', k}`` for the current query (a
+``relative_positional_encoding`` inside the same unit). When the rec unit moves
 it out of the loop (training), it runs over the whole sequence, which equals the step-wise result with
 ``attention_left_only``.
 """
@@ -101,11 +102,9 @@ class SelfAttentionLayer(ConcatInputLayer):
     def _step(self, state: Optional[Dict[str, tf.Tensor]], step: Any, heads: int, key_dim: int, n_out: int,
               init: Any, key_shift: Any) -> None:
         """One step inside a rec unit: append this step's key/value to the buffers, attend over steps <= i."""
-        if key_shift is not None or state is None:
-            raise LayerArgError(layer=self.name, layer_class=self.layer_class,
-                                arg="key_shift" if key_shift is not None else "from",
-                                problem="step-wise self-attention (inside a rec loop) needs the loop state and "
-                                        "does not support", got=key_shift.name if key_shift is not None else None)
+        if state is None:
+            raise LayerArgError(layer=self.name, layer_class=self.layer_class, arg="from",
+                                problem="step-wise self-attention needs the loop state of a rec unit", got=None)
         inp = self.input_data.copy_as_batch_major()
         x = tf.cast(inp.placeholder, tf.float32) if not inp.sparse else tf.one_hot(inp.placeholder, inp.dim)
         qkv_w = self.create_param("QKV", (inp.dim, 2 * key_dim + n_out), init)
@@ -118,6 +117,14 @@ class SelfAttentionLayer(ConcatInputLayer):
         keys = tf.where(here, tf.reshape(k, [batch, heads, 1, dk]), state["k"])
         values = tf.where(here, tf.reshape(v, [batch, heads, 1, dv]), state["v"])
         energy = tf.matmul(q, keys, transpose_b=True)  # [B, H, 1, T]
+        if key_shift is not None:
+            shift = key_shift.output.placeholder  # [T, dk]: this query's row of the relative encodings
+            if key_shift.output.batch_ndim != 2 or key_shift.output.batch_dim_axis is not None:
+                raise LayerArgError(layer=self.name, layer_class=self.layer_class, arg="key_shift",
+                                    problem="inside a rec unit, key_shift must be {T', k} (e.g. a "
+                                            "relative_positional_encoding in the same unit), got",
+                                    got=key_shift.output.get_dims_repr())
+            energy = energy + tf.einsum("bhqd,td->bhqt", q, shift)
         valid = (tf.range(max_len) <= step)[None, None, None, :]
         energy = tf.where(tf.broadcast_to(valid, tf.shape(energy)), energy, tf.fill(tf.shape(energy), -1e30))
         out = tf.matmul(tf.nn.softmax(energy, axis=-1), values)  # [B, H, 1, dv]

@@ -83,13 +83,18 @@ def test_positional_encoding_inside_rec_unit_uses_step_index(session):
     np.testing.assert_allclose(inside, outside, rtol=1e-5, atol=1e-6)
 
 
-def _rec_self_att(move_out, values=None):
+def _rec_self_att(move_out, values=None, key_shift=False):
     graph = tf.Graph()
     with graph.as_default(), tf.compat.v1.Session(graph=graph) as session:
-        net = build_net({"output": {"class": "rec", "from": "data", "optimize_move_layers_out": move_out, "unit": {
+        unit = {
             "att": {"class": "self_attention", "from": "data:source", "num_heads": 2, "total_key_dim": 4,
                     "n_out": 4, "attention_left_only": True},
-            "output": {"class": "copy", "from": "att"}}}}, extern_data={"data": {"dim": 4}})
+            "output": {"class": "copy", "from": "att"}}
+        if key_shift:
+            unit["rel"] = {"class": "relative_positional_encoding", "from": "data:source", "n_out": 2, "clipping": 2}
+            unit["att"]["key_shift"] = "rel"
+        net = build_net({"output": {"class": "rec", "from": "data", "optimize_move_layers_out": move_out,
+                                    "unit": unit}}, extern_data={"data": {"dim": 4}})
         session.run(tf.compat.v1.global_variables_initializer())
         if values is not None:
             for p in net.get_params_list():
@@ -107,3 +112,19 @@ def test_self_attention_step_wise_in_loop_equals_whole_sequence():
         np.testing.assert_allclose(stepped[b, :n], moved[b, :n], rtol=1e-4, atol=1e-5)
         w = params["output/rec/att/QKV:0"]
         np.testing.assert_allclose(moved[b, :n], _np_self_att(X[b], n, w, 2, 4, 4, True), rtol=1e-4, atol=1e-5)
+
+
+def test_self_attention_key_shift_step_wise_in_loop_equals_whole_sequence():
+    """key_shift inside a rec unit: the relative encodings of the current query position, as in the whole-sequence
+    computation (moved out of the loop) and in numpy."""
+    moved, params, loop_moved = _rec_self_att(True, key_shift=True)
+    stepped, _, loop_stepped = _rec_self_att(False, params, key_shift=True)
+    assert loop_moved == set() and loop_stepped == {"att", "output", "rel"}
+    table = params["output/rec/rel/encoding_matrix:0"]  # [2 * clipping + 1, 2]
+    pos = np.arange(5)
+    shift = table[np.clip(pos[None, :] - pos[:, None], -2, 2) + 2]  # [T, T', 2]
+    for b, n in enumerate(LENS):
+        np.testing.assert_allclose(stepped[b, :n], moved[b, :n], rtol=1e-4, atol=1e-5)
+        w = params["output/rec/att/QKV:0"]
+        np.testing.assert_allclose(moved[b, :n], _np_self_att(X[b], n, w, 2, 4, 4, True, shift=shift),
+                                   rtol=1e-4, atol=1e-5)

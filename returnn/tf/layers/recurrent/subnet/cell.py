@@ -78,7 +78,8 @@ class SubnetworkRecCell:
         self.time_dim: Optional[Dim] = self._fixed_time_dim()
         # sub layers' variables are "<rec>/rec/<layer>/..." (the reference's names)
         self.sub_prefix = f"{parent_net.get_absolute_name_prefix()}{rec_name}/rec/"
-        self.sub_net = TFNetwork(parent_net=parent_net, absolute_name_prefix=self.sub_prefix, name=rec_name)
+        self.sub_net = TFNetwork(parent_net=parent_net, absolute_name_prefix=self.sub_prefix, name=rec_name,
+                                 is_inside_rec_layer=True)
         if not isinstance(unit, dict) or "output" not in unit:
             raise LayerArgError(layer=rec_name, layer_class="rec", arg="unit",
                                 problem="the recurrent subnetwork (unit dict) needs a layer named 'output' in",

@@ -75,7 +75,7 @@ class _Step:
         self.i = i
         self.search_state = search_state
         self.net = TFNetwork(parent_net=cell.parent_net, absolute_name_prefix=cell.sub_prefix,
-                             name=cell.rec_name)
+                             name=cell.rec_name, is_inside_rec_layer=True)
         self.unit: Dict[str, Dict[str, Any]] = {}
         for name, desc in cell.unit.items():
             desc = dict(desc)
@@ -83,6 +83,8 @@ class _Step:
                 desc["rec_previous_state"] = states[name]
                 if cell.layers[name].layer_class == "self_attention":
                     desc["rec_step"] = i
+            if name in cell.loop and cell.layers[name].layer_class == "relative_positional_encoding":
+                desc["rec_step"], desc["rec_max_len"] = i, loop.max_len  # keys: the self-attention buffers
             if search_state is not None and name in cell.choices:
                 desc["search_state"] = search_state
             self.unit[name] = desc
@@ -147,6 +149,7 @@ class _Loop:
         self.cell = cell
         self.rec_layer = rec_layer
         self.beam = cell.beam_size if cell.search else 1
+        self.max_len: Optional[tf.Tensor] = None  # int32 scalar, the loop's maximal length (set by the loop)
         self.batch_size = _batch_size(cell, rec_layer)
         self._dim_map: Dict[Any, Any] = {}
         self._base: Dict[str, Any] = {}
@@ -271,6 +274,7 @@ def _run_while_loop_v1(cell: Any, loop: _Loop):
         max_len = eval_max_seq_len(cell, cell.max_seq_len) if cell.max_seq_len is not None else None
         seq_lens = None
     seq_lens_tiled = loop.tile_raw(seq_lens) if fixed else None
+    loop.max_len = max_len
     prev_init = {}
     for name in cell.prev_in_loop:
         frame = loop.frame_templates[name]
