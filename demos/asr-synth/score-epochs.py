@@ -10,8 +10,8 @@ Usage (from the repository root, after training)::
 
 For each epoch whose checkpoint exists (``<model>.NNN.index``) it runs
 ``./rnn.py <config> ++task forward ++load_epoch N ++output_file <out>/forward.test.NNN.hdf``, decodes the
-posteriors with ``ctc-greedy-decode.py``'s rules and scores them against ``<data>/test.txt`` with
-``returnn.util.edit_distance`` (the same counts as ``tools/calculate-word-error-rate.py``). Prints a markdown
+posteriors with ``ctc-greedy-decode.py`` and scores them against ``<data>/test.txt`` with
+``tools/calculate-word-error-rate.py`` (both loaded as modules). Prints a markdown
 table and writes it to ``<out>/epochs.md`` (temp name + rename). ``ASR_SYNTH_DATA`` / ``ASR_SYNTH_OUT`` are
 honoured as by the config; the forward HDFs are deleted after scoring unless ``--keep-hdf``.
 
@@ -33,35 +33,14 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, ROOT)
 
 from returnn.lr_control.file_format import read_learning_rate_file  # noqa: E402
-from returnn.util.edit_distance import ErrorCounts, char_error_counts, word_error_counts  # noqa: E402
 
 
-def _load_decoder():
-    spec = importlib.util.spec_from_file_location("ctc_greedy_decode", os.path.join(HERE, "ctc-greedy-decode.py"))
+def _load_script(filename: str, name: str):
+    """:return: the module of a hyphen-named script (``ctc-greedy-decode.py``, the WER tool)"""
+    spec = importlib.util.spec_from_file_location(name, filename)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def read_refs(path: str) -> dict[str, str]:
-    """:return: seq_tag -> transcription from ``"<tag> <text>"`` lines (prepare.py's ``test.txt``)"""
-    refs = {}
-    with open(path, encoding="utf8") as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if line.strip():
-                tag, _, text = line.partition(" ")
-                refs[tag] = text
-    return refs
-
-
-def score_hyps(refs: dict[str, str], hyps: list[tuple[str, str]]) -> tuple[ErrorCounts, ErrorCounts]:
-    """:return: (word counts, char counts) summed over the hypotheses' sequences"""
-    words, chars = ErrorCounts(), ErrorCounts()
-    for tag, text in hyps:
-        words = words + word_error_counts(refs[tag], text)
-        chars = chars + char_error_counts(refs[tag], text)
-    return words, chars
 
 
 def forward_epoch(config: str, epoch: int, hdf: str) -> None:
@@ -92,9 +71,10 @@ def main(argv=None) -> int:
     epochs_data = read_learning_rate_file(lr_file)
     saved = sorted(int(p.rsplit(".", 2)[-2]) for p in glob.glob(os.path.join(out_dir, "net-model", "network.*.index")))
     todo = args.epochs if args.epochs else saved
-    decoder = _load_decoder()
+    decoder = _load_script(os.path.join(HERE, "ctc-greedy-decode.py"), "ctc_greedy_decode")
+    wer_tool = _load_script(os.path.join(ROOT, "tools", "calculate-word-error-rate.py"), "calculate_word_error_rate")
     vocab = decoder.read_vocab(os.path.join(data_dir, "vocab.txt"))
-    refs = read_refs(os.path.join(data_dir, "test.txt"))
+    refs = wer_tool.load_transcriptions(os.path.join(data_dir, "test.txt"))
     rows = ["| epoch | learning rate | train score | dev score | dev CER | test CER | test CER (decoded) "
             "| test WER (decoded) | train time |", "|---|---|---|---|---|---|---|---|---|"]
     for epoch in sorted(set(epochs_data) | set(todo)):
@@ -107,7 +87,7 @@ def main(argv=None) -> int:
         if epoch in todo and epoch in saved:
             hdf = os.path.join(out_dir, f"forward.test.{epoch:03d}.hdf")
             forward_epoch(args.config, epoch, hdf)
-            words, chars = score_hyps(refs, decoder.decode_file(hdf, vocab))
+            words, chars, _, _ = wer_tool.score(refs, dict(decoder.decode_file(hdf, vocab)))
             if not args.keep_hdf:
                 os.remove(hdf)
             cells += [f"{100 * chars.rate:.2f} %", f"{100 * words.rate:.2f} %"]
