@@ -137,6 +137,14 @@ class StandInUpdater:
         return self.op
 
 
+class PermanentPatch:
+    """``monkeypatch`` stand-in for :func:`install` outside pytest (subprocess scripts): plain ``setattr``."""
+
+    @staticmethod
+    def setattr(obj, name, value):
+        setattr(obj, name, value)
+
+
 def install(monkeypatch, n_in=9, n_out=2):
     """Replaces the engine's network/updater/extern-data factories by the stand-ins."""
     from returnn.tf.engine import network_setup

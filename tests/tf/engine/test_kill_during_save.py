@@ -17,11 +17,7 @@ SCRIPT = textwrap.dedent("""
     from tests.tf.engine.test_training import make_config, run_task
     import pathlib
 
-    class Patch:
-        def setattr(self, obj, name, value):
-            setattr(obj, name, value)
-
-    standin.install(Patch())
+    standin.install(standin.PermanentPatch())
     if {kill!r}:
         from returnn.tf.engine import checkpoints
         real_replace = os.replace

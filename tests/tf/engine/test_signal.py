@@ -21,11 +21,7 @@ SCRIPT = textwrap.dedent("""
     from tests.tf.engine.test_training import make_config, run_task
     from returnn.tf.engine.engine import Engine
 
-    class Patch:
-        def setattr(self, obj, name, value):
-            setattr(obj, name, value)
-
-    standin.install(Patch())
+    standin.install(standin.PermanentPatch())
     orig = Engine.stop_requested
 
     def slow_stop_requested(self):  # make each step take a while so the signal lands mid-epoch
