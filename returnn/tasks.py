@@ -81,6 +81,7 @@ def print_tensorflow_version() -> None:
     import os
     import site
 
+    import returnn.tf  # noqa: F401  (imports TensorFlow without its eager Keras import)
     import tensorflow as tf
 
     tf_dir = os.path.dirname(tf.__file__)

@@ -5,8 +5,13 @@ the whole process, as the reference does when its TF engine is imported. Done on
 of the process is built the same way: the gradient of a v2 while loop rewrites the forward op, which a session
 that already ran the graph (e.g. to initialize variables) does not see, and the recurrent loops
 (``rec`` with a unit dict, the LSTM/GRU kernels) are written for v1 loops and TensorArrays.
+
+TensorFlow is imported through :func:`returnn.tf.keras_deferral.import_tensorflow` (without its eager import of
+Keras, which the backend does not use) unless something imported it before.
 """
 
-import tensorflow as _tf
+from returnn.tf.keras_deferral import import_tensorflow as _import_tensorflow
+
+_tf = _import_tensorflow()
 
 _tf.compat.v1.disable_control_flow_v2()
