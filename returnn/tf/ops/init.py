@@ -22,31 +22,41 @@ import tensorflow as tf
 from returnn.errors import ConfigValueError
 from returnn.util.suggest import close_matches
 
-_init = tf.compat.v1.initializers
+_v1 = tf.compat.v1  # TensorFlow's own graph-mode initializers (init_ops), with their defaults, as the reference
 
 
 def _vs(scale: float, mode: str, distribution: str) -> Callable[..., Any]:
     def make(seed: Optional[int] = None, **kwargs: Any) -> Any:
         opts = dict(scale=scale, mode=mode, distribution=distribution)
         opts.update(kwargs)
-        return tf.compat.v1.keras.initializers.VarianceScaling(seed=seed, **opts)
+        return _v1.variance_scaling_initializer(seed=seed, **opts)
     return make
 
 
+def _seeded(factory: Callable[..., Any]) -> Callable[..., Any]:
+    return lambda seed=None, **kw: factory(seed=seed, **kw)
+
+
+def _unseeded(factory: Callable[..., Any]) -> Callable[..., Any]:
+    return lambda seed=None, **kw: factory(**kw)
+
+
+# defaults are TensorFlow's: random_normal mean 0 stddev 1, random_uniform [0, 1), truncated_normal stddev 1
+# (cut at 2 stddev), variance_scaling scale 1 fan_in truncated_normal -- what the reference's checkpoints show
 _NAMED: Dict[str, Callable[..., Any]] = {
-    "glorot_uniform": lambda seed=None, **kw: tf.compat.v1.keras.initializers.glorot_uniform(seed=seed, **kw),
-    "xavier": lambda seed=None, **kw: tf.compat.v1.keras.initializers.glorot_uniform(seed=seed, **kw),
-    "glorot_normal": lambda seed=None, **kw: tf.compat.v1.keras.initializers.glorot_normal(seed=seed, **kw),
-    "orthogonal": lambda seed=None, **kw: tf.compat.v1.keras.initializers.Orthogonal(seed=seed, **kw),
-    "zeros": lambda seed=None, **kw: tf.compat.v1.keras.initializers.Zeros(**kw),
-    "zero": lambda seed=None, **kw: tf.compat.v1.keras.initializers.Zeros(**kw),
-    "ones": lambda seed=None, **kw: tf.compat.v1.keras.initializers.Ones(**kw),
-    "constant": lambda seed=None, value=0.0, **kw: tf.compat.v1.keras.initializers.Constant(value=value, **kw),
-    "random_normal": lambda seed=None, **kw: tf.compat.v1.keras.initializers.RandomNormal(seed=seed, **kw),
-    "random_uniform": lambda seed=None, **kw: tf.compat.v1.keras.initializers.RandomUniform(seed=seed, **kw),
-    "truncated_normal": lambda seed=None, **kw: tf.compat.v1.keras.initializers.TruncatedNormal(seed=seed, **kw),
+    "glorot_uniform": _seeded(_v1.glorot_uniform_initializer),
+    "xavier": _seeded(_v1.glorot_uniform_initializer),
+    "glorot_normal": _seeded(_v1.glorot_normal_initializer),
+    "orthogonal": _seeded(_v1.orthogonal_initializer),
+    "zeros": _unseeded(_v1.zeros_initializer),
+    "zero": _unseeded(_v1.zeros_initializer),
+    "ones": _unseeded(_v1.ones_initializer),
+    "constant": lambda seed=None, value=0.0, **kw: _v1.constant_initializer(value=value, **kw),
+    "random_normal": _seeded(_v1.random_normal_initializer),
+    "random_uniform": _seeded(_v1.random_uniform_initializer),
+    "truncated_normal": _seeded(_v1.truncated_normal_initializer),
     "uniform_unit_scaling": _vs(1.0, "fan_in", "uniform"),
-    "variance_scaling": lambda seed=None, **kw: tf.compat.v1.keras.initializers.VarianceScaling(seed=seed, **kw),
+    "variance_scaling": _seeded(_v1.variance_scaling_initializer),
     "he_normal": _vs(2.0, "fan_in", "truncated_normal"),
     "he_uniform": _vs(2.0, "fan_in", "uniform"),
     "lecun_normal": _vs(1.0, "fan_in", "truncated_normal"),
@@ -81,7 +91,7 @@ def get_initializer(spec: Any, *, seed: Optional[int] = None, key: str = "forwar
     if isinstance(spec, bool):
         raise ConfigValueError(key, expected="an initializer spec", got=spec)
     if isinstance(spec, (int, float)):
-        return tf.compat.v1.keras.initializers.Constant(value=float(spec))
+        return _v1.constant_initializer(value=float(spec))
     if isinstance(spec, dict):
         opts = dict(spec)
         if "class" not in opts:

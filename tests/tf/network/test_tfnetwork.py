@@ -182,6 +182,27 @@ def test_forward_weights_init(session, init, check):
     assert check(session.run(net.layers["output"].params["W"]))
 
 
+@pytest.mark.parametrize("init, mean, std, low, high", [
+    # TensorFlow's own defaults, which the reference's checkpoints show (200 inputs, 300 outputs)
+    ("random_normal", 0.0, 1.0, None, None),
+    ("random_uniform", 0.5, (1 / 12) ** 0.5, 0.0, 1.0),
+    ("truncated_normal", 0.0, 0.8796, -2.0, 2.0),  # stddev 1 cut at 2: sqrt(1 - 2 phi(2) / (2 Phi(2) - 1))
+    # scale 1, fan_in, truncated normal: stddev sqrt(1/200) after the cut, i.e. sqrt(1/200) / 0.8796 before it
+    ("variance_scaling", 0.0, (1 / 200) ** 0.5, -2 * (1 / 200) ** 0.5 / 0.87962566, 2 * (1 / 200) ** 0.5 / 0.87962566),
+    ("glorot_uniform", 0.0, (2 / 500) ** 0.5, -(6 / 500) ** 0.5, (6 / 500) ** 0.5),
+])
+def test_initializer_distributions(session, init, mean, std, low, high):
+    net = build_net({"output": {"class": "linear", "n_out": 300, "forward_weights_init": init, "from": "data"}},
+                    {"data": {"dim": 200}})
+    session.run(tf.compat.v1.global_variables_initializer())
+    w = session.run(net.layers["output"].params["W"])
+    assert abs(w.mean() - mean) < 0.02 * std  # 60000 draws: the standard error of the mean is 0.004 std
+    assert abs(w.std() - std) < 0.02 * std
+    if low is not None:
+        assert w.min() >= low - 1e-6 and w.max() <= high + 1e-6
+        assert w.min() < low + 0.05 * (high - low) and w.max() > high - 0.05 * (high - low)
+
+
 def test_unknown_initializer_suggests(session):
     with pytest.raises(ConfigValueError, match="glorot_uniform"):
         build_net({"output": {"class": "linear", "n_out": 3, "forward_weights_init": "glorot_unifrm",

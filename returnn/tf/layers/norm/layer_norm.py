@@ -33,8 +33,8 @@ class LayerNormLayer(ConcatInputLayer):
         var = tf.reduce_mean(centered * centered, axis=[ax], keepdims=True)
         shape = [1] * inp.batch_ndim
         shape[ax] = inp.dim
-        scale = self.create_param("scale", (inp.dim,), tf.compat.v1.keras.initializers.Ones())
-        bias = self.create_param("bias", (inp.dim,), tf.compat.v1.keras.initializers.Zeros())
+        scale = self.create_param("scale", (inp.dim,), tf.compat.v1.ones_initializer())
+        bias = self.create_param("bias", (inp.dim,), tf.compat.v1.zeros_initializer())
         y = centered * tf.math.rsqrt(var + epsilon)
         if ax == inp.batch_ndim - 1:  # 1-d broadcast (keeps TF's fused-norm graph rewrites valid)
             self.output.placeholder = y * scale + bias
