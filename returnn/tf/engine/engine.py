@@ -174,23 +174,28 @@ class Engine:
     # ------------------------------------------------------------------ init entry points
 
     def init_train_from_config(self, config: Optional[Config] = None, train_data=None, dev_data=None,
-                               eval_data=None, eval_datasets: Optional[Dict[str, Any]] = None) -> None:
+                               eval_data=None, eval_datasets: Optional[Dict[str, Any]] = None, *,
+                               require_train_data: bool = True) -> None:
         """Prepares training: datasets, learning-rate control, network + updater + session, and loads the
         checkpoint to continue from (see :mod:`~returnn.tf.engine.model_selection`).
 
-        :raises ConfigValueError: ``model`` directory not writable, bad ``start_epoch``/``load_epoch``, ...
+        :param require_train_data: False for the ``initialize_model`` task, which only needs the network (the
+            data shapes then come from ``extern_data``/``num_outputs`` or the other datasets), as the reference
+        :raises ConfigValueError: no ``train`` dataset (when required), ``model`` directory not writable, bad
+            ``start_epoch``/``load_epoch``, ...
         """
         if config is not None:
             self.config = config
         if eval_datasets is None:
             eval_datasets = self._config_eval_datasets()
         self._set_datasets(train_data, dev_data, eval_data, eval_datasets)
-        if self.train_data is None:
+        if self.train_data is None and require_train_data:
             raise ConfigValueError("train", expected="a dataset for task 'train' (dict with 'class')", got=None)
         self.model_filename = self.config.value("model", None)
         if dist.is_root():  # only rank 0 writes checkpoints
             self.check_model_dir_writable()
-        dist.apply_random_seed_offset(self.train_data)
+        if self.train_data is not None:
+            dist.apply_random_seed_offset(self.train_data)
         self.learning_rate_control = network_setup.create_learning_rate_control(self.config)
         choice = choose_model_for_train(self.config)
         self.start_epoch = (choice.epoch or 0) + 1 if not choice.params_only else 1

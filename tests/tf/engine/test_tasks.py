@@ -171,6 +171,15 @@ def test_initialize_model_and_nop_init_net_train(tmp_path, monkeypatch, capsys):
     assert "nop_init_net_train" in out and "train epoch" not in out
 
 
+def test_initialize_model_without_train_dataset(tmp_path, monkeypatch, capsys):
+    """As the reference: the network's shapes come from extern_data, no 'train' is needed."""
+    standin.install(monkeypatch)
+    model = str(tmp_path / "init" / "model")
+    run_task(make_config(tmp_path, task="initialize_model", model=model, train=None, dev=None), capsys=capsys)
+    shapes = tf.compat.v1.train.NewCheckpointReader(model).get_variable_to_shape_map()
+    assert shapes["output/W"] == [9, 2] and "global_step" in shapes
+
+
 def test_search_without_dataset(tmp_path, monkeypatch, capsys):
     standin.install(monkeypatch)
     with pytest.raises(ConfigValueError) as exc:
