@@ -36,14 +36,15 @@ def make_feed(net: TFNetwork, values: Dict[str, np.ndarray], seq_lens: Dict[str,
 def forward_and_grad_step(session: tf.compat.v1.Session, net: TFNetwork, feed: Dict[Any, Any],
                           layer: str = "output", extra: Any = ()) -> Any:
     """Runs the output of ``layer`` and one SGD step on a scalar loss (the net objective if any, else the sum of
-    ``layer``'s output); asserts the step changes the params if there are trainable ones.
+    squares of ``layer``'s output); asserts the step changes the params if there are trainable ones.
 
     :return: the output of ``layer`` (before the step); with ``extra`` layer names: (output, [extra outputs])
     """
     out = net.get_layer(layer).output
     objective = net.get_objective()
     if not net.losses_dict:
-        objective = objective + tf.reduce_sum(tf.cast(out.placeholder, tf.float32))
+        # squared: the plain sum has zero gradient for normalized outputs (softmax sums to 1 per frame)
+        objective = objective + tf.reduce_sum(tf.square(tf.cast(out.placeholder, tf.float32)))
     params = net.get_trainable_params()
     session.run(tf.compat.v1.global_variables_initializer())
     result = session.run([out.placeholder] + [net.get_layer(n).output.placeholder for n in extra], feed_dict=feed)
