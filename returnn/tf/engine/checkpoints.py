@@ -40,8 +40,16 @@ class CheckpointSaver:
     def __init__(self, variables: Sequence, *, write_meta_graph: bool = True):
         self.variables = list(variables)
         self.write_meta_graph = write_meta_graph
-        self._saver = tf1.train.Saver(var_list={var_name(v): v for v in self.variables}, max_to_keep=None,
-                                      save_relative_paths=True, allow_empty=True)
+        self._tf_saver = None  # built on the first save: its ops are not needed before (start-up time)
+
+    @property
+    def _saver(self):
+        if self._tf_saver is None:
+            graph = self.variables[0].graph if self.variables else tf1.get_default_graph()
+            with graph.as_default():
+                self._tf_saver = tf1.train.Saver(var_list={var_name(v): v for v in self.variables}, max_to_keep=None,
+                                                 save_relative_paths=True, allow_empty=True)
+        return self._tf_saver
 
     def save(self, session, prefix: str) -> None:
         """Writes the checkpoint ``prefix`` (overwriting an existing one of the same name).

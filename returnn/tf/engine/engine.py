@@ -142,9 +142,7 @@ class Engine:
                                                             self.config.float("learning_rate", 1.0))
                 self.optim_op = self.updater.get_optim_op()
             self.session = new_session(self.config, self.graph, self.device_kind)
-            self.session.run(tf1.global_variables_initializer())
-            if self.updater is not None and hasattr(self.updater, "init_optimizer_vars"):
-                self.updater.init_optimizer_vars(self.session)
+            self.session.run(tf1.global_variables_initializer())  # optimizer state included: built above
             self._loader = CheckpointLoader()
             self._saver = CheckpointSaver(self._saveable_variables())
 

@@ -128,6 +128,8 @@ class Updater:
                                                  dtype=tf.float32, use_resource=True)
         self._learning_rate_placeholder = TF.placeholder(tf.float32, shape=(), name="learning_rate_value")
         self._learning_rate_assign = self.learning_rate_var.assign(self._learning_rate_placeholder, read_value=False)
+        # the value the variable holds once initialized; set_learning_rate skips the Session.run when unchanged
+        self._learning_rate_value: Optional[float] = float(self.initial_learning_rate)
         if network is not None and getattr(network, "global_train_step", None) is not None:
             self.global_train_step = network.global_train_step
         else:
@@ -159,7 +161,10 @@ class Updater:
         """Sets the ``learning_rate`` variable (the per-epoch rate from the learning-rate control; times the number
         of workers with ``horovod_scale_lr``)."""
         value = dist.scale_learning_rate(float(value))
+        if value == self._learning_rate_value:
+            return
         session.run(self._learning_rate_assign, feed_dict={self._learning_rate_placeholder: float(value)})
+        self._learning_rate_value = value
 
     def get_current_step_learning_rate(self) -> tf.Tensor:
         """Scalar float32 tensor: the learning rate of the current step (after ``dynamic_learning_rate``)."""
@@ -206,6 +211,7 @@ class Updater:
         """Initializes the optimizer state and the learning-rate variable (builds the training op if needed)."""
         self.get_optim_op()
         session.run(TF.variables_initializer(self.get_optimizer_vars() + [self.learning_rate_var]))
+        self._learning_rate_value = float(self.initial_learning_rate)
 
     # ------------------------------------------------------------------ optimizers
 

@@ -108,6 +108,27 @@ def test_set_learning_rate_and_dynamic_learning_rate():
             session.run(op)  # lr 0.25 * 2
             assert session.run(updater.get_current_step_learning_rate()) == 0.75  # 0.25 * 3
             np.testing.assert_allclose(session.run(x), [1.0], rtol=1e-6)
+            updater.set_learning_rate(0.5, session=session)  # back to the initial value: must be assigned
+            assert session.run(updater.learning_rate_var) == 0.5
+
+
+def test_set_learning_rate_skips_unchanged_value():
+    """An unchanged value costs no Session.run (one per epoch otherwise); a changed one is assigned."""
+    graph = tf.Graph()
+    with graph.as_default():
+        x = TF.get_variable("x", initializer=np.array([0.0], np.float32))
+        updater = Updater(make_config(**SGD), initial_learning_rate=0.5, loss=-tf.reduce_sum(x), var_list=[x])
+        updater.get_optim_op()
+        with TF.Session() as session:
+            session.run(TF.global_variables_initializer())
+            runs = []
+            real_run = session.run
+            session.run = lambda *args, **kwargs: runs.append(args) or real_run(*args, **kwargs)
+            updater.set_learning_rate(0.5, session=session)
+            assert runs == []
+            updater.set_learning_rate(0.125, session=session)
+            updater.set_learning_rate(0.125, session=session)
+            assert len(runs) == 1 and real_run(updater.learning_rate_var) == 0.125
 
 
 def test_bad_dynamic_learning_rate():
