@@ -40,7 +40,8 @@ def check_activation_name(activation: Optional[str]) -> None:
 
 
 def get_activation_function(activation: Optional[str]) -> Optional[Callable[[tf.Tensor], tf.Tensor]]:
-    """:return: function x → activation(x), or None for no activation"""
+    """:return: function x → activation(x) (for a single name the registered TF function itself, e.g.
+        ``tf.nn.softmax``), or None for no activation"""
     if activation is None:
         return None
     funcs = []
@@ -52,6 +53,9 @@ def get_activation_function(activation: Optional[str]) -> Optional[Callable[[tf.
             factor = float(factor_str)
         fn = ACTIVATIONS.get(part.strip())
         funcs.append((factor, fn))
+    if len(funcs) == 1 and funcs[0][0] is None:
+        # the TF function itself, so that e.g. losses recognise tf.nn.softmax and use the logits
+        return funcs[0][1]
 
     def apply(x: tf.Tensor) -> tf.Tensor:
         for factor, fn in funcs:

@@ -68,6 +68,25 @@ def test_ce_loss_error_and_frames_against_numpy(session):
     np.testing.assert_allclose(session.run(net.get_objective(), feed), value, rtol=1e-5)
 
 
+def test_ce_of_softmax_output_uses_the_logits(session):
+    """Logits 0 and 200: the target's probability underflows to 0 in float32; from the logits the CE is exactly
+    200 per frame (through the probabilities it would be capped at -log(1e-30) = 69.1). Padded frames are left
+    out; the frame error comes from the logits' argmax."""
+    net = build_net({"output": {"class": "softmax", "loss": "ce", "target": "classes", "from": "data",
+                                "forward_weights_init": 0.0, "bias_init": 0.0}},
+                    {"data": {"dim": 2}, "classes": {"dim": 2, "sparse": True}})
+    holder = net.get_losses_initialized()[0]["output"]
+    session.run(tf.compat.v1.global_variables_initializer())
+    w = net.layers["output"].params["W"]
+    session.run(w.assign(np.eye(2, dtype="float32")))
+    x = np.array([[[0, 200], [200, 0], [0, 200]], [[200, 0], [0, 0], [5, 5]]], "float32")
+    y = np.array([[0, 0, 1], [0, 1, 1]], "int32")
+    feed = make_feed(net, {"data": x, "classes": y}, {"data": [3, 1], "classes": [3, 1]})
+    value, error = session.run([holder.get_loss_value(), holder.get_error_value()], feed)
+    assert value == pytest.approx(200.0, rel=1e-6)  # only frame (0, 0) is wrong, by 200 nats
+    assert error == 1
+
+
 def test_ce_label_smoothing_is_kl_like_reference(session):
     # the reference reports 5.5758376 for this exact setup, where plain CE would be 8.838371 for its weights;
     # we check the formula KL(q||p) with q = 1-ls on target, ls/(dim-1) elsewhere

@@ -12,7 +12,7 @@ engine's ``score``/``error`` reporting relies on:
 
 from __future__ import annotations
 
-from typing import Any, Optional, Tuple
+from typing import Any, List, Optional, Tuple
 
 import tensorflow as tf
 
@@ -43,7 +43,8 @@ class Loss:
         self.target: Optional[Tensor] = None
         self.layer: Any = None
         self._num_frames: Any = None
-        self._flat: Optional[Tuple[tf.Tensor, Optional[tf.Tensor]]] = None
+        self._flat: Optional[Tuple[Optional[tf.Tensor], tf.Tensor]] = None  # get_output_logits_flat
+        self._positions: List[Tuple[tf.Tensor, tf.Tensor]] = []
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.layer!r}>"
@@ -79,16 +80,27 @@ class Loss:
             tmp = tmp.copy_with_feature_dim_axis(-1)
         if tmp.time_dim_axis is None:
             return tmp.placeholder
-        mask = tf.sequence_mask(tmp.get_sequence_lengths(), maxlen=tf.shape(tmp.placeholder)[1])
-        return tf.boolean_mask(tmp.placeholder, mask)
+        return tf.gather_nd(tmp.placeholder, self._valid_frame_positions(tmp.get_sequence_lengths()))
+
+    def _valid_frame_positions(self, seq_lens: tf.Tensor) -> tf.Tensor:
+        """:return: int64 [N, 2]: (batch, time) of every valid frame in batch-major order, the order of
+        ``tf.boolean_mask`` with the sequence mask; computed once per sequence-length tensor and shared by the
+        output, the logits and the target (padded lengths may differ: only ``t < len`` is used)"""
+        for lens, positions in self._positions:
+            if lens is seq_lens:
+                return positions
+        positions = tf.where(tf.sequence_mask(seq_lens))
+        self._positions.append((seq_lens, positions))
+        return positions
 
     def get_output_logits_flat(self) -> Tuple[Optional[tf.Tensor], tf.Tensor]:
-        """:return: (logits [N, F] or None, probs-or-output [N, F])"""
-        out_flat = self.flatten_frames(self.output)
-        owa = self.output_with_activation
-        if owa is not None and owa.is_softmax_act_func():
-            return self.flatten_frames(self.output, owa.x), out_flat
-        return None, out_flat
+        """:return: (logits [N, F] or None, probs-or-output [N, F]); built once per loss"""
+        if self._flat is None:
+            out_flat = self.flatten_frames(self.output)
+            owa = self.output_with_activation
+            logits = self.flatten_frames(self.output, owa.x) if owa is not None and owa.is_softmax_act_func() else None
+            self._flat = (logits, out_flat)
+        return self._flat
 
     def check_matching_time(self) -> list:
         """:return: control-dependency asserts that output and target have the same sequence lengths"""

@@ -45,6 +45,11 @@ class CrossEntropyLoss(Loss):
 
     def get_value(self) -> tf.Tensor:
         with tf.control_dependencies(self.check_matching_time()):
+            logits, _ = self.get_output_logits_flat()
+            if logits is not None and self.target.sparse and not self.label_smoothing and not self.focal_loss_factor:
+                # TF's fused kernel: loss and gradient (softmax - one_hot) in one op, as the reference
+                labels = tf.cast(self.flatten_frames(self.target), tf.int32)  # [N]
+                return tf.reduce_sum(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits))
             log_p = self._log_probs()  # [N, F]
         dim = tf.shape(log_p)[-1]
         if self.target.sparse:
@@ -66,8 +71,9 @@ class CrossEntropyLoss(Loss):
         return tf.reduce_sum(ce)
 
     def get_error(self) -> Optional[tf.Tensor]:
-        _, out = self.get_output_logits_flat()
-        pred = tf.argmax(out, axis=-1, output_type=tf.int32)
+        logits, out = self.get_output_logits_flat()
+        # softmax keeps the order: the argmax of the logits needs no softmax in a training step
+        pred = tf.argmax(logits if logits is not None else out, axis=-1, output_type=tf.int32)
         if self.target.sparse:
             labels = tf.cast(self.flatten_frames(self.target), tf.int32)
         else:
