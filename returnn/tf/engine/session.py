@@ -8,11 +8,13 @@ Config keys (as the reference):
 * ``tf_session_opts``: dict for ``tf.compat.v1.ConfigProto`` (e.g. ``{"gpu_options": {"allow_growth": True},
   "intra_op_parallelism_threads": 2}``); unknown fields raise :class:`~returnn.errors.ConfigValueError`.
 
-On CPU, unless ``tf_session_opts`` has ``graph_options``, Grappler (TensorFlow's graph rewriter, run at the
-first ``Session.run`` of every fetch set) is switched off: measured on 2 cores it costs 0.6 s of the first
-step of ``blstm-train`` (1.17 s -> 0.53 s) and 0.25 s of the 12AX demo, with no change in the time per step
-of ``blstm-train``, ``ff-train``, the 12AX demo or ``search-train`` (see benchmarks/README.md). Pass
-``tf_session_opts = {"graph_options": {}}`` to keep TensorFlow's default rewrites.
+On CPU, for graphs with time loops and unless ``tf_session_opts`` has ``graph_options``, Grappler (TensorFlow's
+graph rewriter, run at the first ``Session.run`` of every fetch set) is switched off: measured on 2 cores it
+costs 0.6 s of the first step of ``blstm-train`` (1.17 s -> 0.53 s) and 0.25 s of the 12AX demo, with no
+change in the time per step of ``blstm-train``, the 12AX demo or ``search-train`` (see benchmarks/README.md).
+Graphs without loops keep it: it costs little there, and its remapper fuses ``MatMul`` + ``BiasAdd`` + ``Relu``
+of the ``linear`` layers into one oneDNN kernel (``ff-train`` ~1 % faster). Pass
+``tf_session_opts = {"graph_options": {}}`` to keep TensorFlow's default rewrites in any case.
 
 Thread pools on CPU: TensorFlow's default splits every op over all cores (``intra_op_parallelism_threads`` =
 cores). When the graph has time loops (``tf.while_loop``: recurrent layers, rec units, search) and
@@ -82,9 +84,9 @@ def make_session_config(config, device_kind: str, graph: Optional["tf.Graph"] = 
     if not isinstance(opts, dict):
         raise ConfigValueError("tf_session_opts", expected="a dict of tf.compat.v1.ConfigProto fields", got=opts)
     opts.setdefault("log_device_placement", False)
+    loops = count_while_loops(graph) if device_kind == "cpu" else 0
     if device_kind == "cpu":
         opts.setdefault("device_count", {"GPU": 0})
-        loops = count_while_loops(graph)
         if loops and not any(key in opts for key in _THREAD_KEYS):
             cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
             opts.update(intra_op_parallelism_threads=1, inter_op_parallelism_threads=cores)
@@ -97,7 +99,7 @@ def make_session_config(config, device_kind: str, graph: Optional["tf.Graph"] = 
                                                            "(e.g. gpu_options, intra_op_parallelism_threads)",
                                got=opts, hint=str(exc)) from exc
     print(f"Setup TF session with options {opts} ...", file=log.v4)
-    if device_kind == "cpu" and "graph_options" not in opts:
+    if loops and "graph_options" not in opts:
         proto.graph_options.rewrite_options.disable_meta_optimizer = True
     return proto
 

@@ -1,4 +1,5 @@
-"""``make_session_config``: Grappler off by default on CPU, the user's ``graph_options`` respected."""
+"""``make_session_config``: Grappler off by default on CPU for graphs with loops, the user's ``graph_options``
+respected."""
 
 import os
 
@@ -13,19 +14,21 @@ def _config(**kwargs) -> Config:
     return config
 
 
-def test_cpu_default_disables_grappler():
-    proto = make_session_config(_config(), "cpu")
+def test_cpu_default_disables_grappler_for_graphs_with_loops():
+    proto = make_session_config(_config(), "cpu", _graph_with_loop())
     assert proto.graph_options.rewrite_options.disable_meta_optimizer
     assert proto.device_count["GPU"] == 0
+    proto = make_session_config(_config(), "cpu", _graph_without_loop())  # e.g. feed-forward: fused kernels
+    assert not proto.graph_options.rewrite_options.disable_meta_optimizer
 
 
 def test_user_graph_options_keep_grappler():
-    proto = make_session_config(_config(tf_session_opts={"graph_options": {}}), "cpu")
+    proto = make_session_config(_config(tf_session_opts={"graph_options": {}}), "cpu", _graph_with_loop())
     assert not proto.graph_options.rewrite_options.disable_meta_optimizer
 
 
 def test_gpu_keeps_grappler():
-    proto = make_session_config(_config(), "gpu")
+    proto = make_session_config(_config(), "gpu", _graph_with_loop())
     assert not proto.graph_options.rewrite_options.disable_meta_optimizer
 
 
@@ -38,15 +41,19 @@ def _graph_with_loop():
     return graph
 
 
-def test_cpu_threads_for_graphs_with_loops():
+def _graph_without_loop():
     import tensorflow as tf
 
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.constant(1.0) * 2.0
+    return graph
+
+
+def test_cpu_threads_for_graphs_with_loops():
     proto = make_session_config(_config(), "cpu", _graph_with_loop())
     assert (proto.intra_op_parallelism_threads, proto.inter_op_parallelism_threads) == (1, len(os.sched_getaffinity(0)))
-    plain = tf.Graph()
-    with plain.as_default():
-        tf.constant(1.0) * 2.0
-    proto = make_session_config(_config(), "cpu", plain)  # no loop: TensorFlow's defaults (0 = all cores)
+    proto = make_session_config(_config(), "cpu", _graph_without_loop())  # TensorFlow's defaults (0 = all cores)
     assert (proto.intra_op_parallelism_threads, proto.inter_op_parallelism_threads) == (0, 0)
 
 

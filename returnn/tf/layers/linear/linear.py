@@ -49,19 +49,34 @@ class LinearLayer(ConcatInputLayer):
         weights = self.create_param("W", shape, w_init)
         if use_transposed_weights:
             weights = tf.transpose(weights)
-        # computed with the feature axis last; moved to where the template has it at the end
+        # computed with the feature axis last, on [N, n_in] (leading axes folded: MatMul, BiasAdd and the
+        # activation are adjacent, which TF's CPU graph rewrite fuses into one kernel); then moved to where the
+        # template has the feature axis
         if inp.sparse:
             x = tf.nn.embedding_lookup(weights, tf.cast(inp.placeholder, tf.int32))
+            batch_shape = None
         else:
             inp_f = inp.copy_with_feature_dim_axis(-1) if inp.feature_dim_axis != inp.batch_ndim - 1 else inp
-            x = _matmul_last_axis(inp_f.placeholder, weights)
-            x.set_shape(inp_f.batch_shape[:-1] + (n_out,))
+            x_in = inp_f.placeholder
+            batch_shape = inp_f.batch_shape[:-1] + (n_out,)
+            leading = None
+            if x_in.shape.rank != 2:
+                leading = tf.shape(x_in)[:-1]
+                x_in = tf.reshape(x_in, [-1, n_in])
+            x = tf.matmul(x_in, weights)
         if with_bias:
             b_init = get_initializer(bias_init, seed=seed + 1, key=f"{self.name}/bias_init")
-            x = x + self.create_param("b", (n_out,), b_init)
+            x = tf.nn.bias_add(x, self.create_param("b", (n_out,), b_init))
         if grad_filter:
             x = _grad_filter(x, grad_filter)
         act = OutputWithActivation(x, get_activation_function(activation))
+        if batch_shape is not None:
+            if leading is not None:
+                out_shape = tf.concat([leading, [n_out]], axis=0)
+                act.x = tf.reshape(act.x, out_shape)
+                act.y = act.x if act.act_func is None else tf.reshape(act.y, out_shape)
+            act.x.set_shape(batch_shape)
+            act.y.set_shape(batch_shape)
         out_axis = self.output.feature_dim_axis
         if out_axis != self.output.batch_ndim - 1:
             perm = list(range(self.output.batch_ndim - 1))
@@ -89,19 +104,6 @@ class LinearLayer(ConcatInputLayer):
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="from",
                                 problem="input feature dim is unknown:", got=repr(inp))
         return out
-
-
-def _matmul_last_axis(x: tf.Tensor, weights: tf.Tensor) -> tf.Tensor:
-    """:return: ``x`` ``[..., n_in]`` times ``weights`` ``[n_in, n_out]``: ``[..., n_out]``
-
-    Rank 2 is one ``MatMul``; higher ranks fold the leading axes into one (reshape, matmul, reshape back), a
-    third of the ops ``tf.tensordot`` builds, which counts inside rec loops where every op runs once per step.
-    """
-    if x.shape.rank == 2:
-        return tf.matmul(x, weights)
-    n_in, n_out = weights.shape  # static: the parameter's shape
-    flat = tf.matmul(tf.reshape(x, [-1, n_in]), weights)
-    return tf.reshape(flat, tf.concat([tf.shape(x)[:-1], [n_out]], axis=0))
 
 
 def _grad_filter(x: tf.Tensor, limit: float) -> tf.Tensor:
