@@ -45,6 +45,7 @@ class Loss:
         self._num_frames: Any = None
         self._flat: Optional[Tuple[Optional[tf.Tensor], tf.Tensor]] = None  # get_output_logits_flat
         self._positions: List[Tuple[tf.Tensor, tf.Tensor]] = []
+        self._target_flat: Optional[tf.Tensor] = None  # get_target_flat
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.layer!r}>"
@@ -93,6 +94,12 @@ class Loss:
         self._positions.append((seq_lens, positions))
         return positions
 
+    def get_target_flat(self) -> tf.Tensor:
+        """:return: the target's valid frames, ``[N]`` (sparse) or ``[N, F]``; built once per loss"""
+        if self._target_flat is None:
+            self._target_flat = self.flatten_frames(self.target)
+        return self._target_flat
+
     def get_output_logits_flat(self) -> Tuple[Optional[tf.Tensor], tf.Tensor]:
         """:return: (logits [N, F] or None, probs-or-output [N, F]); built once per loss"""
         if self._flat is None:
@@ -127,7 +134,7 @@ class Loss:
             return None
         out = self.flatten_frames(self.output)
         pred = tf.argmax(out, axis=-1, output_type=tf.int32)
-        target = self.flatten_frames(self.target)
+        target = self.get_target_flat()
         labels = tf.cast(target, tf.int32) if self.target.sparse else tf.argmax(target, axis=-1, output_type=tf.int32)
         return tf.reduce_sum(tf.cast(tf.not_equal(pred, labels), tf.float32))
 

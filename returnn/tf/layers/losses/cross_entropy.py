@@ -48,15 +48,15 @@ class CrossEntropyLoss(Loss):
             logits, _ = self.get_output_logits_flat()
             if logits is not None and self.target.sparse and not self.label_smoothing and not self.focal_loss_factor:
                 # TF's fused kernel: loss and gradient (softmax - one_hot) in one op, as the reference
-                labels = tf.cast(self.flatten_frames(self.target), tf.int32)  # [N]
+                labels = tf.cast(self.get_target_flat(), tf.int32)  # [N]
                 return tf.reduce_sum(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits))
             log_p = self._log_probs()  # [N, F]
         dim = tf.shape(log_p)[-1]
         if self.target.sparse:
-            labels = tf.cast(self.flatten_frames(self.target), tf.int32)  # [N]
+            labels = tf.cast(self.get_target_flat(), tf.int32)  # [N]
             one_hot = tf.one_hot(labels, dim, dtype=log_p.dtype)
         else:
-            one_hot = tf.cast(self.flatten_frames(self.target), log_p.dtype)
+            one_hot = tf.cast(self.get_target_flat(), log_p.dtype)
         if self.label_smoothing:
             ls = self.label_smoothing
             off = ls / tf.cast(dim - 1, log_p.dtype)
@@ -75,7 +75,7 @@ class CrossEntropyLoss(Loss):
         # softmax keeps the order: the argmax of the logits needs no softmax in a training step
         pred = tf.argmax(logits if logits is not None else out, axis=-1, output_type=tf.int32)
         if self.target.sparse:
-            labels = tf.cast(self.flatten_frames(self.target), tf.int32)
+            labels = tf.cast(self.get_target_flat(), tf.int32)
         else:
-            labels = tf.argmax(self.flatten_frames(self.target), axis=-1, output_type=tf.int32)
+            labels = tf.argmax(self.get_target_flat(), axis=-1, output_type=tf.int32)
         return tf.reduce_sum(tf.cast(tf.not_equal(pred, labels), tf.float32))

@@ -54,9 +54,7 @@ class CtcLoss(Loss):
 
     def _sparse_target(self) -> tf.SparseTensor:
         target = self.target.copy_as_batch_major()
-        lens = target.get_sequence_lengths()
-        mask = tf.sequence_mask(lens, maxlen=tf.shape(target.placeholder)[1])
-        idx = tf.where(mask)
+        idx = self._valid_frame_positions(target.get_sequence_lengths())
         vals = tf.gather_nd(tf.cast(target.placeholder, tf.int32), idx)
         return tf.SparseTensor(idx, vals, tf.cast(tf.shape(target.placeholder), tf.int64))
 

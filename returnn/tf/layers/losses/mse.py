@@ -10,7 +10,7 @@ from returnn.tf.layers.core.registry import register_loss
 
 
 def dense_target_flat(loss: Loss, out_flat: tf.Tensor) -> tf.Tensor:
-    target = loss.flatten_frames(loss.target)
+    target = loss.get_target_flat()
     if loss.target.sparse:
         return tf.one_hot(tf.cast(target, tf.int32), tf.shape(out_flat)[-1], dtype=out_flat.dtype)
     return tf.cast(target, out_flat.dtype)
