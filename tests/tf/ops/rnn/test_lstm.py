@@ -101,14 +101,18 @@ def test_lstm_backward_direction_is_reversal_by_length(impl):
     np.testing.assert_allclose(c_bw, c_fw, atol=1e-6)
 
 
-def _grads(impl, direction, dtype=tf.float32):
+def _grads(impl, direction, zero_initial=False):
+    """:return: (gradients of a random loss w.r.t. x, W, W_re, b and, unless ``zero_initial``, c0, h0; lens)"""
     x, lens, w, w_re, b, initial = _random_case(seed=7)
     rng = np.random.RandomState(0)
     with tf.Graph().as_default():
-        tensors = [tf.constant(a, dtype=dtype) for a in [np.transpose(x, (1, 0, 2)), w, w_re, b, *initial]]
-        x_t, w_t, w_re_t, b_t, c0, h0 = tensors
-        y, (c, h) = lstm(x_t, tf.constant(lens), w_t, w_re_t, b_t, direction=direction, impl=impl,
-                         initial_c=c0, initial_h=h0)
+        tensors = [tf.constant(a) for a in [np.transpose(x, (1, 0, 2)), w, w_re, b]]
+        init = {}
+        if not zero_initial:  # else the default zero state: direction -1 runs the loop backward in time
+            init = {"initial_c": tf.constant(initial[0]), "initial_h": tf.constant(initial[1])}
+            tensors += list(init.values())
+        x_t, w_t, w_re_t, b_t = tensors[:4]
+        y, (c, h) = lstm(x_t, tf.constant(lens), w_t, w_re_t, b_t, direction=direction, impl=impl, **init)
         loss = (tf.reduce_sum(y * rng.normal(size=(7, 4, 6))) + tf.reduce_sum(c * rng.normal(size=(4, 6)))
                 + tf.reduce_sum(h * rng.normal(size=(4, 6))))
         grads = tf.gradients(loss, tensors)
@@ -116,11 +120,14 @@ def _grads(impl, direction, dtype=tf.float32):
             return session.run(grads), lens
 
 
+@pytest.mark.parametrize("zero_initial", [False, True])
 @pytest.mark.parametrize("direction", [1, -1])
-def test_lstm_loop_gradient_matches_block_lstm_gradient(direction):
-    """Our hand-written backward loop vs TensorFlow's own BlockLSTMGrad kernel."""
-    loop, lens = _grads("loop", direction)
-    block, _ = _grads("block", direction)
+def test_lstm_loop_gradient_matches_block_lstm_gradient(direction, zero_initial):
+    """Our hand-written backward loop vs TensorFlow's own BlockLSTMGrad kernel (which sees the input reversed
+    by length for direction -1)."""
+    loop, lens = _grads("loop", direction, zero_initial)
+    block, _ = _grads("block", direction, zero_initial)
+    assert len(loop) == (4 if zero_initial else 6)
     for name, g_loop, g_block in zip(["x", "W", "W_re", "b", "c0", "h0"], loop, block):
         np.testing.assert_allclose(g_loop, g_block, atol=1e-4, rtol=1e-4, err_msg=name)
     dx = np.transpose(loop[0], (1, 0, 2))
@@ -128,8 +135,10 @@ def test_lstm_loop_gradient_matches_block_lstm_gradient(direction):
         assert np.all(dx[b_, length:] == 0.0), "gradient leaks into padded input frames"
 
 
-def test_lstm_loop_gradient_numeric():
-    """Finite differences in float64 on tiny shapes."""
+@pytest.mark.parametrize("direction", [1, -1])
+def test_lstm_loop_gradient_numeric(direction):
+    """Finite differences in float64 on tiny shapes; direction -1 with the default zero state (the loop runs
+    backward in time over the padding), direction 1 with a given initial cell state."""
     rng = np.random.RandomState(11)
     with tf.Graph().as_default():
         x = tf.constant(rng.normal(size=(4, 2, 3)))
@@ -137,10 +146,12 @@ def test_lstm_loop_gradient_numeric():
         w_re = tf.constant(rng.uniform(-.7, .7, (2, 8)))
         b = tf.constant(rng.uniform(-.7, .7, (8,)))
         c0 = tf.constant(rng.normal(size=(2, 2)))
-        y, (c, h) = lstm(x, tf.constant([4, 2]), w, w_re, b, direction=1, impl="loop", initial_c=c0)
-        out = tf.reduce_sum(y * rng.normal(size=(4, 2, 2))) + tf.reduce_sum(c * rng.normal(size=(2, 2)))
+        init = {"initial_c": c0} if direction == 1 else {}
+        y, (c, h) = lstm(x, tf.constant([4, 2]), w, w_re, b, direction=direction, impl="loop", **init)
+        out = (tf.reduce_sum(y * rng.normal(size=(4, 2, 2))) + tf.reduce_sum(c * rng.normal(size=(2, 2)))
+               + tf.reduce_sum(h * rng.normal(size=(2, 2))))
         with tf.compat.v1.Session():
-            for t in [x, w, w_re, b, c0]:
+            for t in [x, w, w_re, b] + list(init.values()):
                 err = tf.compat.v1.test.compute_gradient_error(t, t.shape.as_list(), out, [], delta=1e-6)
                 assert err < 1e-6, t
 
