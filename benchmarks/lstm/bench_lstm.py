@@ -4,7 +4,7 @@
 Usage::
 
     python3 benchmarks/lstm/bench_lstm.py [--impls loop,block] [--batch 40] [--time 50] [--n-in 512]
-        [--n-out 256] [--reps 10] [--threads 0]
+        [--n-out 256] [--reps 10] [--threads 0] [--min-len 25]
 
 For every implementation it builds ``y, _ = lstm(x, seq_len, W, W_re, b)`` and
 ``tf.gradients(sum(y * r), [x, W, W_re, b])`` and times one ``Session.run`` of the gradients (minimum
@@ -14,6 +14,8 @@ the GFLOP/s of one plain matmul with the same total size ``[T*B, n_in+n] x [n_in
 large square matmul (``--peak-size``) as the machine's matmul peak. Also an ``epoch-equivalent``:
 the estimated LSTM time of one ``blstm-train`` epoch (27 steps x 6 layers: 2 with n_in 9, 4 with 512;
 the reference logs 27 steps for that epoch). ``--network`` times the real 6-layer stack per step.
+Sequence lengths: one of length ``--time``, the others uniform in [``--min-len``, ``--time``] (default
+``time // 2``: about 76% real frames; ``--min-len 15``: about 66%, like ``blstm-train``'s chunked batches, 64%).
 """
 
 from __future__ import annotations
@@ -63,11 +65,17 @@ def bench_matmul(m, k, n, reps, threads):
     return t, 2. * m * k * n / t / 1e9
 
 
-def bench_lstm(impl, batch, time_len, n_in, n_out, reps, threads, direction=1, device=None, with_grad=True):
+def _seq_lens(rng, batch, time_len, min_len=None):
+    min_len = time_len // 2 if min_len is None else min_len
+    return np.array([time_len] + list(rng.randint(min_len, time_len + 1, size=batch - 1)), dtype="int32")
+
+
+def bench_lstm(impl, batch, time_len, n_in, n_out, reps, threads, direction=1, device=None, with_grad=True,
+               min_len=None):
     """:return: (min seconds, median seconds) of forward+gradient"""
     from returnn.tf.ops.rnn.lstm import lstm
     rng = np.random.RandomState(1)
-    lens = np.array([time_len] + list(rng.randint(time_len // 2, time_len + 1, size=batch - 1)), dtype="int32")
+    lens = _seq_lens(rng, batch, time_len, min_len)
     with tf.Graph().as_default():
         with tf.device(device) if device else _nullctx():
             x = tf.compat.v1.placeholder(tf.float32, [None, None, n_in])
@@ -85,14 +93,14 @@ def bench_lstm(impl, batch, time_len, n_in, n_out, reps, threads, direction=1, d
             return _time_run(sess, fetch, feed, reps)
 
 
-def bench_blstm_network(impl, batch, time_len, n_out, reps, threads, steps=27):
+def bench_blstm_network(impl, batch, time_len, n_out, reps, threads, steps=27, min_len=None):
     """The blstm-train network's LSTM part: 3 layers x (fwd, bwd), input 9-dim, forward + all param gradients.
 
     :return: (min seconds per step, estimated LSTM seconds per epoch = ``steps`` x that)
     """
     from returnn.tf.ops.rnn.lstm import lstm
     rng = np.random.RandomState(1)
-    lens = np.array([time_len] + list(rng.randint(time_len // 2, time_len + 1, size=batch - 1)), dtype="int32")
+    lens = _seq_lens(rng, batch, time_len, min_len)
     with tf.Graph().as_default():
         x = tf.compat.v1.placeholder(tf.float32, [None, None, 9])
         seq_len = tf.compat.v1.placeholder(tf.int32, [None])
@@ -134,6 +142,7 @@ def main():
     parser.add_argument("--n-out", type=int, default=256)
     parser.add_argument("--reps", type=int, default=10)
     parser.add_argument("--threads", type=int, default=0)
+    parser.add_argument("--min-len", type=int, default=None, help="shortest sequence (default: time // 2)")
     parser.add_argument("--peak-size", type=int, default=2048)
     parser.add_argument("--device", default=None, help="e.g. /gpu:0")
     parser.add_argument("--network", action="store_true",
@@ -147,15 +156,16 @@ def main():
     flops = 3 * 2. * t * b * 4 * n * (n_in + n)
     print(f"shapes: B={b} T={t} n_in={n_in} n_out={n}; fwd+bwd {flops / 1e9:.2f} GFLOP per call")
     for impl in args.impls.split(","):
-        t_min, t_med = bench_lstm(impl, b, t, n_in, n, args.reps, args.threads, device=args.device)
-        t_small, _ = bench_lstm(impl, b, t, 9, n, args.reps, args.threads, device=args.device)
-        t_fwd, _ = bench_lstm(impl, b, t, n_in, n, args.reps, args.threads, device=args.device, with_grad=False)
+        opts = dict(device=args.device, min_len=args.min_len)
+        t_min, t_med = bench_lstm(impl, b, t, n_in, n, args.reps, args.threads, **opts)
+        t_small, _ = bench_lstm(impl, b, t, 9, n, args.reps, args.threads, **opts)
+        t_fwd, _ = bench_lstm(impl, b, t, n_in, n, args.reps, args.threads, with_grad=False, **opts)
         epoch = 27 * (2 * t_small + 4 * t_min)
         print(f"{impl:8s} fwd+bwd {t_min * 1e3:7.1f} ms (median {t_med * 1e3:7.1f} ms), "
               f"{flops / t_min / 1e9:6.1f} GFLOP/s = {100 * flops / t_min / 1e9 / peak:4.1f}% of peak; "
               f"fwd only {t_fwd * 1e3:6.1f} ms; n_in=9: {t_small * 1e3:6.1f} ms; blstm-train epoch-equivalent {epoch:5.2f} s")
         if args.network:
-            step, epoch = bench_blstm_network(impl, b, t, n, args.reps, args.threads)
+            step, epoch = bench_blstm_network(impl, b, t, n, args.reps, args.threads, min_len=args.min_len)
             net_flops = 27 * 3 * 2. * t * b * 4 * n * (2 * (9 + n) + 4 * (2 * n + n))
             print(f"{impl:8s} 3-layer BLSTM fwd+bwd {step * 1e3:7.1f} ms/step, x27 steps = {epoch:5.2f} s/epoch, "
                   f"{net_flops / epoch / 1e9:6.1f} GFLOP/s")

@@ -7,7 +7,8 @@ peepholes.
 
 Implementations (``impl``), all with the same parameters and results:
 
-* ``"loop"``: :func:`returnn.tf.ops.rnn.lstm_loop.lstm_loop` -- one big input-projection matmul,
+* ``"loop"``: :func:`returnn.tf.ops.rnn.lstm_loop.lstm_loop` -- one big input-projection matmul (real frames
+  only in batches with much padding, :mod:`returnn.tf.ops.rnn.input_projection`),
   only ``h @ W_re`` per step, hand-written backward loop. Fastest on CPU for n > 64.
 * ``"block"``: TensorFlow's fused ``BlockLSTM`` op (:mod:`returnn.tf.ops.rnn.lstm_block`). Fastest on CPU
   for small layers (n <= 64), where the per-step overhead of the while loop dominates.
@@ -21,9 +22,10 @@ from typing import Optional, Tuple
 import numpy as np
 import tensorflow as tf
 
+from returnn.tf.ops.rnn.input_projection import input_projection
 from returnn.tf.ops.rnn.lstm_block import lstm_block
 from returnn.tf.ops.rnn.lstm_loop import lstm_loop
-from returnn.tf.ops.rnn.masking import last_frame, reverse_by_length, time_mask, zero_padded_frames
+from returnn.tf.ops.rnn.masking import last_frame, reverse_by_length, zero_padded_frames
 
 LSTM_IMPLS = ("loop", "block")
 
@@ -85,7 +87,7 @@ def lstm(x: tf.Tensor, seq_len: tf.Tensor, w: tf.Tensor, w_re: tf.Tensor, b: tf.
     if direction == -1:
         x = reverse_by_length(x, seq_len)
     if impl == "loop":
-        h_all, c_all = lstm_loop(_input_projection(x, w, b), w_re, initial_c, initial_h)
+        h_all, c_all = lstm_loop(input_projection(x, w, b, seq_len), w_re, initial_c, initial_h)
     else:
         h_all, c_all = lstm_block(x, w, w_re, b, initial_c, initial_h, max_len=tf.reduce_max(seq_len))
     c_last = last_frame(c_all, seq_len, initial_c)
@@ -94,13 +96,6 @@ def lstm(x: tf.Tensor, seq_len: tf.Tensor, w: tf.Tensor, w_re: tf.Tensor, b: tf.
     if direction == -1:
         y = reverse_by_length(y, seq_len)
     return y, (c_last, h_last)
-
-
-def _input_projection(x: tf.Tensor, w: tf.Tensor, b: tf.Tensor) -> tf.Tensor:
-    """:return: float32 [T, B, 4n], ``x @ W + b`` as one [T*B, n_in] x [n_in, 4n] matmul"""
-    shape = tf.shape(x)
-    xw = tf.matmul(tf.reshape(x, [-1, shape[-1]]), w) + b
-    return tf.reshape(xw, tf.concat([shape[:-1], tf.shape(w)[-1:]], axis=0))
 
 
 def _lstm_loop_backward_in_time(x, seq_len, w, w_re, b, initial_c, initial_h):
@@ -112,8 +107,7 @@ def _lstm_loop_backward_in_time(x, seq_len, w, w_re, b, initial_c, initial_h):
     and no ``ReverseSequence`` of the input, the output and their gradients (measured: 13% of a direction -1
     layer's training step on CPU).
     """
-    xw = _input_projection(x, w, b)
-    xw = tf.where(time_mask(seq_len, tf.shape(x)[0])[:, :, None], xw, tf.zeros_like(xw))
+    xw = input_projection(x, w, b, seq_len, zero_padded=True)
     h_all, c_all = lstm_loop(xw, w_re, initial_c, initial_h, reverse=True)
     # Frame 0 is the last one processed; the state stayed zero (the initial state) for sequences of length 0.
     # h is exactly zero at padded frames already.

@@ -136,6 +136,34 @@ def test_lstm_loop_gradient_matches_block_lstm_gradient(direction, zero_initial)
 
 
 @pytest.mark.parametrize("direction", [1, -1])
+@pytest.mark.parametrize("lens", [[6, 2, 1, 0], [6, 6, 6, 5]])
+def test_lstm_loop_input_projection_of_real_frames(direction, lens):
+    """n_in >= PACK_MIN_INPUT_DIM: with 37.5% real frames the input projection runs on the real frames only
+    (gathered, scattered back), with 96% on all frames; outputs and gradients equal BlockLSTM's either way."""
+    from returnn.tf.ops.rnn.input_projection import PACK_MIN_INPUT_DIM
+    rng = np.random.RandomState(5)
+    n_in, n, num_frames = PACK_MIN_INPUT_DIM, 8, 6
+    x = rng.normal(size=(num_frames, 4, n_in)).astype("float32")
+    for b_, length in enumerate(lens):
+        x[length:, b_] = 1e3
+    params = [rng.uniform(-.3, .3, shape).astype("float32") for shape in [(n_in, 4 * n), (n, 4 * n), (4 * n,)]]
+    loss_weights = rng.normal(size=(num_frames, 4, n))
+    results = {}
+    for impl in ["loop", "block"]:
+        with tf.Graph().as_default():
+            tensors = [tf.constant(a) for a in [x] + params]
+            y, (c, h) = lstm(tensors[0], tf.constant(lens, tf.int32), *tensors[1:], direction=direction, impl=impl)
+            loss = tf.reduce_sum(y * loss_weights) + tf.reduce_sum(c) + tf.reduce_sum(h)
+            with tf.compat.v1.Session() as session:
+                results[impl] = session.run([y, c, h] + tf.gradients(loss, tensors))
+    for name, a, b in zip(["y", "c", "h", "dx", "dW", "dW_re", "db"], results["loop"], results["block"]):
+        np.testing.assert_allclose(a, b, atol=1e-4, rtol=1e-4, err_msg=name)
+    y, dx = results["loop"][0], results["loop"][3]
+    for b_, length in enumerate(lens):
+        assert np.all(y[length:, b_] == 0.0) and np.all(dx[length:, b_] == 0.0)
+
+
+@pytest.mark.parametrize("direction", [1, -1])
 def test_lstm_loop_gradient_numeric(direction):
     """Finite differences in float64 on tiny shapes; direction -1 with the default zero state (the loop runs
     backward in time over the padding), direction 1 with a given initial cell state."""
