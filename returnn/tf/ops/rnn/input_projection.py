@@ -2,14 +2,15 @@
 
 The ``loop`` LSTM (:mod:`returnn.tf.ops.rnn.lstm`) projects the input of all frames with one large matmul before
 its time loop. With its two gradient matmuls (``dx``, ``dW``) that is about half of a layer's training time on
-CPU, and chunked or unsorted batches are often a third padding (``blstm-train``: 64% real frames). So when
-fewer than :data:`PACK_MAX_REAL_FRACTION` of the batch's frames are real and the input has at least
-:data:`PACK_MIN_INPUT_DIM` features, the real frames are gathered into an [N, n_in] matrix (N real frames),
-projected and scattered back, and the gradient does the same. The choice is made per batch, at run time
-(``tf.cond`` in the forward pass and in the hand-written gradient, so the branch not taken costs nothing).
+CPU. In batches with much padding (:attr:`RealFrames.pack <returnn.tf.ops.rnn.real_frames.RealFrames>`) and
+inputs with at least :data:`PACK_MIN_INPUT_DIM` features, the real frames are gathered into an [N, n_in] matrix
+(N real frames), projected and scattered back, and the gradient does the same. The choice is made per batch,
+at run time (``tf.cond`` in the forward pass and in the hand-written gradient, so the branch not taken costs
+nothing; a ``tf.cond`` around autodiff'ed branches cost 4-6% without padding: zeros and sums for the branch
+not taken).
 
 Measured with ``benchmarks/lstm/bench_lstm.py --impls loop --threads 1`` (n_in 512, n 256, B 40, T 50, forward
-+ gradient): 66% real frames (``--min-len 15``) 86-89 ms -> 70-71 ms; 100% real frames (``--min-len 50``,
++ gradient): 66% real frames (``--min-len 15``) 78-86 ms -> 62-68 ms; 100% real frames (``--min-len 50``,
 projection of all frames either way) unchanged; n_in 9: no difference, hence the minimum input size.
 """
 
@@ -17,45 +18,39 @@ from __future__ import annotations
 
 import tensorflow as tf
 
-from returnn.tf.ops.rnn.masking import time_mask
+from returnn.tf.ops.rnn.real_frames import RealFrames
 
-PACK_MAX_REAL_FRACTION = 0.8
 PACK_MIN_INPUT_DIM = 64
 
 
-def input_projection(x: tf.Tensor, w: tf.Tensor, b: tf.Tensor, seq_len: tf.Tensor, *,
+def input_projection(x: tf.Tensor, w: tf.Tensor, b: tf.Tensor, frames: RealFrames, *,
                      zero_padded: bool = False) -> tf.Tensor:
     """
     :param x: float32 [T, B, n_in], time-major; T and B dynamic
     :param w: float32 [n_in, m] weights
     :param b: float32 [m] bias
-    :param seq_len: int32 [B], real frames per sequence (<= T)
+    :param frames: the real frames of ``x`` (from its sequence lengths)
     :param zero_padded: whether padded frames must be exactly 0 in the result (else they may hold
         ``x @ W + b`` or 0)
     :return: float32 [T, B, m], ``x @ W + b`` at the real frames
     """
     shape = tf.shape(x)
-    mask = time_mask(seq_len, shape[0])  # [T, B]
     n_in = x.shape[-1]
     x_rows = tf.reshape(x, tf.stack([-1, shape[-1]]))
     out_shape = tf.concat([shape[:-1], tf.shape(w)[-1:]], axis=0)
     if n_in is None or n_in < PACK_MIN_INPUT_DIM:
         xw = tf.reshape(tf.matmul(x_rows, w) + b, out_shape)
-        return tf.where(mask[:, :, None], xw, tf.zeros_like(xw)) if zero_padded else xw
-    num_frames = tf.cast(shape[0] * shape[1], tf.float32)
-    pack = tf.cast(tf.reduce_sum(seq_len), tf.float32) < PACK_MAX_REAL_FRACTION * num_frames
-    flat_mask = tf.reshape(mask, [-1])
-    xw = _PROJECTION[zero_padded](x_rows, w, b, flat_mask, pack)
+        return tf.where(frames.mask[:, :, None], xw, tf.zeros_like(xw)) if zero_padded else xw
+    xw = _PROJECTION[zero_padded](x_rows, w, b, frames.flat_mask, frames.rows, frames.pack)
     return tf.reshape(xw, out_shape)
 
 
 def _make_projection(zero_padded: bool):
-    """:return: f(x_rows [T*B, n_in], w, b, flat_mask bool [T*B], pack bool scalar) -> [T*B, m], with its gradient
-    (``pack``: project the rows of ``flat_mask`` only)"""
+    """:return: f(x_rows [T*B, n_in], w, b, flat_mask bool [T*B], rows int64 [N, 1], pack bool scalar) -> [T*B, m],
+    with its gradient (``pack``: project the ``rows`` only)"""
 
     @tf.custom_gradient
-    def projection(x_rows, w, b, flat_mask, pack):
-        rows = tf.where(flat_mask)  # int64 [N, 1]
+    def projection(x_rows, w, b, flat_mask, rows, pack):
         out_shape = tf.cast(tf.stack([tf.shape(x_rows)[0], tf.shape(w)[-1]]), tf.int64)
 
         def real_rows():
@@ -81,7 +76,7 @@ def _make_projection(zero_padded: bool):
                     tf.reduce_sum(dxw_, axis=0)
 
             dx, dw, db = tf.cond(pack, real_rows_grad, all_rows_grad)
-            return dx, dw, db, None, None
+            return dx, dw, db, None, None, None
 
         return xw, grad
 

@@ -26,6 +26,7 @@ from returnn.tf.ops.rnn.input_projection import input_projection
 from returnn.tf.ops.rnn.lstm_block import lstm_block
 from returnn.tf.ops.rnn.lstm_loop import lstm_loop
 from returnn.tf.ops.rnn.masking import last_frame, reverse_by_length, zero_padded_frames
+from returnn.tf.ops.rnn.real_frames import RealFrames
 
 LSTM_IMPLS = ("loop", "block")
 
@@ -87,7 +88,9 @@ def lstm(x: tf.Tensor, seq_len: tf.Tensor, w: tf.Tensor, w_re: tf.Tensor, b: tf.
     if direction == -1:
         x = reverse_by_length(x, seq_len)
     if impl == "loop":
-        h_all, c_all = lstm_loop(input_projection(x, w, b, seq_len), w_re, initial_c, initial_h)
+        # Padded frames come after the real ones and get no gradient (y is masked below): ``frames`` is valid.
+        frames = RealFrames(seq_len, tf.shape(x)[0])
+        h_all, c_all = lstm_loop(input_projection(x, w, b, frames), w_re, initial_c, initial_h, frames=frames)
     else:
         h_all, c_all = lstm_block(x, w, w_re, b, initial_c, initial_h, max_len=tf.reduce_max(seq_len))
     c_last = last_frame(c_all, seq_len, initial_c)
@@ -107,8 +110,10 @@ def _lstm_loop_backward_in_time(x, seq_len, w, w_re, b, initial_c, initial_h):
     and no ``ReverseSequence`` of the input, the output and their gradients (measured: 13% of a direction -1
     layer's training step on CPU).
     """
-    xw = input_projection(x, w, b, seq_len, zero_padded=True)
-    h_all, c_all = lstm_loop(xw, w_re, initial_c, initial_h, reverse=True)
+    frames = RealFrames(seq_len, tf.shape(x)[0])
+    xw = input_projection(x, w, b, frames, zero_padded=True)
+    # Padded frames start from h = 0, so they add nothing to dW_re: ``frames`` is valid.
+    h_all, c_all = lstm_loop(xw, w_re, initial_c, initial_h, reverse=True, frames=frames)
     # Frame 0 is the last one processed; the state stayed zero (the initial state) for sequences of length 0.
     # h is exactly zero at padded frames already.
     return h_all, (c_all[0], h_all[0])

@@ -28,13 +28,15 @@ memory); unstacking them into TensorArrays first cost a copy of each (measured: 
 
 from __future__ import annotations
 
-from typing import Tuple
+from typing import Optional, Tuple
 
 import tensorflow as tf
 
+from returnn.tf.ops.rnn.real_frames import RealFrames
+
 
 def lstm_loop(xw: tf.Tensor, w_re: tf.Tensor, c0: tf.Tensor, h0: tf.Tensor, *,
-              reverse: bool = False) -> Tuple[tf.Tensor, tf.Tensor]:
+              reverse: bool = False, frames: Optional[RealFrames] = None) -> Tuple[tf.Tensor, tf.Tensor]:
     """
     :param xw: float32 [T, B, 4*n], the projected input ``x @ W + b`` of every frame (time-major)
     :param w_re: float32 [n, 4*n] recurrent weights
@@ -42,10 +44,17 @@ def lstm_loop(xw: tf.Tensor, w_re: tf.Tensor, c0: tf.Tensor, h0: tf.Tensor, *,
     :param h0: float32 [B, n] initial output
     :param reverse: False: frames 0, 1, ..., T-1; True: frames T-1, ..., 0 (the state of frame t then comes
         from frame t+1)
+    :param frames: if given, the gradient ``dW_re`` is computed from these real frames only when
+        ``frames.pack``. Only valid when padded frames contribute nothing to it, i.e. when they get no gradient
+        and come after the real frames, or when their previous output ``h`` is 0 (see :func:`returnn.tf.ops.rnn.lstm.lstm`).
     :return: (h [T, B, n], c [T, B, n]) of every frame in the original frame order, padded frames included
         (not masked)
     """
-    return _LSTM_LOOPS[reverse](xw, w_re, c0, h0)
+    if frames is None:
+        rows, pack = tf.zeros([0, 1], tf.int64), tf.constant(False)
+    else:
+        rows, pack = frames.rows, frames.pack
+    return _LSTM_LOOPS[reverse](xw, w_re, c0, h0, rows, pack)
 
 
 def _split_gates(z: tf.Tensor, n: tf.Tensor):
@@ -65,7 +74,7 @@ def _make_lstm_loop(reverse: bool):
     step = -1 if reverse else 1
 
     @tf.custom_gradient
-    def lstm_loop_fn(xw, w_re, c0, h0):
+    def lstm_loop_fn(xw, w_re, c0, h0, rows, pack):
         n = tf.shape(w_re)[0]
         num_frames = tf.shape(xw)[0]
         first, last = (num_frames - 1, 0) if reverse else (0, num_frames - 1)
@@ -117,9 +126,12 @@ def _make_lstm_loop(reverse: bool):
                 lambda t, *_: t < num_frames if reverse else t >= 0, back_body,
                 (last, tf.zeros_like(c0), tf.zeros_like(h0), dz_ta), parallel_iterations=1)
             dz = dz_ta.stack()  # [T, B, 4n]
-            four_n = tf.shape(dz)[-1]
-            dw_re = tf.matmul(tf.reshape(h_prev, [-1, n]), tf.reshape(dz, [-1, four_n]), transpose_a=True)
-            return dz, dw_re, dc0, dh0
+            h_prev_rows = tf.reshape(h_prev, [-1, n])
+            dz_rows = tf.reshape(dz, [-1, tf.shape(dz)[-1]])
+            dw_re = tf.cond(
+                pack, lambda: tf.matmul(tf.gather_nd(h_prev_rows, rows), tf.gather_nd(dz_rows, rows), transpose_a=True),
+                lambda: tf.matmul(h_prev_rows, dz_rows, transpose_a=True))
+            return dz, dw_re, dc0, dh0, None, None
 
         return (h_all, c_all), grad
 

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from returnn.tf.ops.rnn.input_projection import PACK_MAX_REAL_FRACTION, PACK_MIN_INPUT_DIM, input_projection
+from returnn.tf.ops.rnn.input_projection import PACK_MIN_INPUT_DIM, input_projection
+from returnn.tf.ops.rnn.real_frames import PACK_MAX_REAL_FRACTION, RealFrames
 
 tf.compat.v1.disable_eager_execution()
 
@@ -20,7 +21,8 @@ def _case(lens, n_in=PACK_MIN_INPUT_DIM, num_frames=5, m=6, seed=1):
 def _run(x, w, b, lens, out_weights, zero_padded):
     with tf.Graph().as_default():
         x_t, w_t, b_t = tf.constant(x), tf.constant(w), tf.constant(b)
-        xw = input_projection(x_t, w_t, b_t, tf.constant(lens, tf.int32), zero_padded=zero_padded)
+        frames = RealFrames(tf.constant(lens, tf.int32), tf.shape(x_t)[0])
+        xw = input_projection(x_t, w_t, b_t, frames, zero_padded=zero_padded)
         grads = tf.gradients(tf.reduce_sum(xw * out_weights), [x_t, w_t, b_t])
         with tf.compat.v1.Session() as session:
             return session.run([xw] + grads)
