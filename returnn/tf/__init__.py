@@ -6,11 +6,12 @@ of the process is built the same way: the gradient of a v2 while loop rewrites t
 that already ran the graph (e.g. to initialize variables) does not see, and the recurrent loops
 (``rec`` with a unit dict, the LSTM/GRU kernels) are written for v1 loops and TensorArrays.
 
-TensorFlow is imported through :func:`returnn.tf.keras_deferral.import_tensorflow` (without its eager import of
-Keras, which the backend does not use) unless something imported it before.
+TensorFlow is imported through :func:`returnn.tf.tensorflow_import.import_tensorflow` (without its eager import of
+Keras, which the backend does not use, and with ``tf.__internal__`` loaded on first use) unless something imported
+it before.
 """
 
-from returnn.tf.keras_deferral import import_tensorflow as _import_tensorflow
+from returnn.tf.tensorflow_import import import_tensorflow as _import_tensorflow
 
 _tf = _import_tensorflow()
 
