@@ -35,9 +35,9 @@ def input_projection(x: tf.Tensor, w: tf.Tensor, b: tf.Tensor, frames: RealFrame
     :return: float32 [T, B, m], ``x @ W + b`` at the real frames
     """
     shape = tf.shape(x)
-    n_in = x.shape[-1]
-    x_rows = tf.reshape(x, tf.stack([-1, shape[-1]]))
-    out_shape = tf.concat([shape[:-1], tf.shape(w)[-1:]], axis=0)
+    n_in, m = x.shape[-1], w.shape[-1]
+    x_rows = tf.reshape(x, [-1, n_in if n_in is not None else shape[-1]])
+    out_shape = tf.stack([shape[0], shape[1], m if m is not None else tf.shape(w)[-1]])
     if n_in is None or n_in < PACK_MIN_INPUT_DIM:
         xw = tf.reshape(tf.matmul(x_rows, w) + b, out_shape)
         return tf.where(frames.mask[:, :, None], xw, tf.zeros_like(xw)) if zero_padded else xw
@@ -51,7 +51,8 @@ def _make_projection(zero_padded: bool):
 
     @tf.custom_gradient
     def projection(x_rows, w, b, flat_mask, rows, pack):
-        out_shape = tf.cast(tf.stack([tf.shape(x_rows)[0], tf.shape(w)[-1]]), tf.int64)
+        x_rows_shape = tf.shape(x_rows, out_type=tf.int64)
+        out_shape = tf.stack([x_rows_shape[0], tf.shape(w, out_type=tf.int64)[-1]])
 
         def real_rows():
             return tf.scatter_nd(rows, tf.matmul(tf.gather_nd(x_rows, rows), w) + b, out_shape)
@@ -65,8 +66,7 @@ def _make_projection(zero_padded: bool):
         def grad(dxw):
             def real_rows_grad():
                 dxw_real = tf.gather_nd(dxw, rows)
-                dx = tf.scatter_nd(rows, tf.matmul(dxw_real, w, transpose_b=True),
-                                   tf.cast(tf.shape(x_rows), tf.int64))
+                dx = tf.scatter_nd(rows, tf.matmul(dxw_real, w, transpose_b=True), x_rows_shape)
                 dw = tf.matmul(tf.gather_nd(x_rows, rows), dxw_real, transpose_a=True)
                 return dx, dw, tf.reduce_sum(dxw_real, axis=0)
 

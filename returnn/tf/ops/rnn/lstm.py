@@ -25,7 +25,7 @@ import tensorflow as tf
 from returnn.tf.ops.rnn.input_projection import input_projection
 from returnn.tf.ops.rnn.lstm_block import lstm_block
 from returnn.tf.ops.rnn.lstm_loop import lstm_loop
-from returnn.tf.ops.rnn.masking import last_frame, reverse_by_length, zero_padded_frames
+from returnn.tf.ops.rnn.masking import last_frames, reverse_by_length, zero_padded_frames
 from returnn.tf.ops.rnn.real_frames import RealFrames
 
 LSTM_IMPLS = ("loop", "block")
@@ -76,13 +76,11 @@ def lstm(x: tf.Tensor, seq_len: tf.Tensor, w: tf.Tensor, w_re: tf.Tensor, b: tf.
     impl = select_lstm_impl(impl, num_cells=w_re.shape[0] if w_re.shape.rank == 2 else None)
     if impl not in LSTM_IMPLS:
         raise ValueError(f"lstm: impl must be one of {LSTM_IMPLS}, got {impl!r}")
-    n = tf.shape(w_re)[0]
-    batch = tf.shape(x)[1]
     zero_state = _is_zero(initial_c) and _is_zero(initial_h)
-    if initial_c is None:
-        initial_c = tf.zeros(tf.stack([batch, n]), dtype=x.dtype)
-    if initial_h is None:
-        initial_h = tf.zeros(tf.stack([batch, n]), dtype=x.dtype)
+    if initial_c is None or initial_h is None:
+        zeros = tf.zeros(tf.stack([tf.shape(x)[1], tf.shape(w_re)[0]]), dtype=x.dtype)
+        initial_c = zeros if initial_c is None else initial_c
+        initial_h = zeros if initial_h is None else initial_h
     if impl == "loop" and direction == -1 and zero_state:
         return _lstm_loop_backward_in_time(x, seq_len, w, w_re, b, initial_c, initial_h)
     if direction == -1:
@@ -91,11 +89,11 @@ def lstm(x: tf.Tensor, seq_len: tf.Tensor, w: tf.Tensor, w_re: tf.Tensor, b: tf.
         # Padded frames come after the real ones and get no gradient (y is masked below): ``frames`` is valid.
         frames = RealFrames(seq_len, tf.shape(x)[0])
         h_all, c_all = lstm_loop(input_projection(x, w, b, frames), w_re, initial_c, initial_h, frames=frames)
+        y = tf.where(frames.mask[:, :, None], h_all, tf.zeros_like(h_all))
     else:
         h_all, c_all = lstm_block(x, w, w_re, b, initial_c, initial_h, max_len=tf.reduce_max(seq_len))
-    c_last = last_frame(c_all, seq_len, initial_c)
-    h_last = last_frame(h_all, seq_len, initial_h)
-    y = zero_padded_frames(h_all, seq_len)
+        y = zero_padded_frames(h_all, seq_len)
+    c_last, h_last = last_frames([c_all, h_all], seq_len, [initial_c, initial_h])
     if direction == -1:
         y = reverse_by_length(y, seq_len)
     return y, (c_last, h_last)

@@ -57,7 +57,13 @@ def lstm_loop(xw: tf.Tensor, w_re: tf.Tensor, c0: tf.Tensor, h0: tf.Tensor, *,
     return _LSTM_LOOPS[reverse](xw, w_re, c0, h0, rows, pack)
 
 
-def _split_gates(z: tf.Tensor, n: tf.Tensor):
+def _dim(x: tf.Tensor, axis: int):
+    """:return: the size of ``axis``, a Python int where static (fewer graph ops), else a scalar tensor"""
+    size = x.shape[axis]
+    return int(size) if size is not None else tf.shape(x)[axis]
+
+
+def _split_gates(z: tf.Tensor, n):
     j, ifo = tf.split(z, [n, 3 * n], axis=-1)
     return tf.tanh(j), tf.sigmoid(ifo)
 
@@ -75,7 +81,7 @@ def _make_lstm_loop(reverse: bool):
 
     @tf.custom_gradient
     def lstm_loop_fn(xw, w_re, c0, h0, rows, pack):
-        n = tf.shape(w_re)[0]
+        n = _dim(w_re, 0)
         num_frames = tf.shape(xw)[0]
         first, last = (num_frames - 1, 0) if reverse else (0, num_frames - 1)
         j_ta = tf.TensorArray(xw.dtype, size=num_frames, element_shape=c0.shape)
@@ -108,8 +114,9 @@ def _make_lstm_loop(reverse: bool):
             h_prev = _previous_frames(h_all, h0, reverse)
             tc = tf.tanh(c_all)
             # Vectorized over all frames: factors of dz given (dc, dc, dc, dh), and dc from dh.
-            dz_factor = tf.concat([i * (1. - j * j), j * i * (1. - i), c_prev * f * (1. - f), tc * o * (1. - o)], -1)
-            dc_from_dh = o * (1. - tc * tc)
+            one = tf.constant(1., xw.dtype)
+            dz_factor = tf.concat([i * (one - j * j), j * i * (one - i), c_prev * f * (one - f), tc * o * (one - o)], -1)
+            dc_from_dh = o * (one - tc * tc)
             dc_out = dc_all + dh_all * dc_from_dh  # the parts of dc not coming through the recurrence
             rec = tf.stack([dc_from_dh, f], axis=1)  # [T, 2, B, n], one read per step
             dz_ta = tf.TensorArray(xw.dtype, size=num_frames, element_shape=xw.shape[1:])
@@ -127,7 +134,7 @@ def _make_lstm_loop(reverse: bool):
                 (last, tf.zeros_like(c0), tf.zeros_like(h0), dz_ta), parallel_iterations=1)
             dz = dz_ta.stack()  # [T, B, 4n]
             h_prev_rows = tf.reshape(h_prev, [-1, n])
-            dz_rows = tf.reshape(dz, [-1, tf.shape(dz)[-1]])
+            dz_rows = tf.reshape(dz, [-1, 4 * n])
             dw_re = tf.cond(
                 pack, lambda: tf.matmul(tf.gather_nd(h_prev_rows, rows), tf.gather_nd(dz_rows, rows), transpose_a=True),
                 lambda: tf.matmul(h_prev_rows, dz_rows, transpose_a=True))

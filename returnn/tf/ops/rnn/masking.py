@@ -6,7 +6,7 @@ All functions work on *time-major* tensors ``[T, B, ...]`` with ``seq_len`` an i
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import List, Optional, Sequence
 
 import tensorflow as tf
 
@@ -49,9 +49,16 @@ def last_frame(x: tf.Tensor, seq_len: tf.Tensor, initial: Optional[tf.Tensor] = 
     :param initial: [B, D]; returned for sequences of length 0 (zeros if None)
     :return: [B, D], ``x[seq_len[b] - 1, b]``
     """
-    batch = tf.shape(x)[1]
-    idx = tf.stack([tf.maximum(seq_len - 1, 0), tf.range(batch)], axis=1)
-    last = tf.gather_nd(x, idx)
-    if initial is None:
-        initial = tf.zeros_like(last)
-    return tf.where((seq_len > 0)[:, None], last, initial)
+    return last_frames([x], seq_len, [initial])[0]
+
+
+def last_frames(xs: Sequence[tf.Tensor], seq_len: tf.Tensor,
+                initials: Sequence[Optional[tf.Tensor]]) -> List[tf.Tensor]:
+    """:func:`last_frame` of several tensors with the same T and B (the frame index is built once)"""
+    idx = tf.stack([tf.maximum(seq_len - 1, 0), tf.range(tf.size(seq_len))], axis=1)
+    nonempty = (seq_len > 0)[:, None]
+    out = []
+    for x, initial in zip(xs, initials):
+        last = tf.gather_nd(x, idx)
+        out.append(tf.where(nonempty, last, tf.zeros_like(last) if initial is None else initial))
+    return out
