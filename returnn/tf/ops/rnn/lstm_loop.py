@@ -8,7 +8,8 @@ Design (the fast path on CPU, no custom C++):
 * The backward pass is a second loop (registered with ``tf.custom_gradient``) that carries only the
   recurrent part (``dh @ W_re^T``); every per-frame factor that does not depend on the recurrence
   (the gate derivatives) is computed vectorized over all frames before the loop, and the weight gradient
-  ``dW_re = h_prev^T @ dgates`` is one large matmul after it.
+  ``dW_re = h_prev^T @ dgates`` is one large matmul after it (over the real frames only in batches with much
+  padding, see ``frames`` in :func:`lstm_loop`).
 
 Gate layout of the 4*n columns: (cell input, input gate, forget gate, output gate), each n wide, as the
 reference's ``NativeLstm2`` (verified against it numerically, see tests/tf/ops/rnn/test_lstm.py):
@@ -46,7 +47,8 @@ def lstm_loop(xw: tf.Tensor, w_re: tf.Tensor, c0: tf.Tensor, h0: tf.Tensor, *,
         from frame t+1)
     :param frames: if given, the gradient ``dW_re`` is computed from these real frames only when
         ``frames.pack``. Only valid when padded frames contribute nothing to it, i.e. when they get no gradient
-        and come after the real frames, or when their previous output ``h`` is 0 (see :func:`returnn.tf.ops.rnn.lstm.lstm`).
+        and come after the real frames, or when their previous output ``h`` is 0 (see
+        :func:`returnn.tf.ops.rnn.lstm.lstm`).
     :return: (h [T, B, n], c [T, B, n]) of every frame in the original frame order, padded frames included
         (not masked)
     """
@@ -115,7 +117,8 @@ def _make_lstm_loop(reverse: bool):
             tc = tf.tanh(c_all)
             # Vectorized over all frames: factors of dz given (dc, dc, dc, dh), and dc from dh.
             one = tf.constant(1., xw.dtype)
-            dz_factor = tf.concat([i * (one - j * j), j * i * (one - i), c_prev * f * (one - f), tc * o * (one - o)], -1)
+            dz_factor = tf.concat(
+                [i * (one - j * j), j * i * (one - i), c_prev * f * (one - f), tc * o * (one - o)], axis=-1)
             dc_from_dh = o * (one - tc * tc)
             dc_out = dc_all + dh_all * dc_from_dh  # the parts of dc not coming through the recurrence
             rec = tf.stack([dc_from_dh, f], axis=1)  # [T, 2, B, n], one read per step
