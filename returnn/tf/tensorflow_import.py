@@ -47,7 +47,7 @@ class _RefusingLoader(importlib.abc.Loader):
                           name=self.name)
 
 
-class _KerasDeferringFinder(importlib.abc.MetaPathFinder):
+class _TensorFlowImportFinder(importlib.abc.MetaPathFinder):
     """Finds the Keras packages where they are installed (``importlib.util.find_spec`` still gives their
     location, which TensorFlow's ``__init__`` adds to ``tensorflow.__path__``), but their import fails; finds
     :data:`LAZY_MODULES` with a lazy loader."""
@@ -77,7 +77,7 @@ def import_tensorflow() -> ModuleType:
         import tensorflow
 
         return tensorflow
-    finder = _KerasDeferringFinder()
+    finder = _TensorFlowImportFinder()
     sys.meta_path.insert(0, finder)
     try:
         import tensorflow

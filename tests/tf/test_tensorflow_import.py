@@ -23,7 +23,7 @@ def test_no_keras_after_import_and_tf_keras_still_works():
         "import returnn.tf\n"
         "import tensorflow as tf\n"
         "print('keras loaded:', 'keras' in sys.modules)\n"
-        "print('finder left:', any(type(f).__name__ == '_KerasDeferringFinder' for f in sys.meta_path))\n"
+        "print('finder left:', any(type(f).__name__ == '_TensorFlowImportFinder' for f in sys.meta_path))\n"
         "if importlib.util.find_spec('keras') is not None:\n"
         "    from tensorflow.keras import layers\n"
         "    print('dense:', layers.Dense(3)(tf.zeros([2, 4])).shape)\n"

@@ -89,7 +89,7 @@ def lstm(x: tf.Tensor, seq_len: tf.Tensor, w: tf.Tensor, w_re: tf.Tensor, b: tf.
         # Padded frames come after the real ones and get no gradient (y is masked below): ``frames`` is valid.
         frames = RealFrames(seq_len, tf.shape(x)[0])
         h_all, c_all = lstm_loop(input_projection(x, w, b, frames), w_re, initial_c, initial_h, frames=frames)
-        y = tf.where(frames.mask[:, :, None], h_all, tf.zeros_like(h_all))
+        y = zero_padded_frames(h_all, seq_len, mask=frames.mask)
     else:
         h_all, c_all = lstm_block(x, w, w_re, b, initial_c, initial_h, max_len=tf.reduce_max(seq_len))
         y = zero_padded_frames(h_all, seq_len)

@@ -31,15 +31,17 @@ def reverse_by_length(x: tf.Tensor, seq_len: tf.Tensor) -> tf.Tensor:
     return tf.reverse_sequence(x, seq_lengths=tf.cast(seq_len, tf.int64), seq_axis=0, batch_axis=1)
 
 
-def zero_padded_frames(x: tf.Tensor, seq_len: tf.Tensor) -> tf.Tensor:
+def zero_padded_frames(x: tf.Tensor, seq_len: tf.Tensor, mask: Optional[tf.Tensor] = None) -> tf.Tensor:
     """
     :param x: time-major [T, B, D]
     :param seq_len: int32 [B]
+    :param mask: bool [T, B], :func:`time_mask` of ``seq_len`` if the caller has it already
     :return: ``x`` with all frames ``t >= seq_len[b]`` set to exactly zero (``tf.where``, so NaN/inf
         in padding does not survive, and their gradient is zero)
     """
-    mask = time_mask(seq_len, tf.shape(x)[0])[:, :, None]
-    return tf.where(mask, x, tf.zeros_like(x))
+    if mask is None:
+        mask = time_mask(seq_len, tf.shape(x)[0])
+    return tf.where(mask[:, :, None], x, tf.zeros_like(x))
 
 
 def last_frame(x: tf.Tensor, seq_len: tf.Tensor, initial: Optional[tf.Tensor] = None) -> tf.Tensor:
