@@ -87,6 +87,30 @@ def test_ce_of_softmax_output_uses_the_logits(session):
     assert error == 1
 
 
+def test_ce_masks_padded_frames_whatever_their_target(session):
+    """Padded frames carry out-of-range labels (99, -1) and the target is padded further than the output: the loss,
+    the frame error and the gradient come from the real frames only (numpy reference)."""
+    net = build_net({"output": {"class": "softmax", "loss": "ce", "target": "classes", "from": "data"}},
+                    {"data": {"dim": 3}, "classes": {"dim": 4, "sparse": True}})
+    holder = net.get_losses_initialized()[0]["output"]
+    w_var, b_var = net.layers["output"].params["W"], net.layers["output"].params["b"]
+    grad_w, grad_x = tf.gradients(holder.get_loss_value(), [w_var, net.extern_data.data["data"].placeholder])
+    session.run(tf.compat.v1.global_variables_initializer())
+    w, b = session.run([w_var, b_var])
+    x = np.random.RandomState(3).randn(2, 3, 3).astype("float32")
+    y = np.array([[0, 1, 3, 99, -1], [2, -1, 99, 99, 99]], "int32")  # lengths 3 and 1, padded to 5
+    feed = make_feed(net, {"data": x, "classes": y}, {"data": [3, 1], "classes": [3, 1]})
+    value, error, gw, gx = session.run([holder.get_loss_value(), holder.get_error_value(), grad_w, grad_x], feed)
+    mask = np.array([[1, 1, 1], [1, 0, 0]], bool)
+    labels = y[:, :3][mask]
+    p = _softmax(x @ w + b)[mask]
+    np.testing.assert_allclose(value, -np.log(p[np.arange(4), labels]).sum(), rtol=1e-5)
+    assert error == (p.argmax(-1) != labels).sum()
+    d_logits = p - np.eye(4)[labels]
+    np.testing.assert_allclose(gw, x[mask].T @ d_logits, rtol=1e-4, atol=1e-6)
+    assert not gx[~mask].any()
+
+
 def test_ce_label_smoothing_is_kl_like_reference(session):
     # the reference reports 5.5758376 for this exact setup, where plain CE would be 8.838371 for its weights;
     # we check the formula KL(q||p) with q = 1-ls on target, ls/(dim-1) elsewhere
