@@ -17,6 +17,7 @@ from returnn.tf.layers.core.layer_base import OutputWithActivation, base_out_tem
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.core.sources import concat_sources_template
 from returnn.tf.ops.activations import check_activation_name, get_activation_function
+from returnn.tf.ops.dense import dense_matmul
 from returnn.tf.ops.init import get_initializer
 
 
@@ -63,7 +64,7 @@ class LinearLayer(ConcatInputLayer):
             if x_in.shape.rank != 2:
                 leading = tf.shape(x_in)[:-1]
                 x_in = tf.reshape(x_in, [-1, n_in])
-            x = tf.matmul(x_in, weights)
+            x = dense_matmul(x_in, weights)
         if with_bias:
             b_init = get_initializer(bias_init, seed=seed + 1, key=f"{self.name}/bias_init")
             x = tf.nn.bias_add(x, self.create_param("b", (n_out,), b_init))
