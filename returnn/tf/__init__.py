@@ -7,8 +7,8 @@ that already ran the graph (e.g. to initialize variables) does not see, and the 
 (``rec`` with a unit dict, the LSTM/GRU kernels) are written for v1 loops and TensorArrays.
 
 TensorFlow is imported through :func:`returnn.tf.tensorflow_import.import_tensorflow` (without its eager import of
-Keras, which the backend does not use, and with ``tf.__internal__`` loaded on first use) unless something imported
-it before.
+Keras, which the backend does not use, and with namespaces it does not use, such as ``tf.__internal__``, loaded on
+first use) unless something imported it before.
 """
 
 from returnn.tf.tensorflow_import import import_tensorflow as _import_tensorflow

@@ -9,10 +9,14 @@ Keras (and with it IPython and matplotlib when they are installed). The TF backe
 Keras packages for the duration of ``import tensorflow`` only. ``tf.keras`` (TensorFlow's lazy loader) keeps
 working afterwards, e.g. in a user's config: Keras is then imported on first use, as usual.
 
-**The ``tf.__internal__`` namespace** (:data:`LAZY_MODULES`): TensorFlow's private API for Keras and its own
-tests; importing it pulls in TensorFlow's test utilities (``distribute.combinations``, ``multi_process_runner``,
-``test_util``, ...): 0.3 s of the 2.0 s ``import tensorflow`` here. It is created as a lazy module
-(``importlib.util.LazyLoader``), executed on the first attribute access, e.g. when Keras is used.
+**Namespaces the TF backend does not use** (:data:`DEFERRED_MODULES`): ``tf.__internal__`` (TensorFlow's private
+API for Keras and its own tests, which pulls in its test utilities), the legacy Keras copy inside TensorFlow
+(``tensorflow.python.keras``, needed by ``tf.compat.v1.layers``, ``tf.compat.v1.nn.rnn_cell`` and the feature
+columns; it also imports SciPy), ``tf.lite``, ``tf.compat.v1.tpu`` and ``tf.compat.v1.distribute`` with the TPU
+cluster resolvers. Each is created as a stand-in module whose body runs on the first access of an attribute that
+is not a submodule; importing a submodule (``from tensorflow.python.keras.optimizer_v2 import ...``) does not run
+its package's body. ``import returnn.tf`` on 2 cores, alternating runs: 1.66–1.83 → 1.44–1.48 s (2446 → 2111
+modules).
 
 This module must not import TensorFlow at module level: :mod:`returnn.tf` calls :func:`import_tensorflow`
 before anything else imports it.
@@ -20,17 +24,28 @@ before anything else imports it.
 
 from __future__ import annotations
 
+import importlib
 import importlib.abc
 import importlib.machinery
-import importlib.util
 import sys
 from types import ModuleType
 from typing import Optional, Sequence
 
 # the top-level packages TensorFlow's __init__ imports eagerly (Keras 3; ``tf_keras`` with TF_USE_LEGACY_KERAS)
 KERAS_PACKAGES = ("keras", "tf_keras")
-# modules TensorFlow's __init__ imports that are created lazily (executed on first attribute access)
-LAZY_MODULES = ("tensorflow._api.v2.__internal__", "tensorflow._api.v2.compat.v2.__internal__")
+# modules created as stand-ins (:class:`_DeferredModule`) while TensorFlow is imported: their bodies run on first use
+DEFERRED_MODULES = (
+    # TensorFlow's private API for Keras and its tests (its test utilities)
+    "tensorflow._api.v2.__internal__", "tensorflow._api.v2.compat.v2.__internal__",
+    # TensorFlow's legacy Keras copy and the namespaces that import it at start-up (and SciPy with it)
+    "tensorflow.python.keras", "tensorflow.python.keras.layers", "tensorflow._api.v2.compat.v1.layers",
+    "tensorflow._api.v2.compat.v1.nn", "tensorflow._api.v2.feature_column",
+    "tensorflow._api.v2.compat.v1.feature_column", "tensorflow._api.v2.compat.v2.feature_column",
+    # TF Lite, TPUs, v1 distribution strategies
+    "tensorflow._api.v2.lite", "tensorflow._api.v2.compat.v1.lite", "tensorflow._api.v2.compat.v2.lite",
+    "tensorflow._api.v2.compat.v1.tpu", "tensorflow._api.v2.compat.v1.distribute",
+    "tensorflow.python.distribute.cluster_resolver",
+)
 
 
 class _RefusingLoader(importlib.abc.Loader):
@@ -47,10 +62,53 @@ class _RefusingLoader(importlib.abc.Loader):
                           name=self.name)
 
 
+class _DeferredModule(ModuleType):
+    """A module whose body has not run yet. The first access of a missing attribute runs it in this module object
+    (which then becomes a plain module); a missing attribute that names a submodule imports just the submodule.
+
+    Unlike ``importlib.util.LazyLoader``, this allows a module body that replaces its ``sys.modules`` entry (the
+    ``tf.compat.v1`` namespaces wrap themselves in a deprecation wrapper): the stand-in stays valid.
+    """
+
+    def __getattr__(self, attr: str):
+        state = self.__dict__
+        if not state.get("_deferred_armed"):  # the import system sets __file__ etc. before exec_module
+            raise AttributeError(attr)
+        name = state["__name__"]
+        path = state.get("__path__")
+        if path is not None and not attr.startswith("__"):
+            if importlib.machinery.PathFinder.find_spec(f"{name}.{attr}", path) is not None:
+                return importlib.import_module(f"{name}.{attr}")
+        del state["_deferred_armed"]
+        self.__class__ = ModuleType
+        state["__spec__"].loader = state["__loader__"] = state.pop("_deferred_loader")
+        try:
+            state["__spec__"].loader.exec_module(self)
+        except BaseException:
+            sys.modules.pop(name, None)  # as a failed import: the next import tries again
+            raise
+        return getattr(self, attr)
+
+
+class _DeferringLoader(importlib.abc.Loader):
+    """Creates a :class:`_DeferredModule` and keeps the real loader for its first use."""
+
+    def __init__(self, loader: importlib.abc.Loader):
+        self.loader = loader
+
+    def create_module(self, spec) -> ModuleType:
+        module = _DeferredModule(spec.name)
+        module.__dict__["_deferred_loader"] = self.loader
+        return module
+
+    def exec_module(self, module: ModuleType) -> None:
+        module.__dict__["_deferred_armed"] = True
+
+
 class _TensorFlowImportFinder(importlib.abc.MetaPathFinder):
     """Finds the Keras packages where they are installed (``importlib.util.find_spec`` still gives their
     location, which TensorFlow's ``__init__`` adds to ``tensorflow.__path__``), but their import fails; finds
-    :data:`LAZY_MODULES` with a lazy loader."""
+    :data:`DEFERRED_MODULES` with a deferring loader."""
 
     def find_spec(self, fullname: str, path: Optional[Sequence[str]] = None, target=None):
         if fullname in KERAS_PACKAGES:
@@ -58,17 +116,17 @@ class _TensorFlowImportFinder(importlib.abc.MetaPathFinder):
             if spec is not None:
                 spec.loader = _RefusingLoader(fullname)
             return spec
-        if fullname in LAZY_MODULES:
+        if fullname in DEFERRED_MODULES:
             spec = importlib.machinery.PathFinder.find_spec(fullname, path)
             if spec is not None and spec.loader is not None and hasattr(spec.loader, "exec_module"):
-                spec.loader = importlib.util.LazyLoader(spec.loader)
+                spec.loader = _DeferringLoader(spec.loader)
             return spec
         return None
 
 
 def import_tensorflow() -> ModuleType:
     """Imports and returns the ``tensorflow`` module, skipping its eager Keras import and deferring
-    ``tf.__internal__`` (see the module doc).
+    :data:`DEFERRED_MODULES` (see the module doc).
 
     Nothing changes when TensorFlow or Keras is already imported. The finder is removed again before this
     returns, also when ``import tensorflow`` raises.

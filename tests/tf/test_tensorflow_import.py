@@ -1,11 +1,17 @@
-"""returnn.tf imports TensorFlow without Keras and with a lazy tf.__internal__; both still work afterwards (fresh
-interpreters)."""
+"""returnn.tf imports TensorFlow without Keras and with deferred namespaces (tf.__internal__, legacy Keras, tf.lite,
+...); all still work afterwards (fresh interpreters). The deferral itself on a toy package (in-process)."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+import textwrap
+from types import ModuleType
+
+import pytest
+
+from returnn.tf import tensorflow_import
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -44,6 +50,7 @@ def test_tensorflow_imported_before_is_used_as_is():
 
 
 def test_tf_internal_is_loaded_on_first_use():
+    """A submodule (``tf.__internal__.nest``) is imported alone; a function of the namespace runs its body."""
     out = _run(
         "import sys\n"
         "import returnn.tf\n"
@@ -51,10 +58,12 @@ def test_tf_internal_is_loaded_on_first_use():
         "print('lazy:', type(sys.modules['tensorflow._api.v2.__internal__']).__name__)\n"
         "print('test utils loaded:', 'tensorflow.python.distribute.combinations' in sys.modules)\n"
         "print('nest:', tf.__internal__.nest.list_to_tuple([1, [2, 3]]))\n"
-        "print('test utils after:', 'tensorflow.python.distribute.combinations' in sys.modules)\n"
-        "print('compat:', tf.compat.v2.__internal__.get_name_scope() == '')\n")
-    assert "lazy: _LazyModule" in out and "test utils loaded: False" in out
-    assert "nest: (1, (2, 3))" in out and "test utils after: True" in out and "compat: True" in out
+        "print('test utils after nest:', 'tensorflow.python.distribute.combinations' in sys.modules)\n"
+        "print('scope:', tf.__internal__.get_name_scope() == '', tf.compat.v2.__internal__.get_name_scope() == '')\n"
+        "print('test utils after:', 'tensorflow.python.distribute.combinations' in sys.modules)\n")
+    assert "lazy: _DeferredModule" in out and "test utils loaded: False" in out
+    assert "nest: (1, (2, 3))" in out and "test utils after nest: False" in out
+    assert "scope: True True" in out and "test utils after: True" in out
 
 
 def test_training_start_up_leaves_tf_internal_unloaded(tmp_path):
@@ -75,7 +84,88 @@ def test_training_start_up_leaves_tf_internal_unloaded(tmp_path):
         "import sys\n"
         "from returnn.__main__ import main\n"
         f"main(['rnn.py', {str(config)!r}])\n"
-        "print('lazy:', type(sys.modules['tensorflow._api.v2.__internal__']).__name__)\n"
-        "print('test utils loaded:', 'tensorflow.python.distribute.combinations' in sys.modules)\n")
-    assert "lazy: _LazyModule" in out and "test utils loaded: False" in out
+        "from returnn.tf.tensorflow_import import DEFERRED_MODULES\n"
+        "print('loaded:', [m for m in DEFERRED_MODULES if type(sys.modules[m]).__name__ != '_DeferredModule'])\n"
+        "print('test utils loaded:', 'tensorflow.python.distribute.combinations' in sys.modules)\n"
+        "print('legacy keras, scipy:', 'tensorflow.python.keras.models' in sys.modules, 'scipy' in sys.modules)\n")
+    assert "loaded: []" in out and "test utils loaded: False" in out and "legacy keras, scipy: False False" in out
     assert (tmp_path / "model.001.index").exists()
+
+
+def test_deferred_namespaces_work_on_first_use():
+    out = _run(
+        "import sys\n"
+        "import returnn.tf\n"
+        "import tensorflow as tf\n"
+        "print('before:', type(sys.modules['tensorflow._api.v2.compat.v1.nn']).__name__)\n"
+        "print('nn:', tf.compat.v1.nn.ctc_loss.__name__, tf.compat.v1.nn.relu(-1.0).numpy())\n"
+        "print('fc:', tf.feature_column.numeric_column('x').key, tf.compat.v1.feature_column.numeric_column('y').key)\n"
+        "print('lite:', tf.lite.TFLiteConverter.__name__, tf.compat.v1.lite.experimental.__name__)\n"
+        "print('tpu:', tf.compat.v1.tpu.experimental.__name__)\n"
+        "print('distribute:', tf.compat.v1.distribute.MirroredStrategy.__name__)\n"
+        "from tensorflow.python.distribute.cluster_resolver import TPUClusterResolver\n"
+        "print('resolver:', TPUClusterResolver.__name__)\n"
+        "import tensorflow.python.keras as legacy_keras\n"
+        "print('keras:', legacy_keras.Model.__name__, type(legacy_keras).__name__)\n")
+    assert "before: _DeferredModule" in out and "nn: ctc_loss 0.0" in out and "fc: x y" in out
+    assert "lite: TFLiteConverterV2 tensorflow._api.v2.compat.v1.lite.experimental" in out
+    assert "tpu: tensorflow._api.v2.compat.v1.tpu.experimental" in out and "distribute: MirroredStrategyV1" in out
+    assert "resolver: TPUClusterResolver" in out and "keras: Model module" in out
+
+
+@pytest.fixture
+def toy_package(tmp_path, monkeypatch):
+    """``toypkg`` (deferred): its body counts its runs in ``toy_runs`` and re-exports a function of ``toypkg.sub``;
+    ``toybad`` (deferred) raises in its body; ``toywrap`` (deferred) replaces its sys.modules entry."""
+    pkg = tmp_path / "toypkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text(textwrap.dedent("""\
+        import builtins
+        builtins.toy_runs = getattr(builtins, "toy_runs", 0) + 1
+        from toypkg.sub import value
+        answer = value() + 1
+        """))
+    (pkg / "sub.py").write_text("def value():\n    return 41\n")
+    (tmp_path / "toybad.py").write_text("raise ImportError('toybad body failed')\n")
+    (tmp_path / "toywrap.py").write_text(textwrap.dedent("""\
+        import sys, types
+        x = 5
+        wrapper = types.ModuleType(__name__)
+        wrapper.x = 6
+        sys.modules[__name__] = wrapper
+        """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(tensorflow_import, "DEFERRED_MODULES", ("toypkg", "toybad", "toywrap"))
+    import builtins
+    monkeypatch.setattr(builtins, "toy_runs", 0, raising=False)
+    finder = tensorflow_import._TensorFlowImportFinder()
+    sys.meta_path.insert(0, finder)
+    yield builtins
+    sys.meta_path.remove(finder)
+    for name in ("toypkg", "toypkg.sub", "toybad", "toywrap"):
+        sys.modules.pop(name, None)
+
+
+def test_deferred_module_runs_its_body_once_on_first_attribute(toy_package):
+    import toypkg
+
+    assert type(toypkg).__name__ == "_DeferredModule" and toy_package.toy_runs == 0
+    from toypkg import sub  # a submodule: the package body still has not run
+
+    assert sub.value() == 41 and toy_package.toy_runs == 0
+    assert toypkg.answer == 42 and toy_package.toy_runs == 1
+    assert type(toypkg) is ModuleType and toypkg.value is sub.value
+    import toypkg as again
+
+    assert again is toypkg and again.answer == 42 and toy_package.toy_runs == 1
+
+
+def test_deferred_module_body_may_replace_itself_and_errors_propagate(toy_package):
+    import toybad
+    import toywrap
+
+    assert toywrap.x == 5  # the stand-in holds the body's globals; sys.modules has the body's replacement
+    assert sys.modules["toywrap"].x == 6
+    with pytest.raises(ImportError, match="toybad body failed"):
+        toybad.anything
+    assert "toybad" not in sys.modules  # as after a failed import
