@@ -16,9 +16,9 @@ class ConstantLearningRate(LearningRateControl):
     need_error_info = False
 
     def __init__(self, default_learning_rate: float, default_learning_rates=None, **kwargs):
+        # the Newbob options are kept (unused), so that the repr shows the configured values as the reference's
         super().__init__(default_learning_rate=default_learning_rate, default_learning_rates=default_learning_rates,
-                         **{k: v for k, v in kwargs.items() if k in ("filename", "error_measure",
-                                                                  "min_learning_rate")})
+                         **kwargs)
 
     def calc_learning_rate_for_epoch(self, epoch: int) -> float:
         return self.get_most_recent_learning_rate(epoch)

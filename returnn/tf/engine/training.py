@@ -85,6 +85,11 @@ def train(engine) -> None:
     print("using batch size: %s, max seqs: %s" % (config.typed_value("batch_size", 1), config.int("max_seqs", -1)),
           file=log.v4)
     print("learning rate control: %s" % (engine.learning_rate_control,), file=log.v4)
+    if config.typed_value("pretrain", None):
+        print("Warning: config key 'pretrain' (layer-wise pretraining) is not supported here; "
+              "training runs on the full network from the first epoch.", file=log.v2)
+    else:
+        print("pretrain: None", file=log.v4)
     if start_epoch > final_epoch:
         print("No epochs to train, start_epoch: %i, final_epoch: %i" % (start_epoch, final_epoch), file=log.v3)
         engine.epoch = final_epoch
@@ -190,7 +195,10 @@ def train_epoch(engine, epoch: int, *, save: bool = True) -> Dict[str, float]:
         writer.flush()
     if save:
         engine.save_model()
+    # the scores reach the learning-rate control in the reference's order: train, then each eval dataset, then
+    # the epoch's meta data (it logs its error key from the first call that changes it)
     epoch_errors: Dict[str, float] = score_keys("train", result)
+    lrc.set_epoch_error(epoch, epoch_errors)
     line = "epoch %i score: %s" % (epoch, format_values(result.scores()))
     if result.errors():
         line += " error: %s" % format_values(result.errors())
@@ -199,17 +207,20 @@ def train_epoch(engine, epoch: int, *, save: bool = True) -> Dict[str, float]:
     for ds_name, ds in engine.eval_datasets.items():
         ds_writer = _summary_writer(engine, ds_name)
         dev_results[ds_name] = eval_dataset(engine, ds_name, ds, epoch)
-        epoch_errors.update(score_keys(ds_name, dev_results[ds_name]))
+        ds_errors = score_keys(ds_name, dev_results[ds_name])
+        lrc.set_epoch_error(epoch, ds_errors)
+        epoch_errors.update(ds_errors)
         if ds_writer is not None:
-            ds_writer.write_scalars(epoch, {k: v for k, v in score_keys(ds_name, dev_results[ds_name]).items()})
+            ds_writer.write_scalars(epoch, ds_errors)
             ds_writer.flush()
-    epoch_errors.update({
+    meta = {
         ":meta:effective_learning_rate": np.float32(learning_rate),  # the float32 variable's value, as the reference
         ":meta:epoch_num_train_steps": result.num_steps,
         ":meta:epoch_train_time_secs": int(round(result.elapsed)),
         ":meta:global_train_step": global_step_start,
-    })
-    lrc.set_epoch_error(epoch, epoch_errors)
+    }
+    lrc.set_epoch_error(epoch, meta)
+    epoch_errors.update(meta)
     if engine.model_filename and not config.bool("dry_run", False) and dist.is_root():
         lrc.save()
     if dev_results:

@@ -84,6 +84,18 @@ def test_train_two_epochs_logs_files_and_scores(tmp_path, monkeypatch, capsys):
     assert re.search(r"^epoch 1 score: [0-9.e-]+ error: [0-9.e-]+ elapsed: \d+:\d\d:\d\d$", out, re.M)
     dev_lines = re.findall(r"^dev: score ([0-9.e-]+) error ([0-9.e-]+)$", out, re.M)
     assert len(dev_lines) == 2
+    # as the reference logs at verbosity 4+: its Newbob defaults in the repr, then the error keys of the
+    # learning-rate control from the train scores (before the epoch line) and from dev (before the dev line)
+    assert "learning_rate_decay=0.5, learning_rate_growth=1.0, filename=" in out and "\npretrain: None\n" in out
+    lines = out.splitlines()
+    train_key = [i for i, x in enumerate(lines) if re.fullmatch(
+        r"Learning-rate-control: error key 'train_score' from \{'train_score': [0-9.e-]+, 'train_error': [0-9.e-]+\}",
+        x)]
+    dev_key = [i for i, x in enumerate(lines) if re.fullmatch(
+        r"Learning-rate-control: error key 'dev_score' from \{'dev_score': [0-9.e-]+, 'dev_error': [0-9.e-]+\}", x)]
+    assert len(train_key) == 1 and len(dev_key) == 1  # only for the first epoch scored in the process
+    assert lines[train_key[0] + 1].startswith("epoch 1 score: ")
+    assert lines.index("dev: score %s error %s" % dev_lines[0]) > dev_key[0] > train_key[0]
     assert out.rstrip().endswith("Finished training in epoch 2.")
     model = str(tmp_path / "models" / "model")
     for ep in (1, 2):
