@@ -197,11 +197,12 @@ class LearningRateControl:
 
     # ------------------------------------------------------------------ scores
 
-    def set_epoch_error(self, epoch: int, error: Dict[str, Any]) -> None:
+    def set_epoch_error(self, epoch: int, error: Dict[str, Any], *, log_error_key: bool = True) -> None:
         """Adds the scores in ``error`` (key → number; ``":meta:..."`` keys go to :attr:`EpochData.meta`) to
         ``epoch``'s entry. An epoch without learning rate gets the one :meth:`calc_new_learning_rate_for_epoch`
         gives (with the reference's message). For the first epoch scored in this process, the chosen error key is
-        logged (``Learning-rate-control: error key 'dev_score' from {...}``) each time it changes.
+        logged (``Learning-rate-control: error key 'dev_score' from {...}``) each time it changes, unless
+        ``log_error_key`` is False (the ``eval`` task, where the reference does not log it).
 
         :raises ConfigValueError: (key ``learning_rate_control``) for a non-numeric score
         """
@@ -220,7 +221,7 @@ class LearningRateControl:
                                        got=value) from None
         if self._first_scored_epoch is None:
             self._first_scored_epoch = epoch
-        if epoch == self._first_scored_epoch:
+        if epoch == self._first_scored_epoch and log_error_key:
             key = self.get_error_key(epoch)
             if key != self._last_logged_error_key:
                 print(f"Learning-rate-control: error key {key!r} from {dict(error)!r}", file=log.v4)

@@ -219,6 +219,10 @@ class Engine:
         self.model_filename = self.config.value("model", None)
         choice = choose_model_for_eval(self.config, task=task)
         self.epoch = choice.epoch or 0
+        if task == "eval":
+            print("Evaluate epoch %i" % self.epoch, file=log.v3)
+            if self.learning_rate_control is None:  # the scores go there (saved with a learning_rate_file)
+                self.learning_rate_control = network_setup.create_learning_rate_control(self.config)
         search = task == "search" or (task == "forward" and self.config.bool("forward_use_search", False))
         eval_flag = task == "eval" or (task == "search" and self.config.bool("search_do_eval", True))
         self._build(train=False, epoch=choice.epoch, eval_flag=eval_flag, search_flag=search,

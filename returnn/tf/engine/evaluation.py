@@ -107,16 +107,17 @@ def eval_model(engine, output_file: Optional[str] = None) -> Dict[str, PassResul
     results: Dict[str, PassResult] = {}
     for name, dataset in engine.eval_datasets.items():
         results[name] = eval_dataset(engine, name, dataset, epoch)
-    print(" ".join(format_dataset_results(n, r) for n, r in results.items()), file=log.v1)
-    if engine.config.value("learning_rate_file", None) and epoch and dist.is_root():
+    if epoch and dist.is_root():  # as the reference: the scores go to the learning-rate control, saved with a file
         from returnn.tf.engine import network_setup
 
         lrc = engine.learning_rate_control or network_setup.create_learning_rate_control(engine.config)
         errors = dict(lrc.get_epoch_error_dict(epoch)) if epoch in lrc.epoch_data else {}
         for name, result in results.items():
             errors.update(score_keys(name, result))
-        lrc.set_epoch_error(epoch, errors)
-        lrc.save()
+        lrc.set_epoch_error(epoch, errors, log_error_key=False)
+        if engine.config.value("learning_rate_file", None):
+            lrc.save()
+    print(" ".join(format_dataset_results(n, r) for n, r in results.items()), file=log.v1)
     if output_file and dist.is_root():
         write_eval_output_file(output_file, results)
     return results

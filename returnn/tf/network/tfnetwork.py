@@ -318,11 +318,11 @@ class TFNetwork:
         return [layer for layer in self.layers.values() if layer.is_output_layer()]
 
     def get_params_list(self) -> List[tf.Variable]:
-        """:return: all params of all layers (each variable once): layers sorted by name (as the reference),
-        params of a layer in creation order"""
+        """:return: all params of all layers (each variable once): layers sorted by name, and the params of a layer
+        by their name in the layer (``layer_norm``: ``bias``, ``scale``), as the reference lists them"""
         seen, result = set(), []
         for _, layer in sorted(self.layers.items()):
-            for param in layer.params.values():
+            for _, param in sorted(layer.params.items()):
                 if id(param) not in seen:
                     seen.add(id(param))
                     result.append(param)

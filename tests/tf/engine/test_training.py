@@ -145,7 +145,8 @@ def test_eval_task_reproduces_dev_score(tmp_path, monkeypatch, capsys):
     eval_file = tmp_path / "eval.txt"
     out = run_task(make_config(tmp_path, task="eval", load_epoch=2, log_verbosity=3,
                                eval_output_file=str(eval_file)), capsys=capsys)
-    assert "loading weights from %s.002" % (tmp_path / "models" / "model") in out
+    assert "Evaluate epoch 2\n" in out  # as the reference, before the checkpoint is loaded
+    assert out.index("Evaluate epoch 2") < out.index("loading weights from %s.002" % (tmp_path / "models" / "model"))
     assert re.findall(r"^dev: score .*$", out, re.M) == [dev_lines[1]]
     score = float(dev_lines[1].split()[2])
     data = eval(open(eval_file).read())

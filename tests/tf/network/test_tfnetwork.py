@@ -26,6 +26,16 @@ def test_param_names_and_shapes_match_reference(session):
     assert net.layers["output"].output.feature_dim is net.extern_data.data["classes"].sparse_dim
 
 
+def test_params_listed_by_layer_then_param_name_like_reference(session):
+    """Observed with the reference: layers by name, and within a layer its params by name (creation order here
+    is gamma/beta and scale/bias)."""
+    net = build_net({"ln": {"class": "layer_norm", "from": "data"}, "bn": {"class": "batch_norm", "from": "ln"},
+                     "output": {"class": "softmax", "loss": "ce", "from": "bn"}}, EXTERN)
+    assert [p.name for p in net.get_trainable_params()] == [
+        "bn/batch_norm/bn_bn_output_beta:0", "bn/batch_norm/bn_bn_output_gamma:0", "ln/bias:0", "ln/scale:0",
+        "output/W:0", "output/b:0"]
+
+
 def test_print_network_info_like_reference(session, capsys):
     log.initialize(verbosity=[5])
     net = build_net(NET, EXTERN, debug_print_layer_output_template=True)
