@@ -64,6 +64,19 @@ def test_forward_to_hdf_matches_numpy(tmp_path, monkeypatch, capsys):
                          forward_override_hdf_output=True), capsys=capsys)
 
 
+def test_forward_of_time_major_output_logged_batch_major(tmp_path, capsys):
+    """A rec layer's output is time-major; the log shows it batch-major, as written and as the reference prints."""
+    net = {"fw": {"class": "rec", "unit": "lstm", "n_out": 4, "from": "data"},
+           "output": {"class": "softmax", "loss": "ce", "from": "fw"}}
+    out_file = tmp_path / "fwd.hdf"
+    out = run_task(make_config(tmp_path, task="forward", eval=EVAL, forward_batch_size=500, network=net,
+                               allow_random_model_init=True, output_file=str(out_file), log_verbosity=4),
+                   capsys=capsys)
+    assert ("Forward output: Tensor{'output_output', [B,T|'time:var:extern_data:data'[B],"
+            "F|F'classes:sparse-dim'(2)]}\n") in out
+    assert os.path.exists(out_file)
+
+
 def test_forward_callback(tmp_path, monkeypatch, capsys):
     from returnn.forward_iface import ForwardCallbackIface
 
