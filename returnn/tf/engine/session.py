@@ -48,7 +48,7 @@ def get_device_kind(config) -> str:
     has_gpu = bool(tf.config.list_physical_devices("GPU"))
     if not device:
         if not has_gpu:
-            print("Device not set explicitly, and no GPU found.", file=log.v4)
+            print("Device not set explicitly, and no GPU found.", file=log.v2)
         return "gpu" if has_gpu else "cpu"
     device = str(device).lower()
     if device.startswith("cpu"):
@@ -98,7 +98,7 @@ def make_session_config(config, device_kind: str, graph: Optional["tf.Graph"] = 
         raise ConfigValueError("tf_session_opts", expected="fields of tf.compat.v1.ConfigProto "
                                                            "(e.g. gpu_options, intra_op_parallelism_threads)",
                                got=opts, hint=str(exc)) from exc
-    print(f"Setup TF session with options {opts} ...", file=log.v4)
+    print(f"Setup TF session with options {opts} ...", file=log.v2)
     if loops and "graph_options" not in opts:
         proto.graph_options.rewrite_options.disable_meta_optimizer = True
     return proto

@@ -284,12 +284,13 @@ class TFNetwork:
         return (self.get_absolute_name_prefix() + name).replace(":", "_")
 
     def _debug_print_template(self, name: str, output: Tensor) -> None:
-        if not self.config.bool("debug_print_layer_output_template", False):
-            return
+        """``layer /'name': [B,T|...] float32``, as the reference: at verbosity 3, or 1 with
+        ``debug_print_layer_output_template``"""
+        stream = log.v1 if self.config.bool("debug_print_layer_output_template", False) else log.v3
         text = f"layer {self.get_absolute_name_prefix() or '/'}{name!r}: {output.get_dims_repr()} {output.dtype}"
         if output.sparse_dim is not None:
             text += f" sparse_dim={output.sparse_dim!r}"
-        print(text, file=log.v1)
+        print(text, file=stream)
 
     def add_layer(self, name: str, layer_class: Any, **layer_desc: Any) -> LayerBase:
         """Constructs a layer directly from a class and kwargs (reference API)."""

@@ -141,6 +141,7 @@ def test_resume_restores_params_and_optimizer_state(tmp_path, monkeypatch, capsy
 def test_eval_task_reproduces_dev_score(tmp_path, monkeypatch, capsys):
     standin.install(monkeypatch)
     out = run_task(make_config(tmp_path, num_epochs=2, log_verbosity=3), capsys=capsys)
+    assert "Setup TF session with options {" in out  # verbosity 2, as the reference
     dev_lines = re.findall(r"^dev: score .*$", out, re.M)
     eval_file = tmp_path / "eval.txt"
     out = run_task(make_config(tmp_path, task="eval", load_epoch=2, log_verbosity=3,

@@ -26,6 +26,16 @@ def test_param_names_and_shapes_match_reference(session):
     assert net.layers["output"].output.feature_dim is net.extern_data.data["classes"].sparse_dim
 
 
+@pytest.mark.parametrize("verbosity, flag, printed", [(3, False, True), (2, False, False), (1, True, True)])
+def test_layer_template_lines_at_verbosity_3_or_1_with_flag_like_reference(session, capsys, verbosity, flag,
+                                                                            printed):
+    log.initialize(verbosity=[verbosity])
+    build_net(NET, EXTERN, **({"debug_print_layer_output_template": True} if flag else {}))
+    out = capsys.readouterr().out
+    line = "layer /'l1': [B,T|'time:var:extern_data:data'[B],F|F'l1:feature-dense'(7)] float32\n"
+    assert (line in out) == printed
+
+
 def test_params_listed_by_layer_then_param_name_like_reference(session):
     """Observed with the reference: layers by name, and within a layer its params by name (creation order here
     is gamma/beta and scale/bias)."""
