@@ -80,6 +80,14 @@ def search(engine, dataset) -> None:
     target = config.value("target", "classes")
     vocab = (getattr(dataset, "labels", None) or {}).get(target)
     print("Search with network on %r." % (dataset,), file=log.v1)
+    for name in names:
+        layer = network.get_layer(name)
+        beam = getattr(layer.output, "beam", None)
+        if beam is None:
+            print("Given output %r is after decision (no beam)." % (layer,), file=log.v1)
+        else:
+            print("Given output %r has beam SearchBeam(name=%r, beam_size=%i)." % (layer, beam.name, beam.beam_size),
+                  file=log.v1)
     results: Dict[str, Any] = {}
     epoch = engine.epoch or 1
 
@@ -94,7 +102,14 @@ def search(engine, dataset) -> None:
                 seq = arr[row]
                 if "len%i" % i in values:
                     seq = seq[: int(values["len%i" % i][row])]
-                print("seq_idx: %i, seq_tag: %r, output %r: %r" % (batch.seq_idx[b], tag, name, seq), file=log.v4)
+                if beam > 1:  # all hypotheses, best first, as the reference
+                    hyp_arrays = [arr[row + k][: int(values["len%i" % i][row + k])] if "len%i" % i in values
+                                  else arr[row + k] for k in range(beam)]
+                    print("seq_idx: %i, seq_tag: %r, outputs %r: %r" % (batch.seq_idx[b], tag, name, hyp_arrays),
+                          file=log.v4)
+                else:
+                    print("seq_idx: %i, seq_tag: %r, output %r: %r" % (batch.seq_idx[b], tag, name, seq),
+                          file=log.v4)
                 hyps[name] = _as_hyp(seq, vocab)
                 if "scores%i" % i in values and file_format == "py":  # n-best list, as the reference
                     nbest = []

@@ -56,3 +56,21 @@ def test_search_task_writes_hypotheses(tmp_path, capsys):
     assert set(hyps) == {tag for _, tag, _ in lines}
     for _, tag, labels in lines:
         assert hyps[tag] == [int(x) for x in labels.replace(" ", "").split(",") if x]
+
+
+def test_search_log_names_the_output_and_its_beam(tmp_path, capsys):
+    """As the reference: 'Given output <layer> is after decision (no beam).' for a decided output; for the rec
+    layer's beam output, 'has beam ...' and one 'outputs' line per sequence with all beam_size hypotheses, the
+    first one being the decided hypothesis."""
+    run_task(_config(tmp_path), capsys=capsys)
+    out = run_task(_config(tmp_path, task="search"), capsys=capsys)
+    assert re.search(r"^Given output <DecideLayer 'decision' out_type=Tensor\{.*\}> is after decision \(no beam\)\.$",
+                     out, re.M)
+    decided = re.findall(r"^seq_idx: (\d+), seq_tag: '[^']+', output 'decision': (array\(\[[0-9, ]*\].*)$", out, re.M)
+    out = run_task(_config(tmp_path, task="search", search_output_layer="output"), capsys=capsys)
+    assert re.search(r"^Given output <RecLayer 'output' .*> has beam "
+                     r"SearchBeam\(name='output/output', beam_size=3\)\.$", out, re.M)
+    nbest = re.findall(r"^seq_idx: (\d+), seq_tag: '[^']+', outputs 'output': \[(.*)\]$", out, re.M)
+    assert [i for i, _ in nbest] == [i for i, _ in decided] == ["0", "1", "2", "3"]
+    for (_, hyps), (_, best) in zip(nbest, decided):
+        assert hyps.count("array(") == 3 and hyps.startswith(best)
