@@ -148,16 +148,15 @@ def forward_with_callback(engine, *, dataset, callback) -> None:
 
 def compute_priors(engine, dataset, output_file: Optional[str] = None) -> None:
     """Averages the output layer's posteriors over all frames of ``dataset`` and writes the log priors, one
-    value per line (``numpy.savetxt``), to ``output_file``.
+    value per line (``numpy.savetxt``), to ``output_file``; an existing file is replaced, as the reference does.
 
-    :raises ConfigValueError: no ``output_file``, or it exists already
+    :raises ConfigValueError: no ``output_file``
     """
     output_file = output_file or engine.config.value("output_file", None)
     if not output_file:
         raise ConfigValueError("output_file", expected="the file to write the log priors to", got=None)
-    if os.path.exists(output_file):
-        raise ConfigValueError("output_file", expected="a file that does not exist yet", got=output_file)
     layer = get_output_layer(engine)
+    print("Compute priors, using output layer %r, writing to %r." % (layer, output_file), file=log.v4)
     total = np.zeros([layer.output.dim], np.float64)
     count = [0]
 
@@ -173,9 +172,10 @@ def compute_priors(engine, dataset, output_file: Optional[str] = None) -> None:
     _forward_pass(engine, dataset, batch_size=batch_size, step_callback=on_step, layer=layer)
     priors = np.log(total / max(count[0], 1))
     tmp = output_file + ".tmp-%d" % os.getpid()
+    print("Prior sum in std-space (should be close to 1.0): %r" % float(np.sum(np.exp(priors))), file=log.v4)
     np.savetxt(tmp, priors, delimiter=" ")
     os.replace(tmp, output_file)
-    print("Saved prior in %s in +log space." % output_file, file=log.v1)
+    print("Saved prior in %r in +log space." % (output_file,), file=log.v4)
 
 
 def forward_single(engine, dataset, seq_idx: int, output_layer_name: Optional[str] = None) -> np.ndarray:

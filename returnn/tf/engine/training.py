@@ -205,7 +205,7 @@ def train_epoch(engine, epoch: int, *, save: bool = True) -> Dict[str, float]:
     print("%s elapsed: %s" % (line, hms(result.elapsed)), file=log.v3)
     dev_results = {}
     for ds_name, ds in engine.eval_datasets.items():
-        ds_writer = _summary_writer(engine, ds_name)
+        ds_writer = _summary_writer(engine, "%s-%i" % (ds_name, epoch))  # one directory per epoch, as the reference
         dev_results[ds_name] = eval_dataset(engine, ds_name, ds, epoch)
         ds_errors = score_keys(ds_name, dev_results[ds_name])
         lrc.set_epoch_error(epoch, ds_errors)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 import numpy as np
 import pytest
@@ -109,12 +110,18 @@ def test_compute_priors(tmp_path, monkeypatch, capsys):
     standin.install(monkeypatch)
     run_task(make_config(tmp_path, num_epochs=1), capsys=capsys)
     prior_file = tmp_path / "prior.txt"
-    run_task(make_config(tmp_path, task="compute_priors", train=EVAL, forward_batch_size=500,
-                         output_file=str(prior_file)), capsys=capsys)
+    prior_file.write_text("old\n")  # replaced, as the reference does
+    out = run_task(make_config(tmp_path, task="compute_priors", train=EVAL, forward_batch_size=500,
+                               output_file=str(prior_file), log_verbosity=4), capsys=capsys)
     priors = np.loadtxt(prior_file)
     ckpt = str(tmp_path / "models" / "model.001")
     frames = np.concatenate([_probs(ckpt, x) for x in _eval_seqs().values()])
     np.testing.assert_allclose(priors, np.log(frames.mean(0)), rtol=1e-4)
+    # the reference's log lines (verbosity 4)
+    assert "Compute priors, using output layer " in out and ", writing to %r.\n" % str(prior_file) in out
+    prior_sum = re.search(r"^Prior sum in std-space \(should be close to 1\.0\): ([0-9.e-]+)$", out, re.M)
+    assert float(prior_sum.group(1)) == pytest.approx(1.0, abs=1e-6)
+    assert "Saved prior in %r in +log space.\n" % str(prior_file) in out
 
 
 def test_analyze_data(tmp_path, monkeypatch, capsys):

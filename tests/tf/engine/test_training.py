@@ -246,9 +246,11 @@ def test_stop_request_abandons_epoch(tmp_path, monkeypatch, capsys):
 
 def test_tensorboard_events_written(tmp_path, monkeypatch, capsys):
     standin.install(monkeypatch)
-    run_task(make_config(tmp_path, num_epochs=1, tf_log_dir=str(tmp_path / "tb")), capsys=capsys)
+    run_task(make_config(tmp_path, num_epochs=2, tf_log_dir=str(tmp_path / "tb")), capsys=capsys)
     dirs = os.listdir(tmp_path / "tb")
-    assert any(d.startswith("train-") for d in dirs) and any(d.startswith("dev-") for d in dirs)
+    # as the reference: train-<date>, and dev-<epoch>-<date> for each epoch's dev scores
+    assert any(d.startswith("train-") for d in dirs)
+    assert any(d.startswith("dev-1-") for d in dirs) and any(d.startswith("dev-2-") for d in dirs)
     train_dir = tmp_path / "tb" / [d for d in dirs if d.startswith("train-")][0]
     events = [f for f in os.listdir(train_dir) if f.startswith("events.out.tfevents.")]
     tags = set()
