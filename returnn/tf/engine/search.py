@@ -99,26 +99,19 @@ def search(engine, dataset) -> None:
                 arr = values["out%i" % i]
                 beam = arr.shape[0] // max(batch.num_seqs, 1) if arr.shape[0] != batch.num_seqs else 1
                 row = beam * b
-                seq = arr[row]
-                if "len%i" % i in values:
-                    seq = seq[: int(values["len%i" % i][row])]
-                if beam > 1:  # all hypotheses, best first, as the reference
-                    hyp_arrays = [arr[row + k][: int(values["len%i" % i][row + k])] if "len%i" % i in values
-                                  else arr[row + k] for k in range(beam)]
-                    print("seq_idx: %i, seq_tag: %r, outputs %r: %r" % (batch.seq_idx[b], tag, name, hyp_arrays),
+                lens = values.get("len%i" % i)
+                # the hypotheses of this sequence, best first (one without beam)
+                seqs = [arr[row + k][: int(lens[row + k])] if lens is not None else arr[row + k] for k in range(beam)]
+                if beam > 1:  # all hypotheses, as the reference
+                    print("seq_idx: %i, seq_tag: %r, outputs %r: %r" % (batch.seq_idx[b], tag, name, seqs),
                           file=log.v4)
                 else:
-                    print("seq_idx: %i, seq_tag: %r, output %r: %r" % (batch.seq_idx[b], tag, name, seq),
+                    print("seq_idx: %i, seq_tag: %r, output %r: %r" % (batch.seq_idx[b], tag, name, seqs[0]),
                           file=log.v4)
-                hyps[name] = _as_hyp(seq, vocab)
+                hyps[name] = _as_hyp(seqs[0], vocab)
                 if "scores%i" % i in values and file_format == "py":  # n-best list, as the reference
-                    nbest = []
-                    for k in range(beam):
-                        hyp = arr[row + k]
-                        if "len%i" % i in values:
-                            hyp = hyp[: int(values["len%i" % i][row + k])]
-                        nbest.append((float(values["scores%i" % i][b, k]), _as_hyp(hyp, vocab)))
-                    hyps[name] = nbest
+                    hyps[name] = [(float(values["scores%i" % i][b, k]), _as_hyp(seq, vocab))
+                                  for k, seq in enumerate(seqs)]
             results[tag] = hyps[names[0]] if len(names) == 1 else hyps
 
     dataset.init_seq_order(epoch=epoch)
