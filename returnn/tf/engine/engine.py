@@ -112,8 +112,9 @@ class Engine:
     # ------------------------------------------------------------------ graph and session
 
     def _build(self, *, train: bool, epoch: Optional[int] = None, eval_flag: bool = False,
-               search_flag: bool = False, net_dict_post_proc=None) -> None:
-        """New graph + session with the network (and the updater when ``train``)."""
+               search_flag: bool = False, net_dict_post_proc=None, with_updater: bool = True) -> None:
+        """New graph + session with the network (and the updater when ``train`` and ``with_updater``; without it,
+        the global step is still created, as checkpoints hold it)."""
         self.close_session()
         self.device_kind = get_device_kind(self.config)
         self.graph = tf.Graph()
@@ -137,10 +138,12 @@ class Engine:
             if hasattr(self.network, "print_network_info"):
                 self.network.print_network_info()
             self.updater = None
-            if train:
+            if train and with_updater:
                 self.updater = network_setup.create_updater(self.config, self.network,
                                                             self.config.float("learning_rate", 1.0))
                 self.optim_op = self.updater.get_optim_op()
+            elif train:
+                self.network.global_train_step  # noqa: B018 (created here: part of every training checkpoint)
             self.session = new_session(self.config, self.graph, self.device_kind)
             self.session.run(tf1.global_variables_initializer())  # optimizer state included: built above
             self._loader = CheckpointLoader()
@@ -173,12 +176,14 @@ class Engine:
 
     def init_train_from_config(self, config: Optional[Config] = None, train_data=None, dev_data=None,
                                eval_data=None, eval_datasets: Optional[Dict[str, Any]] = None, *,
-                               require_train_data: bool = True) -> None:
+                               require_train_data: bool = True, with_updater: bool = True) -> None:
         """Prepares training: datasets, learning-rate control, network + updater + session, and loads the
         checkpoint to continue from (see :mod:`~returnn.tf.engine.model_selection`).
 
         :param require_train_data: False for the ``initialize_model`` task, which only needs the network (the
             data shapes then come from ``extern_data``/``num_outputs`` or the other datasets), as the reference
+        :param with_updater: False for ``initialize_model``: no optimizer, so its checkpoint holds the params and
+            the global step only, as the reference's
         :raises ConfigValueError: no ``train`` dataset (when required), ``model`` directory not writable, bad
             ``start_epoch``/``load_epoch``, ...
         """
@@ -198,7 +203,7 @@ class Engine:
         choice = choose_model_for_train(self.config)
         self.start_epoch = (choice.epoch or 0) + 1 if not choice.params_only else 1
         self.start_epoch = engine_hooks.sync_int(self.start_epoch, "start_epoch")  # rank 0's, when distributed
-        self._build(train=True, epoch=self.start_epoch)
+        self._build(train=True, epoch=self.start_epoch, with_updater=with_updater)
         if engine_hooks.loads_checkpoints():
             self._load_choice(choice, is_training=True)
         engine_hooks.sync_model(self, self._all_variables())

@@ -57,7 +57,8 @@ def execute_main_task(config, task: str) -> None:
             print("Task: nop_init_net_train: training network built, nothing else done", file=log.v3)
         elif task == "initialize_model":
             engine.init_train_from_config(config, datasets["train"], datasets["dev"], datasets["eval"],
-                                         eval_datasets=datasets["eval_datasets"], require_train_data=False)
+                                         eval_datasets=datasets["eval_datasets"], require_train_data=False,
+                                         with_updater=False)
             model = config.value("model", None)
             if not model:
                 raise ConfigValueError("model", expected="the checkpoint path to save the initial model to", got=None)
