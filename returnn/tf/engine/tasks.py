@@ -56,12 +56,12 @@ def execute_main_task(config, task: str) -> None:
                                          eval_datasets=datasets["eval_datasets"])
             print("Task: nop_init_net_train: training network built, nothing else done", file=log.v3)
         elif task == "initialize_model":
+            model = config.value("model", None)
+            if not model:  # before building anything
+                raise ConfigValueError("model", expected="the checkpoint path to save the initial model to", got=None)
             engine.init_train_from_config(config, datasets["train"], datasets["dev"], datasets["eval"],
                                          eval_datasets=datasets["eval_datasets"], require_train_data=False,
                                          with_updater=False)
-            model = config.value("model", None)
-            if not model:
-                raise ConfigValueError("model", expected="the checkpoint path to save the initial model to", got=None)
             engine.save_model(model)
         elif task == "eval":
             if config.value("eval_output_file_per_seq", None):

@@ -287,6 +287,8 @@ class TFNetwork:
         """``layer /'name': [B,T|...] float32``, as the reference: at verbosity 3, or 1 with
         ``debug_print_layer_output_template``"""
         stream = log.v1 if self.config.bool("debug_print_layer_output_template", False) else log.v3
+        if not stream.is_enabled():  # every layer passes here: no repr when nobody reads it
+            return
         text = f"layer {self.get_absolute_name_prefix() or '/'}{name!r}: {output.get_dims_repr()} {output.dtype}"
         if output.sparse_dim is not None:
             text += f" sparse_dim={output.sparse_dim!r}"
