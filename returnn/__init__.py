@@ -8,3 +8,7 @@ unchanged.
 __version__ = "1.0.0"
 __long_version__ = __version__
 __git_version__ = __version__
+
+from returnn import legacy_modules as _legacy_modules
+
+_legacy_modules.install()

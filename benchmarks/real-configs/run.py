@@ -1,0 +1,274 @@
+#!/usr/bin/env python3
+"""Real-config conformance: build the networks of published configs with the reference and with this project.
+
+Usage::
+
+    python3 benchmarks/real-configs/run.py --mirror /work/.mirror/rwth-i6+returnn-experiments/repo \\
+        --ref-python /work/venv-ref/bin/python [--jobs 2] [--only SUBSTRING ...] [--write-readme]
+
+``--mirror`` is a git directory of ``rwth-i6/returnn-experiments`` (the ``fetch`` tool gives one). Its files are
+extracted into ``--workdir`` (default ``benchmarks/real-configs/.work/``, ignored by git; nothing of that
+repository is ever committed: it has no licence). Every ``*.config`` outside the Theano-era ``2016-*`` folders is
+built by ``build_network.py`` under both implementations (same stand-ins on both sides); the reference's results
+are cached per reference version in the work dir, ours are rebuilt every run.
+
+A config counts when the reference builds its network. For those, this project either builds it with identical
+trainable variable names and shapes ("same"), builds it with other variables ("different variables"), or fails
+(grouped by cause). ``--write-readme`` replaces the results section of this folder's README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+from typing import Dict, List, Optional
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+DEFAULT_MIRROR = "/work/.mirror/rwth-i6+returnn-experiments/repo"
+README_BEGIN = "<!-- results: begin (written by run.py --write-readme) -->"
+README_END = "<!-- results: end -->"
+
+
+def extract_mirror(mirror: str, workdir: str) -> str:
+    """Extracts the mirror's HEAD tree into ``workdir/tree`` once per commit; returns the tree path."""
+    commit = subprocess.check_output(["git", "--git-dir", mirror, "rev-parse", "HEAD"], text=True).strip()
+    tree = os.path.join(workdir, "tree")
+    stamp = os.path.join(workdir, "tree.commit")
+    if os.path.exists(stamp) and open(stamp).read().strip() == commit:
+        return tree
+    if os.path.exists(tree):
+        subprocess.check_call(["rm", "-rf", tree])
+    os.makedirs(tree)
+    archive = subprocess.Popen(["git", "--git-dir", mirror, "archive", "HEAD"], stdout=subprocess.PIPE)
+    subprocess.check_call(["tar", "-x", "-C", tree], stdin=archive.stdout)
+    if archive.wait() != 0:
+        raise SystemExit(f"git archive failed in {mirror}")
+    with open(stamp, "w") as f:
+        f.write(commit + "\n")
+    return tree
+
+
+def list_configs(tree: str) -> List[str]:
+    out = []
+    for dirpath, _dirnames, filenames in os.walk(tree):
+        rel_dir = os.path.relpath(dirpath, tree)
+        if rel_dir.split(os.sep)[0].startswith("2016-"):
+            continue
+        for fn in filenames:
+            if fn.endswith(".config"):
+                out.append(os.path.normpath(os.path.join(rel_dir, fn)))
+    return sorted(out)
+
+
+def python_version_key(python: str) -> str:
+    code = "import returnn; print(getattr(returnn, '__version__', 'unknown'))"
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    out = subprocess.run([python, "-c", code], capture_output=True, text=True, cwd="/", env=env)
+    return out.stdout.strip().splitlines()[-1] if out.stdout.strip() else "unknown"
+
+
+class Workers:
+    """``jobs`` long-lived ``build_network.py --serve`` processes of one Python; builds a list of configs."""
+
+    def __init__(self, python: str, jobs: int, env: Dict[str, str]):
+        self.procs = [subprocess.Popen([python, os.path.join(HERE, "build_network.py"), "--serve"],
+                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd="/")
+                      for _ in range(jobs)]
+
+    def run(self, requests: List[dict], label: str) -> None:
+        queue = list(requests)
+        lock = threading.Lock()
+        done = [0]
+
+        def loop(proc):
+            while True:
+                with lock:
+                    if not queue:
+                        return
+                    req = queue.pop(0)
+                proc.stdin.write(json.dumps(req) + "\n")
+                proc.stdin.flush()
+                line = proc.stdout.readline()
+                if not line:
+                    raise RuntimeError(f"{label} worker died")
+                with lock:
+                    done[0] += 1
+                    print(f"[{label} {done[0]}/{len(requests)}] {req['name']}: {summarize(load(req['out']))}",
+                          flush=True)
+
+        threads = [threading.Thread(target=loop, args=(p,)) for p in self.procs]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+
+    def close(self) -> None:
+        for p in self.procs:
+            p.stdin.close()
+            p.wait()
+
+
+def load(path: str) -> Optional[dict]:
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
+def summarize(result: Optional[dict]) -> str:
+    if result is None:
+        return "missing"
+    if result["status"] == "ok":
+        return f"ok, {len(result['params'])} params, {result.get('seconds', 0):.1f}s"
+    first = result["message"].splitlines()[0] if result.get("message") else ""
+    return f"{result['stage']} error: {first[:160]}"
+
+
+def cause_of(result: dict) -> str:
+    """A short key that groups failures with the same cause (numbers and quoted names removed)."""
+    msg = result.get("message", "")
+    first = msg.splitlines()[0] if msg else ""
+    first = re.sub(r"'[^']*'|\"[^\"]*\"", "'…'", first)
+    first = re.sub(r"\d+", "N", first)
+    return f"{result.get('stage')}: {first[:140]}"
+
+
+def compare(ref: dict, ours: Optional[dict]) -> str:
+    if ours is None:
+        return "missing"
+    if ours["status"] != "ok":
+        return "error"
+    return "same" if ours["params"] == ref["params"] else "different variables"
+
+
+def param_diff(ref: dict, ours: dict, limit: int = 4) -> str:
+    r, o = ref["params"], ours["params"]
+    only_r = sorted(set(r) - set(o))
+    only_o = sorted(set(o) - set(r))
+    shape = sorted(k for k in set(r) & set(o) if r[k] != o[k])
+    parts = []
+    if only_r:
+        parts.append("only in reference: " + ", ".join(only_r[:limit]) + (" ..." if len(only_r) > limit else ""))
+    if only_o:
+        parts.append("only here: " + ", ".join(only_o[:limit]) + (" ..." if len(only_o) > limit else ""))
+    if shape:
+        parts.append("shape: " + ", ".join(f"{k} {r[k]} vs {o[k]}" for k in shape[:limit]))
+    return "; ".join(parts)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--mirror", default=DEFAULT_MIRROR, help="git dir of rwth-i6/returnn-experiments")
+    ap.add_argument("--ref-python", default="/work/venv-ref/bin/python", help="Python of the reference's venv")
+    ap.add_argument("--ours-python", default=sys.executable, help="Python with this project installed")
+    ap.add_argument("--workdir", default=os.path.join(HERE, ".work"))
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--timeout", type=int, default=300, help="seconds per config and side")
+    ap.add_argument("--only", nargs="*", default=[], help="substrings of config paths to build")
+    ap.add_argument("--rerun-ref", action="store_true", help="ignore the cached reference results")
+    ap.add_argument("--skip-ours", action="store_true")
+    ap.add_argument("--tag", default="ours", help="results folder name of this project's side (one per checkout)")
+    ap.add_argument("--write-readme", action="store_true")
+    args = ap.parse_args(argv)
+
+    os.makedirs(args.workdir, exist_ok=True)
+    tree = extract_mirror(args.mirror, args.workdir)
+    configs = list_configs(tree)
+    if args.only:
+        configs = [c for c in configs if any(s in c for s in args.only)]
+    ref_key = "ref-" + python_version_key(args.ref_python)
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="", PYTHONDONTWRITEBYTECODE="1")
+    env.pop("PYTHONPATH", None)
+
+    def out_path(side: str, cfg: str) -> str:
+        path = os.path.join(args.workdir, "results", side, cfg + ".json")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        return path
+
+    def requests_for(side: str, todo: List[str]) -> List[dict]:
+        return [{"name": c, "config": os.path.join(tree, c), "out": out_path(side, c), "timeout": args.timeout}
+                for c in todo]
+
+    ref_todo = [c for c in configs if args.rerun_ref or load(out_path(ref_key, c)) is None]
+    t0 = time.time()
+    if ref_todo:
+        for c in ref_todo:
+            if os.path.exists(out_path(ref_key, c)):
+                os.remove(out_path(ref_key, c))
+        workers = Workers(args.ref_python, args.jobs, env)
+        workers.run(requests_for(ref_key, ref_todo), "reference")
+        workers.close()
+    ref_results = {c: load(out_path(ref_key, c)) for c in configs}
+    counted = [c for c in configs if ref_results[c] and ref_results[c]["status"] == "ok"]
+    if not args.skip_ours:
+        for c in counted:
+            if os.path.exists(out_path(args.tag, c)):
+                os.remove(out_path(args.tag, c))
+        workers = Workers(args.ours_python, args.jobs, env)
+        workers.run(requests_for(args.tag, counted), args.tag)
+        workers.close()
+    ours_results = {c: load(out_path(args.tag, c)) for c in counted}
+    report = make_report(configs, ref_results, ours_results, ref_key, time.time() - t0)
+    print(report)
+    if args.write_readme:
+        write_readme(report)
+    return 0
+
+
+def make_report(configs: List[str], ref: Dict[str, dict], ours: Dict[str, dict], ref_key: str,
+                seconds: float) -> str:
+    counted = [c for c in configs if ref[c] and ref[c]["status"] == "ok"]
+    outcome = {c: compare(ref[c], ours.get(c)) for c in counted}
+    n_same = sum(1 for c in counted if outcome[c] == "same")
+    lines = [f"Configs (outside `2016-*`): {len(configs)}; the reference ({ref_key}) builds {len(counted)}.",
+             f"Built here with identical trainable variable names and shapes: **{n_same} of {len(counted)}"
+             f" ({100.0 * n_same / max(1, len(counted)):.1f} %)**.", ""]
+    by_cause: Dict[str, List[str]] = collections.defaultdict(list)
+    for c in counted:
+        if outcome[c] == "error":
+            by_cause[cause_of(ours[c])].append(c)
+        elif outcome[c] != "same":
+            by_cause[outcome[c]].append(c)
+    if by_cause:
+        lines += ["| cause | configs | example |", "|---|---|---|"]
+        for cause, cs in sorted(by_cause.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            example = cs[0]
+            detail = ""
+            if cause == "different variables" and ours.get(example):
+                detail = " — " + param_diff(ref[example], ours[example])
+            cause_md = cause.replace("|", "\\|")
+            lines.append(f"| {cause_md} | {len(cs)} | `{example}`{detail.replace('|', '/')} |")
+        lines.append("")
+    ref_fail: Dict[str, int] = collections.Counter(cause_of(ref[c]) for c in configs
+                                                   if ref[c] and ref[c]["status"] != "ok")
+    lines.append(f"Not counted: {len(configs) - len(counted)} configs whose network the reference does not build"
+                 " here (most: corpus files or RASR needed while the config runs, or a dataset to derive the data"
+                 " shapes from). Most common reasons:")
+    lines.append("")
+    for cause, n in ref_fail.most_common(8):
+        lines.append(f"- {n}× {cause}")
+    lines.append("")
+    lines.append(f"({seconds:.0f} s for this run.)")
+    return "\n".join(lines)
+
+
+def write_readme(report: str) -> None:
+    path = os.path.join(HERE, "README.md")
+    text = open(path).read()
+    begin, end = text.index(README_BEGIN) + len(README_BEGIN), text.index(README_END)
+    stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    text = text[:begin] + f"\n\nRun of {stamp}:\n\n" + report + "\n\n" + text[end:]
+    with open(path, "w") as f:
+        f.write(text)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
