@@ -39,6 +39,7 @@ from returnn.tf.layers.losses.mse import MeanSquaredError as MeanSquaredError
 from returnn.tf.layers.norm.batch_norm import BatchNormLayer as BatchNormLayer
 from returnn.tf.layers.norm.layer_norm import LayerNormLayer as LayerNormLayer
 from returnn.tf.layers.reduce.reduce import ReduceLayer as ReduceLayer
+from returnn.tf.layers.reduce.reduce_out import ReduceOutLayer as ReduceOutLayer
 from returnn.tf.layers.search.edit_distance_loss import EditDistanceLoss as EditDistanceLoss
 from returnn.tf.layers.shape.expand_dims import ExpandDimsLayer as ExpandDimsLayer
 from returnn.tf.layers.shape.gather import GatherLayer as GatherLayer

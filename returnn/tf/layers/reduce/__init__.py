@@ -1,3 +1,4 @@
 """Reductions over axes."""
 
 from returnn.tf.layers.reduce import reduce as _reduce  # noqa: F401
+from returnn.tf.layers.reduce import reduce_out as _reduce_out  # noqa: F401
