@@ -129,3 +129,20 @@ def select_epochs_to_keep(existing: Iterable[int], scores: Dict[int, Dict[str, f
         best = sorted(values, key=lambda ep: (values[ep], ep))[: max(opts.keep_best_n, 0)]
         keep |= set(best)
     return keep
+
+
+def get_checkpoint_filepattern(filepath: str) -> str:
+    """The checkpoint prefix of a checkpoint file: ``/x/model.012.index`` or ``.meta`` → ``/x/model.012``
+    (other names unchanged), as the reference's ``returnn.util.basic.get_checkpoint_filepattern``."""
+    for suffix in (".index", ".meta"):
+        if filepath.endswith(suffix):
+            return filepath[: -len(suffix)]
+    return filepath
+
+
+def model_epoch_from_filename(filename: str) -> Optional[int]:
+    """The epoch of a checkpoint path (``/x/model.012``, ``.../model.pretrain.005``, with or without
+    ``.index``/``.meta``/``.data-*``), None if the name ends in no ``.<number>`` (as the reference)."""
+    name = re.sub(r"\.data-\d+-of-\d+$", "", get_checkpoint_filepattern(filename))
+    match = re.search(r"\.(\d+)$", name)
+    return int(match.group(1)) if match else None

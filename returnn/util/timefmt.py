@@ -22,11 +22,29 @@ def hms_fraction(seconds: float, decimals: int = 4) -> str:
     return "%d:%02d:%0*.*f" % (hours, minutes, width, decimals, secs)
 
 
-def human_bytes_size(num_bytes: float, factor: int = 1024, fmt: str = "%.2f") -> str:
-    """Formats a byte count, e.g. ``human_bytes_size(1536) == "1.50KB"``."""
-    value = float(num_bytes)
-    for unit in ("B", "KB", "MB", "GB", "TB"):
-        if abs(value) < factor or unit == "TB":
-            return (fmt % value) + unit if unit != "B" else "%iB" % value
+def human_size(n: float, factor: int = 1000, frac: float = 0.8, prec: int = 1) -> str:
+    """Formats a count with the units K, M, G, T as the reference does, e.g. ``human_size(1234567) == "1.2M"``.
+
+    A value up to ``factor * frac`` is printed as is (``human_size(800) == "800"``); above, it is divided by
+    ``factor`` until it is at most ``factor * frac`` (or the unit is T) and printed with ``prec`` decimals
+    (``human_size(801) == "0.8K"``).
+    """
+    return _human(n, factor, frac, prec, "")
+
+
+def human_bytes_size(n: float, factor: int = 1024, frac: float = 0.8, prec: int = 1) -> str:
+    """Formats a byte count as the reference does (``Deleted 1.2MB.``): :func:`human_size` with ``factor``
+    1024 and a ``B`` suffix, e.g. ``human_bytes_size(819) == "819B"``, ``human_bytes_size(1536) == "1.5KB"``."""
+    return _human(n, factor, frac, prec, "B")
+
+
+def _human(n: float, factor: int, frac: float, prec: int, suffix: str) -> str:
+    if n <= factor * frac:
+        return "%s%s" % (n, suffix)
+    value = n / factor
+    units = ("K", "M", "G", "T")
+    i = 0
+    while value > factor * frac and i < len(units) - 1:
         value /= factor
-    raise AssertionError("unreachable")
+        i += 1
+    return "%.*f%s%s" % (prec, value, units[i], suffix)
