@@ -13,6 +13,7 @@ import numpy as np
 from returnn.errors import DatasetArgError, DatasetFileError
 from returnn.log import log
 from returnn.datasets.dataset import Dataset, DatasetSeq
+from returnn.datasets.lexicon import Lexicon as Lexicon  # noqa: F401  (public path returnn.datasets.lm.Lexicon)
 from returnn.datasets.registry import register_dataset
 
 
