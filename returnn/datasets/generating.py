@@ -7,3 +7,6 @@ from returnn.datasets.generating_tasks import DummyDataset as DummyDataset
 from returnn.datasets.generating_tasks import DummyDatasetMultipleSequenceLength as DummyDatasetMultipleSequenceLength
 from returnn.datasets.generating_tasks import Task12AXDataset as Task12AXDataset
 from returnn.datasets.generating_tasks import TaskNumberBaseConvertDataset as TaskNumberBaseConvertDataset
+from returnn.datasets.util.vocabulary import BytePairEncoding as BytePairEncoding
+from returnn.datasets.util.vocabulary import CharacterTargets as CharacterTargets
+from returnn.datasets.util.vocabulary import Vocabulary as Vocabulary

@@ -1,0 +1,1 @@
+"""Dataset helpers at the reference's path ``returnn.datasets.util`` (vocabularies)."""
