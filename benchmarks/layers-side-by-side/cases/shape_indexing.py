@@ -1,6 +1,7 @@
 """Side-by-side cases: shape, indexing, conv, variable and signal-processing layers (issue 17, part 1)."""
 
 _DATA = {"data": {"dim": 6}, "classes": {"dim": 4, "sparse": True}}
+_IMG = {"data": {"shape": (None, 5, 2)}}
 
 CASES = [
     {"name": "reduce_out_max", "extern_data": _DATA,
@@ -8,4 +9,19 @@ CASES = [
                  "output": {"class": "reduce_out", "mode": "max", "num_pieces": 2, "from": "lin"}}},
     {"name": "reduce_out_sum", "extern_data": _DATA,
      "network": {"output": {"class": "reduce_out", "mode": "sum", "num_pieces": 3, "from": "data"}}},
+    {"name": "transposed_conv_same_s3", "extern_data": _DATA,
+     "network": {"output": {"class": "transposed_conv", "filter_size": [3], "strides": [3], "n_out": 4,
+                            "activation": "relu", "from": "data"}}},
+    {"name": "transposed_conv_valid_remove_padding", "extern_data": _DATA,
+     "network": {"output": {"class": "transposed_conv", "filter_size": [3], "strides": [2], "n_out": 4,
+                            "padding": "valid", "remove_padding": 1, "with_bias": False, "from": "data"}}},
+    {"name": "transposed_conv_output_padding", "extern_data": _DATA,
+     "network": {"output": {"class": "transposed_conv", "filter_size": [4], "strides": [2], "n_out": 4,
+                            "output_padding": 1, "from": "data"}}},
+    {"name": "transposed_conv_2d", "extern_data": _IMG,
+     "network": {"output": {"class": "transposed_conv", "filter_size": [3, 2], "strides": [2, 2], "n_out": 4,
+                            "from": "data"}}},
+    {"name": "transposed_conv_in_spatial_dims", "extern_data": _IMG,
+     "network": {"output": {"class": "transposed_conv", "filter_size": [3], "strides": [2], "n_out": 4,
+                            "in_spatial_dims": ["T"], "use_time_mask": True, "from": "data"}}},
 ]

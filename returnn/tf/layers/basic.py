@@ -5,6 +5,7 @@ import returnn.tf.layers  # noqa: F401  (registers all built-in layers)
 from returnn.tf.layers.control.subnetwork import SubnetworkLayer as SubnetworkLayer
 from returnn.tf.layers.conv.conv import ConvLayer as ConvLayer
 from returnn.tf.layers.conv.pool import PoolLayer as PoolLayer
+from returnn.tf.layers.conv.transposed_conv import TransposedConvLayer as TransposedConvLayer
 from returnn.tf.layers.core.concat_input import ConcatInputLayer as _ConcatInputLayer  # noqa: F401
 from returnn.tf.layers.core.internal import InternalLayer as InternalLayer
 from returnn.tf.layers.core.layer_base import LayerBase as LayerBase

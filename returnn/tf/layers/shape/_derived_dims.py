@@ -60,7 +60,7 @@ def _make(operand: Dim, op: str, arg: Any, description: str, dimension: Optional
     cache = _cache(operand)
     if key in cache:
         return cache[key]
-    new = Dim(dimension, description, kind=kind or operand.kind)
+    new = Dim(dimension, description=description, kind=kind or operand.kind)
     new._derived_from = (op, operand, arg)  # noqa: SLF001
     if dimension is None and not operand.is_batch_dim():
         def dyn_size() -> Optional[tf.Tensor]:
@@ -78,9 +78,14 @@ def dim_add(dim: Dim, amount: int) -> Dim:
     origin = _origin(dim)
     if origin is not None and origin[0] == "add":
         return dim_add(origin[1], origin[2] + amount)
+    desc = _desc(dim, as_operand=False)
+    if origin is not None and origin[0] == "add_left":  # -r+(x+c) + a: the constants on the right are summed
+        inner = _origin(origin[1])
+        if inner is not None and inner[0] == "add":
+            return dim_add_left(dim_add(inner[1], inner[2] + amount), origin[2])
+        desc = f"({desc})"
     dimension = None if dim.dimension is None else dim.dimension + amount
-    return _make(dim, "add", amount, f"{_desc(dim, as_operand=False)}+{amount}", dimension,
-                 lambda size: size + amount)
+    return _make(dim, "add", amount, f"{desc}+{amount}", dimension, lambda size: size + amount)
 
 
 def dim_add_left(dim: Dim, amount: int) -> Dim:
