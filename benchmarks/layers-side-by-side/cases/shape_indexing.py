@@ -24,4 +24,10 @@ CASES = [
     {"name": "transposed_conv_in_spatial_dims", "extern_data": _IMG,
      "network": {"output": {"class": "transposed_conv", "filter_size": [3], "strides": [2], "n_out": 4,
                             "in_spatial_dims": ["T"], "use_time_mask": True, "from": "data"}}},
+    {"name": "variable_add_to_input", "extern_data": _DATA,
+     "network": {"var": {"class": "variable", "shape": [6], "init": "random_normal_initializer(mean=1.0, stddev=0.5)"},
+                 "output": {"class": "combine", "kind": "mul", "from": ["data", "var"]}}},
+    {"name": "variable_batch_time_axes", "extern_data": _DATA,
+     "network": {"output": {"class": "variable", "shape": [2, 3], "add_batch_axis": True, "add_time_axis": True,
+                            "init": "glorot_uniform"}}},
 ]
