@@ -3,27 +3,34 @@
 Three file syntaxes are detected from the file's content, as in the reference:
 
 * first line starts with ``#!`` (or the file name ends in ``.py``): Python code, executed with ``config``
-  (the :class:`Config` being built) in scope; every global not starting with ``_`` (modules excluded)
-  becomes a config key with its Python value ("typed" value);
+  (the :class:`Config` being built) in scope. As in the reference, the code runs with :attr:`Config.typed_dict`
+  itself as its global namespace: every global it defines (functions, classes, imported modules and
+  ``_private`` names included) is a typed config key, and functions defined in the config see later changes
+  of the config (``config.set(...)``, ``++`` overrides) as their globals. Several Python configs share this
+  namespace (a later one sees the earlier one's globals);
 * first non-blank character is ``{``: a JSON object, each member a typed key;
 * otherwise line-based ``key value`` lines (``#`` starts a comment); the value is kept as a string and
   split at ``,`` into a list of strings, converted by the typed getters (``config.int(...)``).
 
 Command-line overrides ``++key value`` set a typed value: ``value`` is parsed as a Python literal
 (:func:`ast.literal_eval`) where it is one (``5``, ``1e-3``, ``None``, ``{"class": ...}``), else kept as a
-string. They are applied both before a Python config runs (so it can read them) and after (so they win).
+string; a key whose config value is a string keeps the text as given (``++name 5`` stays ``"5"``), as the
+reference. They are applied both before a Python config runs (so it can read them) and after (so they win).
+
+A :class:`Config` pickles with its Python config's functions and classes (by value, see
+:mod:`returnn.config_pickle`), so it can be sent to subprocesses, as the reference's does.
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
 import contextlib
 import json
 import os
 import sys
 import traceback
-import types
-from typing import Any, Dict, Iterator, List, Optional, Sequence
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from returnn.errors import ConfigFileError, ConfigValueError
 
@@ -75,12 +82,21 @@ def parse_literal(text: str) -> Any:
         return text
 
 
+#: the ``__name__`` of a Python config's namespace (functions defined there have it as ``__module__``)
+CONFIG_MODULE_NAME = "__returnn_config__"
+#: ``__file__`` of a config loaded from a file object without a name (as the reference)
+CONFIG_STRING_FILENAME = "<config string>"
+
+
 def get_config_file_type(filename: str) -> str:
     """Detects a config file's syntax: ``"py"``, ``"js"`` (JSON) or ``"txt"`` (line-based).
 
     :raises ConfigFileError: if the file does not exist or cannot be read
     """
-    content = _read_file(filename)
+    return _content_type(filename, _read_file(filename))
+
+
+def _content_type(filename: str, content: str) -> str:
     if filename.endswith(".py") or content.startswith("#!"):
         return "py"
     if content.lstrip().startswith("{"):
@@ -116,32 +132,72 @@ class Config:
         self.dict: Dict[str, List[str]] = {}
         self.typed_dict: Dict[str, Any] = {}
         self.files: List[str] = []
-        self._cmd_overrides: Dict[str, Any] = {}
+        self._cmd_overrides: Dict[str, str] = {}  # key -> the text given on the command line
         if items:
             self.update(items)
 
+    # ---------------------------------------------------------------- pickling
+
+    def __getstate__(self) -> Dict[str, Any]:
+        from returnn.config_pickle import config_getstate
+
+        return config_getstate(self)
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        from returnn.config_pickle import config_setstate
+
+        config_setstate(self, state)
+
     # ---------------------------------------------------------------- loading
 
-    def load_file(self, f: str) -> None:
-        """Loads a config file (syntax detected by :func:`get_config_file_type`) on top of the current values.
+    @classmethod
+    def get_config_file_type(cls, f: str) -> str:
+        """The syntax of config file ``f``: ``"py"``, ``"js"`` or ``"txt"`` (see :func:`get_config_file_type`)."""
+        return get_config_file_type(f)
+
+    def load_file(self, f: Union[str, Any]) -> None:
+        """Loads a config file on top of the current values; ``f`` is a path or an open text file object
+        (e.g. ``io.StringIO`` of a config starting with ``#!``; its name is ``f.name`` or
+        ``"<config string>"``). The syntax is detected from the content (module doc).
 
         :raises ConfigFileError: missing/unreadable file, malformed JSON, a line without a value, or a
             Python config that raises (the message names the config's own line)
         """
-        kind = get_config_file_type(f)
-        content = _read_file(f)
-        self.files.append(f)
-        if kind == "py":
-            self._load_python(f, content)
-        elif kind == "js":
-            self._load_json(f, content)
+        if isinstance(f, (str, os.PathLike)):
+            filename = os.fspath(f)
+            content = _read_file(filename)
+        elif hasattr(f, "read"):
+            filename = getattr(f, "name", None)
+            if not isinstance(filename, str):
+                filename = CONFIG_STRING_FILENAME
+            content = f.read()
+            if isinstance(content, bytes):
+                try:
+                    content = content.decode("utf8")
+                except UnicodeDecodeError as exc:
+                    raise ConfigFileError(filename, f"is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
         else:
-            self._load_lines(f, content)
+            raise ConfigFileError(repr(f), f"load_file expects a file name or an open file object, got "
+                                           f"{type(f).__name__}")
+        kind = _content_type(filename, content)
+        self.files.append(filename)
+        if kind == "py":
+            self._load_python(filename, content)
+        elif kind == "js":
+            self._load_json(filename, content)
+        else:
+            self._load_lines(filename, content)
 
     def _load_python(self, filename: str, content: str) -> None:
-        namespace: Dict[str, Any] = {"config": self, "__file__": filename, "__name__": "__returnn_config__"}
+        from returnn.config_pickle import install_config_module_proxy
+
+        install_config_module_proxy()
+        namespace = self.typed_dict  # the config's globals, as in the reference
+        namespace.update({"config": self, "__file__": filename, "__name__": CONFIG_MODULE_NAME,
+                          "__package__": "returnn", "__builtins__": builtins})
         # ++ overrides are visible while the config runs, and win afterwards
-        self.typed_dict.update(self._cmd_overrides)
+        self.apply_cmd_overrides()
+        before = {key: id(value) for key, value in namespace.items()}
         try:
             code = compile(content, filename, "exec")
         except SyntaxError as exc:
@@ -157,11 +213,9 @@ class Config:
             err.__cause__ = exc
             raise err from exc
         for key, value in namespace.items():
-            if key.startswith("_") or key == "config" or isinstance(value, types.ModuleType):
-                continue
-            self.typed_dict[key] = value
-            self.dict.pop(key, None)
-        self.typed_dict.update(self._cmd_overrides)
+            if before.get(key) != id(value):  # defined (or redefined) by this config: the typed value wins
+                self.dict.pop(key, None)
+        self.apply_cmd_overrides()
 
     def _load_json(self, filename: str, content: str) -> None:
         try:
@@ -212,9 +266,8 @@ class Config:
                 if i + 1 >= len(args):
                     raise ConfigValueError(key, expected=f"a value after '++{key}' (usage: ++{key} VALUE)",
                                            hint="a command-line override always takes one value")
-                value = parse_literal(args[i + 1])
-                self._cmd_overrides[key] = value
-                self.set(key, value)
+                self._cmd_overrides[key] = args[i + 1]
+                self.set(key, self._override_value(key, args[i + 1]))
                 i += 2
                 continue
             if arg.startswith("-") and len(arg) > 1 and not _looks_like_number(arg):
@@ -231,8 +284,8 @@ class Config:
                         raise ConfigValueError(key, expected=f"a value after {name!r}")
                     value = args[i + 1]
                     i += 1
-                self._cmd_overrides[key] = parse_literal(value)
-                self.set(key, parse_literal(value))
+                self._cmd_overrides[key] = value
+                self.set(key, self._override_value(key, value))
                 i += 1
                 continue
             positional.append(arg)
@@ -242,12 +295,20 @@ class Config:
     def apply_cmd_overrides(self) -> None:
         """Re-applies the ``++key value`` / named-option overrides given to :meth:`parse_cmd_args`, so that they
         win over values loaded from config files afterwards."""
-        self.update(self._cmd_overrides)
+        for key, text in self._cmd_overrides.items():
+            self.set(key, self._override_value(key, text))
+
+    def _override_value(self, key: str, text: str) -> Any:
+        """The typed value of a command-line override: the text itself where the config value is a string
+        (as the reference), else :func:`parse_literal`."""
+        if isinstance(self.typed_dict.get(key), str):
+            return text
+        return parse_literal(text)
 
     @property
     def cmd_overrides(self) -> Dict[str, Any]:
-        """The overrides from the command line, in the order given (a copy)."""
-        return dict(self._cmd_overrides)
+        """The overrides from the command line, in the order given, as typed values (a copy)."""
+        return {key: self._override_value(key, text) for key, text in self._cmd_overrides.items()}
 
     # ---------------------------------------------------------------- setting
 
@@ -309,20 +370,25 @@ class Config:
             return list_join_str.join(values)
         return default
 
-    def _raw(self, key: str) -> Any:
-        """Typed value, or the string value for line-based keys; _NO_DEFAULT if unset."""
+    def _raw(self, key: str, index: Optional[int] = None) -> Any:
+        """Typed value, or the string value for line-based keys; _NO_DEFAULT if unset. With ``index``, a list
+        value (typed list/tuple, or ``"a,b"`` line value) gives its item ``index`` (the last one if shorter)."""
         if key in self.typed_dict:
-            return self.typed_dict[key]
+            value = self.typed_dict[key]
+            if index is not None and isinstance(value, (list, tuple)) and value:
+                value = value[index] if index < len(value) else value[-1]
+            return value
         if key in self.dict:
-            return self.value(key)
+            return self.value(key, index=index)
         return _NO_DEFAULT
 
-    def int(self, key: str, default: Any = None) -> Any:
-        """The value as ``int``; ``default`` if unset or None.
+    def int(self, key: str, default: Any = None, index: int = 0) -> Any:
+        """The value as ``int``; ``default`` if unset or None. A list value gives its item ``index``
+        (``int("l")`` of ``[1, 2]`` is 1), as the reference.
 
         :raises ConfigValueError: if the value is not an integer (e.g. ``"abc"`` or ``1.5``)
         """
-        value = self._raw(key)
+        value = self._raw(key, index)
         if value is _NO_DEFAULT or value is None:
             return default
         if isinstance(value, bool):
@@ -343,12 +409,12 @@ class Config:
                     return int(as_float)
         raise ConfigValueError(key, expected="an integer", got=value)
 
-    def float(self, key: str, default: Any = None) -> Any:
-        """The value as ``float``; ``default`` if unset or None.
+    def float(self, key: str, default: Any = None, index: int = 0) -> Any:
+        """The value as ``float``; ``default`` if unset or None; a list value gives its item ``index``.
 
         :raises ConfigValueError: if the value is not a number
         """
-        value = self._raw(key)
+        value = self._raw(key, index)
         if value is _NO_DEFAULT or value is None:
             return default
         if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -360,13 +426,13 @@ class Config:
                 pass
         raise ConfigValueError(key, expected="a number", got=value)
 
-    def bool(self, key: str, default: Any = None) -> Any:
+    def bool(self, key: str, default: Any = None, index: int = 0) -> Any:
         """The value as ``bool``: accepts True/False, 0/1 and the strings true/false/1/0/yes/no/on/off
-        (case-insensitive); ``default`` if unset or None.
+        (case-insensitive); ``default`` if unset or None; a list value gives its item ``index``.
 
         :raises ConfigValueError: for anything else
         """
-        value = self._raw(key)
+        value = self._raw(key, index)
         if value is _NO_DEFAULT or value is None:
             return default
         if isinstance(value, bool):
@@ -381,13 +447,13 @@ class Config:
                 return False
         raise ConfigValueError(key, expected="a boolean (True/False, 1/0, yes/no)", got=value)
 
-    def bool_or_other(self, key: str, default: Any = None) -> Any:
+    def bool_or_other(self, key: str, default: Any = None, index: int = 0) -> Any:
         """The value as ``bool`` if it is one, else the typed value as is."""
-        value = self._raw(key)
+        value = self._raw(key, index)
         if value is _NO_DEFAULT:
             return default
         try:
-            return self.bool(key, default)
+            return self.bool(key, default, index=index)
         except ConfigValueError:
             return value
 
@@ -462,21 +528,17 @@ class Config:
             raise ConfigValueError(key, expected="a dict", got=value)
         return value
 
-    def get_of_type(self, key: str, value_type: type, default: Any = None) -> Any:
-        """The value converted to ``value_type`` (one of int, float, bool, str, list, dict)."""
-        getter = {int: self.int, float: self.float, bool: self.bool, list: self.list, dict: self.dict_value}
-        if value_type in getter:
-            return getter[value_type](key, default)
-        if value_type is str:
-            return self.value(key, default)
-        value = self.typed_value(key, default)
-        if not isinstance(value, value_type):
-            raise ConfigValueError(key, expected=f"a {value_type.__name__}", got=value)
-        return value
+    def get_of_type(self, key: str, types: Union[type, Tuple[type, ...]], default: Any = None) -> Any:
+        """The typed value of ``key`` if it is an instance of ``types`` (a type or a tuple of types), else
+        ``default`` (also for string values of line-based configs), as the reference."""
+        value = self.typed_dict.get(key, _NO_DEFAULT)
+        if value is not _NO_DEFAULT and isinstance(value, types):
+            return value
+        return default
 
-    def is_of_type(self, key: str, value_type: type) -> bool:
-        """Whether the typed value of ``key`` is an instance of ``value_type``."""
-        return isinstance(self.typed_dict.get(key, None), value_type)
+    def is_of_type(self, key: str, types: Union[type, Tuple[type, ...]]) -> bool:
+        """Whether ``key`` has a typed value that is an instance of ``types``."""
+        return key in self.typed_dict and isinstance(self.typed_dict[key], types)
 
     def keys(self) -> List[str]:
         """All keys, typed and string."""
@@ -546,3 +608,16 @@ def global_config_ctx(config: Config) -> Iterator[Config]:
         yield config
     finally:
         _global_config = previous
+
+
+def network_json_from_config(config: Config) -> Dict[str, Any]:
+    """The ``network`` dict of ``config`` (the reference's helper).
+
+    :raises ConfigValueError: no ``network``, or not a dict
+    """
+    network = config.typed_value("network", None)
+    if network is None:
+        raise ConfigValueError("network", expected="the network dict (define `network` in the config)", got=None)
+    if not isinstance(network, dict):
+        raise ConfigValueError("network", expected="a dict layer name -> layer dict", got=network)
+    return network

@@ -30,11 +30,13 @@ def test_python_config(config_dir):
     assert config.int("num_epochs") == 3
     assert config.typed_value("network") == {"output": {"class": "softmax", "loss": "ce", "n_out": 10}}
     assert config.typed_value("my_function")() == 42
-    assert not config.has("_private")
-    assert not config.has("config")
     assert "/returnn-test/model" in config.value("model")
-    # imported names that are not modules are kept (as the reference does), modules are not
     assert callable(config.typed_value("get_login_username"))
+    # as the reference: the typed dict is the config's global namespace (private names and `config` included)
+    assert config.typed_value("_private") == "not a key"
+    assert config.typed_value("config") is config
+    assert config.typed_value("__name__") == "__returnn_config__"
+    assert config.typed_value("my_function").__globals__ is config.typed_dict
 
 
 def test_python_config_sees_cmd_overrides(config_dir):
@@ -219,3 +221,88 @@ def test_global_config():
         assert get_global_config() is config
     with pytest.raises(RuntimeError):
         get_global_config()
+
+
+PY_CONFIG = """#!rnn.py
+num_epochs = 3
+name = "x"
+def my_func(x):
+    return x * num_epochs
+"""
+
+
+def test_load_file_object():
+    import io
+
+    config = Config()
+    config.load_file(io.StringIO(PY_CONFIG))
+    assert config.files == ["<config string>"] and config.typed_value("__file__") == "<config string>"
+    assert config.typed_value("my_func")(2) == 6
+    config = Config()
+    config.load_file(io.StringIO('{"num_epochs": 4}'))
+    assert config.typed_value("num_epochs") == 4
+    config = Config()
+    config.load_file(io.StringIO("num_epochs 5\n"))
+    assert config.int("num_epochs") == 5 and not config.is_typed("num_epochs")
+
+
+def test_config_functions_see_later_changes():
+    import io
+
+    config = Config()
+    config.load_file(io.StringIO(PY_CONFIG))
+    config.set("num_epochs", 7)  # the function's globals are the typed dict (as the reference)
+    assert config.typed_value("my_func")(1) == 7
+
+
+def test_python_configs_share_one_namespace(tmp_path):
+    (tmp_path / "a.config").write_text("#!rnn.py\na = 1\ndef f():\n    return a\n")
+    (tmp_path / "b.config").write_text("#!rnn.py\nb = a + 1\n")
+    config = Config()
+    config.load_file(str(tmp_path / "a.config"))
+    config.load_file(str(tmp_path / "b.config"))
+    assert config.typed_value("b") == 2 and config.typed_value("__file__") == str(tmp_path / "b.config")
+    assert config.files == [str(tmp_path / "a.config"), str(tmp_path / "b.config")]
+
+
+def test_override_of_string_value_stays_string(tmp_path):
+    (tmp_path / "c.config").write_text(PY_CONFIG)
+    config = _load(str(tmp_path), "c.config", args=["++name", "5", "++num_epochs", "5"])
+    assert config.typed_value("name") == "5"  # a str config value keeps the text (reference)
+    assert config.typed_value("num_epochs") == 5
+    assert config.typed_value("my_func")(1) == 5
+
+
+def test_typed_getters_with_index():
+    # observed from the reference
+    config = Config({"l": [1, 2]})
+    config.add_line("lines", "1,2")
+    assert config.int("l", 0) == 1 and config.float("l", 0, index=1) == 2.0
+    assert config.int("lines", 0) == 1 and config.int("lines", 0, index=1) == 2
+    assert config.bool("missing", "D") == "D"
+
+
+@pytest.mark.parametrize("key, types, expected", [
+    ("i", int, 3), ("i", float, "DEF"), ("i", (int, float), 3), ("f", int, "DEF"), ("s", str, "abc"),
+    ("s", int, "DEF"), ("l", list, [1, 2]), ("l", (list, tuple), [1, 2]), ("t", list, "DEF"), ("d", dict, {"a": 1}),
+    ("n", int, "DEF"), ("missing", int, "DEF"), ("line", int, "DEF"), ("line", str, "DEF"), ("i", str, "DEF"),
+])
+def test_get_of_type(key, types, expected):
+    # observed from the reference: only typed values count, a wrong type gives the default
+    config = Config({"i": 3, "f": 2.5, "s": "abc", "l": [1, 2], "d": {"a": 1}, "n": None, "t": (1, 2)})
+    config.add_line("line", "5")
+    assert config.get_of_type(key, types, "DEF") == expected
+    assert config.is_of_type(key, types) is (expected != "DEF")
+
+
+def test_is_of_type_none_and_class_file_type(config_dir):
+    assert Config({"n": None}).is_of_type("n", type(None))
+    assert Config.get_config_file_type(os.path.join(config_dir, "python.config")) == "py"
+
+
+def test_network_json_from_config():
+    from returnn.config import network_json_from_config
+
+    assert network_json_from_config(Config({"network": {"out": {"class": "copy"}}})) == {"out": {"class": "copy"}}
+    with pytest.raises(ConfigValueError, match="define `network`"):
+        network_json_from_config(Config())
