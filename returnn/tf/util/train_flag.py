@@ -1,0 +1,115 @@
+"""The train flag outside layer code: ``cond_on_train_flag``, ``dropout(..., cond_on_train=True)`` and the
+network being constructed (legacy ``TFUtil`` functions configs call from ``eval`` layers and custom layers).
+
+As the reference: inside the construction of a network its ``train_flag`` is used (python bool: the branch is
+chosen in python; scalar bool tensor: ``tf.cond``); outside any network a graph-wide bool placeholder
+``global_tensor_train_flag/train_flag`` (no default, to be fed) is created once per graph.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Callable, Optional
+
+import tensorflow as tf
+
+from returnn.tf.ops.dropout import cond_on_train_flag as _cond_on_flag
+from returnn.tf.util.errors import TFUtilValueError
+
+_GLOBAL_TRAIN_FLAG_ATTR = "_returnn_global_train_flag"
+
+
+def get_current_network(must_exist: bool = True) -> Any:
+    """:return: the TFNetwork whose layer (or which itself) is being constructed further up the Python call
+        stack: the innermost ``self`` that is a network, or a layer (its ``network``), or a local ``network``
+    :raises LookupError: none found and ``must_exist``
+    """
+    from returnn.tf.network.tfnetwork import TFNetwork  # lazy: the network imports the layers, which import us
+
+    frame = sys._getframe(1)  # noqa: SLF001 (the caller chain is where the network under construction lives)
+    while frame is not None:
+        f_locals = frame.f_locals
+        for key in ("self", "network"):
+            obj = f_locals.get(key)
+            if isinstance(obj, TFNetwork):
+                return obj
+            net = getattr(obj, "network", None) if key == "self" and obj is not None else None
+            if isinstance(net, TFNetwork):
+                return net
+        frame = frame.f_back
+    if must_exist:
+        raise LookupError("no TFNetwork is being constructed here (not called from a layer)")
+    return None
+
+
+def get_global_train_flag_placeholder() -> tf.Tensor:
+    """:return: scalar bool placeholder ``global_tensor_train_flag/train_flag`` of the default graph (created once,
+        outside any control-flow context)"""
+    graph = tf.compat.v1.get_default_graph()
+    flag = getattr(graph, _GLOBAL_TRAIN_FLAG_ATTR, None)
+    if flag is None:
+        with tf.control_dependencies(None), tf.name_scope("global_tensor_train_flag/"):
+            flag = tf.compat.v1.placeholder(tf.bool, shape=(), name="train_flag")
+        setattr(graph, _GLOBAL_TRAIN_FLAG_ATTR, flag)
+    return flag
+
+
+def get_train_flag() -> Any:
+    """:return: the current network's ``train_flag`` (python bool or scalar bool tensor), else the global
+        train flag placeholder"""
+    network = get_current_network(must_exist=False)
+    if network is not None:
+        return network.train_flag
+    return get_global_train_flag_placeholder()
+
+
+def cond_on_train_flag(fn_train: Callable[[], Any], fn_eval: Callable[[], Any]) -> Any:
+    """:return: ``fn_train()`` in training, ``fn_eval()`` otherwise (see module doc for where the flag comes from)"""
+    return _cond_on_flag(get_train_flag(), fn_train, fn_eval)
+
+
+def dropout(x: Any, keep_prob: Any, noise_shape: Any = None, seed: Optional[int] = None, name: Optional[str] = None,
+            cond_on_train: bool = False, apply_correction_factor: bool = True, grad_checkpointing: bool = False
+            ) -> tf.Tensor:
+    """Classic (TF1) dropout: ``x * floor(keep_prob + uniform[0, 1)) / keep_prob``, as the reference (the same
+    random op as ``tf.compat.v1.nn.dropout``, so the same mask for the same seed and shape).
+
+    :param x: float tensor
+    :param keep_prob: float in (0, 1] or scalar tensor; 1 → ``x`` unchanged
+    :param noise_shape: shape of the mask, broadcast to ``x``; None entries take ``x``'s size (e.g. ``[None, 1]``)
+    :param seed: op-level seed of the uniform noise
+    :param name: name scope (default ``"dropout"``)
+    :param cond_on_train: apply only in training (the current network's train flag), identity otherwise
+    :param apply_correction_factor: scale kept values by ``1/keep_prob`` (False: mask only)
+    :param grad_checkpointing: accepted; the mask is kept for the gradient anyway (values are the same)
+    :return: same shape and dtype as ``x``
+    :raises TFUtilValueError: ``keep_prob`` a number outside (0, 1]
+    """
+    del grad_checkpointing
+    if isinstance(keep_prob, (int, float)) and not isinstance(keep_prob, bool):
+        if not 0 < keep_prob <= 1:
+            raise TFUtilValueError("dropout", "keep_prob", expected="a scalar tensor or a float in the range (0, 1]",
+                                   got=keep_prob)
+        if keep_prob == 1:
+            return x
+    if cond_on_train:
+        return cond_on_train_flag(
+            lambda: dropout(x, keep_prob, noise_shape=noise_shape, seed=seed, name=name,
+                            apply_correction_factor=apply_correction_factor),
+            lambda: x)
+    with tf.name_scope(name or "dropout"):
+        x = tf.convert_to_tensor(x)
+        if noise_shape is None:
+            noise_shape = tf.shape(x)
+        elif isinstance(noise_shape, (list, tuple)) and any(d is None for d in noise_shape):
+            x_shape = tf.shape(x)
+            noise_shape = tf.stack([x_shape[i] if d is None else tf.constant(d, tf.int32)
+                                    for i, d in enumerate(noise_shape)])
+        keep = keep_prob if isinstance(keep_prob, tf.Tensor) else tf.convert_to_tensor(keep_prob, dtype=x.dtype)
+        keep = tf.cast(keep, x.dtype)
+        random_tensor = keep + tf.random.uniform(noise_shape, seed=seed, dtype=x.dtype)
+        binary = tf.floor(random_tensor)
+        if apply_correction_factor:
+            scale = (1.0 / keep_prob) if not isinstance(keep_prob, tf.Tensor) else (1.0 / keep)
+            x = x * tf.cast(scale, x.dtype)
+        return x * binary
