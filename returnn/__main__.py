@@ -23,13 +23,22 @@ from returnn.util.behavior_version import BehaviorVersion
 from returnn.util.system import get_hostname
 from returnn.util.timefmt import hms_fraction
 
-#: the config of the running program (as in the reference, module-level)
+#: the config of the running program (as in the reference, module-level; set by :func:`init_config`)
 config: Optional[Config] = None
-#: the TF engine, once a task created it
+#: the TF engine (set by :func:`init` / :func:`init_engine`)
 engine: Any = None
+#: the datasets of the config (set by :func:`init` / :func:`init_data`, when the task needs data)
+train_data: Any = None
+dev_data: Any = None
+eval_data: Any = None
+_eval_datasets: Dict[str, Any] = {}
+#: set by :func:`finalize`
+quit_returnn = False
 
 _EXIT_USER_ERROR = 1
 _EXIT_INTERRUPTED = 130
+#: tasks that need no datasets (the reference's ``need_data``)
+_TASKS_WITHOUT_DATA = ("nop", "nop_init_net_train", "cleanup_old_models")
 
 
 def usage_text(prog: str = "rnn.py") -> str:
@@ -53,61 +62,139 @@ def usage_text(prog: str = "rnn.py") -> str:
     return "\n".join(lines)
 
 
-def print_startup_banner(argv: Sequence[str]) -> None:
-    """Prints the reference's start-up lines (version, date/time, pid, cwd, Python; options and host at v4)."""
+def print_startup_banner(argv: Sequence[str], config_filename: Optional[str] = None) -> None:
+    """Prints the reference's start-up lines: version, date/time, pid, cwd, Python (v3); the config file when
+    given by name (``RETURNN config: <file>``), the command line options and the host (v4)."""
     now = time.localtime()
     offset = time.strftime("%z", now) or "+0000"
     print(f"RETURNN starting up, version {__long_version__}, date/time {time.strftime('%Y-%m-%d-%H-%M-%S', now)} "
           f"(UTC{offset}), pid {os.getpid()}, cwd {os.getcwd()}, Python {sys.executable}", file=log.v3)
-    print(f"RETURNN command line options: {list(argv)}", file=log.v4)
+    if config_filename:
+        print(f"RETURNN config: {config_filename}", file=log.v4)
+    print(f"RETURNN command line options: {argv!r}", file=log.v4)
     print(f"Hostname: {get_hostname()}", file=log.v4)
 
 
-def init_config(command_line_options: Sequence[str] = (), config_updates: Optional[Dict[str, Any]] = None,
-                default_config: Optional[Dict[str, Any]] = None) -> Config:
-    """Builds the config from command-line arguments: positional config files in order, then overrides.
+def returnn_greeting(config_filename: Optional[str] = None, command_line_options: Optional[Sequence[str]] = None
+                     ) -> None:
+    """The start-up lines (:func:`print_startup_banner`), as the reference's function of this name."""
+    print_startup_banner(command_line_options if command_line_options is not None else list(sys.argv[1:]),
+                         config_filename)
 
-    :param command_line_options: ``sys.argv[1:]``-style list
-    :param config_updates: applied last (programmatic use)
+
+def init_config(config_filename: Optional[str] = None, command_line_options: Sequence[str] = (),
+                default_config: Optional[Dict[str, Any]] = None,
+                extra_updates: Optional[Dict[str, Any]] = None) -> Config:
+    """Builds the config and installs it as :data:`config` and as the global config (the reference's signature).
+
+    :param config_filename: a config file, loaded before the config files among ``command_line_options``
+    :param command_line_options: ``sys.argv[1:]``-style list: config files (in order), ``++key value`` and the
+        named options (applied before and after the files, so they win)
     :param default_config: typed values set before anything is loaded
+    :param extra_updates: typed values applied last
     :raises ReturnnError: bad config files or arguments
     """
+    global config
     cfg = Config(default_config)
     files = cfg.parse_cmd_args(command_line_options)
-    for filename in files:
+    for filename in ([config_filename] if config_filename else []) + files:
         cfg.load_file(filename)
     cfg.apply_cmd_overrides()
-    if config_updates:
-        cfg.update(config_updates)
+    if extra_updates:
+        cfg.update(extra_updates)
+    config = cfg
+    set_global_config(cfg)
+    BehaviorVersion.set(cfg.int("behavior_version", None))
     return cfg
 
 
-def _start_up(cfg: Config, argv: Sequence[str]) -> None:
-    """Installs ``cfg`` globally, initializes the log from it, prints the banner and selects the backend."""
-    set_global_config(cfg)
-    if cfg.bool("use_horovod", False) or cfg.bool("distributed", False):
+def init_log() -> None:
+    """Initializes :data:`returnn.log.log` from the config keys ``log``, ``log_verbosity``, ``log_format``
+    (distributed workers of rank > 0 log to ``<log>.rank<N>``)."""
+    assert config is not None, "call init_config() first"
+    if config.bool("use_horovod", False) or config.bool("distributed", False):
         from returnn.tf.distributed.engine_hooks import rank_log_config
 
-        rank_log_config(cfg)  # workers with rank > 0 log to <log>.rank<N>, start-up lines included
-    log.init_by_config(cfg)
-    print_startup_banner(argv)
-    BehaviorVersion.set(cfg.int("behavior_version", None))
-    BackendEngine.select_engine(config=cfg)
+        rank_log_config(config)  # workers with rank > 0 log to <log>.rank<N>, start-up lines included
+    log.init_by_config(config)
+
+
+def init_backend_engine() -> None:
+    """Selects the backend from the config (TensorFlow is the only one provided).
+
+    :raises BackendError: a backend this project does not provide
+    """
+    assert config is not None, "call init_config() first"
+    BackendEngine.select_engine(config=config)
+
+
+def _start_up(cfg: Config, argv: Sequence[str]) -> None:
+    """``rnn.py``'s start-up after the config is built: log, banner, backend."""
+    init_log()
+    print_startup_banner(list(argv))
+    init_backend_engine()
+
+
+def need_data() -> bool:
+    """Whether the task needs the datasets: the config key ``need_data`` (default True), False for the tasks
+    ``nop``, ``nop_init_net_train`` and ``cleanup_old_models`` (observed from the reference)."""
+    assert config is not None, "call init_config() first"
+    if not config.bool("need_data", True):
+        return False
+    return config.value("task", "train") not in _TASKS_WITHOUT_DATA
+
+
+def init_data() -> None:
+    """Builds the datasets of the config (``train``, ``dev``, ``eval``, ...) into :data:`train_data`,
+    :data:`dev_data`, :data:`eval_data`, and prints their summary (``Train data:`` ..., v2, as the task runner).
+
+    :raises ReturnnError: a dataset the config cannot build (e.g. a missing data file), as the reference
+    """
+    global train_data, dev_data, eval_data, _eval_datasets
+    from returnn.datasets.from_config import init_datasets_from_config, print_datasets_summary
+
+    assert config is not None, "call init_config() first"
+    datasets = init_datasets_from_config(config)
+    print_datasets_summary(datasets)
+    train_data, dev_data, eval_data = datasets.get("train"), datasets.get("dev"), datasets.get("eval")
+    _eval_datasets = datasets.get("eval_datasets") or {}
+
+
+def init_engine() -> None:
+    """Creates the TF engine (:data:`engine`) for the config, with the datasets of :func:`init_data`."""
+    global engine
+    from returnn.tasks import print_tensorflow_version
+    from returnn.tf.engine.engine import Engine
+
+    assert config is not None, "call init_config() first"
+    print_tensorflow_version()
+    engine = Engine(config=config)
+    engine._set_datasets(train_data, dev_data, eval_data, _eval_datasets)
 
 
 def init(config_filename: Optional[str] = None, command_line_options: Sequence[str] = (),
-         config_updates: Optional[Dict[str, Any]] = None, extra_greeting: Optional[str] = None) -> Config:
-    """Initializes config, log and backend the way ``rnn.py`` does (for scripts that use the toolkit as a library).
+         config_updates: Optional[Dict[str, Any]] = None, extra_greeting: Optional[str] = None) -> None:
+    """Initializes everything the way the reference's ``init`` does, for scripts using the toolkit as a library:
+    config (:data:`config`, also the global config), log, start-up lines, backend, the datasets if the task
+    needs data (:func:`need_data`; a dataset that cannot be built raises, as in the reference) and the engine
+    (:data:`engine`, a :class:`returnn.tf.engine.Engine` with no network yet: call
+    ``engine.init_network_from_config(config)`` or ``init_train_from_config``).
 
-    :return: the global config
+    :param config_filename: the config file
+    :param command_line_options: further command-line arguments (``++key value``, named options, config files)
+    :param config_updates: typed values applied last
+    :param extra_greeting: a line printed before the start-up lines
     """
-    global config
-    args = ([config_filename] if config_filename else []) + list(command_line_options)
-    config = init_config(args, config_updates)
-    _start_up(config, args)
+    init_config(config_filename=config_filename, command_line_options=command_line_options,
+                extra_updates=config_updates)
+    init_log()
     if extra_greeting:
         print(extra_greeting, file=log.v1)
-    return config
+    print_startup_banner(command_line_options, config_filename)
+    init_backend_engine()
+    if need_data():
+        init_data()
+    init_engine()
 
 
 def execute_main_task() -> None:
@@ -121,9 +208,16 @@ def execute_main_task() -> None:
     print(f"elapsed: {hms_fraction(time.time() - start)}", file=log.v3)
 
 
-def finalize() -> None:
-    """Flushes and closes the logs."""
+def finalize(error_occurred: bool = False) -> None:
+    """Ends the run: releases the engine's session, prints ``Quitting`` (v4) and flushes the logs.
+
+    :param error_occurred: the run ended with an error (accepted for the reference's signature)
+    """
+    global quit_returnn
+    quit_returnn = True
     print("Quitting", file=log.v4)
+    if engine is not None and hasattr(engine, "finalize"):
+        engine.finalize()
     log.flush()
 
 
@@ -171,7 +265,7 @@ def main(argv: Optional[List[str]] = None) -> None:
         print(f"RETURNN version {__long_version__}")
         sys.exit(0)
     try:
-        config = init_config(args)
+        init_config(command_line_options=args)
         _start_up(config, argv[1:])
         from returnn.tasks import check_task
 
