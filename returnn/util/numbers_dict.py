@@ -8,6 +8,20 @@ from typing import Any, Callable, Dict, Iterable, Optional, Union
 Number = Union[int, float]
 
 
+class _ClassOrInstanceMethod:
+    """``NumbersDict.constant_like(number, numbers_dict)`` (the reference's classmethod) and also
+    ``nd.constant_like(number)`` on an instance."""
+
+    def __init__(self, func):
+        self.func = func
+        self.__doc__ = func.__doc__
+
+    def __get__(self, obj, owner):
+        if obj is None:
+            return lambda number, numbers_dict: self.func(NumbersDict(numbers_dict), number)
+        return lambda number: self.func(obj, number)
+
+
 class NumbersDict:
     """A dict of numbers per data key (e.g. ``{"data": 100, "classes": 20}``) plus an optional broadcast value.
 
@@ -78,10 +92,75 @@ class NumbersDict:
         """Shallow copy."""
         return NumbersDict(self)
 
+    @_ClassOrInstanceMethod
     def constant_like(self, number: Number) -> NumbersDict:
-        """Same keys, every value (and the broadcast value, if set) replaced by ``number``."""
+        """Same keys, every value (and the broadcast value, if set) replaced by ``number``. Called on the class
+        as the reference: ``NumbersDict.constant_like(number, numbers_dict)``."""
         return NumbersDict(numbers_dict={k: number for k in self.dict},
                            broadcast_value=number if self.value is not None else None)
+
+    def copy_like(self, numbers_dict: NumbersDict) -> NumbersDict:
+        """The values of ``self`` for the keys of ``numbers_dict`` (and ``self``'s broadcast value if
+        ``numbers_dict`` has one)."""
+        return NumbersDict(numbers_dict={k: self[k] for k in numbers_dict.keys()},
+                           broadcast_value=self.value if numbers_dict.value is not None else None)
+
+    @staticmethod
+    def keys_union(*number_dicts: NumbersDict) -> list:
+        """The explicit keys of all arguments, in first-seen order."""
+        out: list = []
+        for nd in number_dicts:
+            out.extend(k for k in nd.keys() if k not in out)
+        return out
+
+    def pop(self, key: str, *args):
+        """Removes an explicit key (like ``dict.pop``).
+
+        :raises KeyError: a missing key without default
+        """
+        return self.dict.pop(key, *args)
+
+    def unary_op(self, op: Callable[[Any], Any]) -> NumbersDict:
+        """``op`` applied to every value (broadcast value included)."""
+        return NumbersDict(numbers_dict={k: op(v) for k, v in self.dict.items()},
+                           broadcast_value=None if self.value is None else op(self.value))
+
+    def elem_eq(self, other: NumbersDict, result_with_default: bool = True) -> NumbersDict:
+        """Per key: ``self[k] == other[k]``, or None where one side has no value."""
+        other = other if isinstance(other, NumbersDict) else NumbersDict(other)
+        out = NumbersDict()
+        for key in _union_keys(self.dict, other.dict):
+            a, b = self[key], other[key]
+            out.dict[key] = None if (a is None or b is None) else (a == b)
+        if self.value is not None and other.value is not None:
+            out.value = self.value == other.value
+        return out
+
+    @classmethod
+    def bin_op(cls, self: Any, other: Any, op: Callable[[Any, Any], Any], zero: Any, result: Any = None
+               ) -> NumbersDict:
+        """``op`` per key of the union; a value missing on one side is ``zero``; the broadcast value is combined
+        when either side has one (the reference's ``bin_op``)."""
+        self = self if isinstance(self, NumbersDict) else NumbersDict(self)
+        if not isinstance(other, NumbersDict):
+            if isinstance(other, dict):
+                other = NumbersDict(other)
+            else:
+                return self.unary_op(lambda v: op(v, other))
+        out = result if result is not None else NumbersDict()
+        for key in _union_keys(self.dict, other.dict):
+            a, b = self[key], other[key]
+            out.dict[key] = op(zero if a is None else a, zero if b is None else b)
+        if self.value is not None or other.value is not None:
+            out.value = op(zero if self.value is None else self.value, zero if other.value is None else other.value)
+        return out
+
+    @classmethod
+    def bin_op_scalar_optional(cls, self: Any, other: Any, zero: Any, op: Callable[[Any, Any], Any]) -> NumbersDict:
+        """:meth:`bin_op`, with ``other=None`` meaning ``self`` unchanged."""
+        if other is None:
+            return NumbersDict(self)
+        return cls.bin_op(self, other, op=op, zero=zero)
 
     def max_value(self) -> Optional[Number]:
         """Maximum over all values (explicit and broadcast); None if empty."""

@@ -1,5 +1,7 @@
 """Tests for NumbersDict arithmetic and comparisons (per data key, with broadcast values)."""
 
+import pytest
+
 from returnn.util.basic import NumbersDict
 
 
@@ -43,3 +45,32 @@ def test_broadcast_rules_match_reference():
     assert repr(NumbersDict({"a": 2}) + NumbersDict({"b": 7})) == "NumbersDict({'a': 2, 'b': 7})"
     assert repr(NumbersDict(2) + NumbersDict(3)) == "NumbersDict(5)"
     assert not NumbersDict(0) and not NumbersDict({"a": 0})
+
+
+def test_reference_helpers():
+    # outputs observed from the reference's NumbersDict
+    from returnn.util.basic import NumbersDict as N
+
+    a, b = N({"a": 1, "b": 2}), N(numbers_dict={"a": 3}, broadcast_value=5)
+    add = lambda x, y: x + y  # noqa: E731
+    assert repr(N.bin_op(a, N(3), op=add, zero=0)) == "NumbersDict(numbers_dict={'a': 4, 'b': 5}, broadcast_value=3)"
+    assert repr(N.bin_op(a, N({"c": 1}), op=add, zero=0)) == "NumbersDict({'a': 1, 'b': 2, 'c': 1})"
+    assert repr(N.bin_op(a, 2, op=lambda x, y: x * y, zero=0)) == "NumbersDict({'a': 2, 'b': 4})"
+    assert repr(N.bin_op(a, b, op=add, zero=0)) == "NumbersDict(numbers_dict={'a': 4, 'b': 7}, broadcast_value=5)"
+    assert repr(N.bin_op_scalar_optional(a, None, zero=0, op=add)) == "NumbersDict({'a': 1, 'b': 2})"
+    assert repr(a.elem_eq(N({"a": 1}))) == "NumbersDict({'a': True, 'b': None})"
+    assert repr(N(2).elem_eq(N(2))) == "NumbersDict(True)"
+    assert N.keys_union(a, N({"c": 1}), N(3)) == ["a", "b", "c"]
+    assert repr(N(numbers_dict={"a": 1}, broadcast_value=4).unary_op(lambda x: x * 10)) == \
+        "NumbersDict(numbers_dict={'a': 10}, broadcast_value=40)"
+    assert repr(N.copy_like(N(numbers_dict={"a": 1}, broadcast_value=4), N({"x": 1}))) == "NumbersDict({'x': 4})"
+    assert repr(N(4).copy_like(N(numbers_dict={"x": 1}, broadcast_value=0))) == \
+        "NumbersDict(numbers_dict={'x': 4}, broadcast_value=4)"
+    assert repr(N.constant_like(0, N({"a": 5, "b": 5}))) == "NumbersDict({'a': 0, 'b': 0})"
+    assert repr(N.constant_like(3, N(numbers_dict={"a": 1}, broadcast_value=2))) == \
+        "NumbersDict(numbers_dict={'a': 3}, broadcast_value=3)"
+    assert repr(N({"a": 1}).constant_like(0)) == "NumbersDict({'a': 0})"  # also on an instance
+    x = N({"a": 1})
+    assert x.pop("a") == 1 and x.pop("zz", 7) == 7 and repr(x) == "NumbersDict({})"
+    with pytest.raises(KeyError):
+        x.pop("zz")
