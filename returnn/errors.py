@@ -146,6 +146,21 @@ class LayerArgError(ConfigError, TypeError):
         super().__init__("\n".join(lines))
 
 
+class TensorArgError(ConfigError, TypeError):
+    """A ``Dim``/``DimensionTag`` or ``Tensor``/``Data`` was constructed or combined with invalid arguments
+    (e.g. ``DimensionTag(kind=..., description=...)`` without ``dimension``, which the reference rejects too).
+
+    :param what: the call, e.g. ``"Dim(...)"`` or ``"Tensor 'x'"``
+    :param problem: what is wrong
+    """
+
+    def __init__(self, what: str, problem: str, *, expected: Optional[str] = None, got: Any = _NOT_GIVEN,
+                 hint: Optional[str] = None):
+        self.what, self.problem = what, problem
+        lines = [f"{what}: {problem}"] + _detail_lines(expected=expected, got=got, hint=hint)
+        super().__init__("\n".join(lines))
+
+
 class DataFileError(ReturnnError, IOError):
     """A data file (HDF, text corpus, vocabulary) is missing, truncated or malformed.
 

@@ -1,4 +1,21 @@
-"""``extern_data`` from a dataset, from the legacy ``num_inputs``/``num_outputs``, and checks against a dataset."""
+"""``extern_data`` from the config (all its forms), from the legacy ``num_inputs``/``num_outputs``, from a
+dataset, and checks against a dataset.
+
+Forms the reference accepts, as observed (each value becomes a dict of :class:`returnn.tensor.Tensor` kwargs):
+
+- ``extern_data = {"data": {"dim": 40}, "classes": {"dim": 5000, "sparse": True}}``: Tensor kwargs as they are;
+- ``extern_data = {"data": (80, 2), "classes": (5000, 1)}``: ``(dim, ndim)`` with ``ndim`` counting the time
+  axis: 1 is a sparse ``[B,T]`` with ``dim`` classes, 2 a dense ``[B,T,dim]``, 3 a dense ``[B,T,?,dim]``, ...;
+  ``ndim`` must be at least 1 and ``dim`` an int or None;
+- deprecated ``num_inputs = 40`` and ``num_outputs = 5000`` (an int: the classes of the default target, sparse)
+  or a dict key -> int (sparse, dense for the default input), ``(dim, ndim)`` or Tensor kwargs. Both must be
+  given (a ``num_outputs`` entry for the default input stands in for ``num_inputs``); the default input from
+  ``num_inputs`` comes last. The deprecation warning is printed once per process (log level 2); with
+  ``extern_data`` also given, they are ignored with a warning (every time).
+
+A key other than the default input (``default_input``, ``"data"``) is not available for inference unless its
+dict says so (``available_for_inference``), as the reference.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +23,102 @@ from typing import Any, Dict, Optional
 
 from returnn.errors import ConfigValueError
 from returnn.datasets.dataset import Dataset
+
+DEPRECATION_NUM_IO = ("DEPRECATION WARNING: Using num_inputs/num_outputs instead of extern_data is deprecated and "
+                      "might be removed in future versions\nThis might be disallowed with a future behavior_version.")
+IGNORED_NUM_IO = "Warning: Using extern_data and will ignore num_inputs/num_outputs in config."
+_printed_once: set = set()  # the deprecation warning is printed once per process, as the reference
+
+
+def dim_ndim_to_kwargs(value: Any, *, where: str) -> Dict[str, Any]:
+    """``(dim, ndim)`` -> Tensor kwargs: ndim 1 sparse ``[B,T]``, ndim n >= 2 dense with n-1 dynamic axes.
+
+    :raises ConfigValueError: not a pair, ``dim`` not an int/None, ``ndim`` not an int >= 1 (the reference
+        rejects these too)
+    """
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        raise ConfigValueError(where, expected="a dict of Tensor kwargs, or (dim, ndim) with ndim 1 (sparse) or "
+                                               ">= 2 (dense)", got=value)
+    dim, ndim = value
+    if dim is not None and (not isinstance(dim, int) or isinstance(dim, bool)):
+        raise ConfigValueError(where, expected="(dim, ndim) with dim an int or None", got=value,
+                               hint=f"unexpected dimension type: {type(dim)}")
+    if not isinstance(ndim, int) or ndim < 1:
+        raise ConfigValueError(where, expected="(dim, ndim) with ndim an int >= 1 (1: sparse [B,T], 2: dense "
+                                               "[B,T,dim])", got=value)
+    if ndim == 1:
+        return {"dim": dim, "shape": (None,), "sparse": True}
+    return {"dim": dim, "shape": (None,) * (ndim - 1) + (dim,), "sparse": False}
+
+
+def extern_data_entry_to_kwargs(key: str, value: Any, *, default_input: str = "data",
+                                where: Optional[str] = None) -> Dict[str, Any]:
+    """One ``extern_data`` value (Tensor kwargs or ``(dim, ndim)``) -> Tensor kwargs (a new dict), with
+    ``available_for_inference=False`` unless ``key`` is the default input or the value says otherwise."""
+    where = where or f"extern_data[{key!r}]"
+    if isinstance(value, dict):
+        opts = dict(value)
+    else:
+        opts = dim_ndim_to_kwargs(value, where=where)
+    if "available_for_inference" not in opts and key != default_input:
+        opts["available_for_inference"] = False
+    return opts
+
+
+def _num_outputs_entry(key: str, value: Any, default_input: str) -> Any:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return [value, 2 if key == default_input else 1]
+    return value
+
+
+def extern_data_from_config(config, *, print_warnings: bool = False) -> Optional[Dict[str, Dict[str, Any]]]:
+    """The data keys the config describes (``extern_data``, or ``num_inputs``/``num_outputs``), as Tensor kwargs
+    per key in the reference's order; None if the config describes none.
+
+    :param print_warnings: print the reference's deprecation / ignored-keys warnings (log level 2)
+    :raises ConfigValueError: a malformed entry (names the key), ``num_inputs`` or ``num_outputs`` missing
+    """
+    from returnn.log import log
+    default_input = config.value("default_input", "data")
+    default_target = config.value("target", "classes")
+    has_num_io = config.has("num_inputs") or config.has("num_outputs")
+    if config.has("extern_data") and config.typed_value("extern_data") is not None:
+        extern = config.typed_value("extern_data")
+        if not isinstance(extern, dict):
+            raise ConfigValueError("extern_data", expected="a dict data key -> Tensor kwargs or (dim, ndim)",
+                                   got=extern)
+        if has_num_io and print_warnings:
+            print(IGNORED_NUM_IO, file=log.v2)
+        return {key: extern_data_entry_to_kwargs(key, value, default_input=default_input)
+                for key, value in extern.items()}
+    if not has_num_io:
+        return None
+    if print_warnings and DEPRECATION_NUM_IO not in _printed_once:
+        _printed_once.add(DEPRECATION_NUM_IO)
+        print(DEPRECATION_NUM_IO, file=log.v2)
+    num_inputs = config.typed_value("num_inputs") if config.has("num_inputs") else None
+    num_outputs = config.typed_value("num_outputs") if config.has("num_outputs") else None
+    if isinstance(num_inputs, (tuple, list)) and num_inputs:
+        num_inputs = num_inputs[0]
+    if isinstance(num_outputs, dict) and default_input in num_outputs and not num_inputs:
+        entry = _num_outputs_entry(default_input, num_outputs[default_input], default_input)
+        num_inputs = entry.get("dim") if isinstance(entry, dict) else entry[0]
+    if not num_inputs or not num_outputs:
+        missing = "num_inputs" if not num_inputs else "num_outputs"
+        raise ConfigValueError(missing, expected="both num_inputs and num_outputs, or extern_data",
+                               got=config.typed_value(missing) if config.has(missing) else None,
+                               hint="provide extern_data in the config, e.g. extern_data = {'data': {'dim': 40}, "
+                                    "'classes': {'dim': 10, 'sparse': True}}")
+    spec: Dict[str, Any] = {}
+    if isinstance(num_outputs, dict):
+        for key, value in num_outputs.items():
+            spec[key] = _num_outputs_entry(key, value, default_input)
+    else:
+        spec[default_target] = [num_outputs, 1]
+    if default_input not in spec:
+        spec[default_input] = [num_inputs, 2]
+    return {key: extern_data_entry_to_kwargs(key, value, default_input=default_input, where=f"num_outputs[{key!r}]")
+            for key, value in spec.items()}
 
 
 def get_extern_data_dict_from_dataset(dataset: Dataset) -> Dict[str, Dict[str, Any]]:
@@ -29,47 +142,18 @@ def get_extern_data_dict_from_dataset(dataset: Dataset) -> Dict[str, Dict[str, A
     return result
 
 
-def get_extern_data_dict_from_num_outputs(num_inputs: Optional[int], num_outputs: Any,
-                                          target: str = "classes") -> Dict[str, Dict[str, Any]]:
-    """The legacy form: ``num_inputs`` (dense ``"data"`` dim) and ``num_outputs`` (int: sparse ``target`` dim;
-    dict key -> dim or ``[dim, ndim]``; ``ndim`` 1 = sparse, 2 = dense)."""
-    result: Dict[str, Dict[str, Any]] = {}
-    if num_inputs is not None:
-        result["data"] = {"dim": int(num_inputs), "shape": (None, int(num_inputs)), "sparse": False}
-    if isinstance(num_outputs, dict):
-        items = num_outputs.items()
-    elif num_outputs is not None:
-        items = [(target, [num_outputs, 1])]
-    else:
-        items = []
-    for key, value in items:
-        dim, ndim = (value, 1) if isinstance(value, int) else (int(value[0]), int(value[1]))
-        if key == "data" and "data" in result and ndim == 2:
-            continue
-        sparse = ndim == 1
-        result[key] = {"dim": dim, "shape": (None,) if sparse else (None, dim), "sparse": sparse}
-    return result
-
-
 def get_extern_data_from_config(config, dataset: Optional[Dataset] = None) -> Dict[str, Dict[str, Any]]:
     """``extern_data`` of the config; else derived from ``num_inputs``/``num_outputs``; else from ``dataset``.
-    When both the config and ``dataset`` are given, they are checked against each other."""
-    extern = config.typed_value("extern_data", None) if config.has("extern_data") else None
+    When both the config and ``dataset`` are given, they are checked against each other.
+
+    :raises ConfigValueError: see :func:`extern_data_from_config`; no config entry and no dataset; a mismatch
+    """
+    extern = extern_data_from_config(config)
     if extern is not None:
-        if not isinstance(extern, dict):
-            raise ConfigValueError("extern_data", expected="a dict data key -> dict of Tensor kwargs", got=extern)
         if dataset is not None:
-            check_extern_data_against_dataset(extern, dataset)
-        return extern
-    if config.has("num_outputs") or config.has("num_inputs"):
-        num_outputs = config.typed_value("num_outputs", None)
-        if num_outputs is None and config.has("num_outputs"):
-            num_outputs = config.int("num_outputs", None)
-        num_inputs = config.int("num_inputs", None) if config.has("num_inputs") else None
-        extern = get_extern_data_dict_from_num_outputs(num_inputs, num_outputs,
-                                                       target=config.value("target", "classes"))
-        if dataset is not None:
-            check_extern_data_against_dataset(extern, dataset, config_key="num_outputs")
+            key = "extern_data" if config.has("extern_data") and config.typed_value("extern_data") is not None \
+                else "num_outputs"
+            check_extern_data_against_dataset(extern, dataset, config_key=key)
         return extern
     if dataset is None:
         raise ConfigValueError("extern_data", expected="extern_data (or num_inputs/num_outputs) in the config, or a "

@@ -1,62 +1,147 @@
-"""``Dim``: one axis of a :class:`returnn.tensor.Tensor` (batch, time/spatial, feature), without TensorFlow.
+"""``Dim`` (alias ``DimensionTag``): one axis of a :class:`returnn.tensor.Tensor`, without TensorFlow.
 
 A dim is either *static* (``dimension`` is an int) or *dynamic* (``dimension`` is None; the per-sequence
 lengths live in ``dyn_size``, an int32 ``[B]`` raw tensor set by the backend when the graph is built).
 Two dims are the *same* axis when they share a base (:meth:`Dim.declare_same_as`), which is how
-``same_time_dim_as`` in ``extern_data`` and ``reinterpret_data``'s ``size_base`` unify time axes.
+``same_dim_tags_as`` in ``extern_data`` and ``reinterpret_data``'s ``size_base`` unify time axes.
 
-Follows the reference's ``Dim`` / ``DimensionTag`` (``returnn.tensor.Dim``) in its public attributes:
-``kind``, ``description``, ``dimension``, ``dyn_size``, ``is_batch_dim()``, ``is_dynamic()``,
-``is_static()``, ``declare_same_as()``.
+Follows the reference's ``Dim`` / ``DimensionTag`` (``returnn.tensor.Dim``), as observed:
+
+- constructor ``Dim(dimension, *, name=None, description=None, kind=None, dyn_size=None, ...)``: ``dimension``
+  is required (None for a dynamic axis) and the only positional argument; ``DimensionTag(kind=...,
+  description="time")`` without it is rejected, as the reference rejects it ("missing 1 required positional
+  argument: 'dimension'"), and so is ``Dim(5, "name")``. ``name`` is an alias of ``description`` (and wins);
+  the kind defaults to unspecified (``Dim.Types.Unspecified`` is None);
+- ``Dim.Types.Batch``/``Spatial``/``Time`` (= ``Spatial``)/``Feature``;
+- equality is identity of the same-base (two dims with equal size and name are different axes), ``is_equal``;
+- arithmetic ``dim * 2``, ``2 * dim``, ``dim + 1``, ``dim - 1``, ``dim // 2``, ``dim.ceildiv_right(2)``, ``-dim``,
+  ``dim + other_dim`` (see :mod:`returnn.tensor._dim_math`): the same expression gives the same Dim object;
+- a size tensor remembers its dim (:meth:`Dim.get_tag_from_size_tensor`), so that
+  ``Data(size_placeholder={0: other.get_sequence_lengths()})`` shares ``other``'s time dim;
+- ``copy.copy``/``copy.deepcopy`` return the dim itself; pickling gives a new dim (sizes dropped), except
+  ``batch_dim``, which stays the one global batch dim.
 """
 
 from __future__ import annotations
 
-import itertools
 from typing import Any, Optional
 
-_counter = itertools.count()
+from returnn.errors import TensorArgError
+from returnn.tensor import _dim_math
+
+_MISSING: Any = object()
+_TAG_ATTR = "_returnn_dim_tag"  # set on a raw size tensor: the Dim whose lengths it holds
 
 
 class _DimKind:
-    """A dim kind, compared by identity; ``Dim.Types.Batch`` etc."""
+    """A dim kind, compared by identity; ``Dim.Types.Batch`` etc. Printed as the reference (``<spatial Entity>``)."""
 
     def __init__(self, name: str):
         self.name = name
 
     def __repr__(self) -> str:
-        return f"Dim.Types.{self.name}"
+        return f"<{self.name} Entity>"
+
+    def __reduce__(self) -> Any:
+        return _kind_by_name, (self.name,)
 
 
 class _Types:
-    Batch = _DimKind("Batch")
-    Spatial = _DimKind("Spatial")
-    Time = Spatial  # the reference treats time as a spatial kind
-    Feature = _DimKind("Feature")
+    """``Dim.Types``: ``Batch``, ``Spatial`` (``Time`` is the same kind), ``Feature``; ``Unspecified`` is None."""
+
+    Batch = _DimKind("batch")
+    Spatial = _DimKind("spatial")
+    Time = Spatial
+    Feature = _DimKind("feature")
+    Unspecified = None
+    Types = (Batch, Spatial, Feature)
+
+
+def _kind_by_name(name: str) -> _DimKind:
+    return {"batch": _Types.Batch, "spatial": _Types.Spatial, "feature": _Types.Feature}[name]
+
+
+_KNOWN_KWARGS = ("dyn_size", "dyn_size_ext", "vocab", "auto_generated", "batch", "control_flow_ctx", "capacity",
+                 "derived_from_tag", "derived_from_op", "undefined", "special", "match_priority", "generic",
+                 "src_data", "src_axis", "same_as")
 
 
 class Dim:
     """One axis.
 
-    :param kind: ``Dim.Types.Batch``, ``Dim.Types.Spatial`` (also time) or ``Dim.Types.Feature``
-    :param description: a human-readable name, used in messages and for ``"stag:<description>"`` axis lookup
-    :param dimension: static size, or None for a dynamic axis (or the batch axis)
-    :param dyn_size: raw int32 ``[B]`` tensor with per-sequence lengths (dynamic axes only), may be set later
+    :param dimension: static size (an int), or None for a dynamic axis (or the batch axis); required
+    :param name: a human-readable name, used in messages and for ``"stag:<name>"`` axis lookup
+    :param description: the same as ``name`` (the reference's older keyword; ``name`` wins if both are given)
+    :param kind: ``Dim.Types.Batch``, ``Dim.Types.Spatial`` (also time), ``Dim.Types.Feature``, or None
+    :param dyn_size: raw int32 ``[B]`` per-sequence lengths (dynamic axes only), may be set later
+    :param dyn_size_ext: the same as a :class:`Tensor` ``[B]`` (its raw tensor is taken)
+    :raises TensorArgError: ``dimension`` missing or not an int/None, an unknown keyword argument
     """
 
     Types = _Types
 
-    def __init__(self, dimension: Optional[int] = None, description: Optional[str] = None, *,
-                 kind: _DimKind = _Types.Spatial, dyn_size: Any = None):
-        if dimension is not None:
-            if not isinstance(dimension, int) or isinstance(dimension, bool) or dimension < 0:
-                raise TypeError(f"Dim dimension must be a non-negative int or None, got {dimension!r}")
+    def __init__(self, dimension: Optional[int] = _MISSING, *, name: Optional[str] = None,
+                 description: Optional[str] = None, kind: Optional[_DimKind] = None, **kwargs: Any):
+        self.kind, self.dimension, self.description = None, None, name if name is not None else description
+        self.same_as: Optional[Dim] = None
+        self._dyn_size: Any = None
+        self.dyn_size_fn: Any = None  # optional callable() -> raw sizes, resolved lazily
+        self._with_batch = False  # lengths are per batch entry (shown as [B]), set when used in a batched Tensor
+        if dimension is _MISSING:
+            raise TensorArgError(
+                "Dim(...)/DimensionTag(...)", "missing 1 required positional argument: 'dimension'",
+                got=f"Dim(kind={kind!r}, description={(name or description)!r})",
+                hint="pass dimension=None for a dynamic axis (e.g. time) or an int for a static one, e.g. "
+                     "DimensionTag(kind=DimensionTag.Types.Spatial, description='time', dimension=None); "
+                     "the reference rejects the form without dimension as well")
+        if dimension is not None and not isinstance(dimension, int):
+            raise TensorArgError("Dim(...)", f"unexpected dimension type: {type(dimension)}",
+                                 expected="an int (static size) or None (dynamic)", got=dimension)
+        if kind is not None and not isinstance(kind, _DimKind):
+            raise TensorArgError("Dim(...)", "invalid kind", got=kind,
+                                 expected="Dim.Types.Batch, Dim.Types.Spatial, Dim.Types.Feature or None")
+        unknown = [k for k in kwargs if k not in _KNOWN_KWARGS]
+        if unknown:
+            from returnn.util.suggest import close_matches
+            raise TensorArgError("Dim(...)", f"unexpected keyword argument {unknown[0]!r}",
+                                 expected="dimension, name, description, kind, " + ", ".join(_KNOWN_KWARGS),
+                                 hint="did you mean " + " or ".join(map(repr, close_matches(unknown[0], _KNOWN_KWARGS)))
+                                 if close_matches(unknown[0], _KNOWN_KWARGS) else None)
         self.kind = kind
         self.dimension = dimension
-        self.description = description or f"unnamed_dim_{next(_counter)}"
-        self._dyn_size = dyn_size
-        self.same_as: Optional[Dim] = None
-        self.dyn_size_fn: Any = None  # optional callable() -> raw sizes, resolved lazily by the backend
+        self.vocab = kwargs.get("vocab")
+        self.auto_generated = bool(kwargs.get("auto_generated", False))
+        self.capacity = kwargs.get("capacity")
+        self.batch = kwargs.get("batch")
+        self.control_flow_ctx = kwargs.get("control_flow_ctx")
+        self.undefined = bool(kwargs.get("undefined", False))
+        self.special = bool(kwargs.get("special", False))
+        self.match_priority = kwargs.get("match_priority", 0)
+        self.generic = bool(kwargs.get("generic", False))
+        self.derived_from_op = kwargs.get("derived_from_op")
+        if kwargs.get("derived_from_tag") is not None:
+            self._derived_from_tag = kwargs["derived_from_tag"]
+        if kwargs.get("dyn_size_ext") is not None:
+            self.dyn_size_ext = kwargs["dyn_size_ext"]
+        if kwargs.get("dyn_size") is not None:
+            self.dyn_size = kwargs["dyn_size"]
+        if kwargs.get("same_as") is not None:
+            self.declare_same_as(kwargs["same_as"])
+
+    # ---- names
+    @property
+    def name(self) -> Optional[str]:
+        """The same as :attr:`description`."""
+        return self.description
+
+    @name.setter
+    def name(self, value: Optional[str]) -> None:
+        self.description = value
+
+    @property
+    def size(self) -> Optional[int]:
+        """The static size, or None (the reference's newer name of :attr:`dimension`)."""
+        return self.dimension
 
     # ---- identity / unification
     def get_same_base(self) -> Dim:
@@ -66,20 +151,33 @@ class Dim:
             base = base.same_as
         return base
 
-    def declare_same_as(self, other: Dim) -> None:
-        """Unifies this dim with ``other`` (``same_time_dim_as``). Sizes set on either are shared.
+    def get_same_derived_base(self) -> Dim:
+        """:return: the same as :meth:`get_same_base`"""
+        return self.get_same_base()
 
-        :raises ValueError: if both are static with different dimensions
+    def declare_same_as(self, other: Dim) -> None:
+        """Unifies this dim with ``other`` (``same_dim_tags_as``). Sizes set on either are shared.
+
+        :raises TensorArgError: if both are static with different dimensions, or one is static, one dynamic
         """
+        if not isinstance(other, Dim):
+            raise TensorArgError(f"{self!r}.declare_same_as(...)", "expected a Dim", got=other)
         base, other_base = self.get_same_base(), other.get_same_base()
         if base is other_base:
             return
         if base.dimension != other_base.dimension:
-            raise ValueError(f"cannot declare {self} same as {other}: dimensions differ "
-                             f"({base.dimension} vs {other_base.dimension})")
+            raise TensorArgError(f"{self!r}.declare_same_as({other!r})", "the dims have different sizes",
+                                 expected=f"size {base.dimension}", got=f"size {other_base.dimension}")
         if other_base._dyn_size is None and base._dyn_size is not None:
             other_base._dyn_size = base._dyn_size
+        if other_base.dyn_size_fn is None and base.dyn_size_fn is not None:
+            other_base.dyn_size_fn = base.dyn_size_fn
+        other_base._with_batch = other_base._with_batch or base._with_batch
         base.same_as = other_base
+
+    def is_equal(self, other: Any, **_kwargs: Any) -> bool:
+        """:return: whether ``other`` is the same axis (same base); options of the reference are accepted"""
+        return self == other
 
     def __eq__(self, other: Any) -> bool:
         if not isinstance(other, Dim):
@@ -92,10 +190,50 @@ class Dim:
     def __hash__(self) -> int:
         return id(self.get_same_base())
 
+    # ---- copying / pickling
+    def __copy__(self) -> Dim:
+        return self
+
+    def __deepcopy__(self, memo: Any) -> Dim:
+        return self
+
+    def __reduce__(self) -> Any:
+        if self is batch_dim:
+            return _get_global_batch_dim, ()
+        return object.__reduce__(self)
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_dyn_size"] = None  # raw tensors belong to one graph
+        state["dyn_size_fn"] = None
+        state.pop(_dim_math.CACHE_ATTR, None)
+        return state
+
+    def copy(self, same_as_self: bool = True, description: Optional[str] = None, kind: Optional[_DimKind] = None,
+             match_priority: Optional[int] = None) -> Dim:
+        """:return: a new dim with the same size; declared the same as this one if ``same_as_self`` (default)
+
+        :raises TensorArgError: ``same_as_self=False`` without a new ``description``, as the reference
+        """
+        if not same_as_self and description is None:
+            raise TensorArgError(f"{self!r}.copy(same_as_self=False)", "a copy that is not the same dim needs a new "
+                                 "description", hint="pass description='...'")
+        new = Dim(self.dimension, description=description if description is not None else self.description,
+                  kind=kind if kind is not None else self.kind, vocab=self.vocab, auto_generated=self.auto_generated,
+                  match_priority=self.match_priority if match_priority is None else match_priority)
+        new._with_batch = self._with_batch
+        if same_as_self:
+            new.same_as = self
+        return new
+
     # ---- sizes
     @property
     def dyn_size(self) -> Any:
-        """Raw int32 ``[B]`` per-sequence lengths (dynamic dims), or None if not (yet) known."""
+        """Raw int32 ``[B]`` per-sequence lengths (dynamic dims), or None if not (yet) known.
+
+        Setting it also records this dim on the size tensor (unless that already names a dim), see
+        :meth:`get_tag_from_size_tensor`.
+        """
         base = self.get_same_base()
         if base._dyn_size is None and base.dyn_size_fn is not None:
             base._dyn_size = base.dyn_size_fn()
@@ -103,8 +241,67 @@ class Dim:
 
     @dyn_size.setter
     def dyn_size(self, value: Any) -> None:
-        self.get_same_base()._dyn_size = value
+        base = self.get_same_base()
+        base._dyn_size = value
+        if value is not None:
+            base._with_batch = True
+            if self.get_tag_from_size_tensor(value) is None:
+                _set_tag_attr(value, self)
 
+    @property
+    def dyn_size_ext(self) -> Any:
+        """The lengths as a :class:`returnn.tensor.Tensor` ``[B]`` int32 named ``'<description>:dyn_size'``
+        (its raw tensor is :attr:`dyn_size`), or None if the lengths are not known."""
+        size = self.dyn_size
+        if size is None:
+            return None
+        from returnn.tensor.tensor import Tensor
+        return Tensor(name=f"{self.description}:dyn_size", dims=[batch_dim], dtype="int32", placeholder=size)
+
+    @dyn_size_ext.setter
+    def dyn_size_ext(self, value: Any) -> None:
+        self.dyn_size = None if value is None else getattr(value, "placeholder", value)
+
+    @staticmethod
+    def get_tag_from_size_tensor(x: Any) -> Optional[Dim]:
+        """:return: the dim whose lengths the raw tensor ``x`` is (set with :meth:`set_tag_on_size_tensor` or by
+        assigning :attr:`dyn_size`), or None"""
+        return getattr(x, _TAG_ATTR, None)
+
+    def set_tag_on_size_tensor(self, x: Any, batch: Any = None, same_as_before: bool = False) -> Dim:
+        """Records this dim on the raw size tensor ``x`` and takes ``x`` as its lengths if it has none yet.
+
+        :return: the dim now recorded on ``x`` (an existing one is kept)
+        """
+        existing = self.get_tag_from_size_tensor(x)
+        if existing is not None and existing != self:
+            return existing
+        _set_tag_attr(x, self)
+        if self.get_same_base()._dyn_size is None:
+            self.dyn_size = x
+        return self
+
+    def is_same_size_tensor(self, x: Any) -> bool:
+        """:return: whether ``x`` is this dim's lengths tensor"""
+        return x is not None and x is self.dyn_size
+
+    def get_dim_value(self) -> Any:
+        """:return: the static size, or the maximum of the lengths (a raw scalar)
+
+        :raises TensorArgError: a dynamic dim whose lengths are not known
+        """
+        if self.dimension is not None:
+            return self.dimension
+        if self.dyn_size is None:
+            raise TensorArgError(repr(self), "need self.dimension or self.dyn_size for the dim value")
+        from returnn.tensor.raw_backend import get_raw_backend
+        return get_raw_backend().reduce_max(self.dyn_size)
+
+    def is_dim_known(self) -> bool:
+        """:return: whether the size is static or the lengths are known"""
+        return self.dimension is not None or self.dyn_size is not None
+
+    # ---- kinds
     def is_batch_dim(self) -> bool:
         return self.kind is _Types.Batch
 
@@ -121,36 +318,107 @@ class Dim:
     def is_static(self) -> bool:
         return self.dimension is not None
 
-    def copy(self, *, same_as_self: bool = False, description: Optional[str] = None,
-             kind: Optional[_DimKind] = None) -> Dim:
-        """:return: a new dim with the same size; unified with this one if ``same_as_self``"""
-        new = Dim(self.dimension, description or self.description, kind=kind or self.kind)
-        if same_as_self:
-            new.same_as = self
-        return new
+    def need_masking(self) -> bool:
+        """:return: whether frames beyond the lengths must be masked (a dynamic axis)"""
+        return self.is_dynamic()
 
+    # ---- arithmetic (see returnn.tensor._dim_math)
+    @property
+    def derived_from_tag(self) -> Optional[Dim]:
+        """:return: the dim this one was computed from by arithmetic (``T`` for ``T * 2``), or None"""
+        origin = _dim_math.origin(self)
+        if origin is not None:
+            return origin[1]
+        return self.__dict__.get("_derived_from_tag")
+
+    def __add__(self, other: Any) -> Dim:
+        return _dim_math.add(self, other)
+
+    def __radd__(self, other: Any) -> Dim:
+        return _dim_math.add_left(self, other)
+
+    def __sub__(self, other: Any) -> Dim:
+        return _dim_math.sub(self, other)
+
+    def __mul__(self, other: Any) -> Dim:
+        return _dim_math.mul(self, other)
+
+    def __rmul__(self, other: Any) -> Dim:
+        return _dim_math.mul_left(self, other)
+
+    def __neg__(self) -> Dim:
+        return _dim_math.mul_left(self, -1)
+
+    def __floordiv__(self, other: Any) -> Dim:
+        return _dim_math.floordiv(self, other)
+
+    def __truediv__(self, other: Any) -> Dim:
+        return self.div_right(other)
+
+    def sub_right(self, other: int) -> Dim:
+        """:return: ``self - other`` (``'time+-1'``)"""
+        return _dim_math.add(self, -_dim_math.as_int(self, other, "sub_right"))
+
+    def sub_left(self, other: int) -> Dim:
+        """:return: ``-other + self`` (``'-1+time'``)"""
+        return _dim_math.add_left(self, -_dim_math.as_int(self, other, "sub_left"))
+
+    def ceildiv_right(self, other: int) -> Dim:
+        """:return: ``ceil(self / other)`` (``'⌈time/2⌉'``)"""
+        return _dim_math.ceildiv(self, other)
+
+    def ceildiv_left(self, other: int) -> Dim:
+        """:return: ``ceil(self / other)``, written as the reference's left division (``'⌈time /l 2⌉'``)"""
+        return _dim_math.ceildiv(self, other, left=True)
+
+    def div_right(self, other: int) -> Dim:
+        """:return: ``self / other`` (``'time/2'``); a static size must be divisible"""
+        return _dim_math.truediv(self, other)
+
+    def div_left(self, other: int) -> Dim:
+        """:return: ``self / other``, written as the reference's left division (``'time /l 2'``)"""
+        return _dim_math.truediv(self, other, left=True)
+
+    # ---- rendering
     def short_repr(self) -> str:
-        """Reference-style short form, e.g. ``'time:var:extern_data:data'[B]`` or ``F'feature:data'(9)``."""
+        """Reference-style short form, e.g. ``'time:var:extern_data:data'[B]``, ``F'feature:data'(9)``, ``'t'[?]``."""
         if self.is_batch_dim():
             return "B"
         prefix = "F" if self.is_feature_dim() else ""
-        size = f"({self.dimension})" if self.dimension is not None else "[B]"
-        return f"{prefix}{self.description!r}{size}"
+        desc = "-" if self.description is None else repr(self.description)
+        if self.dimension is not None:
+            size = f"({self.dimension})"
+        else:
+            base = self.get_same_base()
+            known = base._with_batch or base._dyn_size is not None or base.dyn_size_fn is not None
+            size = "[B]" if known else "[?]"
+        return f"{prefix}{desc}{size}"
 
     def __repr__(self) -> str:
         return f"Dim{{{self.short_repr()}}}"
 
 
+def _set_tag_attr(x: Any, dim: Dim) -> None:
+    try:
+        setattr(x, _TAG_ATTR, dim)
+    except (AttributeError, TypeError):  # e.g. a numpy array or an int: nothing to remember
+        pass
+
+
 DimensionTag = Dim  # the reference's older name
 
-batch_dim = Dim(None, "batch", kind=_Types.Batch)
+batch_dim = Dim(None, description="global batch", kind=_Types.Batch)
 
 
-def SpatialDim(description: str, dimension: Optional[int] = None) -> Dim:  # noqa: N802 (reference name)
+def _get_global_batch_dim() -> Dim:
+    return batch_dim
+
+
+def SpatialDim(description: str, dimension: Optional[int] = None, **kwargs: Any) -> Dim:  # noqa: N802
     """:return: a new spatial (or time) dim; ``dimension`` None means dynamic"""
-    return Dim(dimension, description, kind=_Types.Spatial)
+    return Dim(dimension, description=description, kind=_Types.Spatial, **kwargs)
 
 
-def FeatureDim(description: str, dimension: Optional[int]) -> Dim:  # noqa: N802 (reference name)
+def FeatureDim(description: str, dimension: Optional[int], **kwargs: Any) -> Dim:  # noqa: N802
     """:return: a new feature dim"""
-    return Dim(dimension, description, kind=_Types.Feature)
+    return Dim(dimension, description=description, kind=_Types.Feature, **kwargs)

@@ -68,7 +68,8 @@ def test_extern_data_mismatch_names_key():
 def test_extern_data_from_config_legacy():
     ds = Task12AXDataset(num_seqs=2)
     ext = get_extern_data_from_config(_config(num_inputs=9, num_outputs=2), ds)
-    assert ext["data"]["dim"] == 9 and ext["classes"] == {"dim": 2, "shape": (None,), "sparse": True}
+    assert ext["data"]["dim"] == 9
+    assert ext["classes"] == {"dim": 2, "shape": (None,), "sparse": True, "available_for_inference": False}
     with pytest.raises(ConfigValueError, match="num_outputs"):
         get_extern_data_from_config(_config(num_inputs=9, num_outputs=5), ds)
     assert get_extern_data_from_config(_config(), ds)["data"]["dim"] == 9

@@ -36,9 +36,11 @@ def test_repr_like_reference():
         "Tensor{'x', [B,T|'time:var-unk:x'[B]], dtype='int32', sparse_dim=Dim{F'x:sparse-dim'(5)}}")
 
 
-def test_dim_mismatch_raises():
-    with pytest.raises(ValueError):
-        Data("x", shape=(None, 3), dim=4)
+def test_dim_with_shape_is_ignored_like_reference():
+    # the reference does not check dim against an explicit shape: Data("a", shape=(None, 3), dim=4) has dim 3
+    assert Data("x", shape=(None, 3), dim=4).dim == 3
+    assert Data("x", shape=(None,), dim=3).batch_shape == (None, None) and Data("x", shape=(None,), dim=3).dim is None
+    assert Data("x", shape=(None, 3), sparse=True, dim=4).sparse_dim.dimension == 4
 
 
 AXES_CASES = [
@@ -96,7 +98,7 @@ def test_copy_as_time_major_and_back():
 
 
 def test_same_time_dim_as_unifies_and_shares_sizes():
-    tag = DimensionTag(description="dynamic_time")
+    tag = DimensionTag(kind=DimensionTag.Types.Spatial, description="dynamic_time", dimension=None)
     a = Data("a", shape=(None, 3), same_time_dim_as={"T": tag})
     b = Data("b", shape=(None, 4), time_dim_axis=1, same_dim_tags_as={1: tag})
     assert a.dims[1] == b.dims[1] and a.dims[1] != Data("c", dim=3).dims[1]
@@ -114,10 +116,10 @@ def test_copy_template_excluding_and_add_dim():
 
 
 def test_dim_static_dynamic():
-    assert Dim(3, "a").is_static() and not Dim(3, "a").is_dynamic()
-    assert Dim(None, "a").is_dynamic() and not batch_dim.is_dynamic()
-    with pytest.raises(ValueError):
-        Dim(3, "a").declare_same_as(Dim(4, "b"))
+    assert Dim(3, name="a").is_static() and not Dim(3, name="a").is_dynamic()
+    assert Dim(None, name="a").is_dynamic() and not batch_dim.is_dynamic()
+    with pytest.raises(ValueError, match="different sizes"):
+        Dim(3, name="a").declare_same_as(Dim(4, name="b"))
 
 
 def test_tensor_package_does_not_import_tensorflow():

@@ -1,15 +1,16 @@
 """``ExternData``: the network's inputs and targets (``extern_data`` config key), as Tensor templates with
 placeholders.
 
-Config forms (as the reference):
+Config forms (as the reference; parsed by :func:`returnn.datasets.extern_data.extern_data_from_config`):
 
 - ``extern_data = {"data": {"dim": 40}, "classes": {"dim": 5000, "sparse": True}}``: each value is a dict of
   :class:`returnn.tensor.Tensor` kwargs (``dim``, ``shape`` with None for dynamic axes, ``sparse``, ``dtype``,
-  ``time_dim_axis``, ``batch_dim_axis``, ``same_time_dim_as`` with ``DimensionTag`` values,
-  ``available_for_inference``, ...). ``available_for_inference`` defaults to False for the default target.
+  ``time_dim_axis``, ``batch_dim_axis``, ``same_dim_tags_as`` with ``DimensionTag`` values,
+  ``available_for_inference``, ...); or the old ``(dim, ndim)`` (ndim 1: sparse ``[B,T]``, 2: dense
+  ``[B,T,dim]``). ``available_for_inference`` defaults to False for every key but the default input.
 - deprecated ``num_inputs``/``num_outputs``: ``num_outputs`` an int (classes, sparse) or a dict
-  key → ``dim`` or ``[dim, ndim]`` (ndim 1: sparse sequence, 2: dense sequence); ``num_inputs`` is the dim of
-  ``data``. Prints the reference's deprecation warning.
+  key → ``dim`` or ``[dim, ndim]``; ``num_inputs`` is the dim of ``data``. Prints the reference's deprecation
+  warning; both must be given.
 """
 
 from __future__ import annotations
@@ -17,17 +18,13 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional
 
 from returnn.errors import ConfigValueError
-from returnn.log import log
 from returnn.tensor import Dim, Tensor
-
-_DEPRECATION_NUM_IO = ("DEPRECATION WARNING: Using num_inputs/num_outputs instead of extern_data is deprecated and "
-                       "might be removed in future versions\nThis might be disallowed with a future behavior_version.")
 
 
 class ExternData:
     """Holds the extern data templates by key.
 
-    :param data: optional dict key → Tensor or dict of Tensor kwargs
+    :param data: optional dict key → Tensor, dict of Tensor kwargs or ``(dim, ndim)``
     :param default_input: key of the default input (``"data"``)
     :param default_target: key of the default target (``"classes"``)
     """
@@ -38,57 +35,30 @@ class ExternData:
         self.default_input = default_input
         self.default_target = default_target
         for key, value in (data or {}).items():
-            self.register_data_from_dict(key, value) if isinstance(value, dict) else self.register_data(value)
+            self.register_data(value) if isinstance(value, Tensor) else self.register_data_from_dict(key, value)
 
     def __repr__(self) -> str:
         return f"<ExternData data={self.data!r}>"
 
     # ---- construction
     def init_from_config(self, config: Any, auto_create_placeholders: bool = False) -> None:
-        """Reads ``extern_data`` or ``num_inputs``/``num_outputs`` (deprecated) and ``target``/``default_input``.
+        """Reads ``extern_data`` (dicts of Tensor kwargs or ``(dim, ndim)``) or ``num_inputs``/``num_outputs``
+        (deprecated), and ``target``/``default_input``; see :func:`returnn.datasets.extern_data.extern_data_from_config`.
 
-        :raises ConfigValueError: malformed entries (names the key)
+        :raises ConfigValueError: malformed entries (names the key), ``num_inputs``/``num_outputs`` incomplete
         """
+        from returnn.datasets.extern_data import extern_data_from_config
         self.default_input = config.value("default_input", self.default_input)
         self.default_target = config.value("target", self.default_target)
-        extern = config.typed_value("extern_data") if config.has("extern_data") else None
-        if extern is not None:
-            if not isinstance(extern, dict):
-                raise ConfigValueError("extern_data", expected="a dict key -> dict of Tensor kwargs", got=extern)
-            fresh_tags: Dict[int, Dim] = {}  # user DimensionTag → per-network dim
-            for key, opts in extern.items():
-                self.register_data_from_dict(key, opts, fresh_tags=fresh_tags)
-            return
-        if config.has("num_outputs") or config.has("num_inputs"):
-            print(_DEPRECATION_NUM_IO, file=log.v2)
-            num_outputs = config.typed_value("num_outputs")
-            num_inputs = config.typed_value("num_inputs")
-            spec: Dict[str, Any] = {}
-            if isinstance(num_outputs, dict):
-                spec.update(num_outputs)
-            elif num_outputs is not None:
-                spec[self.default_target] = [num_outputs, 1]
-            if num_inputs is not None and self.default_input not in spec:
-                spec[self.default_input] = [num_inputs, 2]
-            for key, value in spec.items():
-                dim, ndim = (value, 1) if isinstance(value, int) else (value[0], value[1])
-                opts: Dict[str, Any] = {"dim": dim, "sparse": ndim == 1}
-                if ndim == 1:
-                    opts["shape"] = (None,)
-                elif ndim == 2:
-                    opts["shape"] = (None, dim)
-                else:
-                    opts["shape"] = (None,) * (ndim - 1) + (dim,)
-                self.register_data_from_dict(key, opts)
+        extern = extern_data_from_config(config, print_warnings=True)
+        fresh_tags: Dict[int, Dim] = {}  # user DimensionTag -> per-network dim
+        for key, opts in (extern or {}).items():
+            self.register_data_from_dict(key, opts, fresh_tags=fresh_tags)
 
-    def register_data_from_dict(self, key: str, opts: Dict[str, Any], fresh_tags: Optional[Dict[int, Dim]] = None) -> Tensor:
-        """Creates the Tensor for ``key`` from Tensor kwargs and registers it."""
-        if not isinstance(opts, dict):
-            raise ConfigValueError(f"extern_data[{key!r}]", expected="a dict of Tensor kwargs (dim, shape, sparse, ...)",
-                                   got=opts)
-        opts = dict(opts)
-        if "available_for_inference" not in opts and key == self.default_target:
-            opts["available_for_inference"] = False
+    def register_data_from_dict(self, key: str, opts: Any, fresh_tags: Optional[Dict[int, Dim]] = None) -> Tensor:
+        """Creates the Tensor for ``key`` from Tensor kwargs (or ``(dim, ndim)``) and registers it."""
+        from returnn.datasets.extern_data import extern_data_entry_to_kwargs
+        opts = extern_data_entry_to_kwargs(key, opts, default_input=self.default_input)
         same = {**(opts.pop("same_time_dim_as", None) or {}), **(opts.pop("same_dim_tags_as", None) or {})}
         if fresh_tags is None:
             fresh_tags = {}
@@ -101,7 +71,7 @@ class ExternData:
             data = Tensor(name=key, **opts)
         except (TypeError, ValueError) as exc:
             raise ConfigValueError(f"extern_data[{key!r}]", expected="valid Tensor kwargs (dim, shape, sparse, dtype, "
-                                   "time_dim_axis, batch_dim_axis, same_time_dim_as, available_for_inference)",
+                                   "time_dim_axis, batch_dim_axis, same_dim_tags_as, available_for_inference)",
                                    got=opts, hint=str(exc)) from exc
         self._rename_dims(data, key)
         if same:
@@ -119,7 +89,7 @@ class ExternData:
                 continue
             if i == data.time_dim_axis and data.batch_dim_axis is not None:
                 d.description = f"time:var:extern_data:{key}"
-            elif d.dimension is None and ":var-unk:" in d.description:
+            elif d.dimension is None and d.description and ":var-unk:" in d.description:
                 d.description = d.description.replace(":var-unk:", ":var:extern_data:")
 
     def register_data(self, data: Tensor) -> Tensor:
@@ -162,5 +132,5 @@ class ExternData:
 def _fresh(tag: Dim, fresh_tags: Dict[int, Dim]) -> Dim:
     """:return: this ExternData's own copy of a user Dim (same copy for the same user Dim)"""
     if id(tag) not in fresh_tags:
-        fresh_tags[id(tag)] = Dim(tag.dimension, tag.description, kind=tag.kind)
+        fresh_tags[id(tag)] = Dim(tag.dimension, description=tag.description, kind=tag.kind)
     return fresh_tags[id(tag)]

@@ -42,5 +42,27 @@ class TFRawBackend:
     def shape_of(raw: Any, axis: int) -> Any:
         return tf.shape(raw)[axis]
 
+    @staticmethod
+    def reduce_max(raw: Any) -> Any:
+        return tf.reduce_max(raw)
+
+    @staticmethod
+    def where(cond: Any, x: Any, y: Any) -> Any:
+        """:return: ``x`` where ``cond``, else ``y`` (broadcasting, as ``tf.where`` in TF2)"""
+        x = tf.convert_to_tensor(x)
+        return tf.where(cond, x, tf.cast(y, x.dtype))
+
+    @staticmethod
+    def tile(raw: Any, multiples: Sequence[Any]) -> Any:
+        return tf.tile(raw, list(multiples))
+
+    @staticmethod
+    def reshape(raw: Any, shape: Sequence[Any]) -> Any:
+        return tf.reshape(raw, list(shape))
+
+    @staticmethod
+    def current_graph() -> Any:
+        return tf.compat.v1.get_default_graph()
+
 
 set_raw_backend(TFRawBackend())

@@ -1,5 +1,7 @@
-"""Public import path ``returnn.tf.util.data``, kept for user configs. Defines nothing."""
+"""Public import path ``returnn.tf.util.data``, kept for user configs. Defines nothing; importing it installs the
+TF raw backend, so that ``Data`` methods computing raw tensors (``get_sequence_mask()``, ...) work in scripts."""
 
+import returnn.tf.ops  # noqa: F401  (installs the TF raw backend of returnn.tensor)
 from returnn.tensor import Data as Data
 from returnn.tensor import Dim as Dim
 from returnn.tensor import DimensionTag as DimensionTag

@@ -147,7 +147,7 @@ def test_constant_array(session):
 
 def test_copy_concat_time_major_and_batch_major(session):
     from returnn.tensor import DimensionTag
-    tag = DimensionTag(description="shared_time")
+    tag = DimensionTag(kind=DimensionTag.Types.Spatial, description="shared_time", dimension=None)
     net = build_net({"output": {"class": "copy", "from": ["data:a", "data:b"]}},
                     {"a": {"dim": 2, "same_time_dim_as": {"T": tag}},
                      "b": {"dim": 3, "batch_dim_axis": 1, "same_time_dim_as": {"T": tag}}})

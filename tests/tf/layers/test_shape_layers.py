@@ -178,7 +178,7 @@ def test_reinterpret_data(session):
     net, out, _ = _run(session, {"a": {"class": "linear", "n_out": 2, "from": "data"},
                                  "output": {"class": "reinterpret_data", "from": "a", "enforce_time_major": True,
                                             "size_base": "data"}})
-    assert net.layers["output"].output.is_time_major()
+    assert net.layers["output"].output.is_time_major
     assert net.layers["output"].output.time_dim is net.layers["data"].output.time_dim
     net2 = build_net({"output": {"class": "reinterpret_data", "from": "data:classes", "increase_sparse_dim": 1}},
                      {"data": {"dim": 4}, "classes": {"dim": 5, "sparse": True}})

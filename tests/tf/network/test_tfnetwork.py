@@ -389,7 +389,9 @@ def test_sparse_into_dense_only_layer(session):
 
 
 def test_extern_data_num_inputs_outputs_deprecated(capsys):
+    from returnn.datasets import extern_data as extern_data_mod
     log.initialize(verbosity=[5])
+    extern_data_mod._printed_once.clear()  # printed once per process, as the reference
     ext = ExternData()
     ext.init_from_config(Config({"num_inputs": 3, "num_outputs": 4}))
     assert "DEPRECATION WARNING: Using num_inputs/num_outputs instead of extern_data is deprecated" in capsys.readouterr().out
@@ -403,7 +405,7 @@ def test_extern_data_num_inputs_outputs_deprecated(capsys):
 
 def test_same_time_dim_as(session):
     from returnn.tensor import DimensionTag
-    tag = DimensionTag(description="dynamic_time")
+    tag = DimensionTag(kind=DimensionTag.Types.Spatial, description="dynamic_time", dimension=None)
     net = build_net({"output": {"class": "copy", "from": ["data:a", "data:b"]}},
                     {"a": {"dim": 2, "shape": (None, 2), "same_time_dim_as": {"T": tag}},
                      "b": {"dim": 3, "shape": (None, 3), "time_dim_axis": 1, "same_time_dim_as": {"T": tag}}})

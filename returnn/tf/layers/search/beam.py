@@ -62,7 +62,7 @@ def tile_beam(tensor: Tensor, beam: int, dim_map: Dict[Any, Dim]) -> Tensor:
         if d.is_dynamic() and d.dyn_size is not None:
             key = d.get_same_base()
             if key not in dim_map:
-                new = Dim(None, f"{d.description}:beam{beam}", kind=d.kind)
+                new = Dim(None, description=f"{d.description}:beam{beam}", kind=d.kind)
                 new.dyn_size = tf.repeat(d.dyn_size, beam, axis=0)
                 dim_map[key] = new
             new_dims.append(dim_map[key])

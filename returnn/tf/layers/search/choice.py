@@ -77,7 +77,7 @@ class ChoiceLayer(LayerBase):
         owa = getattr(src, "output_before_activation", None)
         if input_type == "log_prob":
             logp = x
-        elif owa is not None and owa.is_softmax_act_func() and src.output.is_batch_major():
+        elif owa is not None and owa.is_softmax_act_func() and src.output.is_batch_major:
             logp = tf.nn.log_softmax(owa.x)  # from the logits: exact and cheaper than log(softmax)
         else:
             logp = tf.math.log(tf.maximum(x, 1e-30))

@@ -1,0 +1,302 @@
+"""Dims derived from other dims by arithmetic (``T * 2``, ``F // 2``, ``ceildiv(T, 3)``, ``T + 1``, ``a + b``), as
+the reference writes and caches them. Used by :class:`returnn.tensor.Dim`'s operators and by the layers (through
+``returnn.tf.layers.shape._derived_dims``). No backend import: the lengths of a dynamic result are computed with
+Python operators on the operand's raw lengths.
+
+Observed from the reference:
+
+- descriptions: ``'feature:data//2'``, ``'time*2'``, ``'2*time'``, ``'time+-1'``, ``'-1+time'``, ``'⌈time/2⌉'``,
+  ``'time/2'``, ``'a+b'``, ``'a*b'``; an operand that is itself derived is put in parentheses inside ``*``,
+  ``//``, ``/`` and ``⌈/⌉`` (``'(time+1)*2'``, ``'⌈(time+-3)/2⌉'``), not inside ``+`` (``'time*2+1'``);
+- simplification: constants added in a row are summed (``T + -2 + 1 -> 'time+-1'``), ``(T * n) // n`` is ``T``,
+  chained ``//`` and ``⌈/⌉`` multiply their divisors, chained ``*`` multiply their factors, ``+0``/``*1``/``//1``
+  are the operand itself, ``d + d`` is ``2*d``, ``d + k*d`` is ``(k+1)*d``, ``(a + b) - b`` is ``a``;
+- the same expression on the same dim gives the *same* Dim object (cached on the operand, per graph of the raw
+  backend), so two layers that both compute ``F // 2`` of one input agree on their output dim; ``T * 2`` and
+  ``2 * T`` are different dims;
+- the static size follows the arithmetic; the kind is the operand's (a feature dim if either operand of ``a + b``
+  or ``a * b`` is one; spatial if the operand's kind is unspecified).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Optional, Tuple
+
+from returnn.errors import TensorArgError
+
+if TYPE_CHECKING:
+    from returnn.tensor.dim import Dim
+
+CACHE_ATTR = "_derived_dims_cache"
+_ORIGIN_ATTR = "_derived_from"
+
+
+def _graph_key() -> Any:
+    from returnn.tensor.raw_backend import current_graph
+    return current_graph()
+
+
+def _cache(dim: Dim) -> dict:
+    """:return: the derived dims of ``dim`` made in the current graph (a dim reused in a new graph, e.g. a Dim of
+    the config, gets new derived dims there, whose lengths are computed in that graph)"""
+    base = dim.get_same_base()
+    caches = base.__dict__.get(CACHE_ATTR)
+    if caches is None:
+        caches = {}
+        setattr(base, CACHE_ATTR, caches)
+    graph = _graph_key()
+    if caches.get("graph") is not graph:
+        caches.clear()
+        caches["graph"] = graph
+    return caches
+
+
+def origin(dim: Dim) -> Optional[Tuple[str, Dim, Any]]:
+    """:return: ``(op, operand, arg)`` if ``dim`` was made by this module, else None"""
+    return dim.get_same_base().__dict__.get(_ORIGIN_ATTR) or dim.__dict__.get(_ORIGIN_ATTR)
+
+
+def as_int(dim: Dim, value: Any, op: str) -> int:
+    """:return: ``value`` if it is an int
+
+    :raises TensorArgError: anything else
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise TensorArgError(f"{dim!r}.{op}(...)", "dim arithmetic needs an int here", got=value)
+
+
+def _desc(dim: Dim, *, as_operand: bool) -> str:
+    desc = dim.get_same_base().description
+    if desc is None:
+        desc = f"unnamed_dim_{dim.dimension}" if dim.dimension is not None else "unnamed_dim"
+    if as_operand and origin(dim) is not None:
+        return f"({desc})"
+    return desc
+
+
+def _make(operand: Dim, op: str, arg: Any, description: str, dimension: Optional[int],
+          size_fn: Callable[[Any], Any], kind: Any = None, with_batch: Optional[bool] = None) -> Dim:
+    from returnn.tensor.dim import Dim
+    key = (op, arg if not isinstance(arg, Dim) else id(arg.get_same_base()))
+    cache = _cache(operand)
+    if key in cache:
+        return cache[key]
+    new = Dim(dimension, description=description, kind=kind or operand.kind or Dim.Types.Spatial)
+    setattr(new, _ORIGIN_ATTR, (op, operand, arg))
+    new._with_batch = operand.get_same_base()._with_batch if with_batch is None else with_batch  # noqa: SLF001
+    if dimension is None and not operand.is_batch_dim():
+        def dyn_size() -> Any:
+            size = operand.dyn_size
+            return None if size is None else size_fn(size)
+        new.dyn_size_fn = dyn_size
+    cache[key] = new
+    return new
+
+
+def dim_add(dim: Dim, amount: int) -> Dim:
+    """:return: ``dim + amount`` (``'time+1'``, ``'time+-1'``)"""
+    if amount == 0:
+        return dim
+    org = origin(dim)
+    if org is not None and org[0] == "add":
+        return dim_add(org[1], org[2] + amount)
+    desc = _desc(dim, as_operand=False)
+    if org is not None and org[0] == "add_left":  # -r+(x+c) + a: the constants on the right are summed
+        inner = origin(org[1])
+        if inner is not None and inner[0] == "add":
+            return dim_add_left(dim_add(inner[1], inner[2] + amount), org[2])
+        desc = f"({desc})"
+    dimension = None if dim.dimension is None else dim.dimension + amount
+    return _make(dim, "add", amount, f"{desc}+{amount}", dimension, lambda size: size + amount)
+
+
+def dim_add_left(dim: Dim, amount: int) -> Dim:
+    """:return: ``amount + dim`` (``'1+time'``, ``'-1+time'``)"""
+    if amount == 0:
+        return dim
+    dimension = None if dim.dimension is None else dim.dimension + amount
+    return _make(dim, "add_left", amount, f"{amount}+{_desc(dim, as_operand=False)}", dimension,
+                 lambda size: size + amount)
+
+
+def dim_mul(dim: Dim, factor: int) -> Dim:
+    """:return: ``dim * factor`` (``'time*2'``)"""
+    if factor == 1:
+        return dim
+    org = origin(dim)
+    if org is not None and org[0] == "mul":
+        return dim_mul(org[1], org[2] * factor)
+    dimension = None if dim.dimension is None else dim.dimension * factor
+    return _make(dim, "mul", factor, f"{_desc(dim, as_operand=True)}*{factor}", dimension,
+                 lambda size: size * factor)
+
+
+def dim_mul_left(dim: Dim, factor: int) -> Dim:
+    """:return: ``factor * dim`` (``'2*time'``)"""
+    if factor == 1:
+        return dim
+    org = origin(dim)
+    if org is not None and org[0] == "mul_left":
+        return dim_mul_left(org[1], org[2] * factor)
+    dimension = None if dim.dimension is None else dim.dimension * factor
+    return _make(dim, "mul_left", factor, f"{factor}*{_desc(dim, as_operand=True)}", dimension,
+                 lambda size: size * factor)
+
+
+def dim_floordiv(dim: Dim, divisor: int) -> Dim:
+    """:return: ``dim // divisor`` (``'feature:data//2'``); ``(d * n) // n`` is ``d``"""
+    if divisor == 1:
+        return dim
+    org = origin(dim)
+    if org is not None and org[0] in ("mul", "mul_left") and org[2] == divisor:
+        return org[1]
+    if org is not None and org[0] == "floordiv":
+        return dim_floordiv(org[1], org[2] * divisor)
+    dimension = None if dim.dimension is None else dim.dimension // divisor
+    return _make(dim, "floordiv", divisor, f"{_desc(dim, as_operand=True)}//{divisor}", dimension,
+                 lambda size: size // divisor)
+
+
+def dim_ceildiv(dim: Dim, divisor: int, *, left: bool = False) -> Dim:
+    """:return: ``ceil(dim / divisor)`` (``'⌈time/2⌉'``, or ``'⌈time /l 2⌉'`` if ``left``)"""
+    if divisor == 1:
+        return dim
+    op = "ceildiv_left" if left else "ceildiv"
+    org = origin(dim)
+    if org is not None and org[0] in ("mul", "mul_left") and org[2] == divisor:
+        return org[1]
+    if org is not None and org[0] == op:
+        return dim_ceildiv(org[1], org[2] * divisor, left=left)
+    dimension = None if dim.dimension is None else -(-dim.dimension // divisor)
+    sep = " /l " if left else "/"
+    return _make(dim, op, divisor, f"⌈{_desc(dim, as_operand=True)}{sep}{divisor}⌉", dimension,
+                 lambda size: -(-size // divisor))
+
+
+def dim_truediv(dim: Dim, divisor: int, *, left: bool = False) -> Dim:
+    """:return: ``dim / divisor`` (``'time/2'``, or ``'time /l 2'`` if ``left``); ``(d * n) / n`` is ``d``
+
+    :raises TensorArgError: a static size not divisible by ``divisor``
+    """
+    if divisor == 1:
+        return dim
+    org = origin(dim)
+    if org is not None and org[0] in ("mul", "mul_left") and org[2] == divisor:
+        return org[1]
+    if dim.dimension is not None and dim.dimension % divisor != 0:
+        raise TensorArgError(f"{dim!r} / {divisor}", "the static size is not divisible",
+                             hint="use // or ceildiv_right")
+    dimension = None if dim.dimension is None else dim.dimension // divisor
+    op = "truediv_left" if left else "truediv"
+    sep = " /l " if left else "/"
+    return _make(dim, op, divisor, f"{_desc(dim, as_operand=True)}{sep}{divisor}", dimension,
+                 lambda size: size // divisor)
+
+
+def _multiple_of(dim: Dim) -> Tuple[int, Dim]:
+    """:return: ``(k, d)`` with ``dim`` being ``k*d`` (``(1, dim)`` if it is not a left multiple)"""
+    org = origin(dim)
+    if org is not None and org[0] == "mul_left":
+        return org[2], org[1]
+    return 1, dim
+
+
+def dim_sum(first: Dim, second: Dim) -> Dim:
+    """:return: ``first + second`` (``'a+b'``; ``d + d`` is ``2*d``, ``d + k*d`` and ``k*d + d`` are ``(k+1)*d``)"""
+    k1, d1 = _multiple_of(first)
+    k2, d2 = _multiple_of(second)
+    if d1 == d2:
+        return dim_mul_left(d1, k1 + k2)
+    dimension = None if first.dimension is None or second.dimension is None else first.dimension + second.dimension
+
+    def size_fn(size: Any) -> Any:
+        other = second.dyn_size if second.dimension is None else second.dimension
+        return size + other
+
+    return _make(first, "sum", second, f"{_desc(first, as_operand=False)}+{_desc(second, as_operand=False)}",
+                 dimension, size_fn, kind=_kind_of_pair(first, second), with_batch=_with_batch(first, second))
+
+
+def dim_product(first: Dim, second: Dim) -> Dim:
+    """:return: ``first * second`` (``'a*b'``; a feature kind if either is a feature dim)"""
+    dimension = None if first.dimension is None or second.dimension is None else first.dimension * second.dimension
+
+    def size_fn(size: Any) -> Any:
+        other = second.dyn_size if second.dimension is None else second.dimension
+        return size * other
+
+    return _make(first, "product", second, f"{_desc(first, as_operand=True)}*{_desc(second, as_operand=True)}",
+                 dimension, size_fn, kind=_kind_of_pair(first, second), with_batch=_with_batch(first, second))
+
+
+def _kind_of_pair(first: Dim, second: Dim) -> Any:
+    from returnn.tensor.dim import Dim
+    if first.is_feature_dim() or second.is_feature_dim():
+        return Dim.Types.Feature
+    return first.kind or second.kind
+
+
+def _with_batch(first: Dim, second: Dim) -> bool:
+    return first.get_same_base()._with_batch or second.get_same_base()._with_batch  # noqa: SLF001
+
+
+# ---- the operators of Dim
+def add(dim: Dim, other: Any) -> Dim:
+    """``dim + other`` for an int or a Dim."""
+    from returnn.tensor.dim import Dim
+    if isinstance(other, Dim):
+        return dim_sum(dim, other)
+    return dim_add(dim, as_int(dim, other, "__add__"))
+
+
+def add_left(dim: Dim, other: Any) -> Dim:
+    """``other + dim`` for an int."""
+    return dim_add_left(dim, as_int(dim, other, "__radd__"))
+
+
+def sub(dim: Dim, other: Any) -> Dim:
+    """``dim - other`` for an int, or for the second operand of a sum (``(a + b) - b`` is ``a``)."""
+    from returnn.tensor.dim import Dim
+    if isinstance(other, Dim):
+        org = origin(dim)
+        if org is not None and org[0] == "sum" and org[2] == other:
+            return org[1]
+        raise TensorArgError(f"{dim!r} - {other!r}", "cannot subtract this dim",
+                             hint="subtract an int, or the second operand of a sum")
+    return dim_add(dim, -as_int(dim, other, "__sub__"))
+
+
+def mul(dim: Dim, other: Any) -> Dim:
+    """``dim * other`` for an int or a Dim."""
+    from returnn.tensor.dim import Dim
+    if isinstance(other, Dim):
+        return dim_product(dim, other)
+    return dim_mul(dim, as_int(dim, other, "__mul__"))
+
+
+def mul_left(dim: Dim, other: Any) -> Dim:
+    """``other * dim`` for an int."""
+    return dim_mul_left(dim, as_int(dim, other, "__rmul__"))
+
+
+def floordiv(dim: Dim, other: Any) -> Dim:
+    """``dim // other`` for an int."""
+    return dim_floordiv(dim, _positive(dim, other, "__floordiv__"))
+
+
+def ceildiv(dim: Dim, other: Any, *, left: bool = False) -> Dim:
+    """``ceil(dim / other)`` for an int."""
+    return dim_ceildiv(dim, _positive(dim, other, "ceildiv"), left=left)
+
+
+def truediv(dim: Dim, other: Any, *, left: bool = False) -> Dim:
+    """``dim / other`` for an int."""
+    return dim_truediv(dim, _positive(dim, other, "__truediv__"), left=left)
+
+
+def _positive(dim: Dim, other: Any, op: str) -> int:
+    value = as_int(dim, other, op)
+    if value <= 0:
+        raise TensorArgError(f"{dim!r}.{op}({value})", "the divisor must be positive", got=value)
+    return value
