@@ -19,7 +19,7 @@ def get_initializer(s: Any, seed: Any = None, eval_local_ns: Optional[Dict[str, 
                     dtype: Any = tf.float32) -> Any:
     """:param s: initializer spec: a number, a name (``"glorot_uniform"``), a call expression
         (``"variance_scaling_initializer(scale=0.5)"``; its arguments may use the names in ``eval_local_ns``,
-        e.g. ``layer``), a dict with ``"class"``, or an initializer object
+        e.g. ``layer``; a ``seed`` there overrides ``seed``), a dict with ``"class"``, or an initializer object
     :param seed: op-level seed for random initializers
     :param eval_local_ns: names available in the arguments of a call expression
     :param dtype: accepted for compatibility; the variable's dtype is used when the initializer is called
@@ -27,16 +27,17 @@ def get_initializer(s: Any, seed: Any = None, eval_local_ns: Optional[Dict[str, 
     :raises ConfigValueError: unknown initializer name or malformed spec
     """
     del dtype
-    if isinstance(s, str) and eval_local_ns:
+    if isinstance(s, str):
         match = _CALL_RE.fullmatch(s)
         if match:
             namespace: Dict[str, Any] = {"dict": dict}
-            namespace.update(eval_local_ns)
+            namespace.update(eval_local_ns or {})
             try:
                 kwargs = eval(f"dict({match.group(2)})", namespace)  # noqa: S307 (the config's own expression)
             except Exception as exc:
                 raise ConfigValueError("get_initializer", expected="keyword arguments like 'scale=0.5'",
                                        got=s) from exc
+            seed = kwargs.pop("seed", seed)  # a seed in the expression wins, as the reference
             return _get_initializer({"class": match.group(1), **kwargs}, seed=seed, key="get_initializer")
     return _get_initializer(s, seed=seed, key="get_initializer")
 

@@ -57,6 +57,7 @@ def test_get_initializer_eval_local_ns(session):
     init = tf_util.get_initializer("random_normal_initializer(mean=0, stddev=layer)", seed=3,
                                    eval_local_ns={"layer": 0.1})
     assert init.get_config()["stddev"] == 0.1
+    assert tf_util.get_initializer("glorot_uniform(seed=2)", seed=3).get_config()["seed"] == 2  # as the reference
     # observed from the reference: glorot_uniform with seed 3 on shape (3, 4)
     values = session.run(tf_util.get_initializer("glorot_uniform", seed=3)((3, 4)))
     np.testing.assert_allclose(values, [[-0.20936608, -0.25918102, 0.88300943, -0.7656229],
