@@ -14,7 +14,7 @@ from typing import Any, Dict, Optional
 
 import tensorflow as tf
 
-from returnn.errors import LayerArgError, LayerShapeError, UnknownNameError
+from returnn.errors import LayerArgError, LayerShapeError
 from returnn.tensor import NotSpecified, Tensor
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.layer_base import base_out_template
@@ -31,14 +31,16 @@ class RecLayer(ConcatInputLayer):
     """Recurrent layer with a string ``unit`` (``lstm``/``nativelstm2``/... , ``gru``, ``basicrnn``).
 
     :param unit: unit name, case-insensitive; default ``"lstm"`` (the reference's NativeLstm2 layout)
-    :param unit_opts: options of the unit; only ``forget_bias`` (``standardlstm``/``basiclstm``) is accepted
+    :param unit_opts: options of the unit: ``forget_bias`` (``standardlstm``/``basiclstm``), those of
+        ``zoneoutlstm`` and ``layernormvariantslstm`` (see :mod:`returnn.tf.layers.recurrent.cells`)
     :param direction: 1 (forward, default) or -1 (backward)
     :param initial_state: None/``"zeros"`` (default), ``"ones"``, a number, the name of a layer with output
         ``{B, F=n_out}``, or a dict state name -> one of those (LSTM states ``"c"``, ``"h"``; others ``"h"``)
     :param forward_weights_init: initializer of the input weights (default ``glorot_uniform``)
-    :param recurrent_weights_init: initializer of the recurrent weights (default ``glorot_uniform``);
-        for units with a combined kernel (``standardlstm``, ``gru``, ...) ``forward_weights_init`` is used
-    :param bias_init: initializer of the biases (default 0; the GRU gate bias defaults to 1)
+    :param recurrent_weights_init: initializer of the recurrent weights (default ``glorot_uniform``); also of the
+        combined kernels ``[n_in + n, ...]`` (``standardlstm``, ``gru``, ``zoneoutlstm``, ...), as the reference
+    :param bias_init: initializer of the native units' bias ``b`` (default 0); the other units' biases have fixed
+        initial values (0; GRU gate bias 1), as the reference
     :param max_seq_len: accepted for compatibility; only meaningful for recurrent subnetworks (ignored here)
     :raises LayerArgError: dict ``unit``, bad ``direction``, unknown ``unit_opts``, bad ``initial_state``
     :raises UnknownNameError: unknown ``unit`` (with close matches)
@@ -69,19 +71,23 @@ class RecLayer(ConcatInputLayer):
             "forward": (forward_weights_init, "glorot_uniform", "forward_weights_init"),
             "recurrent": (recurrent_weights_init, "glorot_uniform", "recurrent_weights_init"),
             "bias": (bias_init, 0.0, "bias_init"),
-            "bias_one": (bias_init, 1.0, "bias_init"),
         }
         params = {}
         with tf.compat.v1.variable_scope("rec"):
             for i, (param_name, shape, role) in enumerate(self._unit.param_specs(n_in, n_out)):
-                spec, default, key = inits[role]
-                init = get_initializer(default if spec is None else spec, seed=seed + i, key=f"{self.name}/{key}")
+                if isinstance(role, tuple):  # ("const", value): a fixed initial value
+                    init = tf.constant_initializer(role[1])
+                else:
+                    spec, default, key = inits[role]
+                    init = get_initializer(default if spec is None else spec, seed=seed + i,
+                                           key=f"{self.name}/{key}")
                 param = tf.compat.v1.get_variable(param_name, shape=list(shape), dtype=tf.float32, initializer=init,
                                                   trainable=self.trainable)
                 params[param_name] = self.add_param(param)
         batch = tf.shape(x)[1]
         init_state = {key: self._initial_state_value(initial_state, key, batch, n_out)
                       for key in self._unit.state_names}
+        self._unit.train_flag = self.network.train_flag  # used by units with zoneout/dropout
         y, self.final_state = self._unit.run(x, seq_len, params, n_out, self.direction, init_state)
         if back_prop is False:
             y = tf.stop_gradient(y)
@@ -179,13 +185,11 @@ def _get_checked_unit(name: str, unit: Any, unit_opts: Any) -> RecUnit:
     if not isinstance(unit, str):
         raise LayerArgError(layer=name, layer_class="rec", arg="unit", problem="invalid value", got=unit,
                             expected="a unit name such as 'nativelstm2'")
-    try:
-        result = get_unit(unit, unit_opts, context=f"layer {name!r} {{\"class\": \"rec\"}}, arg 'unit'")
-    except UnknownNameError:
-        raise
     if unit_opts is not None and not isinstance(unit_opts, dict):
         raise LayerArgError(layer=name, layer_class="rec", arg="unit_opts", problem="invalid value", got=unit_opts,
                             expected="a dict")
+    result = get_unit(unit, unit_opts, context=f"layer {name!r} {{\"class\": \"rec\"}}, arg 'unit'",
+                      layer_name=name)
     unknown = sorted(set(unit_opts or {}) - set(result.allowed_unit_opts))
     if unknown:
         raise LayerArgError(layer=name, layer_class="rec", arg="unit_opts",

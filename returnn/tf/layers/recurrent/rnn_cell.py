@@ -12,6 +12,9 @@ Units (case-insensitive) and params under ``<layer>/rec/`` (the reference's name
 - ``gru``: ``gru_cell/gates/kernel`` ``[n_in + n, 2n]``, ``gru_cell/gates/bias`` (init 1),
   ``gru_cell/candidate/kernel`` ``[n_in + n, n]``, ``gru_cell/candidate/bias``; TensorFlow's ``GRUCell``.
 - ``basicrnn``/``rnn``: ``basic_rnn_cell/kernel``, ``basic_rnn_cell/bias``; ``h' = tanh([x, h] W + b)``.
+- ``zoneoutlstm`` (``ZoneoutLSTM``), ``layernormvariantslstm``: the step cells of
+  :mod:`returnn.tf.layers.recurrent.cells` (the same params and numerics as the ``rec`` units of these names;
+  ``weights_init`` initializes all their weight matrices). State ``c`` and ``h``.
 
 ``initial_state``: None/``"zeros"`` (default), ``"ones"``, ``"var"`` (trainable, see ``get_rec_initial_state``),
 a number, a layer (e.g. ``"base:enc_last"``) with ``{B, n}`` (GRU/RNN; LSTM: used for both ``c`` and ``h``) or
@@ -33,7 +36,8 @@ from returnn.tf.ops.init import get_initializer
 
 _LSTM_UNITS = ("lstm", "lstmblock", "lstmblockfused", "standardlstm", "basiclstm", "nativelstm", "nativelstm2",
                "lstmcell", "cudnnlstm")
-_UNITS = _LSTM_UNITS + ("gru", "basicrnn", "rnn", "grublock")
+_STEP_CELL_UNITS = ("zoneoutlstm", "layernormvariantslstm")  # returnn.tf.layers.recurrent.cells
+_UNITS = _LSTM_UNITS + ("gru", "basicrnn", "rnn", "grublock") + _STEP_CELL_UNITS
 _CONST = {"zeros": 0.0, "ones": 1.0}
 _VAR = "var"  # a trainable initial state (zeros-initialized), one vector [n] per state, shared by all sequences
 
@@ -45,7 +49,7 @@ def _kind(name: str, unit: Any) -> str:
                             got=unit, suggestions=close_matches(str(unit).lower(), _UNITS),
                             expected="one of " + ", ".join(_UNITS))
     unit = unit.lower()
-    if unit in _LSTM_UNITS:
+    if unit in _LSTM_UNITS or unit in _STEP_CELL_UNITS:
         return "lstm"
     if unit in ("gru", "grublock"):
         return "gru"
@@ -79,8 +83,8 @@ class RnnCellLayer(ConcatInputLayer):
         super().__init__(**kwargs)
         kind = _kind(self.name, unit)
         inp = self.input_data
-        if inp.time_dim_axis is not None:
-            self._run_over_time(kind, unit_opts, initial_state, weights_init)
+        if inp.time_dim_axis is not None or unit.lower() in _STEP_CELL_UNITS:
+            self._run_with_unit(unit, kind, unit_opts, initial_state, weights_init, rec_previous_state)
             return
         x = inp.copy_as_batch_major().placeholder
         if inp.sparse:
@@ -120,26 +124,41 @@ class RnnCellLayer(ConcatInputLayer):
                 self.rec_state = {"h": h}
         self.output.placeholder = h
 
-    def _run_over_time(self, kind: str, unit_opts: Any, initial_state: Any, weights_init: Any) -> None:
-        """The whole sequence at once (a rec unit moved this layer out of its loop): the same params and numerics,
-        computed by the string-unit kernels of :mod:`returnn.tf.layers.recurrent.units`; output ``{T, B, n}``."""
+    def _run_with_unit(self, unit_name: str, kind: str, unit_opts: Any, initial_state: Any, weights_init: Any,
+                       rec_previous_state: Optional[Dict[str, tf.Tensor]]) -> None:
+        """With the string units of :mod:`returnn.tf.layers.recurrent.units` (same params and numerics): the whole
+        sequence at once when the input has a time axis (a rec unit moved this layer out of its loop; output
+        ``{T, B, n}``), else one step of a step cell (``zoneoutlstm``, ``layernormvariantslstm``)."""
         from returnn.tf.layers.recurrent.units import get_unit
-        inp = self.input_data.copy_as_time_major()
+        over_time = self.input_data.time_dim_axis is not None
+        inp = self.input_data.copy_as_time_major() if over_time else self.input_data.copy_as_batch_major()
         x = inp.placeholder
         if inp.sparse:
             x = tf.one_hot(tf.cast(x, tf.int32), inp.sparse_dim.dimension, dtype=tf.float32)
         n_in, n = int(x.shape[-1]), self.output.dim
-        unit = get_unit({"lstm": "standardlstm", "gru": "gru", "rnn": "basicrnn"}[kind], unit_opts)
+        name = unit_name.lower() if unit_name.lower() in _STEP_CELL_UNITS else \
+            {"lstm": "standardlstm", "gru": "gru", "rnn": "basicrnn"}[kind]
+        unit = get_unit(name, unit_opts, layer_name=self.name)
+        unit.train_flag = self.network.train_flag
         seed = self.network.random.randint(2 ** 31)
         kernel_init = get_initializer(weights_init, seed=seed, key=f"{self.name}/weights_init")
-        inits = {"forward": kernel_init, "recurrent": kernel_init, "bias": tf.zeros_initializer(),
-                 "bias_one": tf.ones_initializer()}
         with tf.compat.v1.variable_scope("rec"):
-            params = {name: self._param(name, shape, inits[role]) for name, shape, role in unit.param_specs(n_in, n)}
-        init = self.get_rec_initial_state(tf.shape(x)[1], name=self.name, n_out=n, unit=kind,
-                                          initial_state=initial_state)
-        self._register_initial_state_vars()
-        y, self.rec_state = unit.run(x, inp.get_sequence_lengths(), params, n, 1, init)
+            params = {}
+            for param_name, shape, role in unit.param_specs(n_in, n):
+                init = tf.constant_initializer(role[1]) if isinstance(role, tuple) else (
+                    tf.zeros_initializer() if role == "bias" else kernel_init)
+                params[param_name] = self._param(param_name, shape, init)
+        batch = tf.shape(x)[1 if over_time else 0]
+        if over_time or rec_previous_state is None:
+            init = self.get_rec_initial_state(batch, name=self.name, n_out=n, unit=kind, initial_state=initial_state)
+            self._register_initial_state_vars()
+        if over_time:
+            y, self.rec_state = unit.run(x, inp.get_sequence_lengths(), params, n, 1, init)
+        else:
+            state = init if rec_previous_state is None else rec_previous_state
+            cell = unit.cell
+            cell.train_flag = unit.train_flag
+            y, self.rec_state = cell.step(cell.project_input(x, params, n_in, n), state, params, n_in, n)
         self.output.placeholder = y
 
     def _register_initial_state_vars(self) -> None:

@@ -6,7 +6,7 @@ tests/tf/layers/recurrent/test_rec_layer.py). All variables live under ``<layer>
 =====================================================================  ======================================
 unit                                                                    params (n_in input dim, n = n_out)
 =====================================================================  ======================================
-``lstm``, ``nativelstm``, ``nativelstm2``, ``lstmblock``,               ``W`` [n_in, 4n], ``W_re`` [n, 4n],
+``lstm``, ``lstmp``, ``nativelstm``, ``nativelstm2``, ``lstmblock``,    ``W`` [n_in, 4n], ``W_re`` [n, 4n],
 ``lstmblockfused``, ``cudnnlstm``                                       ``b`` [4n]
 ``nativelstmlowmem``                                                    ``W`` [n_in + n, 4n], ``b`` [4n]
 ``standardlstm``                                                        ``lstm_cell/kernel`` [n_in + n, 4n],
@@ -18,6 +18,10 @@ unit                                                                    params (
                                                                         ``gru_cell/candidate/bias`` [n]
 ``rnn``, ``basicrnn``                                                   ``basic_rnn_cell/kernel`` [n_in + n, n],
                                                                         ``basic_rnn_cell/bias`` [n]
+``zoneoutlstm``                                                         ``lstm_cell/kernel`` [n_in + n, 4n],
+                                                                        ``lstm_cell/bias`` [4n]
+``layernormvariantslstm``                                               ``W_ff``, ``W_re``, norm gains/shifts
+                                                                        (see :mod:`.cells.layer_norm_lstm`)
 =====================================================================  ======================================
 
 Gate blocks: the native units use (cell input, input, forget, output) without a forget bias; the TF-cell units
@@ -26,7 +30,12 @@ to the forget gate, as TensorFlow's ``LSTMCell``. Every LSTM unit runs on the sa
 (:func:`returnn.tf.ops.rnn.lstm.lstm`); the TF-cell layouts are converted on the fly (a cheap slice/concat of
 the weights per run). ``cudnnlstm`` on a machine without GPU prints the reference's note and uses the same CPU
 kernel. ``rnn`` is an alias of ``basicrnn`` (in the reference, ``rnn`` names an abstract cell and fails).
-Default initializers (as observed): kernels ``glorot_uniform``, biases 0, GRU gate bias 1.
+``lstmp`` is ``nativelstm2`` (as the reference). ``zoneoutlstm`` and ``layernormvariantslstm`` are step cells
+(:mod:`returnn.tf.layers.recurrent.cells`), run over time by :func:`returnn.tf.ops.rnn.cell_loop.run_cell_loop`.
+Initializers (as observed): ``W`` of the native units ``forward_weights_init``; ``W_re`` and every combined
+kernel (``[n_in + n, ...]``: ``standardlstm``, ``basiclstm``, ``gru``, ``basicrnn``, ``nativelstmlowmem``,
+``zoneoutlstm``) ``recurrent_weights_init``; both default ``glorot_uniform``. ``bias_init`` (default 0) is used by
+the native units' ``b`` only; the other biases start at 0 (the GRU gate bias at 1) whatever ``bias_init`` says.
 """
 
 from __future__ import annotations
@@ -36,6 +45,8 @@ from typing import Any, Dict, Optional, Sequence, Tuple
 import tensorflow as tf
 
 from returnn.log import log
+from returnn.tf.layers.recurrent.cells import LayerNormVariantsLSTMCell, ZoneoutLSTMCell
+from returnn.tf.ops.rnn.cell_loop import run_cell_loop
 from returnn.tf.ops.rnn.lstm import lstm
 from returnn.tf.ops.rnn.simple_loop import basic_rnn, gru
 from returnn.util.registry import Registry
@@ -58,8 +69,9 @@ class RecUnit:
         self.unit_opts = dict(unit_opts or {})
 
     def param_specs(self, n_in: int, n: int) -> Sequence[Tuple[str, Tuple[int, ...], str]]:
-        """:return: (name relative to ``<layer>/rec``, shape, role) with role in
-        ``"forward"``, ``"recurrent"``, ``"bias"``, ``"bias_one"`` (bias whose default init is 1)"""
+        """:return: (name relative to ``<layer>/rec``, shape, role) with role in ``"forward"``, ``"recurrent"``
+        (the layer's forward/recurrent weights initializer), ``"bias"`` (its ``bias_init``) or ``("const", value)``
+        (a fixed initial value: a number, or a list with one number per element)"""
         raise NotImplementedError
 
     def run(self, x: tf.Tensor, seq_len: tf.Tensor, params: Params, n: int, direction: int,
@@ -117,7 +129,7 @@ class NativeLstmLowMemUnit(NativeLstmUnit):
     """``nativelstmlowmem``: one ``W`` [n_in + n, 4n] (input rows, then recurrent rows) and ``b``."""
 
     def param_specs(self, n_in, n):
-        return [("W", (n_in + n, 4 * n), "forward"), ("b", (4 * n,), "bias")]
+        return [("W", (n_in + n, 4 * n), "recurrent"), ("b", (4 * n,), ("const", 0.0))]
 
     def get_weights(self, params, n_in, n):
         return params["W"][:n_in], params["W"][n_in:], params["b"]
@@ -134,8 +146,8 @@ class TFCellLstmUnit(NativeLstmUnit):
         self.forget_bias = float(self.unit_opts.get("forget_bias", 1.0))
 
     def param_specs(self, n_in, n):
-        return [(f"{self.cell_name}/kernel", (n_in + n, 4 * n), "forward"),
-                (f"{self.cell_name}/bias", (4 * n,), "bias")]
+        return [(f"{self.cell_name}/kernel", (n_in + n, 4 * n), "recurrent"),
+                (f"{self.cell_name}/bias", (4 * n,), ("const", 0.0))]
 
     def get_weights(self, params, n_in, n):
         kernel = _reorder_tf_cell_gates(params[f"{self.cell_name}/kernel"], n)
@@ -149,8 +161,10 @@ class GruUnit(RecUnit):
     """``gru``: TF's GRUCell layout (``gru_cell/gates/...``, ``gru_cell/candidate/...``)."""
 
     def param_specs(self, n_in, n):
-        return [("gru_cell/gates/kernel", (n_in + n, 2 * n), "forward"), ("gru_cell/gates/bias", (2 * n,), "bias_one"),
-                ("gru_cell/candidate/kernel", (n_in + n, n), "forward"), ("gru_cell/candidate/bias", (n,), "bias")]
+        return [("gru_cell/gates/kernel", (n_in + n, 2 * n), "recurrent"),
+                ("gru_cell/gates/bias", (2 * n,), ("const", 1.0)),
+                ("gru_cell/candidate/kernel", (n_in + n, n), "recurrent"),
+                ("gru_cell/candidate/bias", (n,), ("const", 0.0))]
 
     def run(self, x, seq_len, params, n, direction, initial_state):
         y, h = gru(x, seq_len, params["gru_cell/gates/kernel"], params["gru_cell/gates/bias"],
@@ -163,7 +177,7 @@ class BasicRnnUnit(RecUnit):
     """``basicrnn`` / ``rnn``: TF's BasicRNNCell (tanh) layout (``basic_rnn_cell/kernel``, ``.../bias``)."""
 
     def param_specs(self, n_in, n):
-        return [("basic_rnn_cell/kernel", (n_in + n, n), "forward"), ("basic_rnn_cell/bias", (n,), "bias")]
+        return [("basic_rnn_cell/kernel", (n_in + n, n), "recurrent"), ("basic_rnn_cell/bias", (n,), ("const", 0.0))]
 
     def run(self, x, seq_len, params, n, direction, initial_state):
         y, h = basic_rnn(x, seq_len, params["basic_rnn_cell/kernel"], params["basic_rnn_cell/bias"],
@@ -171,23 +185,64 @@ class BasicRnnUnit(RecUnit):
         return y, {"h": h}
 
 
+class StepCellUnit(RecUnit):
+    """A unit defined by a :class:`returnn.tf.layers.recurrent.cells.StepCell` (same params as the cell in
+    ``rnn_cell``), run over time with :func:`returnn.tf.ops.rnn.cell_loop.run_cell_loop`.
+
+    :ivar train_flag: set by the layer (python bool or bool tensor); the cell's zoneout/dropout use it
+    """
+
+    def __init__(self, name: str, unit_opts: Optional[Dict[str, Any]] = None, *, cell_class: Any = None,
+                 layer_name: str = "?"):
+        super().__init__(name, unit_opts)
+        self.cell = cell_class(name, unit_opts, layer_name=layer_name, layer_class="rec")
+        self.state_names = self.cell.state_names
+        self.allowed_unit_opts = self.cell.allowed_unit_opts
+        self.train_flag: Any = False
+
+    def param_specs(self, n_in, n):
+        return self.cell.param_specs(n_in, n)
+
+    def run(self, x, seq_len, params, n, direction, initial_state):
+        n_in = int(x.shape[-1])
+        self.cell.train_flag = self.train_flag
+        names = self.state_names
+
+        def step(xp_t, states):
+            y_t, new = self.cell.step(xp_t, dict(zip(names, states)), params, n_in, n)
+            return y_t, tuple(new[k] for k in names)
+
+        xp = self.cell.project_input(x, params, n_in, n)
+        y, final = run_cell_loop(xp, seq_len, step, [initial_state[k] for k in names], direction=direction)
+        return y, dict(zip(names, final))
+
+
+# factories: (name, unit_opts, layer_name) -> RecUnit
 UNITS: Registry[Any] = Registry("rec unit", normalize=str.lower)
-for _name in ("lstm", "nativelstm", "nativelstm2", "lstmblock"):
-    UNITS.register(_name, lambda name, unit_opts: NativeLstmUnit(name, unit_opts))
-UNITS.register("lstmblockfused", lambda name, unit_opts: NativeLstmUnit(name, unit_opts, impl="block"))
-UNITS.register("cudnnlstm", CudnnLstmUnit)
-UNITS.register("nativelstmlowmem", NativeLstmLowMemUnit)
-UNITS.register("standardlstm", lambda name, unit_opts: TFCellLstmUnit(name, unit_opts, cell_name="lstm_cell"))
-UNITS.register("basiclstm", lambda name, unit_opts: TFCellLstmUnit(name, unit_opts, cell_name="basic_lstm_cell"))
-UNITS.register("gru", GruUnit)
-UNITS.register("basicrnn", BasicRnnUnit)
-UNITS.register("rnn", BasicRnnUnit)
+for _name in ("lstm", "lstmp", "nativelstm", "nativelstm2", "lstmblock"):
+    UNITS.register(_name, lambda name, unit_opts, layer_name: NativeLstmUnit(name, unit_opts))
+UNITS.register("lstmblockfused", lambda name, unit_opts, layer_name: NativeLstmUnit(name, unit_opts, impl="block"))
+UNITS.register("cudnnlstm", lambda name, unit_opts, layer_name: CudnnLstmUnit(name, unit_opts))
+UNITS.register("nativelstmlowmem", lambda name, unit_opts, layer_name: NativeLstmLowMemUnit(name, unit_opts))
+UNITS.register("standardlstm",
+               lambda name, unit_opts, layer_name: TFCellLstmUnit(name, unit_opts, cell_name="lstm_cell"))
+UNITS.register("basiclstm",
+               lambda name, unit_opts, layer_name: TFCellLstmUnit(name, unit_opts, cell_name="basic_lstm_cell"))
+UNITS.register("gru", lambda name, unit_opts, layer_name: GruUnit(name, unit_opts))
+for _name in ("basicrnn", "rnn"):
+    UNITS.register(_name, lambda name, unit_opts, layer_name: BasicRnnUnit(name, unit_opts))
+for _name, _cell in (("zoneoutlstm", ZoneoutLSTMCell), ("layernormvariantslstm", LayerNormVariantsLSTMCell)):
+    UNITS.register(_name, lambda name, unit_opts, layer_name, cell=_cell: StepCellUnit(
+        name, unit_opts, cell_class=cell, layer_name=layer_name))
 
 
-def get_unit(name: str, unit_opts: Optional[Dict[str, Any]] = None, *, context: str = "") -> RecUnit:
+def get_unit(name: str, unit_opts: Optional[Dict[str, Any]] = None, *, context: str = "",
+             layer_name: str = "?") -> RecUnit:
     """
-    :param name: the ``unit`` string, case-insensitive (``"NativeLSTM2"`` works)
+    :param name: the ``unit`` string, case-insensitive (``"NativeLSTM2"``, ``"ZoneoutLSTM"`` work)
     :param unit_opts: the layer's ``unit_opts``
+    :param layer_name: for messages about ``unit_opts``
     :raises UnknownNameError: unknown unit, with close matches
+    :raises LayerArgError: invalid ``unit_opts`` of a step-cell unit
     """
-    return UNITS.get(name, context=context or None)(name.lower(), unit_opts)
+    return UNITS.get(name, context=context or None)(name.lower(), unit_opts, layer_name)

@@ -1,0 +1,52 @@
+"""Side-by-side cases: rec units and the layers used in rec loops / search (issue 17, part 2)."""
+
+_DATA = {"data": {"dim": 5}, "classes": {"dim": 4, "sparse": True}}
+_LN = "layernormvariantslstm"
+
+
+def _rec(unit, unit_opts=None, direction=1, n_out=4):
+    d = {"class": "rec", "unit": unit, "n_out": n_out, "from": "data", "direction": direction}
+    if unit_opts is not None:
+        d["unit_opts"] = unit_opts
+    return {"output": d}
+
+
+def _loop(unit_dict):
+    """a rec loop over the input frames with ``unit_dict`` (layer ``s`` per step)"""
+    return {"output": {"class": "rec", "from": "data", "unit": unit_dict}}
+
+
+CASES = [
+    {"name": "rec_lstmp", "extern_data": _DATA, "network": _rec("lstmp")},
+    {"name": "rec_lstmp_bw", "extern_data": _DATA, "network": _rec("LSTMP", direction=-1)},
+    {"name": "rec_zoneoutlstm", "extern_data": _DATA,
+     "network": _rec("zoneoutlstm", {"zoneout_factor_cell": 0.15, "zoneout_factor_output": 0.05})},
+    {"name": "rec_ZoneoutLSTM_zoneout_output", "extern_data": _DATA,
+     "network": _rec("ZoneoutLSTM", {"zoneout_factor_cell": 0.3, "zoneout_factor_output": 0.2,
+                                     "use_zoneout_output": True}, direction=-1)},
+    {"name": "rec_ln_lstm_default", "extern_data": _DATA, "network": _rec(_LN, {})},
+    {"name": "rec_ln_lstm_gn_off", "extern_data": _DATA, "network": _rec(_LN, {"global_norm": False})},
+    {"name": "rec_ln_lstm_joined", "extern_data": _DATA,
+     "network": _rec(_LN, {"global_norm": False, "global_norm_joined": True}, direction=-1)},
+    {"name": "rec_ln_lstm_joined_no_cell_norm", "extern_data": _DATA,
+     "network": _rec(_LN, {"global_norm": False, "global_norm_joined": True, "cell_norm": False})},
+    {"name": "rec_ln_lstm_per_gate", "extern_data": _DATA,
+     "network": _rec(_LN, {"global_norm": False, "per_gate_norm": True})},
+    {"name": "rec_ln_lstm_per_gate_no_cell_norm", "extern_data": _DATA,
+     "network": _rec(_LN, {"global_norm": False, "per_gate_norm": True, "cell_norm": False})},
+    {"name": "rec_ln_lstm_no_cell_norm", "extern_data": _DATA, "network": _rec(_LN, {"cell_norm": False})},
+    {"name": "rec_ln_lstm_hidden_norm_concat", "extern_data": _DATA,
+     "network": _rec(_LN, {"global_norm": False, "with_concat": True, "hidden_norm": True,
+                           "cell_norm_in_output": False, "forget_bias": 1.0, "variance_epsilon": 0.1})},
+    {"name": "rnn_cell_zoneoutlstm", "extern_data": _DATA,
+     "network": _loop({"s": {"class": "rnn_cell", "unit": "zoneoutlstm", "n_out": 4, "from": ["data:source", "prev:s"],
+                             "unit_opts": {"zoneout_factor_cell": 0.15, "zoneout_factor_output": 0.05}},
+                       "output": {"class": "copy", "from": "s"}})},
+    {"name": "rnn_cell_ln_lstm_joined", "extern_data": _DATA,
+     "network": _loop({"s": {"class": "rnn_cell", "unit": _LN, "n_out": 4, "from": ["data:source", "prev:s"],
+                             "unit_opts": {"global_norm": False, "global_norm_joined": True, "cell_norm": False}},
+                       "output": {"class": "copy", "from": "s"}})},
+    {"name": "rnn_cell_ln_lstm_default", "extern_data": _DATA,
+     "network": _loop({"s": {"class": "rnn_cell", "unit": _LN, "n_out": 4, "from": ["data:source"]},
+                       "output": {"class": "copy", "from": "s"}})},
+]

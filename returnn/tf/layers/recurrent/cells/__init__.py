@@ -1,0 +1,7 @@
+"""Recurrent cells defined by one step (``zoneoutlstm``, ``layernormvariantslstm``): used by ``rec`` over a whole
+sequence (:mod:`returnn.tf.layers.recurrent.units`) and by ``rnn_cell`` for one step inside a loop, with the same
+parameters and numerics."""
+
+from returnn.tf.layers.recurrent.cells.layer_norm_lstm import LayerNormVariantsLSTMCell as LayerNormVariantsLSTMCell
+from returnn.tf.layers.recurrent.cells.step_cell import StepCell as StepCell
+from returnn.tf.layers.recurrent.cells.zoneout_lstm import ZoneoutLSTMCell as ZoneoutLSTMCell

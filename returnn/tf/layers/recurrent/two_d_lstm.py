@@ -1,0 +1,47 @@
+"""``{"class": "twod_lstm", "from": ..., "n_out": N}``: the reference's 2D LSTM over (source time, target time).
+
+Not available here: the reference computes it with its native TF op ``TwoDLSTM`` (and ``GradOfTwoDLSTM`` for the
+gradient), C++/CUDA code it compiles at run time; this project compiles no native ops and has no TF-ops
+equivalent of this one. Building the layer raises :class:`returnn.errors.LayerArgError` saying so, before any
+TF op is created (the arguments are the reference's, so the error names the layer, not an unknown argument).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from returnn.errors import LayerArgError
+from returnn.tensor import Tensor
+from returnn.tf.layers.core.concat_input import ConcatInputLayer
+from returnn.tf.layers.core.registry import register_layer
+
+MISSING = ("needs the reference's native TF op 'TwoDLSTM' (with 'GradOfTwoDLSTM'), C++/CUDA code compiled at run "
+           "time, which this project does not build, so it is not available here;")
+
+
+@register_layer
+class TwoDLSTMLayer(ConcatInputLayer):
+    """See the module docstring.
+
+    :param pooling: the reference's option (``"last"``, ``"max"``, ...), accepted
+    :param unit_opts: the reference's option, accepted
+    :raises LayerArgError: always (the native op is missing)
+    """
+
+    layer_class = "twod_lstm"
+    recurrent = True
+
+    def __init__(self, pooling: str = "last", unit_opts: Any = None, forward_weights_init: Any = None,
+                 recurrent_weights_init: Any = None, bias_init: Any = None, **kwargs: Any):
+        raise _missing_op(kwargs.get("name", "?"))
+
+    @classmethod
+    def get_out_data_from_opts(cls, name: str, **kwargs: Any) -> Tensor:
+        """:raises LayerArgError: always"""
+        raise _missing_op(name)
+
+
+def _missing_op(name: str) -> LayerArgError:
+    return LayerArgError(layer=name, layer_class="twod_lstm", arg="twod_lstm", problem=MISSING + " layer class",
+                         hint="use the reference RETURNN for this config, or replace the layer (e.g. by an LSTM "
+                              "over the target time in the rec loop)")
