@@ -10,6 +10,7 @@ from returnn.tf.layers.core.concat_input import ConcatInputLayer as _ConcatInput
 from returnn.tf.layers.core.internal import InternalLayer as InternalLayer
 from returnn.tf.layers.core.layer_base import LayerBase as LayerBase
 from returnn.tf.layers.core.loss import Loss as Loss
+from returnn.tf.layers.core.registry import auto_register_layer_classes as auto_register_layer_classes
 from returnn.tf.layers.core.registry import get_layer_class as get_layer_class
 from returnn.tf.layers.core.registry import get_layer_class_name_list as get_layer_class_name_list
 from returnn.tf.layers.core.registry import get_loss_class as get_loss_class

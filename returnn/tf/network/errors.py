@@ -1,5 +1,5 @@
 """Network construction errors (names kept from the reference: ``NetworkLayerException``, ``LayerNotFound``,
-``NetworkConstructionDependencyLoopException``)."""
+``NetworkConstructionDependencyLoopException``; ``CannotHandleUndefinedSourcesException`` of older versions)."""
 
 from __future__ import annotations
 
@@ -52,5 +52,34 @@ class NetworkConstructionDependencyLoopException(NetworkLayerException):
         super().__init__(text, layer_name=layer_name, network=network)
 
 
-for _cls in (NetworkLayerException, LayerNotFound, NetworkConstructionDependencyLoopException):
+class NotInsideRecLoopError(NetworkLayerException, AssertionError):
+    """``network.get_rec_step_info()`` / ``get_rec_step_index()`` outside of the loop of a rec layer (the
+    reference asserts; ``except AssertionError`` still catches this)."""
+
+    def __init__(self, message: str, layer_name: str = "?", network: object = None):
+        super().__init__(message + "\n  hint: only layers inside a rec layer's unit (run per step) have a step index;"
+                         " get_rec_step_info(must_exist=False) returns None instead", layer_name=layer_name,
+                         network=network)
+
+
+class CannotHandleUndefinedSourcesException(NetworkLayerException):
+    """Raised by a layer's ``get_out_data_from_opts`` (custom layers of older configs) when it cannot infer its
+    output because its sources are not defined yet. Kept for configs that import it (``from TFNetwork import
+    CannotHandleUndefinedSourcesException``); the current reference no longer has it.
+
+    :param layer_name: the layer
+    :param layer_desc: its kwargs
+    :param extended_info_str: extra text for the message
+    """
+
+    def __init__(self, layer_name: str, layer_desc: object = None, extended_info_str: str = None):
+        self.layer_desc = layer_desc
+        text = f"{layer_name!r}: cannot handle undefined sources without defined out_type."
+        if extended_info_str:
+            text += "\n" + extended_info_str
+        super().__init__(text, layer_name=layer_name)
+
+
+for _cls in (NetworkLayerException, LayerNotFound, NetworkConstructionDependencyLoopException,
+             NotInsideRecLoopError, CannotHandleUndefinedSourcesException):
     _cls.__reduce__ = _reduce_error  # type: ignore[method-assign]  (errors survive pickling, e.g. across processes)

@@ -21,12 +21,18 @@ import returnn.tf.layers  # noqa: F401  (registers all layers and losses)
 from returnn.errors import AxisDescriptionError, ConfigValueError, LayerArgError, LayerShapeError
 from returnn.log import log
 from returnn.tensor import NotSpecified, Tensor
+from returnn.tf.layers.core.internal import RecStepInfoLayer
 from returnn.tf.layers.core.layer_base import LayerBase
-from returnn.tf.layers.core.registry import get_layer_class
+from returnn.tf.layers.core.registry import get_layer_class, is_user_layer_class
+from returnn.tf.layers.core.scope_names import get_scope_prefix_from_name_prefix, get_valid_scope_name_from_str
 from returnn.tf.layers.core.spec import validate_layer_dict
-from returnn.tf.network.errors import LayerNotFound, NetworkConstructionDependencyLoopException
+from returnn.tf.network.construction import absolute_variable_scope as absolute_variable_scope
+from returnn.tf.network.construction import check_static_shape
+from returnn.tf.network.errors import LayerNotFound, NetworkConstructionDependencyLoopException, NotInsideRecLoopError
 from returnn.tf.network.extern_data import ExternData
 from returnn.tf.network.loss_holder import LossHolder
+from returnn.tf.network.search_choices import find_search_choices
+from returnn.tf.ops.dropout import cond_on_train_flag
 from returnn.util.suggest import close_matches
 
 _MISSING_FROM_NOTE = ('DEPRECATION WARNING: Missing "from" in layer definition: {name}\n'
@@ -74,6 +80,8 @@ class TFNetwork:
                  parent_layer: Optional[LayerBase] = None, parent_net: Optional[TFNetwork] = None,
                  extra_parent_net: Any = None, is_inside_rec_layer: Optional[bool] = None,
                  absolute_name_prefix: Optional[str] = None, name: Optional[str] = None):
+        if config is None and parent_net is not None:
+            config = parent_net.config
         if config is None:
             from returnn.config import get_global_config
             try:
@@ -113,6 +121,7 @@ class TFNetwork:
         self._constructing: List[str] = []
         self._global_train_step: Optional[tf.Variable] = None
         self._objective_built = False
+        self._rec_step_info: Any = None
         if parent_net is None:
             create_placeholders(self.extern_data)
 
@@ -143,6 +152,76 @@ class TFNetwork:
             root._global_train_step = tf.compat.v1.train.get_or_create_global_step()
         return root._global_train_step
 
+    # ---- the API configs call (eval strings, out_type functions, custom layers)
+    def get_config(self, consider_global_config: bool = True, fallback_dummy_config: bool = True) -> Any:
+        """:return: the Config this network was built with (``self.network.get_config().typed_value("transform")``
+        in SpecAugment eval strings). Always set here (the global config, or an empty Config, when none was
+        given), so the two flags of the reference's signature change nothing."""
+        return self.config
+
+    @property
+    def _config(self) -> Any:
+        """The reference's private name of :meth:`get_config`'s value; configs read it
+        (``self.network._config.typed_dict[...]``)."""
+        return self.config
+
+    def cond_on_train(self, fn_train: Callable[[], Any], fn_eval: Callable[[], Any]) -> Any:
+        """:return: ``fn_train()`` in training, ``fn_eval()`` otherwise: called directly when ``train_flag`` is a
+        python bool, else both in a ``tf.cond`` on the train flag placeholder (as the reference)"""
+        return cond_on_train_flag(self.train_flag, fn_train, fn_eval)
+
+    def get_absolute_name_scope_prefix(self) -> str:
+        """:return: TF scope prefix of this network's layers: ``""`` for the root, ``"sub/"`` in subnetwork
+        ``sub``, ``"output/rec/"`` in the loop of rec layer ``output``; names made valid as TF scope names
+        (see :mod:`returnn.tf.layers.core.scope_names`)"""
+        return get_scope_prefix_from_name_prefix(self.get_absolute_name_prefix())
+
+    def get_layer_scope_name(self, name: str) -> str:
+        """:return: absolute TF scope of layer ``name`` of this network (``"sub/.95.in"`` for ``"_in"``)"""
+        return self.get_absolute_name_scope_prefix() + get_valid_scope_name_from_str(name)
+
+    def set_rec_step_info(self, i: tf.Tensor, prev_end_flag: Optional[tf.Tensor] = None, prev_end_layer: Any = None,
+                          seq_lens: Optional[tf.Tensor] = None) -> None:
+        """Called by a rec loop for the network of one step: ``i`` is the int32 scalar step index."""
+        self._rec_step_info = RecStepInfoLayer(network=self, i=i, prev_end_flag=prev_end_flag,
+                                               prev_end_layer=prev_end_layer, seq_lens=seq_lens)
+
+    def have_rec_step_info(self) -> bool:
+        """:return: whether :meth:`get_rec_step_info` finds step info (inside the loop of a rec layer)"""
+        return self.get_rec_step_info(must_exist=False) is not None
+
+    def get_rec_step_info(self, must_exist: bool = True) -> Any:
+        """:return: the :class:`returnn.tf.layers.core.internal.RecStepInfoLayer` of the enclosing rec loop
+            (``.step``: int32 scalar step index), looked up through plain subnetworks; None if there is none and
+            not ``must_exist``
+        :raises NotInsideRecLoopError: (an AssertionError, as the reference) outside of a rec loop"""
+        net: Optional[TFNetwork] = self
+        while net is not None:
+            if net._rec_step_info is not None:
+                return net._rec_step_info
+            if net._inside_rec_loop:
+                break
+            net = net.parent_net
+        if must_exist:
+            raise NotInsideRecLoopError(f"{self}: We expect to be the subnet of a RecLayer, but we are not.",
+                                        network=self)
+        return None
+
+    def get_rec_step_index(self) -> tf.Tensor:
+        """:return: int32 scalar, the step index of the enclosing rec loop (0 at the first frame)
+        :raises NotInsideRecLoopError: outside of a rec loop"""
+        return self.get_rec_step_info().step
+
+    def get_search_choices(self, sources: Any = None, src: Any = None, base_search_choice: Any = None,
+                           _layer_to_search_choices: Any = None, debug_stream: Any = None) -> Any:
+        """:return: the search choices (:class:`returnn.tf.network.search_choices.SearchChoices`) of the nearest
+            ``choice`` layer that ``src`` (or ``base_search_choice``, or all of ``sources``) depends on in a
+            search; None outside of a search or without a choice layer among the dependencies (as the reference
+            in training)"""
+        start = [l for l in ([src] if src is not None else []) + ([base_search_choice] if base_search_choice
+                                                                   is not None else []) + list(sources or [])]
+        return find_search_choices(start)
+
     # ---- extern data
     def get_extern_data(self, key: str, mark_data_key_as_used: bool = True) -> Tensor:
         """:raises LayerArgError-like ConfigValueError: unknown key (lists the known keys)"""
@@ -159,20 +238,51 @@ class TFNetwork:
         return sorted(self.get_root_network().used_data_keys)
 
     # ---- construction
-    def construct_from_dict(self, net_dict: Dict[str, Dict[str, Any]]) -> None:
-        """Constructs all output layers of ``net_dict`` and their dependencies."""
+    def construct_from_dict(self, net_dict: Dict[str, Dict[str, Any]], get_layer: Any = None) -> None:
+        """Constructs all output layers of ``net_dict`` and their dependencies, as the reference: first the layers
+        with ``register_as_extern_data`` (so that a ``target`` may name the data they register), then ``"output"``,
+        layers with a ``loss`` and ``is_output_layer``, each group by name. Keys starting with ``"#"``
+        (``"#copy_param_mode"``, ``"#config"``, ...) are no layers and are skipped (a layer may still name one in
+        ``from``).
+
+        :raises LayerArgError: a layer description that is not a dict
+        """
         self.layers_desc.update(net_dict)
+        candidates = []
         for name, layer_desc in sorted(net_dict.items()):
+            if name.startswith("#"):
+                continue
             if not isinstance(layer_desc, dict):
                 raise LayerArgError(layer=name, layer_class="?", arg="class", problem="layer dict is not a dict:",
-                                    got=layer_desc)
+                                    got=layer_desc, hint='keys starting with "#" are ignored, e.g. "#config"')
             if layer_desc.get("only_on_eval") and not self.eval_flag:
                 continue  # as the reference: such layers (and their losses) exist only in eval networks
             if layer_desc.get("only_on_search") and not self.search_flag:
                 continue
+            candidates.append((name, layer_desc))
+        for name, layer_desc in candidates:
+            if layer_desc.get("register_as_extern_data"):
+                self.construct_layer(net_dict, name, get_layer=get_layer)
+        for name, layer_desc in candidates:
             if (name == "output" or name.endswith(":output") or layer_desc.get("loss")
-                    or layer_desc.get("is_output_layer") or layer_desc.get("register_as_extern_data")):
-                self.construct_layer(net_dict, name)
+                    or layer_desc.get("is_output_layer")):
+                self.construct_layer(net_dict, name, get_layer=get_layer)
+
+    def construct_extern_data_provider(self, key: str) -> bool:
+        """Constructs the layer described with ``"register_as_extern_data": key`` in this network or an enclosing
+        one (not yet constructed, e.g. named in a ``target`` before it is built).
+
+        :return: whether extern data ``key`` exists now
+        """
+        net: Optional[TFNetwork] = self
+        while net is not None:
+            for name, desc in sorted(net.layers_desc.items()):
+                if not name.startswith("#") and isinstance(desc, dict) and desc.get("register_as_extern_data") == key:
+                    if name not in net.layers and name not in net._constructing:
+                        net.construct_layer(net.layers_desc, name)
+                    return key in self.extern_data.data
+            net = net.parent_net
+        return False
 
     def get_layer(self, layer_name: str) -> LayerBase:
         """:return: a constructed layer (``"data:KEY"``/``"base:NAME"`` resolved), constructing it if described
@@ -186,7 +296,8 @@ class TFNetwork:
         raise self._not_found(layer_name)
 
     def _not_found(self, layer_name: str, referenced_by: Optional[str] = None) -> LayerNotFound:
-        candidates = list(self.layers_desc) + list(self.layers) + [f"data:{k}" for k in self.extern_data.data]
+        candidates = [n for n in self.layers_desc if not n.startswith("#")] + list(self.layers) + [
+            f"data:{k}" for k in self.extern_data.data]
         by = f" (in \"from\"/\"target\" of layer {referenced_by!r})" if referenced_by else ""
         return LayerNotFound(f"layer {layer_name!r} not found in {self}{by}", layer_name=layer_name, network=self,
                              suggestions=close_matches(layer_name, candidates), referenced_by=referenced_by)
@@ -260,8 +371,13 @@ class TFNetwork:
                 except AxisDescriptionError as exc:
                     raise exc.with_layer(name) from None
             if layer.output.placeholder is None:
+                if is_user_layer_class(layer_class):
+                    raise LayerShapeError(layer=name, layer_class=layer_class.layer_class,
+                                          problem=f"the layer class {layer_class.__qualname__} did not set its output",
+                                          hint="set self.output.placeholder (a tf.Tensor with the dims of the output "
+                                               "template from get_out_data_from_opts) in __init__")
                 raise RuntimeError(f"layer {name!r} ({layer_class.__name__}) did not set its output (implementation bug)")
-            _check_static_shape(layer)
+            check_static_shape(layer)
             layer.post_init(layer_desc)
         finally:
             self._constructing.pop()
@@ -272,16 +388,17 @@ class TFNetwork:
         return layer
 
     def _param_scope_name(self, name: str, d: Dict[str, Any]) -> str:
-        """:return: absolute variable scope for layer ``name``: ``<prefix><name>``, or the scope of the layer given
-        by ``reuse_params`` (a layer name or ``{"reuse_layer": name}``), so its variables are shared."""
+        """:return: absolute variable scope for layer ``name``: ``<scope prefix><valid name>`` (see
+        :meth:`get_layer_scope_name`), or the scope of the layer given by ``reuse_params`` (a layer name or
+        ``{"reuse_layer": name}``), so its variables are shared."""
         reuse = d.get("reuse_params")
         if reuse is not None:
             other = reuse if isinstance(reuse, LayerBase) else None
             if other is None:
                 raise LayerArgError(layer=name, layer_class="?", arg="reuse_params", problem="unsupported value",
                                     got=reuse, expected='a layer name or {"reuse_layer": name}')
-            return other.get_absolute_name().replace(":", "_")
-        return (self.get_absolute_name_prefix() + name).replace(":", "_")
+            return other.get_absolute_name_scope_prefix()[:-1]
+        return self.get_layer_scope_name(name)
 
     def _debug_print_template(self, name: str, output: Tensor) -> None:
         """``layer /'name': [B,T|...] float32``, as the reference: at verbosity 3, or 1 with
@@ -446,27 +563,8 @@ class TFNetwork:
         return None
 
 
-@contextlib.contextmanager
-def absolute_variable_scope(scope_name: str, reuse: bool = False) -> Any:
-    """Opens variable scope ``scope_name`` (and the same name scope) from the root, wherever we are."""
-    var_scope = tf.compat.v1.VariableScope(reuse=tf.compat.v1.AUTO_REUSE if reuse else None, name=scope_name)
-    with tf.compat.v1.variable_scope(var_scope, auxiliary_name_scope=False):
-        with tf.name_scope(scope_name + "/"):
-            yield
-
-
 _NO_FROM_NEEDED = {"source", "constant", "variable", "subnetwork", "length", "range", "train_flag",
                    "global_train_step"}
-
-
-def _check_static_shape(layer: LayerBase) -> None:
-    """Sets the template's static shape on the raw output; a mismatch is an implementation bug."""
-    raw = layer.output.placeholder
-    try:
-        raw.set_shape(layer.output.batch_shape)
-    except ValueError as exc:
-        raise RuntimeError(f"layer {layer.name!r}: output {raw} does not match its template "
-                           f"{layer.output} (implementation bug)") from exc
 
 
 def get_layer_class_for_name(name: str) -> Any:

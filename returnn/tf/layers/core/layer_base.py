@@ -22,6 +22,7 @@ import tensorflow as tf
 from returnn.errors import LayerArgError, LayerShapeError
 from returnn.tensor import Dim, FeatureDim, NotSpecified, Tensor
 from returnn.tf.layers.core.registry import LOSSES, get_loss_class
+from returnn.tf.layers.core.scope_names import get_valid_scope_name_from_str
 from returnn.util.suggest import close_matches
 
 
@@ -55,7 +56,8 @@ class LayerBase:
                  collocate_with: Any = None, is_output_layer: Optional[bool] = None,
                  register_as_extern_data: Optional[str] = None, debug_print_layer_output: Any = None,
                  control_dependencies_on_output: Any = None, _target_layers: Optional[Dict[str, LayerBase]] = None,
-                 **kwargs: Any):
+                 rec_previous_layer: Any = None, _network: Any = None, _name: Optional[str] = None,
+                 _src_common_search_choices: Any = None, **kwargs: Any):
         if kwargs:
             key = sorted(kwargs)[0]
             raise LayerArgError(layer=name, layer_class=self.layer_class or type(self).__name__, arg=key,
@@ -133,7 +135,7 @@ class LayerBase:
             for t in targets:
                 if t.startswith("layer:"):
                     d.setdefault("_target_layers", {})[t] = get_layer(t[len("layer:"):])
-                elif t not in network.extern_data.data:
+                elif t not in network.extern_data.data and not _construct_extern_data_provider(network, t):
                     known = sorted(network.extern_data.data)
                     raise LayerArgError(layer=d["name"], layer_class=cls.layer_class, arg="target",
                                         problem="unknown extern data key in", got=t,
@@ -174,17 +176,24 @@ class LayerBase:
                                  out_dim=out_dim, target=target, target_layers=_target_layers, loss=loss)
 
     # ---- phase 4 helpers: params
-    def var_creation_scope(self) -> Any:
-        """Context for ``tf.compat.v1.get_variable`` calls. The network already opened ``variable_scope(<name>)``
-        around ``__init__``; this exists for reference-compatible layer code."""
+    def var_creation_scope(self, **kwargs: Any) -> Any:
+        """Context for ``tf.compat.v1.get_variable`` calls in ``__init__`` (``with self.var_creation_scope(): ...``,
+        as layers written for the reference do). The network already opened the layer's variable scope
+        (``<scope prefix><name>``, see :meth:`get_absolute_name_scope_prefix`) around ``__init__``, so this changes
+        nothing; the keyword args of the reference (variable scope options) are accepted and ignored."""
         return contextlib.nullcontext()
 
     def add_param(self, param: tf.Variable, custom_update: Any = None, trainable: Optional[bool] = None,
-                  saveable: Optional[bool] = None, axes_split_info: Any = None) -> tf.Variable:
-        """Registers a variable created by this layer under its name relative to the layer's scope.
+                  saveable: Optional[bool] = None, axes_split_info: Any = None,
+                  non_critical_for_restore: bool = False) -> tf.Variable:
+        """Registers a variable created by this layer (``self.add_param(tf.compat.v1.get_variable("W", ...))``)
+        under its name relative to the layer's scope (``"W"`` for ``<layer>/W``); it is then part of the
+        network's params (saved, loaded, trained).
 
-        If the layer is not trainable (``"trainable": False``), the variable is removed from the trainable
-        variables collection.
+        If the layer is not trainable (``"trainable": False``) or ``trainable=False`` is given, the variable is
+        removed from the trainable variables collection.
+
+        :return: ``param``
         """
         scope = tf.compat.v1.get_variable_scope().name
         name = param.name[:-2] if param.name.endswith(":0") else param.name
@@ -259,6 +268,25 @@ class LayerBase:
     def get_absolute_name(self) -> str:
         return self.network.get_absolute_name_prefix() + self.name
 
+    def get_absolute_name_scope_prefix(self) -> str:
+        """:return: the TF scope of this layer's variables and ops, with ``/``: ``"enc/"``, ``"sub/.95.in/"`` for
+        layer ``_in`` in subnetwork ``sub`` (see :mod:`returnn.tf.layers.core.scope_names`)"""
+        return self.network.get_layer_scope_name(self.name) + "/"
+
+    @property
+    def tf_scope_name(self) -> str:
+        """:return: this layer's own scope name, without the network's prefix (``".95.bpe0"`` for ``_bpe0``)"""
+        return self.cls_get_tf_scope_name(self.name)
+
+    @classmethod
+    def cls_get_tf_scope_name(cls, name: str) -> str:
+        """:return: the scope name for a layer called ``name`` (characters TF rejects replaced, as the reference)"""
+        return get_valid_scope_name_from_str(name)
+
+    def get_search_choices(self) -> Any:
+        """:return: the search choices this layer depends on (``network.get_search_choices(src=self)``), or None"""
+        return self.network.get_search_choices(src=self)
+
     def apply_activation(self, raw: tf.Tensor, activation: Optional[str]) -> tf.Tensor:
         """Applies ``activation`` (a name like ``"relu"`` or ``"2*sigmoid"``; None: identity) to ``raw`` and keeps
         the pre-activation value in ``output_before_activation`` (losses like ``ce`` use the logits).
@@ -297,6 +325,16 @@ class OutputWithActivation:
 _COMMON_NAMES = ["from", "n_out", "out_type", "loss", "loss_scale", "loss_opts", "target", "trainable", "L2",
                  "darc1", "spatial_smoothing", "dropout", "dropout_noise_shape", "dropout_on_forward",
                  "is_output_layer", "register_as_extern_data", "reuse_params"]
+
+
+def _construct_extern_data_provider(network: Any, key: str) -> bool:
+    """Constructs the layer with ``register_as_extern_data: key`` (in ``network`` or an enclosing one), so that
+    ``target: key`` works whatever the construction order (as the reference).
+
+    :return: whether ``key`` is extern data now
+    """
+    construct = getattr(network, "construct_extern_data_provider", None)
+    return bool(construct is not None and construct(key))
 
 
 def get_target_template(network: Any, target: str, target_layers: Optional[Dict[str, Any]] = None) -> Tensor:

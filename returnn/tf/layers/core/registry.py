@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, List, Type
 
+from returnn.errors import ConfigError
 from returnn.util.registry import Registry
 
 LAYER_NAME_HINTS = {
@@ -61,9 +62,52 @@ def get_layer_class(name: str, raise_exception: bool = True) -> Any:
     return LAYERS.get(name)
 
 
+class LayerClassRegistrationError(ConfigError, AssertionError):
+    """A user layer class cannot be registered: no ``layer_class`` name, or the name is taken by another class
+    (the reference asserts; ``except AssertionError`` still catches this)."""
+
+
+def is_user_layer_class(layer_class: Any) -> bool:
+    """:return: whether ``layer_class`` is defined outside this package (a config's own ``LayerBase`` subclass)"""
+    return not str(getattr(layer_class, "__module__", "")).startswith("returnn.")
+
+
 def register_layer_class(layer_class: Type[Any]) -> None:
-    """Registers a user layer class under its ``layer_class`` (reference API)."""
-    register_layer(layer_class)
+    """Registers a user layer class (a ``LayerBase`` subclass defined in a config) under its ``layer_class``, so
+    that ``{"class": <layer_class>, ...}`` builds it (reference API). Registering the same class again is a no-op;
+    so is registering a class of the same module and qualified name again (a config executed twice).
+
+    :raises LayerClassRegistrationError: ``layer_class`` unset, or the name belongs to another class (e.g. a
+        built-in layer)
+    """
+    import returnn.tf.layers  # noqa: F401  (built-in names first, so that a clash is detected)
+    name = getattr(layer_class, "layer_class", None)
+    if not name or not isinstance(name, str):
+        raise LayerClassRegistrationError(
+            f"cannot register layer class {layer_class!r}: it has no layer_class name"
+            "\n  hint: set e.g. layer_class = \"my_layer\" in the class body, then use {\"class\": \"my_layer\"}")
+    if name in LAYERS:
+        existing = LAYERS.get(name)
+        same = existing is layer_class or (
+            getattr(existing, "__module__", None) == getattr(layer_class, "__module__", None)
+            and getattr(existing, "__qualname__", None) == getattr(layer_class, "__qualname__", None))
+        if not same:
+            raise LayerClassRegistrationError(
+                f"cannot register layer class {layer_class!r} as {name!r}: that name is already taken by {existing!r}"
+                "\n  hint: choose another layer_class name")
+    LAYERS.register(name, layer_class, overwrite=True)
+
+
+def auto_register_layer_classes(vars_values: Iterable[Any]) -> None:
+    """Registers every layer class among ``vars_values`` (e.g. ``globals().values()`` of a config, or a list of
+    classes): the ``LayerBase`` subclasses with a ``layer_class`` name; other values are ignored (reference API).
+
+    :raises LayerClassRegistrationError: a name taken by another class
+    """
+    from returnn.tf.layers.core.layer_base import LayerBase
+    for value in list(vars_values):
+        if isinstance(value, type) and issubclass(value, LayerBase) and getattr(value, "layer_class", None):
+            register_layer_class(value)
 
 
 def get_layer_class_name_list() -> List[str]:

@@ -7,7 +7,7 @@ from typing import Any, FrozenSet, Mapping, Set, Type
 
 from returnn.errors import LayerArgError, UnknownNameError
 from returnn.tf.layers.core.common_args import COMMON_LAYER_ARGS, INTERNAL_LAYER_KWARGS
-from returnn.tf.layers.core.registry import LAYERS
+from returnn.tf.layers.core.registry import LAYERS, is_user_layer_class
 from returnn.util.suggest import close_matches
 
 _declared_cache: dict = {}
@@ -41,6 +41,9 @@ def declared_args(layer_class: Type[Any]) -> FrozenSet[str]:
 def validate_layer_dict(name: str, layer_dict: Mapping[str, Any]) -> Type[Any]:
     """Checks ``class`` and the argument names of one layer dict.
 
+    Argument names of layer classes defined outside this package (a config's ``LayerBase`` subclasses) are not
+    checked here: such a class may consume args via ``**kwargs``; ``LayerBase.__init__`` rejects those left over.
+
     :return: the layer class
     :raises LayerArgError: missing ``class`` / unknown argument (names the layer, the arg, accepted args and the
         closest match)
@@ -56,6 +59,10 @@ def validate_layer_dict(name: str, layer_dict: Mapping[str, Any]) -> Type[Any]:
         layer_class = LAYERS.get(layer_dict["class"], context=f"in layer {name!r}")
     except UnknownNameError:
         raise
+    if is_user_layer_class(layer_class):
+        # a config's own layer class may take args through **kwargs (kwargs.pop(...)); as in the reference, an
+        # arg nobody takes is reported by LayerBase.__init__ (unknown argument)
+        return layer_class
     own = declared_args(layer_class)
     for key in layer_dict:
         if key == "class" or key in COMMON_LAYER_ARGS or key in own:

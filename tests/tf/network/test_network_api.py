@@ -1,0 +1,220 @@
+"""The network API that configs call (eval strings, out_type functions, custom layers), scope names of layer names
+TF rejects, ``"#..."`` keys, and construction order. Expected values were observed with the reference (RETURNN
+from PyPI)."""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from returnn.config import Config
+from returnn.tf.layers.core.scope_names import get_valid_scope_name_from_str
+from returnn.tf.network import CannotHandleUndefinedSourcesException, NotInsideRecLoopError, TFNetwork
+from tf_net_helpers import build_net
+
+EXTERN = {"data": {"dim": 3}, "classes": {"dim": 4, "sparse": True}}
+
+
+def _spec_augment_like(data, network):
+    """Zeroes the first frame of each sequence in training, as SpecAugment functions of configs do: reads
+    ``network.global_train_step``, branches with ``network.cond_on_train``, masks with TFUtil's ``where_bc``."""
+    from TFUtil import where_bc
+
+    x = data.placeholder
+    step = tf.cast(network.global_train_step, tf.int32)  # 0 here: only that it is there
+    time = tf.shape(x)[data.time_dim_axis]
+    first = tf.equal(tf.range(time), step)  # [T]
+    mask = tf.reshape(first, [1, -1, 1] if data.time_dim_axis == 1 else [-1, 1, 1])
+    return network.cond_on_train(lambda: where_bc(mask, 0.0, x), lambda: x)
+
+
+def _spec_net(train_flag):
+    config = Config({"extern_data": EXTERN, "transform": _spec_augment_like})
+    net = TFNetwork(config=config, train_flag=train_flag)
+    net.construct_from_dict({
+        "source": {"class": "eval", "from": "data",
+                   "eval": "self.network.get_config().typed_value('transform')(source(0, as_data=True), "
+                           "network=self.network)"},
+        "output": {"class": "copy", "from": "source"}})
+    return net
+
+
+@pytest.mark.parametrize("train_flag", [True, False, "placeholder"])
+def test_spec_augment_eval_string_with_get_config_and_cond_on_train(session, train_flag):
+    flag = tf.compat.v1.placeholder(tf.bool, ()) if train_flag == "placeholder" else train_flag
+    net = _spec_net(flag)
+    data = net.extern_data.data["data"]
+    x = np.arange(2 * 3 * 3, dtype="float32").reshape(2, 3, 3) + 1.0
+    feed = {data.placeholder: x, data.size_placeholder[0]: [3, 2]}
+    session.run(tf.compat.v1.global_variables_initializer())
+    for train in ([True, False] if train_flag == "placeholder" else [train_flag]):
+        if train_flag == "placeholder":
+            feed[flag] = train
+        out = session.run(net.layers["output"].output.placeholder, feed)
+        expected = x.copy()
+        if train:
+            expected[:, 0] = 0.0
+        np.testing.assert_array_equal(out, expected)
+
+
+def test_get_config_and_private_config_name(session):
+    net = _spec_net(False)
+    assert net.get_config() is net.config and net._config is net.config  # noqa: SLF001 (configs read it)
+    assert net.get_config().typed_value("transform") is _spec_augment_like
+    sub = build_net({"sub": {"class": "subnetwork", "from": "data", "subnetwork": {
+        "output": {"class": "eval", "from": "data",
+                   "eval": "source(0) * self.network._config.typed_value('scale')"}}},
+        "output": {"class": "copy", "from": "sub"}}, EXTERN, scale=2.0)
+    assert sub.layers["sub/output"].network.get_config() is sub.config
+    data = sub.extern_data.data["data"]
+    out = session.run(sub.layers["output"].output.placeholder,
+                      {data.placeholder: np.ones((1, 2, 3), "float32"), data.size_placeholder[0]: [2]})
+    np.testing.assert_array_equal(out, np.full((1, 2, 3), 2.0, "float32"))
+
+
+def test_cond_on_train_with_python_bool_calls_one_branch_only(session):
+    net = build_net({"output": {"class": "copy", "from": "data"}}, EXTERN, train_flag=False)
+    calls = []
+    assert net.cond_on_train(lambda: calls.append("train"), lambda: calls.append("eval") or 7) == 7
+    assert calls == ["eval"]
+
+
+def test_network_attributes_like_reference(session):
+    """Observed: ``random`` is a numpy RandomState, ``global_train_step`` the int64 variable ``global_step``,
+    the root's name scope prefix is ``""``, no rec step info outside of a loop (an AssertionError there)."""
+    net = build_net({"output": {"class": "copy", "from": "data"}}, EXTERN)
+    assert isinstance(net.random, np.random.RandomState)
+    assert net.global_train_step.name == "global_step:0" and net.global_train_step.dtype.base_dtype == tf.int64
+    assert net.get_absolute_name_scope_prefix() == "" and net.get_root_network() is net and net.parent_net is None
+    assert net.train_flag is True and net.search_flag is False and not net.is_inside_rec_layer()
+    assert net.get_search_choices(src=net.layers["output"]) is None
+    assert net.get_rec_step_info(must_exist=False) is None and not net.have_rec_step_info()
+    with pytest.raises(NotInsideRecLoopError, match="We expect to be the subnet of a RecLayer, but we are not"):
+        net.get_rec_step_index()
+    with pytest.raises(AssertionError):
+        net.get_rec_step_info()
+
+
+def _rec_step_net(unit_extra, from_):
+    def step_values(self, source, **_kwargs):
+        source(0)
+        info = self.network.get_rec_step_info()
+        prev_end = tf.cast(info.get_prev_end_flag(), tf.float32)
+        source(1, auto_convert=False)
+        step = tf.cast(self.network.get_rec_step_index(), tf.float32)
+        return tf.stack([prev_end, tf.zeros_like(prev_end) + step], axis=1)
+
+    unit = {"a": {"class": "eval", "from": ["prev:a", from_], "eval": step_values,
+                  "out_type": {"shape": (2,), "dim": 2, "time_dim_axis": None}},
+            "output": {"class": "copy", "from": "a"}, **unit_extra}
+    return build_net({"enc": {"class": "copy", "from": "data"},
+                      "output": {"class": "rec", "from": [] if from_ == "base:enc" else "data",
+                                 "unit": unit, **({"max_seq_len": 10} if from_ == "base:enc" else {})}},
+                     EXTERN, train_flag=False)
+
+
+def test_rec_step_index_and_prev_end_flag_over_input_time_like_reference(session):
+    """Observed with the reference for lengths [4, 2]: steps 0..3; ``get_prev_end_flag()`` true from step
+    ``len + 1`` on (sequence 1: step 3)."""
+    net = _rec_step_net({}, "data:source")
+    inner = [layer for layer in net.layers.values() if layer.name == "output"][0]
+    assert inner.output.placeholder is not None
+    data = net.extern_data.data["data"]
+    out = session.run(net.layers["output"].output.placeholder,
+                      {data.placeholder: np.zeros((2, 4, 3), "float32"), data.size_placeholder[0]: [4, 2]})
+    np.testing.assert_array_equal(out[:, :, 1], [[0, 0], [1, 1], [2, 2], [3, 3]])  # [T, B]: step index
+    np.testing.assert_array_equal(out[:, :, 0], [[0, 0], [0, 0], [0, 0], [0, 1]])  # prev end flag
+
+
+def test_rec_step_prev_end_flag_with_end_layer_like_reference(session):
+    """Observed with the reference: ``end`` true at step 3 (sequence 0) and step 1 (sequence 1); the previous end
+    flag is the end of an earlier step (sequence 1: from step 2 on)."""
+    def end_at(self, source, **_kwargs):
+        batch = tf.shape(source(0, auto_convert=False))[0]
+        return tf.greater_equal(self.network.get_rec_step_index(), tf.constant([3, 1])[:batch])
+
+    end = {"end": {"class": "eval", "from": "prev:a", "eval": end_at,
+                   "out_type": {"shape": (), "dtype": "bool", "time_dim_axis": None}}}
+    net = _rec_step_net(end, "base:enc")
+    data = net.extern_data.data["data"]
+    out = session.run(net.layers["output"].output.placeholder,
+                      {data.placeholder: np.zeros((2, 4, 3), "float32"), data.size_placeholder[0]: [4, 2]})
+    np.testing.assert_array_equal(out[:3, :, 1], [[0, 0], [1, 1], [2, 2]])
+    np.testing.assert_array_equal(out[:3, :, 0], [[0, 0], [0, 0], [0, 1]])
+
+
+def test_rec_step_info_found_through_subnetwork_of_loop_network(session):
+    root = build_net({"output": {"class": "copy", "from": "data"}}, EXTERN)
+    loop_net = TFNetwork(parent_net=root, absolute_name_prefix="_dec/rec/", name="_dec", is_inside_rec_layer=True)
+    loop_net.set_rec_step_info(tf.constant(3))
+    sub = TFNetwork(parent_net=loop_net, absolute_name_prefix="_dec/rec/sub/", name="sub")
+    assert session.run(sub.get_rec_step_index()) == 3 and sub.get_rec_step_info() is loop_net.get_rec_step_info()
+    assert sub.get_absolute_name_scope_prefix() == ".95.dec/rec/sub/" and sub.get_config() is root.config
+    template_net = TFNetwork(parent_net=root, absolute_name_prefix="_dec/rec/", is_inside_rec_layer=True)
+    assert template_net.get_rec_step_info(must_exist=False) is None  # not through the loop net's parent
+
+
+def test_valid_scope_names_like_reference():
+    """Observed: ``returnn.tf.util.basic.get_valid_scope_name_from_str`` of the reference."""
+    cases = {"_bpe0": ".95.bpe0", "__x": ".95._x", "a:b": "a__b", "data:classes": "data__classes", "a b": "a__b",
+             "-x": ".95._x", ".x": ".x", "x/_y": "x/_y", "a(b)": "a__b__", "a,b": "a__b", "/x": ".47.x",
+             "\\x": ".92.x", ">x": ">x", "#b": "#b", "a'b": "a__b", "a{b}": "a__b__", "aäb": "ab", "_": ".95.",
+             "a::b": "a____b", "a/-b": "a/__b", "a\\b": "a\\b"}
+    assert {name: get_valid_scope_name_from_str(name) for name in cases} == cases
+
+
+def test_layer_names_starting_with_underscore_like_reference(session):
+    """Observed param names: ``.95.bpe0/W`` for layer ``_bpe0``, ``sub/.95.in/W`` inside subnetwork ``sub``."""
+    net = build_net({
+        "_bpe0": {"class": "linear", "from": "data", "n_out": 5},
+        "__x": {"class": "linear", "from": "_bpe0", "n_out": 5},
+        "sub": {"class": "subnetwork", "from": "__x", "subnetwork": {
+            "_in": {"class": "linear", "from": "data", "n_out": 2}, "output": {"class": "copy", "from": "_in"}}},
+        "output": {"class": "softmax", "from": "sub", "loss": "ce"}}, EXTERN)
+    assert sorted(v.name for v in tf.compat.v1.trainable_variables()) == sorted([
+        ".95.bpe0/W:0", ".95.bpe0/b:0", ".95._x/W:0", ".95._x/b:0", "sub/.95.in/W:0", "sub/.95.in/b:0",
+        "output/W:0", "output/b:0"])
+    assert net.layers["_bpe0"].get_absolute_name_scope_prefix() == ".95.bpe0/"
+    assert net.layers["sub/_in"].get_absolute_name_scope_prefix() == "sub/.95.in/"
+    assert set(net.layers["_bpe0"].params) == {"W", "b"}
+
+
+def test_hash_keys_are_not_layers_like_reference(session):
+    net = build_net({"#copy_param_mode": "subset", "#config": {"x": 1},
+                     "#foo": {"class": "linear", "from": "data", "n_out": 5, "is_output_layer": True},
+                     "output": {"class": "softmax", "from": "data", "loss": "ce"}}, EXTERN)
+    assert sorted(net.layers) == ["data", "data:classes", "output"]
+
+
+def test_register_as_extern_data_layers_first_then_by_name_like_reference(session, capsys):
+    """Observed construction order: the layers with ``register_as_extern_data`` (by name), then the output layers
+    by name; a ``target`` may name the registered data."""
+    from returnn.log import log
+    log.initialize(verbosity=[3])
+    net = build_net({
+        "a": {"class": "linear", "from": "data", "n_out": 3, "loss": "mse", "target": "tgt", "is_output_layer": True},
+        "y": {"class": "copy", "from": "data", "register_as_extern_data": "t2"},
+        "x": {"class": "copy", "from": "data", "register_as_extern_data": "tgt"},
+        "output": {"class": "softmax", "from": "data", "loss": "ce"}}, EXTERN)
+    names = [line.split("'")[1] for line in capsys.readouterr().out.splitlines() if line.startswith("layer /")]
+    assert names == ["data", "x", "y", "data:tgt", "a", "data:classes", "output"]
+    assert net.extern_data.data["tgt"].dim == 3
+    assert sorted(net.get_losses_initialized()[0]) == ["a", "output"]
+
+
+def test_target_naming_registered_data_inside_subnetwork(session):
+    net = build_net({
+        "sub": {"class": "subnetwork", "from": "data", "subnetwork": {
+            "a": {"class": "linear", "from": "data", "n_out": 3, "loss": "mse", "target": "tgt"},
+            "output": {"class": "copy", "from": "a"}}},
+        "z": {"class": "copy", "from": "data"},
+        "zz": {"class": "copy", "from": "z", "register_as_extern_data": "tgt"},
+        "output": {"class": "softmax", "from": "sub", "loss": "ce"}}, EXTERN)
+    assert "zz" in net.layers and net.extern_data.data["tgt"].dim == 3
+
+
+def test_legacy_exception_names_importable():
+    import TFNetwork as legacy_tfnetwork  # the legacy module name (installed by importing returnn)
+
+    assert legacy_tfnetwork.CannotHandleUndefinedSourcesException is CannotHandleUndefinedSourcesException
+    exc = CannotHandleUndefinedSourcesException(layer_name="att", layer_desc={"n_out": 3})
+    assert "'att'" in str(exc) and exc.layer_desc == {"n_out": 3}
