@@ -23,7 +23,9 @@ from returnn.tf.layers.elementwise.combine import CombineLayer as CombineLayer
 from returnn.tf.layers.elementwise.compare import CompareLayer as CompareLayer
 from returnn.tf.layers.elementwise.copy import CopyLayer as CopyLayer
 from returnn.tf.layers.elementwise.dropout import DropoutLayer as DropoutLayer
+from returnn.tf.layers.elementwise.elemwise_prod import ElemwiseProdLayer as ElemwiseProdLayer
 from returnn.tf.layers.elementwise.eval import EvalLayer as EvalLayer
+from returnn.tf.layers.elementwise.gating import GatingLayer as GatingLayer
 from returnn.tf.layers.elementwise.switch import SwitchLayer as SwitchLayer
 from returnn.tf.layers.inputs.constant import ConstantLayer as ConstantLayer
 from returnn.tf.layers.inputs.length import LengthLayer as LengthLayer
@@ -40,6 +42,7 @@ from returnn.tf.layers.losses.l1 import L1Loss as L1Loss
 from returnn.tf.layers.losses.mse import MeanSquaredError as MeanSquaredError
 from returnn.tf.layers.norm.batch_norm import BatchNormLayer as BatchNormLayer
 from returnn.tf.layers.norm.layer_norm import LayerNormLayer as LayerNormLayer
+from returnn.tf.layers.reduce.accumulate_mean import AccumulateMeanLayer as AccumulateMeanLayer
 from returnn.tf.layers.reduce.reduce import ReduceLayer as ReduceLayer
 from returnn.tf.layers.reduce.reduce_out import ReduceOutLayer as ReduceOutLayer
 from returnn.tf.layers.search.edit_distance_loss import EditDistanceLoss as EditDistanceLoss
@@ -51,9 +54,11 @@ from returnn.tf.layers.shape.pad import PadLayer as PadLayer
 from returnn.tf.layers.shape.postfix_in_time import PostfixInTimeLayer as PostfixInTimeLayer
 from returnn.tf.layers.shape.prefix_in_time import PrefixInTimeLayer as PrefixInTimeLayer
 from returnn.tf.layers.shape.reinterpret_data import ReinterpretDataLayer as ReinterpretDataLayer
+from returnn.tf.layers.shape.shift_axis import ShiftAxisLayer as ShiftAxisLayer
 from returnn.tf.layers.shape.slice import SliceLayer as SliceLayer
 from returnn.tf.layers.shape.split_dims import SplitDimsLayer as SplitDimsLayer
 from returnn.tf.layers.shape.squeeze import SqueezeLayer as SqueezeLayer
+from returnn.tf.layers.shape.swap_axes import SwapAxesLayer as SwapAxesLayer
 from returnn.tf.layers.shape.time_chunking import TimeChunkingLayer as TimeChunkingLayer
 from returnn.tf.layers.shape.time_unchunking import TimeUnChunkingLayer as TimeUnChunkingLayer
 from returnn.tf.layers.shape.transpose import TransposeLayer as TransposeLayer

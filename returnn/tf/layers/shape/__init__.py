@@ -7,9 +7,11 @@ from returnn.tf.layers.shape import pad as _pad  # noqa: F401
 from returnn.tf.layers.shape import postfix_in_time as _postfix_in_time  # noqa: F401
 from returnn.tf.layers.shape import prefix_in_time as _prefix_in_time  # noqa: F401
 from returnn.tf.layers.shape import reinterpret_data as _reinterpret_data  # noqa: F401
+from returnn.tf.layers.shape import shift_axis as _shift_axis  # noqa: F401
 from returnn.tf.layers.shape import slice as _slice  # noqa: F401
 from returnn.tf.layers.shape import split_dims as _split_dims  # noqa: F401
 from returnn.tf.layers.shape import squeeze as _squeeze  # noqa: F401
+from returnn.tf.layers.shape import swap_axes as _swap_axes  # noqa: F401
 from returnn.tf.layers.shape import time_chunking as _time_chunking  # noqa: F401
 from returnn.tf.layers.shape import time_unchunking as _time_unchunking  # noqa: F401
 from returnn.tf.layers.shape import transpose as _transpose  # noqa: F401
