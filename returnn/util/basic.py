@@ -32,3 +32,4 @@ from returnn.util.values import str_is_number as str_is_number
 from returnn.util.values import to_bool as to_bool
 from returnn.engine.checkpoint_files import get_checkpoint_filepattern as get_checkpoint_filepattern
 from returnn.engine.checkpoint_files import model_epoch_from_filename as model_epoch_from_filename
+from returnn.util.pretty import better_repr as better_repr

@@ -89,3 +89,18 @@ def test_value_helpers():
 def test_checkpoint_names(filename, epoch, pattern):
     assert basic.model_epoch_from_filename(filename) == epoch
     assert basic.get_checkpoint_filepattern(filename) == pattern
+
+
+@pytest.mark.parametrize("obj, text", [
+    ({"b": 1, "a": [1, 2.5, "x", (3,)], "c": {2: None}}, "{\n'a': [\n1,\n2.5,\n'x',\n(3,),\n],\n'b': 1,\n'c': {2: None},\n}"),
+    ([1, 2], "[\n1,\n2,\n]"), ([], "[\n]"), ((1,), "(1,)"), ((1, 2), "(1, 2)"), ("s", "'s'"), ({}, "{}"),
+    ({"a": [1, 2]}, "{'a': [\n1,\n2,\n]}"), ({"b": 1, "a": 2}, "{'a': 2, 'b': 1}"),
+    ([{"a": 1, "b": 2}, 3], "[\n{'a': 1, 'b': 2},\n3,\n]"), ((1, (2, 3)), "(1, (2, 3))"),
+    ({1, 2}, "set([\n1,\n2,\n])"), ((1, [2]), "(1, [\n2,\n])"), (([1, 2],), "([1, 2],)"),
+    ({"a": "x" * 32}, "{'a': '%s'}" % ("x" * 32)), ({"a": "x" * 33}, "{\n'a': '%s',\n}" % ("x" * 33)),
+    ({"aaaaaaaaaaaaaa": [1, 2, 3], "b": "cccccc"}, "{\n'aaaaaaaaaaaaaa': [\n1,\n2,\n3,\n],\n'b': 'cccccc',\n}"),
+])
+def test_better_repr(obj, text):
+    # outputs observed from the reference's better_repr
+    assert basic.better_repr(obj) == text
+    assert eval(text) == obj or isinstance(obj, set)
