@@ -51,6 +51,7 @@ from returnn.tf.layers.shape.gather import GatherLayer as GatherLayer
 from returnn.tf.layers.shape.merge_dims import CombineDimsLayer as CombineDimsLayer
 from returnn.tf.layers.shape.merge_dims import MergeDimsLayer as MergeDimsLayer
 from returnn.tf.layers.shape.pad import PadLayer as PadLayer
+from returnn.tf.layers.search.select_search_sources import SelectSearchSourcesLayer as SelectSearchSourcesLayer
 from returnn.tf.layers.shape.postfix_in_time import PostfixInTimeLayer as PostfixInTimeLayer
 from returnn.tf.layers.shape.prefix_in_time import PrefixInTimeLayer as PrefixInTimeLayer
 from returnn.tf.layers.shape.reinterpret_data import ReinterpretDataLayer as ReinterpretDataLayer
