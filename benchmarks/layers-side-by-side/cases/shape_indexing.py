@@ -2,6 +2,8 @@
 
 _DATA = {"data": {"dim": 6}, "classes": {"dim": 4, "sparse": True}}
 _IMG = {"data": {"shape": (None, 5, 2)}}
+_POS = {"data": {"dim": 6}, "pos": {"shape": (None,), "dtype": "int32"},
+        "pos0": {"shape": (), "dtype": "int32", "time_dim_axis": None}}
 
 CASES = [
     {"name": "reduce_out_max", "extern_data": _DATA,
@@ -52,4 +54,14 @@ CASES = [
     {"name": "accumulate_mean", "extern_data": _DATA,
      "network": {"output": {"class": "accumulate_mean", "exp_average": 0.1, "is_prob_distribution": True,
                             "from": "data"}}},
+    {"name": "gather_nd_time_positions", "extern_data": _POS,
+     "network": {"output": {"class": "gather_nd", "from": "data", "position": "data:pos"}}},
+    {"name": "gather_nd_one_position", "extern_data": _POS,
+     "network": {"output": {"class": "gather_nd", "from": "data", "position": "data:pos0"}}},
+    {"name": "gather_nd_in_rec_prev", "extern_data": _DATA,
+     "network": {"output": {"class": "rec", "from": "data", "unit": {
+         "t": {"class": "eval", "from": "prev:t", "eval": "tf.minimum(source(0) + 1, 2)", "initial_output": 0,
+               "out_type": {"dtype": "int32", "shape": (), "sparse": False}},
+         "g": {"class": "gather_nd", "from": "base:data", "position": "prev:t"},
+         "output": {"class": "combine", "kind": "add", "from": ["g", "data:source"]}}}}},
 ]

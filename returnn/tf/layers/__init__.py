@@ -3,6 +3,7 @@
 from returnn.tf.layers import control as control  # noqa: F401
 from returnn.tf.layers import conv as conv  # noqa: F401
 from returnn.tf.layers import elementwise as elementwise  # noqa: F401
+from returnn.tf.layers import indexing as indexing  # noqa: F401  (shape/indexing helper: gather_nd, scatter_nd, ...)
 from returnn.tf.layers import inputs as inputs  # noqa: F401
 from returnn.tf.layers import linear as linear  # noqa: F401
 from returnn.tf.layers import losses as losses  # noqa: F401

@@ -1,0 +1,3 @@
+"""Indexing layers: gather_nd, scatter_nd, slice_nd, ... (one file per layer)."""
+
+from returnn.tf.layers.indexing import gather_nd as _gather_nd  # noqa: F401
