@@ -13,13 +13,14 @@ Forms the reference accepts, as observed (each value becomes a dict of :class:`r
   ``num_inputs`` comes last. The deprecation warning is printed once per process (log level 2); with
   ``extern_data`` also given, they are ignored with a warning (every time).
 
-A key other than the default input (``default_input``, ``"data"``) is not available for inference unless its
-dict says so (``available_for_inference``), as the reference.
+The default target (``target``, ``"classes"``) and, when the default input (``default_input``, ``"data"``) is one
+of the keys, every other key are not available for inference unless the entry says so
+(``available_for_inference``), as the reference.
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Iterable, Optional
 
 from returnn.errors import ConfigValueError
 from returnn.datasets.dataset import Dataset
@@ -52,16 +53,23 @@ def dim_ndim_to_kwargs(value: Any, *, where: str) -> Dict[str, Any]:
 
 
 def extern_data_entry_to_kwargs(key: str, value: Any, *, default_input: str = "data",
+                                default_target: str = "classes", keys: Optional[Iterable[str]] = None,
                                 where: Optional[str] = None) -> Dict[str, Any]:
-    """One ``extern_data`` value (Tensor kwargs or ``(dim, ndim)``) -> Tensor kwargs (a new dict), with
-    ``available_for_inference=False`` unless ``key`` is the default input or the value says otherwise."""
+    """One ``extern_data`` value (Tensor kwargs or ``(dim, ndim)``) -> Tensor kwargs (a new dict).
+
+    Unless the value says otherwise, ``available_for_inference`` is False for the default target, and for every
+    key but the default input when the default input is one of ``keys`` (all keys of ``extern_data``; None: it
+    is), as the reference.
+    """
     where = where or f"extern_data[{key!r}]"
     if isinstance(value, dict):
         opts = dict(value)
     else:
         opts = dim_ndim_to_kwargs(value, where=where)
-    if "available_for_inference" not in opts and key != default_input:
-        opts["available_for_inference"] = False
+    if "available_for_inference" not in opts:
+        has_input = keys is None or default_input in keys
+        if key == default_target or (has_input and key != default_input):
+            opts["available_for_inference"] = False
     return opts
 
 
@@ -89,7 +97,8 @@ def extern_data_from_config(config, *, print_warnings: bool = False) -> Optional
                                    got=extern)
         if has_num_io and print_warnings:
             print(IGNORED_NUM_IO, file=log.v2)
-        return {key: extern_data_entry_to_kwargs(key, value, default_input=default_input)
+        return {key: extern_data_entry_to_kwargs(key, value, default_input=default_input,
+                                                 default_target=default_target, keys=extern.keys())
                 for key, value in extern.items()}
     if not has_num_io:
         return None
@@ -117,7 +126,8 @@ def extern_data_from_config(config, *, print_warnings: bool = False) -> Optional
         spec[default_target] = [num_outputs, 1]
     if default_input not in spec:
         spec[default_input] = [num_inputs, 2]
-    return {key: extern_data_entry_to_kwargs(key, value, default_input=default_input, where=f"num_outputs[{key!r}]")
+    return {key: extern_data_entry_to_kwargs(key, value, default_input=default_input, default_target=default_target,
+                                             keys=spec.keys(), where=f"num_outputs[{key!r}]")
             for key, value in spec.items()}
 
 

@@ -185,6 +185,9 @@ class TensorCopyMixin:
         axis %= self.batch_ndim
         if not isinstance(new_dim, Dim):
             old = self.dims[axis]
+            if old.is_batch_dim():
+                raise TensorArgError(f"{self!r}.copy_template_replace_dim({axis}, {new_dim!r})",
+                                     "the batch axis cannot be replaced by a static size")
             new_dim = Dim(new_dim, description=f"{old.description}_replaced", kind=old.kind)
         dims = list(self.dims)
         dims[axis] = new_dim
@@ -273,7 +276,8 @@ class TensorCopyMixin:
         new = dim_tag
         if not unbroadcast and dim_tag.dimension != 1:
             new = Dim(1, description=f"{dim_tag.description}_dummy_dim1", kind=dim_tag.kind)
-        out = self.copy_add_dim(axis, new, as_feature=new.is_feature_dim(),
+        as_feature = new.is_feature_dim() or (not self.sparse and self.feature_dim_axis is None and new.is_static())
+        out = self.copy_add_dim(axis, new, as_feature=as_feature,
                                 as_time=self.time_dim_axis is None and new.is_spatial_dim() and new.is_dynamic())
         if unbroadcast and new.dimension != 1 and out.placeholder is not None:
             size = new.dimension if new.dimension is not None else new.get_dim_value()

@@ -124,7 +124,11 @@ class Dim:
         if kwargs.get("dyn_size_ext") is not None:
             self.dyn_size_ext = kwargs["dyn_size_ext"]
         if kwargs.get("dyn_size") is not None:
-            self.dyn_size = kwargs["dyn_size"]
+            existing = self.get_tag_from_size_tensor(kwargs["dyn_size"])
+            if existing is not None and existing.dimension is None:
+                self.declare_same_as(existing)  # lengths that already name a dim: the same axis, as the reference
+            else:
+                self.dyn_size = kwargs["dyn_size"]
         if kwargs.get("same_as") is not None:
             self.declare_same_as(kwargs["same_as"])
 
@@ -381,15 +385,16 @@ class Dim:
 
     # ---- rendering
     def short_repr(self) -> str:
-        """Reference-style short form, e.g. ``'time:var:extern_data:data'[B]``, ``F'feature:data'(9)``, ``'t'[?]``."""
+        """Reference-style short form, e.g. ``'time:var:extern_data:data'[B]``, ``F'feature:data'(9)``, ``'t'[?]``
+        (the name of the same-base dim, as the reference)."""
         if self.is_batch_dim():
             return "B"
         prefix = "F" if self.is_feature_dim() else ""
-        desc = "-" if self.description is None else repr(self.description)
+        base = self.get_same_base()  # a dim declared the same as another one is shown by that one's name
+        desc = "-" if base.description is None else repr(base.description)
         if self.dimension is not None:
             size = f"({self.dimension})"
         else:
-            base = self.get_same_base()
             known = base._with_batch or base._dyn_size is not None or base.dyn_size_fn is not None
             size = "[B]" if known else "[?]"
         return f"{prefix}{desc}{size}"

@@ -7,7 +7,8 @@ Config forms (as the reference; parsed by :func:`returnn.datasets.extern_data.ex
   :class:`returnn.tensor.Tensor` kwargs (``dim``, ``shape`` with None for dynamic axes, ``sparse``, ``dtype``,
   ``time_dim_axis``, ``batch_dim_axis``, ``same_dim_tags_as`` with ``DimensionTag`` values,
   ``available_for_inference``, ...); or the old ``(dim, ndim)`` (ndim 1: sparse ``[B,T]``, 2: dense
-  ``[B,T,dim]``). ``available_for_inference`` defaults to False for every key but the default input.
+  ``[B,T,dim]``). ``available_for_inference`` defaults to False for the default target, and for every key
+  but the default input when there is one.
 - deprecated ``num_inputs``/``num_outputs``: ``num_outputs`` an int (classes, sparse) or a dict
   key → ``dim`` or ``[dim, ndim]``; ``num_inputs`` is the dim of ``data``. Prints the reference's deprecation
   warning; both must be given.
@@ -15,7 +16,7 @@ Config forms (as the reference; parsed by :func:`returnn.datasets.extern_data.ex
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Iterable, List, Optional
 
 from returnn.errors import ConfigValueError
 from returnn.tensor import Dim, Tensor
@@ -35,7 +36,10 @@ class ExternData:
         self.default_input = default_input
         self.default_target = default_target
         for key, value in (data or {}).items():
-            self.register_data(value) if isinstance(value, Tensor) else self.register_data_from_dict(key, value)
+            if isinstance(value, Tensor):
+                self.register_data(value)
+            else:
+                self.register_data_from_dict(key, value, keys=data.keys())
 
     def __repr__(self) -> str:
         return f"<ExternData data={self.data!r}>"
@@ -53,12 +57,17 @@ class ExternData:
         extern = extern_data_from_config(config, print_warnings=True)
         fresh_tags: Dict[int, Dim] = {}  # user DimensionTag -> per-network dim
         for key, opts in (extern or {}).items():
-            self.register_data_from_dict(key, opts, fresh_tags=fresh_tags)
+            self.register_data_from_dict(key, opts, fresh_tags=fresh_tags, keys=extern.keys())
 
-    def register_data_from_dict(self, key: str, opts: Any, fresh_tags: Optional[Dict[int, Dim]] = None) -> Tensor:
-        """Creates the Tensor for ``key`` from Tensor kwargs (or ``(dim, ndim)``) and registers it."""
+    def register_data_from_dict(self, key: str, opts: Any, fresh_tags: Optional[Dict[int, Dim]] = None,
+                                keys: Optional[Iterable[str]] = None) -> Tensor:
+        """Creates the Tensor for ``key`` from Tensor kwargs (or ``(dim, ndim)``) and registers it.
+
+        :param keys: all keys being registered (for the default of ``available_for_inference``)
+        """
         from returnn.datasets.extern_data import extern_data_entry_to_kwargs
-        opts = extern_data_entry_to_kwargs(key, opts, default_input=self.default_input)
+        opts = extern_data_entry_to_kwargs(key, opts, default_input=self.default_input,
+                                           default_target=self.default_target, keys=keys)
         same = {**(opts.pop("same_time_dim_as", None) or {}), **(opts.pop("same_dim_tags_as", None) or {})}
         if fresh_tags is None:
             fresh_tags = {}
@@ -79,7 +88,11 @@ class ExternData:
                 if tag is None:
                     continue
                 for axis in data.get_axes_from_description(axis_desc):
-                    data.dims[axis].declare_same_as(_fresh(tag, fresh_tags))
+                    fresh = _fresh(tag, fresh_tags)
+                    if fresh.same_as is None and fresh.dyn_size is None:
+                        fresh.declare_same_as(data.dims[axis])  # the first key's dim names the axis, as the reference
+                    else:
+                        data.dims[axis].declare_same_as(fresh)
         return self.register_data(data)
 
     @staticmethod

@@ -1,0 +1,59 @@
+"""Tests for returnn.tf.network.extern_data.ExternData with the old extern_data forms, in a network.
+Expected reprs observed from the reference (returnn 1.20261022, ``TFNetwork(config=...).extern_data``)."""
+
+import pytest
+import tensorflow as tf
+
+from returnn.config import Config
+from returnn.errors import ConfigValueError
+from returnn.tensor import DimensionTag
+from returnn.tf.network import ExternData, TFNetwork
+
+
+def test_tuple_form_in_network_like_reference():
+    with tf.Graph().as_default():
+        net = TFNetwork(config=Config({"extern_data": {"data": (3, 2), "classes": (5, 1)}}), train_flag=True)
+        data, classes = net.extern_data.data["data"], net.extern_data.data["classes"]
+        assert repr(data) == "Tensor{'data', [B,T|'time:var:extern_data:data'[B],F|F'feature:data'(3)]}"
+        assert repr(classes) == ("Tensor{'classes', [B,T|'time:var:extern_data:classes'[B]], dtype='int32', "
+                                 "sparse_dim=Dim{F'classes:sparse-dim'(5)}, available_for_inference=False}")
+        assert data.placeholder.name == "extern_data/placeholders/data/data:0"
+        assert data.size_placeholder[0].name == "extern_data/placeholders/data/data_dim0_size:0"
+
+
+def test_f2l_targets_not_available_for_inference_like_reference():
+    ext = ExternData()
+    ext.init_from_config(Config({"extern_data": {"data": (80, 2), "data_target": (512, 2)}}))
+    assert ext.data["data"].available_for_inference and not ext.data["data_target"].available_for_inference
+    assert ext.data["data_target"].batch_shape == (None, None, 512)
+
+
+def test_constructor_takes_tuples_too():
+    ext = ExternData({"data": (3, 2), "classes": {"dim": 4, "sparse": True}})
+    assert ext.data["data"].dim == 3 and ext.data["classes"].sparse and not ext.data["classes"].available_for_inference
+
+
+def test_bad_entry_names_the_key():
+    with pytest.raises(ConfigValueError, match="extern_data\\['data'\\]"):
+        ExternData().init_from_config(Config({"extern_data": {"data": (80, 0)}}))
+
+
+def test_user_dim_tag_with_dimension_none():
+    tag = DimensionTag(kind=DimensionTag.Types.Spatial, description="time", dimension=None)
+    ext = ExternData()
+    ext.init_from_config(Config({"extern_data": {
+        "data": {"dim": 3, "same_dim_tags_as": {"t": tag}},
+        "classes": {"dim": 4, "sparse": True, "same_dim_tags_as": {"t": tag}}}}))
+    assert ext.data["data"].dims[1] == ext.data["classes"].dims[1]
+
+
+def test_same_dim_tags_as_names_the_axis_by_the_first_key_like_reference():
+    tag = DimensionTag(kind=DimensionTag.Types.Spatial, description="time", dimension=None)
+    with tf.Graph().as_default():
+        net = TFNetwork(config=Config({"extern_data": {"a": {"dim": 2, "same_dim_tags_as": {"T": tag}},
+                                                       "b": {"dim": 3, "same_dim_tags_as": {"T": tag}}}}),
+                        train_flag=True)
+        a, b = net.extern_data.data["a"], net.extern_data.data["b"]
+    assert repr(a) == "Tensor{'a', [B,T|'time:var:extern_data:a'[B],F|F'feature:a'(2)]}"
+    assert repr(b) == "Tensor{'b', [B,T|'time:var:extern_data:a'[B],F|F'feature:b'(3)]}"
+    assert a.dims[1] == b.dims[1] and a.size_placeholder[0] is b.size_placeholder[0]
