@@ -4,6 +4,7 @@ _DATA = {"data": {"dim": 6}, "classes": {"dim": 4, "sparse": True}}
 _IMG = {"data": {"shape": (None, 5, 2)}}
 _POS = {"data": {"dim": 6}, "pos": {"shape": (None,), "dtype": "int32"},
         "pos0": {"shape": (), "dtype": "int32", "time_dim_axis": None}}
+_ENC = {"data": {"dim": 6}, "enc": {"dim": 4}, "pos": {"shape": (None,), "dtype": "int32"}}
 
 CASES = [
     {"name": "reduce_out_max", "extern_data": _DATA,
@@ -64,4 +65,16 @@ CASES = [
                "out_type": {"dtype": "int32", "shape": (), "sparse": False}},
          "g": {"class": "gather_nd", "from": "base:data", "position": "prev:t"},
          "output": {"class": "combine", "kind": "add", "from": ["g", "data:source"]}}}}},
+    {"name": "scatter_nd_time", "extern_data": _ENC, "max_len": 6,
+     "network": {"output": {"class": "scatter_nd", "from": "data", "position": "data:pos", "position_axis": "T",
+                            "output_dim_via_time_from": "data:enc"}}},
+    {"name": "scatter_nd_in_rec", "extern_data": _ENC, "max_len": 6,
+     "network": {"output": {"class": "rec", "from": "data", "unit": {
+         "t": {"class": "eval", "from": "prev:t", "eval": "tf.minimum(source(0) + 1, 2)", "initial_output": 0,
+               "out_type": {"dtype": "int32", "shape": (), "sparse": False}},
+         "t_ext": {"class": "expand_dims", "from": "t", "axis": "spatial", "dim": 1},
+         "v": {"class": "gather_nd", "position": "t", "from": "base:data:enc"},
+         "s": {"class": "scatter_nd", "position": "t_ext", "position_axis": "static:-1",
+               "output_dim_via_time_from": "base:data:enc", "from": "v"},
+         "output": {"class": "reduce", "mode": "max", "axes": "stag:time:var:extern_data:enc", "from": "s"}}}}},
 ]

@@ -1,3 +1,4 @@
 """Indexing layers: gather_nd, scatter_nd, slice_nd, ... (one file per layer)."""
 
 from returnn.tf.layers.indexing import gather_nd as _gather_nd  # noqa: F401
+from returnn.tf.layers.indexing import scatter_nd as _scatter_nd  # noqa: F401
