@@ -36,11 +36,16 @@ from returnn.tf.layers.linear.dot import DotLayer as DotLayer
 from returnn.tf.layers.linear.linear import LinearLayer as LinearLayer
 from returnn.tf.layers.linear.softmax import SoftmaxLayer as SoftmaxLayer
 from returnn.tf.layers.linear.softmax_over_spatial import SoftmaxOverSpatialLayer as SoftmaxOverSpatialLayer
+from returnn.tf.layers.loss_layers.edit_distance import EditDistanceLayer as EditDistanceLayer
+from returnn.tf.layers.loss_layers.loss import LossLayer as LossLayer
+from returnn.tf.layers.loss_layers.sparse_softmax_ce import (  # noqa: F401
+    SparseSoftmaxCrossEntropyWithLogitsLayer as SparseSoftmaxCrossEntropyWithLogitsLayer)
 from returnn.tf.layers.losses.as_is import AsIsLoss as AsIsLoss
 from returnn.tf.layers.losses.binary_cross_entropy import BinaryCrossEntropyLoss as BinaryCrossEntropyLoss
 from returnn.tf.layers.losses.cross_entropy import CrossEntropyLoss as CrossEntropyLoss
 from returnn.tf.layers.losses.ctc import CtcLoss as CtcLoss
 from returnn.tf.layers.losses.l1 import L1Loss as L1Loss
+from returnn.tf.layers.losses.l1 import MeanL1Loss as MeanL1Loss
 from returnn.tf.layers.losses.mse import MeanSquaredError as MeanSquaredError
 from returnn.tf.layers.norm.batch_norm import BatchNormLayer as BatchNormLayer
 from returnn.tf.layers.norm.layer_norm import LayerNormLayer as LayerNormLayer

@@ -6,3 +6,4 @@ from returnn.tf.layers.losses import cross_entropy as _ce  # noqa: F401
 from returnn.tf.layers.losses import ctc as _ctc  # noqa: F401
 from returnn.tf.layers.losses import l1 as _l1  # noqa: F401
 from returnn.tf.layers.losses import mse as _mse  # noqa: F401
+from returnn.tf.layers.losses import sampling as _sampling  # noqa: F401

@@ -24,6 +24,7 @@ import tensorflow as tf
 
 from returnn.tf.layers.core.loss import Loss
 from returnn.tf.layers.core.registry import register_loss
+from returnn.tf.layers.losses.frames import dense_target_like_output, frame_error, output_feature_last
 
 
 @register_loss
@@ -88,15 +89,19 @@ class CrossEntropyLoss(Loss):
                 labels = tf.cast(self.get_target_flat(), tf.int32)  # [N]
                 return tf.reduce_sum(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits))
             log_p = self._log_probs()  # [N, F]
-        dim = tf.shape(log_p)[-1]
         if self.target.sparse:
             labels = tf.cast(self.get_target_flat(), tf.int32)  # [N]
-            one_hot = tf.one_hot(labels, dim, dtype=log_p.dtype)
+            one_hot = tf.one_hot(labels, tf.shape(log_p)[-1], dtype=log_p.dtype)
         else:
             one_hot = tf.cast(self.get_target_flat(), log_p.dtype)
+        return tf.reduce_sum(self._frame_ce(log_p, one_hot))
+
+    def _frame_ce(self, log_p: tf.Tensor, one_hot: tf.Tensor) -> tf.Tensor:
+        """:return: CE per frame ``[...]`` from log-probs and target distribution ``[..., F]`` (label smoothing and
+        focal factor applied)"""
         if self.label_smoothing:
             ls = self.label_smoothing
-            off = ls / tf.cast(dim - 1, log_p.dtype)
+            off = ls / tf.cast(tf.shape(log_p)[-1] - 1, log_p.dtype)
             q = one_hot * (1.0 - ls) + (1.0 - one_hot) * off
             entropy = -tf.reduce_sum(q * tf.math.log(tf.maximum(q, 1e-30)), axis=-1)
             ce = -tf.reduce_sum(q * log_p, axis=-1) - entropy
@@ -105,7 +110,23 @@ class CrossEntropyLoss(Loss):
         if self.focal_loss_factor:
             p_target = tf.reduce_sum(one_hot * tf.exp(log_p), axis=-1)
             ce *= tf.pow(1.0 - p_target, self.focal_loss_factor)
-        return tf.reduce_sum(ce)
+        return ce
+
+    def get_value_per_frame(self) -> tf.Tensor:
+        """:return: CE on every frame of the padded output, in its layout without F (``[B, T]``, ``[T, B]``,
+        ``[B]``), for the ``loss`` layer"""
+        owa = self.output_with_activation
+        if owa is not None and owa.is_softmax_act_func():
+            out = output_feature_last(self, owa.x)
+            log_p = tf.nn.log_softmax(out.placeholder)
+        else:
+            out = output_feature_last(self)
+            log_p = tf.math.log(tf.maximum(out.placeholder, 1e-30))
+        return self._frame_ce(log_p, dense_target_like_output(self, out))
+
+    def get_error_per_frame(self) -> tf.Tensor:
+        """:return: 1.0 where the output's argmax is not the target class, per frame (layout as the value)"""
+        return frame_error(self)
 
     def get_error(self) -> Optional[tf.Tensor]:
         padded = self._padded_frames()

@@ -1,0 +1,6 @@
+"""Layers around losses and alignments: ``loss``, ``sparse_softmax_cross_entropy_with_logits``,
+``edit_distance``, ... ; importing registers them."""
+
+from returnn.tf.layers.loss_layers import loss as _loss  # noqa: F401
+from returnn.tf.layers.loss_layers import sparse_softmax_ce as _sparse_softmax_ce  # noqa: F401
+from returnn.tf.layers.loss_layers import edit_distance as _edit_distance  # noqa: F401
