@@ -77,4 +77,16 @@ CASES = [
          "s": {"class": "scatter_nd", "position": "t_ext", "position_axis": "static:-1",
                "output_dim_via_time_from": "base:data:enc", "from": "v"},
          "output": {"class": "reduce", "mode": "max", "axes": "stag:time:var:extern_data:enc", "from": "s"}}}}},
+    {"name": "slice_nd_static_size", "extern_data": _POS,
+     "network": {"output": {"class": "slice_nd", "from": "data", "start": "data:pos0", "size": 3}}},
+    {"name": "slice_nd_dynamic_size", "extern_data": _POS,
+     "network": {"output": {"class": "slice_nd", "from": "data", "start": "data:pos0", "size": None, "min_size": 2}}},
+    {"name": "slice_nd_time_starts", "extern_data": _POS,
+     "network": {"output": {"class": "slice_nd", "from": "data", "start": "data:pos", "size": 2}}},
+    {"name": "slice_nd_in_rec", "extern_data": _DATA,
+     "network": {"output": {"class": "rec", "from": "data", "unit": {
+         "t": {"class": "eval", "from": "prev:t", "eval": "source(0) + 1", "initial_output": 0,
+               "out_type": {"dtype": "int32", "shape": (), "sparse": False}},
+         "s": {"class": "slice_nd", "from": "base:data", "start": "prev:t", "size": 2},
+         "output": {"class": "reduce", "mode": "sum", "axes": "stag:sliced-time:s", "from": "s"}}}}},
 ]

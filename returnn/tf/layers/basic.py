@@ -29,6 +29,7 @@ from returnn.tf.layers.elementwise.gating import GatingLayer as GatingLayer
 from returnn.tf.layers.elementwise.switch import SwitchLayer as SwitchLayer
 from returnn.tf.layers.indexing.gather_nd import GatherNdLayer as GatherNdLayer
 from returnn.tf.layers.indexing.scatter_nd import ScatterNdLayer as ScatterNdLayer
+from returnn.tf.layers.indexing.slice_nd import SliceNdLayer as SliceNdLayer
 from returnn.tf.layers.inputs.constant import ConstantLayer as ConstantLayer
 from returnn.tf.layers.inputs.length import LengthLayer as LengthLayer
 from returnn.tf.layers.inputs.source import SourceLayer as SourceLayer

@@ -2,3 +2,4 @@
 
 from returnn.tf.layers.indexing import gather_nd as _gather_nd  # noqa: F401
 from returnn.tf.layers.indexing import scatter_nd as _scatter_nd  # noqa: F401
+from returnn.tf.layers.indexing import slice_nd as _slice_nd  # noqa: F401

@@ -1,0 +1,108 @@
+"""``{"class": "slice_nd", "from": "base:encoder", "start": "p_start", "size": 5}``: per-sequence slices.
+
+Shape: input ``{B, T, rest..}`` (``axis``, default ``"T"``), ``start`` int ``{B, S..}`` ->
+``{B, S.., W, rest..}`` with ``out[b, s.., w] = in[b, start[b, s..] + w]``; frames outside ``[0, length[b])`` of the
+input (negative starts, past the end) are 0, as the reference. ``W`` is a new dim ``'sliced-time:<layer>'``: static
+``size``, or with ``size=None`` dynamic with lengths ``max(length - start, min_size)`` (with extra start dims ``S``
+the maximum over them). ``out_spatial_dim`` is declared the same as ``W``. The time axis is the start's if it has
+one, else ``W`` if dynamic. The output tensor is named ``'<layer>_gather_output'``, as the reference names it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional
+
+import tensorflow as tf
+
+from returnn.errors import LayerArgError, LayerShapeError
+from returnn.tensor import Dim, SpatialDim, Tensor
+from returnn.tf.layers.core.concat_input import ConcatInputLayer
+from returnn.tf.layers.core.layer_base import LayerBase
+from returnn.tf.layers.core.registry import register_layer
+from returnn.tf.layers.core.sources import concat_sources_template
+
+
+@register_layer
+class SliceNdLayer(ConcatInputLayer):
+    """Gathers a window of ``size`` frames from ``start`` for every sequence (and every extra start position)."""
+
+    layer_class = "slice_nd"
+
+    def __init__(self, size: Optional[int], start: Optional[LayerBase] = None, min_size: Optional[int] = None,
+                 axis: Any = "T", out_spatial_dim: Optional[Dim] = None, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.start = start
+        inp = self.input_data.copy_as_batch_major()
+        ax = inp.get_axis_from_description(axis)
+        x = inp.placeholder
+        if ax != 1:
+            x = tf.transpose(x, [0, ax] + [i for i in range(1, inp.batch_ndim) if i != ax])
+        raw_len = tf.shape(x)[1]
+        d = inp.dims[ax]
+        lengths = d.dyn_size if d.dimension is None and d.dyn_size is not None else tf.fill([tf.shape(x)[0]], raw_len)
+        st = start.output.copy_as_batch_major() if start.output.batch_dim_axis is not None else start.output
+        st_raw = tf.cast(st.placeholder, tf.int32)
+        if st.batch_dim_axis is None:
+            st_raw = tf.broadcast_to(st_raw, tf.concat([tf.shape(x)[:1], tf.shape(st_raw)], axis=0))
+        n_extra = st_raw.shape.rank - 1
+        lens_bc = tf.reshape(lengths, [-1] + [1] * n_extra)
+        if size is None:
+            sizes = tf.maximum(lens_bc - st_raw, min_size or 0)
+            win = tf.reduce_max(sizes)
+            out_dim = self.output.dims[1 + n_extra]
+            out_dim.dyn_size = tf.reduce_max(sizes, axis=list(range(1, n_extra + 1))) if n_extra else sizes
+        else:
+            win = size
+        idx = tf.expand_dims(st_raw, -1) + tf.range(win)  # [B, S.., W]
+        valid = tf.logical_and(idx >= 0, idx < tf.expand_dims(lens_bc, -1))
+        idx = tf.clip_by_value(idx, 0, tf.maximum(raw_len - 1, 0))
+        y = tf.gather(x, idx, axis=1, batch_dims=1)  # [B, S.., W, rest..]
+        mask = tf.reshape(valid, tf.concat([tf.shape(valid), tf.ones([inp.batch_ndim - 2], tf.int32)], axis=0))
+        self.output.placeholder = tf.where(tf.broadcast_to(mask, tf.shape(y)), y, tf.zeros_like(y))
+
+    def get_dep_layers(self) -> List[LayerBase]:
+        return super().get_dep_layers() + [self.start]
+
+    @classmethod
+    def transform_config_dict(cls, d: Dict[str, Any], network: Any, get_layer: Any) -> None:
+        super().transform_config_dict(d, network=network, get_layer=get_layer)
+        if isinstance(d.get("start"), str):
+            d["start"] = get_layer(d["start"])
+
+    @classmethod
+    def get_out_data_from_opts(cls, name: str, sources: Any = (), start: Optional[LayerBase] = None,
+                               size: Optional[int] = None, axis: Any = "T", out_spatial_dim: Optional[Dim] = None,
+                               **kwargs: Any) -> Tensor:
+        """:raises LayerArgError: start missing or not int, size not an int or None
+        :raises LayerShapeError: input without batch axis"""
+        if start is None or not hasattr(start, "output") or not start.output.dtype.startswith(("int", "uint")):
+            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="start",
+                                problem="missing required argument" if start is None else "invalid value",
+                                got=start, expected="a layer with int start positions")
+        if size is not None and (not isinstance(size, int) or isinstance(size, bool) or size < 0):
+            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="size", problem="invalid value",
+                                got=size, expected="an int >= 0 or None")
+        inp = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
+        if inp.batch_dim_axis is None:
+            raise LayerShapeError(layer=name, layer_class=cls.layer_class, problem="needs an input with a batch axis",
+                                  got=repr(inp))
+        inp = inp.copy_as_batch_major()
+        ax = inp.get_axis_from_description(axis)
+        st = start.output.copy_as_batch_major() if start.output.batch_dim_axis is not None else start.output
+        st_dims = [d for d in st.dims if not d.is_batch_dim()]
+        base = name.split("/")[-1]
+        new_dim = SpatialDim(f"sliced-time:{base}", size)
+        if out_spatial_dim is not None:
+            out_spatial_dim.declare_same_as(new_dim)
+        rest = [d for i, d in enumerate(inp.dims) if i not in (0, ax)]
+        dims = [inp.dims[0]] + st_dims + [new_dim] + rest
+        if st.time_dim_axis is not None:
+            time_axis = 1 + st_dims.index(st.dims[st.time_dim_axis])
+        elif size is None:
+            time_axis = 1 + len(st_dims)
+        else:
+            time_axis = None
+        feature_axis = dims.index(inp.feature_dim) if inp.feature_dim is not None and inp.feature_dim in rest else None
+        return Tensor(name=f"{base}_gather_output", dims=dims, dtype=inp.dtype, sparse_dim=inp.sparse_dim,
+                      time_dim_axis=time_axis, feature_dim_axis=feature_axis,
+                      available_for_inference=inp.available_for_inference and st.available_for_inference)

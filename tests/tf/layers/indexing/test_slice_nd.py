@@ -1,0 +1,48 @@
+"""slice_nd: numpy reference (frames outside [0, length) are 0), dims as observed from the reference."""
+
+import numpy as np
+import pytest
+
+from returnn.errors import LayerArgError
+from tf_net_helpers import build_net, make_feed
+
+X = np.arange(2 * 5 * 2, dtype="float32").reshape(2, 5, 2) + 1
+LENS = np.array([5, 3])
+EXTERN = {"data": {"dim": 2}, "st": {"shape": (), "dtype": "int32", "time_dim_axis": None},
+          "st2": {"shape": (None,), "dtype": "int32"}}
+
+
+def np_slice(x, lens, start, size):
+    out = np.zeros((size,) + x.shape[1:], x.dtype)
+    for w in range(size):
+        if 0 <= start + w < lens:
+            out[w] = x[start + w]
+    return out
+
+
+def test_slice_nd(session):
+    net = build_net({"a": {"class": "slice_nd", "from": "data", "start": "data:st", "size": 3, "is_output_layer": True},
+                     "b": {"class": "slice_nd", "from": "data", "start": "data:st", "size": None, "min_size": 3,
+                           "is_output_layer": True},
+                     "c": {"class": "slice_nd", "from": "data", "start": "data:st2", "size": 2, "is_output_layer": True}},
+                    EXTERN)
+    # observed from the reference
+    assert repr(net.get_layer("a").output) == \
+        "Tensor{'a_gather_output', [B,'sliced-time:a'(3),F|F'feature:data'(2)], available_for_inference=False}"
+    assert net.get_layer("b").output.time_dim_axis == 1 and net.get_layer("b").output.dims[1].dimension is None
+    assert net.get_layer("c").output.batch_shape == (None, None, 2, 2)
+    st, st2 = np.array([-1, 2], "int32"), np.array([[0, 3, 4], [1, 2, 0]], "int32")
+    feed = make_feed(net, {"data": X, "st": st, "st2": st2}, {"data": LENS, "st2": [3, 2]})
+    a, b, b_lens, c = session.run([net.get_layer("a").output.placeholder, net.get_layer("b").output.placeholder,
+                                   net.get_layer("b").output.dims[1].dyn_size, net.get_layer("c").output.placeholder],
+                                  feed_dict=feed)
+    np.testing.assert_array_equal(a, [np_slice(X[i], LENS[i], st[i], 3) for i in range(2)])
+    assert b_lens.tolist() == [6, 3]  # max(length - start, min_size)
+    np.testing.assert_array_equal(b, [np_slice(X[i], LENS[i], st[i], 6) for i in range(2)])
+    np.testing.assert_array_equal(c, [[np_slice(X[i], LENS[i], s, 2) for s in st2[i]] for i in range(2)])
+
+
+def test_slice_nd_bad_size(session):
+    with pytest.raises(LayerArgError) as info:
+        build_net({"output": {"class": "slice_nd", "from": "data", "start": "data:st", "size": 1.5}}, EXTERN)
+    assert info.value.arg == "size"
