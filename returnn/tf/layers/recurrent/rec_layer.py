@@ -1,11 +1,15 @@
 """``{"class": "rec", "unit": "<name>", "n_out": N, "direction": 1 or -1}``: a recurrent layer over time.
 
-Only string units are supported here (see :mod:`returnn.tf.layers.recurrent.units` for the list, their
-parameter names and numerics); a dict ``unit`` (recurrent subnetwork) raises a clear error for now.
+String units (see :mod:`returnn.tf.layers.recurrent.units` for the list, their parameter names and numerics);
+a dict ``unit`` (recurrent subnetwork) is handled by :mod:`returnn.tf.layers.recurrent.subnet`.
 
 Shapes: the input (all sources concatenated on the feature axis; ``dropout`` applied during training) must be
 ``{B, T (dynamic), F}``; the output is *time-major* ``{T, B, F=n_out}`` as in the reference, with exactly zero
 in padded frames. ``direction=-1`` processes every sequence backwards within its own length.
+
+Inside a rec loop (as the reference), an input frame ``{B, F}`` gives one step ``{B, F=n_out}``: the unit's
+state is carried by the loop (``rec_previous_state``), with the same params and numerics as over time; such a
+layer is moved out of the loop and run over the whole sequence where the loop allows it.
 """
 
 from __future__ import annotations
@@ -49,18 +53,21 @@ class RecLayer(ConcatInputLayer):
 
     layer_class = "rec"
     recurrent = True
+    has_rec_state = True  # inside a rec loop (string units): the unit's state is carried by the loop
+    can_run_over_time = True  # ... and such a layer may be moved out of the loop
 
     def __init__(self, unit: Any = "lstm", unit_opts: Optional[Dict[str, Any]] = None, direction: Optional[int] = None,
                  input_projection: bool = True, initial_state: Any = None, max_seq_len: Any = None,
                  forward_weights_init: Any = None, recurrent_weights_init: Any = None, bias_init: Any = None,
                  optimize_move_layers_out: Any = None, cheating: bool = False, unroll: bool = False,
                  back_prop: Optional[bool] = None, use_global_rec_step_offset: bool = False,
-                 include_eos: bool = False, debug: Any = None, axis: Any = None, **kwargs: Any):
+                 include_eos: bool = False, debug: Any = None, axis: Any = None,
+                 rec_previous_state: Optional[Dict[str, tf.Tensor]] = None, **kwargs: Any):
         super().__init__(**kwargs)
         self._unit = _get_checked_unit(self.name, unit, unit_opts)
         self.direction = _check_direction(self.name, direction)
-        inp = self.input_data.copy_as_time_major()
-        seq_len = inp.get_sequence_lengths()
+        one_step = self.input_data.time_dim_axis is None  # one frame inside a rec loop
+        inp = self.input_data.copy_as_batch_major() if one_step else self.input_data.copy_as_time_major()
         x = inp.placeholder
         if inp.sparse:
             x = tf.one_hot(tf.cast(x, tf.int32), inp.sparse_dim.dimension, dtype=tf.float32)
@@ -84,11 +91,16 @@ class RecLayer(ConcatInputLayer):
                 param = tf.compat.v1.get_variable(param_name, shape=list(shape), dtype=tf.float32, initializer=init,
                                                   trainable=self.trainable)
                 params[param_name] = self.add_param(param)
-        batch = tf.shape(x)[1]
-        init_state = {key: self._initial_state_value(initial_state, key, batch, n_out)
-                      for key in self._unit.state_names}
         self._unit.train_flag = self.network.train_flag  # used by units with zoneout/dropout
-        y, self.final_state = self._unit.run(x, seq_len, params, n_out, self.direction, init_state)
+        if one_step:
+            if rec_previous_state is None:
+                rec_previous_state = _initial_states(self.name, self._unit, initial_state, tf.shape(x)[0], n_out)
+            y, self.final_state = self._unit.step(x, rec_previous_state, params, n_out)
+            self.rec_state = self.final_state
+        else:
+            init_state = _initial_states(self.name, self._unit, initial_state, tf.shape(x)[1], n_out)
+            y, self.final_state = self._unit.run(x, inp.get_sequence_lengths(), params, n_out, self.direction,
+                                                 init_state)
         if back_prop is False:
             y = tf.stop_gradient(y)
         y.set_shape(self.output.batch_shape)
@@ -119,41 +131,34 @@ class RecLayer(ConcatInputLayer):
                                unit_opts: Any = None, direction: Any = None, n_out: Any = NotSpecified,
                                out_type: Any = None, out_dim: Any = None, target: Any = None,
                                _target_layers: Any = None, loss: Any = None, **kwargs: Any) -> Tensor:
-        """:return: time-major ``{T, B, F=n_out}`` (the input's time and batch dims)"""
+        """:return: time-major ``{T, B, F=n_out}`` (the input's time and batch dims); ``{B, F=n_out}`` for an
+        input frame ``{B, F}`` inside a rec loop"""
         _get_checked_unit(name, unit, unit_opts)
         _check_direction(name, direction)
         inp = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
-        if inp.time_dim_axis is None or inp.batch_dim_axis is None or inp.batch_ndim != (2 if inp.sparse else 3):
+        one_step = (inp.time_dim_axis is None and inp.batch_dim_axis is not None and network.is_inside_rec_layer()
+                    and inp.batch_ndim == (1 if inp.sparse else 2))
+        if not one_step and (inp.time_dim_axis is None or inp.batch_dim_axis is None
+                             or inp.batch_ndim != (2 if inp.sparse else 3)):
             raise LayerShapeError(layer=name, layer_class=cls.layer_class,
                                   problem="input must have exactly a batch, a time and a feature axis",
-                                  expected="{B, T, F}", got=inp.get_dims_repr())
-        inp = inp.copy_as_time_major()
+                                  expected="{B, T, F} (or {B, F} inside a rec loop)", got=inp.get_dims_repr())
+        if not one_step:
+            inp = inp.copy_as_time_major()
         return base_out_template(cls, name=name, network=network, sources=sources, n_out=n_out, out_type=out_type,
                                  out_dim=out_dim, target=target, target_layers=_target_layers, loss=loss,
                                  sources_template=inp if not inp.sparse else inp.copy_as_dense_template(),
                                  out_dim_description=f"{name}:feature", require_n_out=True)
 
-    def _initial_state_value(self, spec: Any, key: str, batch: tf.Tensor, n_out: int) -> tf.Tensor:
-        """:return: float32 [B, n_out] initial value of state ``key``"""
-        if isinstance(spec, dict):
-            unknown = set(spec) - set(self._unit.state_names)
-            if unknown:
-                raise LayerArgError(layer=self.name, layer_class=self.layer_class, arg="initial_state",
-                                    problem=f"unknown state name(s) {sorted(unknown)} in", got=spec,
-                                    expected=f"keys among {list(self._unit.state_names)} for unit {self._unit.name!r}")
-            spec = spec.get(key)
-        if spec is None:
-            spec = 0.0
-        if isinstance(spec, str):
-            spec = _CONST_STATES[spec]
-        if isinstance(spec, (int, float)):
-            return tf.fill(tf.stack([batch, n_out]), tf.constant(float(spec), tf.float32))
-        out = spec.output.copy_as_batch_major()  # a layer
-        if out.batch_ndim != 2 or out.dim != n_out:
-            raise LayerArgError(layer=self.name, layer_class=self.layer_class, arg="initial_state",
-                                problem=f"layer {spec.name!r} has the wrong shape for",
-                                expected=f"{{B, F={n_out}}}", got=out.get_dims_repr())
-        return out.placeholder
+    @classmethod
+    def get_rec_initial_state(cls, batch_size: tf.Tensor, *, name: str, n_out: int, unit: Any = "lstm",
+                              unit_opts: Any = None, initial_state: Any = None,
+                              **_kwargs: Any) -> Dict[str, tf.Tensor]:
+        """For a string unit inside a rec loop (called by the loop).
+
+        :return: state name -> float32 ``[B, n_out]`` before the first step, from ``initial_state``
+        """
+        return _initial_states(name, _get_checked_unit(name, unit, unit_opts), initial_state, batch_size, n_out)
 
     def get_last_hidden_state(self, key: Any = "*") -> tf.Tensor:
         """
@@ -175,6 +180,33 @@ class RecLayer(ConcatInputLayer):
         """:return: feature dim of :meth:`get_last_hidden_state` for ``key`` (known before the layer is built)"""
         n = self.output.dim
         return n * len(self._unit.state_names) if key in (None, "*") else n
+
+
+def _initial_states(name: str, unit: RecUnit, spec: Any, batch: tf.Tensor, n_out: int) -> Dict[str, tf.Tensor]:
+    """:return: state name -> float32 [B, n_out] from the layer's ``initial_state`` (see the class docstring)"""
+    if isinstance(spec, dict):
+        unknown = set(spec) - set(unit.state_names)
+        if unknown:
+            raise LayerArgError(layer=name, layer_class="rec", arg="initial_state",
+                                problem=f"unknown state name(s) {sorted(unknown)} in", got=spec,
+                                expected=f"keys among {list(unit.state_names)} for unit {unit.name!r}")
+    return {key: _state_value(name, spec.get(key) if isinstance(spec, dict) else spec, batch, n_out)
+            for key in unit.state_names}
+
+
+def _state_value(name: str, spec: Any, batch: tf.Tensor, n_out: int) -> tf.Tensor:
+    if spec is None:
+        spec = 0.0
+    if isinstance(spec, str):
+        spec = _CONST_STATES[spec]
+    if isinstance(spec, (int, float)):
+        return tf.fill(tf.stack([batch, n_out]), tf.constant(float(spec), tf.float32))
+    out = spec.output.copy_as_batch_major()  # a layer
+    if out.batch_ndim != 2 or out.dim != n_out:
+        raise LayerArgError(layer=name, layer_class="rec", arg="initial_state",
+                            problem=f"layer {spec.name!r} has the wrong shape for",
+                            expected=f"{{B, F={n_out}}}", got=out.get_dims_repr())
+    return out.placeholder
 
 
 def _get_checked_unit(name: str, unit: Any, unit_opts: Any) -> RecUnit:

@@ -85,6 +85,16 @@ class RecUnit:
         """
         raise NotImplementedError
 
+    def step(self, x: tf.Tensor, state: Dict[str, tf.Tensor], params: Params,
+             n: int) -> Tuple[tf.Tensor, Dict[str, tf.Tensor]]:
+        """One frame (a ``rec`` layer with this unit inside a rec loop), same params and numerics as :meth:`run`.
+
+        :param x: float32 [B, n_in]
+        :param state: state name -> float32 [B, n]
+        :return: (y [B, n], new state)
+        """
+        raise NotImplementedError
+
 
 def _reorder_tf_cell_gates(m: tf.Tensor, n: int) -> tf.Tensor:
     """(input, cell input, forget, output) -> (cell input, input, forget, output) along the last axis"""
@@ -107,6 +117,13 @@ class NativeLstmUnit(RecUnit):
     def get_weights(self, params: Params, n_in: int, n: int):
         """:return: (W [n_in, 4n], W_re [n, 4n], b [4n]) in the native gate order"""
         return params["W"], params["W_re"], params["b"]
+
+    def step(self, x, state, params, n):
+        w, w_re, b = self.get_weights(params, int(x.shape[-1]), n)
+        j, i, f, o = tf.split(tf.matmul(x, w) + tf.matmul(state["h"], w_re) + b, 4, axis=-1)
+        c = tf.sigmoid(f) * state["c"] + tf.sigmoid(i) * tf.tanh(j)
+        h = tf.sigmoid(o) * tf.tanh(c)
+        return h, {"c": c, "h": h}
 
     def run(self, x, seq_len, params, n, direction, initial_state):
         w, w_re, b = self.get_weights(params, int(x.shape[-1]), n)
@@ -172,6 +189,16 @@ class GruUnit(RecUnit):
                    initial_h=initial_state["h"], direction=direction)
         return y, {"h": h}
 
+    def step(self, x, state, params, n):
+        h = state["h"]
+        gates = tf.sigmoid(tf.matmul(tf.concat([x, h], -1), params["gru_cell/gates/kernel"])
+                           + params["gru_cell/gates/bias"])
+        r, u = tf.split(gates, 2, axis=-1)
+        cand = tf.tanh(tf.matmul(tf.concat([x, r * h], -1), params["gru_cell/candidate/kernel"])
+                       + params["gru_cell/candidate/bias"])
+        h = u * h + (1.0 - u) * cand
+        return h, {"h": h}
+
 
 class BasicRnnUnit(RecUnit):
     """``basicrnn`` / ``rnn``: TF's BasicRNNCell (tanh) layout (``basic_rnn_cell/kernel``, ``.../bias``)."""
@@ -183,6 +210,11 @@ class BasicRnnUnit(RecUnit):
         y, h = basic_rnn(x, seq_len, params["basic_rnn_cell/kernel"], params["basic_rnn_cell/bias"],
                          initial_h=initial_state["h"], direction=direction)
         return y, {"h": h}
+
+    def step(self, x, state, params, n):
+        h = tf.tanh(tf.matmul(tf.concat([x, state["h"]], -1), params["basic_rnn_cell/kernel"])
+                    + params["basic_rnn_cell/bias"])
+        return h, {"h": h}
 
 
 class StepCellUnit(RecUnit):
@@ -215,6 +247,11 @@ class StepCellUnit(RecUnit):
         xp = self.cell.project_input(x, params, n_in, n)
         y, final = run_cell_loop(xp, seq_len, step, [initial_state[k] for k in names], direction=direction)
         return y, dict(zip(names, final))
+
+    def step(self, x, state, params, n):
+        n_in = int(x.shape[-1])
+        self.cell.train_flag = self.train_flag
+        return self.cell.step(self.cell.project_input(x, params, n_in, n), state, params, n_in, n)
 
 
 # factories: (name, unit_opts, layer_name) -> RecUnit

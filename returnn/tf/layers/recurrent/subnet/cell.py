@@ -27,6 +27,14 @@ from returnn.tf.layers.recurrent.subnet.initial import check_initial_output
 from returnn.tf.layers.recurrent.subnet.template import SubnetTemplates, TemplateLayer
 
 
+def _has_rec_state(layer: TemplateLayer) -> bool:
+    """:return: whether the layer carries a state from step to step in the loop (``rnn_cell``, ``rec`` with a
+    string unit, ``masked_computation``, ...; not a nested ``rec`` with a unit dict)"""
+    if not getattr(layer.cls, "has_rec_state", False):
+        return False
+    return not (layer.layer_class == "rec" and not isinstance(layer.kwargs.get("unit", "lstm"), str))
+
+
 def rename_layer_error(exc: Exception, full_name: str, short_name: str) -> Exception:
     """:return: ``exc`` re-created naming ``full_name`` (``output/s``) instead of ``short_name``, if it names it"""
     if isinstance(exc, LayerArgError) and exc.layer == short_name:
@@ -142,7 +150,7 @@ class SubnetworkRecCell:
     def _classify(self) -> None:
         t = self.templates
         layers = self.layers
-        stateful = {n for n, l in layers.items() if getattr(l.cls, "has_rec_state", False)}
+        stateful = {n for n, l in layers.items() if _has_rec_state(l)}
         self.stateful = stateful
         move_out = self.optimize_move_layers_out and not self.search
         inputs: Set[str] = set()
@@ -154,10 +162,7 @@ class SubnetworkRecCell:
                     if n in inputs or ":i" in l.data_deps:
                         continue
                     if n in stateful:  # e.g. rnn_cell: over the whole sequence, base: only in initial_state
-                        sources = l.layer_desc.get("from", [])
-                        sources = [sources] if isinstance(sources, str) else list(sources)
-                        if (not getattr(l.cls, "can_run_over_time", False) or n in l.prev_deps
-                                or any(str(src).startswith("base:") for src in sources)):
+                        if not self._can_run_over_time(n):
                             continue
                     elif l.base_deps:
                         continue
@@ -188,7 +193,9 @@ class SubnetworkRecCell:
         needed = self._prev_closure(needed_roots)
         inputs &= needed
         if move_out:
-            roots = ((stateful - inputs) & needed) | {p for n in needed for p in layers[n].prev_deps}
+            # stateful layers that can run over time may also be moved out after the loop (as the reference)
+            over_time = {n for n in stateful if self._can_run_over_time(n)}
+            roots = ((stateful - inputs - over_time) & needed) | {p for n in needed for p in layers[n].prev_deps}
             roots |= needed_roots - {"output"} - {n for n in needed_roots if layers[n].loss}
             roots -= inputs
         else:
@@ -209,6 +216,15 @@ class SubnetworkRecCell:
         choice_set = set(self.choices) if self.search else set()
         self.choice_dependent = {n for n in layers if t.depends_on(n, choice_set)} if choice_set else set()
         self._print_summary()
+
+    def _can_run_over_time(self, name: str) -> bool:
+        """:return: whether stateful layer ``name`` can be computed over the whole sequence outside the loop (its
+        class allows it, it does not use its own ``prev:``, no ``base:`` layer in its ``from``)"""
+        layer = self.layers[name]
+        sources = layer.layer_desc.get("from", [])
+        sources = [sources] if isinstance(sources, str) else list(sources)
+        return (getattr(layer.cls, "can_run_over_time", False) and name not in layer.prev_deps
+                and not any(str(src).startswith("base:") for src in sources))
 
     def _prev_closure(self, names: Set[str]) -> Set[str]:
         result = set(names)
