@@ -2,7 +2,8 @@
 
 A checkpoint of epoch ``N`` is the TF checkpoint with prefix ``<model>.NNN`` (``%03d``), i.e. the files
 ``<model>.NNN.index``, ``<model>.NNN.data-00000-of-00001`` and ``<model>.NNN.meta``, as the reference
-writes them. Pretrain epochs use ``<model>.pretrain.NNN``. A checkpoint *exists* iff its ``.index`` file
+writes them. Pretrain epochs use ``<model>.pretrain.NNN`` (:func:`get_existing_checkpoints` lists both kinds).
+A checkpoint *exists* iff its ``.index`` file
 exists: our writer (:mod:`returnn.tf.engine.checkpoints`) renames the ``.index`` file into place last.
 """
 
@@ -44,6 +45,16 @@ def get_existing_epochs(model: str, *, is_pretrain: bool = False) -> List[int]:
         if match:
             epochs.append(int(match.group(1)))
     return sorted(epochs)
+
+
+def get_existing_checkpoints(model: str) -> Dict[int, str]:
+    """Epoch → checkpoint prefix of every complete checkpoint of ``model``: ``<model>.NNN`` and
+    ``<model>.pretrain.NNN`` (both kinds, as the reference finds them when it resumes, evaluates or cleans up);
+    where an epoch has both, the regular one."""
+    out = {epoch: get_epoch_model_filename(model, epoch, is_pretrain=True)
+           for epoch in get_existing_epochs(model, is_pretrain=True)}
+    out.update({epoch: get_epoch_model_filename(model, epoch) for epoch in get_existing_epochs(model)})
+    return dict(sorted(out.items()))
 
 
 def get_epoch_from_model_filename(filename: str) -> Optional[int]:

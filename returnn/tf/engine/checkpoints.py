@@ -18,7 +18,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set
 
 import tensorflow as tf
 
-from returnn.engine.checkpoint_files import TEMP_MARKER, checkpoint_files, get_existing_epochs
+from returnn.engine.checkpoint_files import TEMP_MARKER, checkpoint_files, get_existing_checkpoints
 from returnn.errors import DataFileError
 from returnn.util.suggest import close_matches
 
@@ -87,9 +87,10 @@ class CheckpointSaver:
 
 
 def update_checkpoint_state_file(model: str, latest_prefix: str) -> None:
-    """Writes the TF ``checkpoint`` state file next to ``model`` (latest + all existing epochs), atomically."""
+    """Writes the TF ``checkpoint`` state file next to ``model`` (latest + all existing epochs, pretrain ones
+    included), atomically."""
     directory = os.path.dirname(os.path.abspath(model))
-    all_prefixes = ["%s.%03d" % (os.path.abspath(model), ep) for ep in get_existing_epochs(model)]
+    all_prefixes = [os.path.abspath(prefix) for prefix in get_existing_checkpoints(model).values()]
     lines = ['model_checkpoint_path: "%s"' % os.path.abspath(latest_prefix)]
     lines += ['all_model_checkpoint_paths: "%s"' % p for p in all_prefixes]
     tmp = os.path.join(directory, "checkpoint" + TEMP_MARKER + str(os.getpid()))

@@ -14,8 +14,7 @@ from typing import List
 from returnn.engine.checkpoint_files import (
     CleanupOptions,
     checkpoint_files,
-    get_epoch_model_filename,
-    get_existing_epochs,
+    get_existing_checkpoints,
     select_epochs_to_keep,
 )
 from returnn.errors import ConfigValueError
@@ -45,7 +44,8 @@ def cleanup_old_models(config, *, learning_rate_control=None, ask_for_confirmati
         from returnn.tf.engine import network_setup
 
         learning_rate_control = network_setup.create_learning_rate_control(config)
-    existing = get_existing_epochs(model)
+    checkpoints = get_existing_checkpoints(model)  # pretrain ones included, as the reference
+    existing = sorted(checkpoints)
     if not existing:
         print("No stored models for %r, nothing to clean up." % model, file=log.v3)
         return []
@@ -67,7 +67,7 @@ def cleanup_old_models(config, *, learning_rate_control=None, ask_for_confirmati
             return []
     size = 0
     for ep in delete:
-        prefix = get_epoch_model_filename(model, ep)
+        prefix = checkpoints[ep]
         index = prefix + ".index"
         names = checkpoint_files(prefix)
         if index in names:  # remove the index first: the checkpoint stops counting as complete

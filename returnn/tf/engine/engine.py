@@ -21,15 +21,17 @@ from typing import Any, Dict, Optional
 import tensorflow as tf
 
 from returnn.config import Config, get_global_config
-from returnn.engine.checkpoint_files import get_epoch_model_filename, get_existing_epochs
+from returnn.engine.base import EngineBase
+from returnn.engine.checkpoint_files import get_existing_checkpoints
 from returnn.errors import ConfigValueError
 from returnn.log import log
 from returnn.tf import distributed as dist
 from returnn.tf.distributed import engine_hooks
-from returnn.tf.engine import network_setup
+from returnn.tf.engine import epoch_network, network_setup
 from returnn.tf.engine.checkpoints import CheckpointLoader, CheckpointSaver, update_checkpoint_state_file, var_name
 from returnn.tf.engine.model_selection import ModelChoice, choose_model_for_eval, choose_model_for_train
 from returnn.tf.engine.session import get_device_kind, new_session
+from returnn.pretrain import pretrain_from_config
 
 tf1 = tf.compat.v1
 
@@ -61,15 +63,21 @@ def get_global_engine() -> "Engine":
     return _global_engine
 
 
-class Engine:
+class Engine(EngineBase):
     """Runs training, evaluation and forwarding of a TF network described by a config.
+
+    The network of each epoch (``pretrain``, ``get_network``, ``#config``) is chosen by
+    :mod:`~returnn.tf.engine.epoch_network`; when it changes, the graph is rebuilt and the params carried over
+    (:mod:`~returnn.tf.engine.param_copy`).
 
     :param config: defaults to the global config
     """
 
     def __init__(self, config: Optional[Config] = None):
         global _global_engine
-        self.config = config if config is not None else get_global_config()
+        super().__init__(config if config is not None else get_global_config())
+        self.net_dict: Optional[Dict[str, Any]] = None  # the network dict of the current graph
+        self._epoch_config: Optional[epoch_network.EpochConfig] = None
         self.train_data = None
         self.dev_data = None
         self.eval_data = None
@@ -111,10 +119,30 @@ class Engine:
 
     # ------------------------------------------------------------------ graph and session
 
+    def get_net_dict_for_epoch(self, *, epoch: Optional[int], step: Optional[int] = None,
+                               config: Optional[Config] = None) -> Dict[str, Any]:
+        """The network dict of ``epoch`` (see :func:`~returnn.tf.engine.epoch_network.get_net_dict_for_epoch`);
+        ``epoch`` None (a random model for a non-training task): the final network."""
+        config = config or self.config
+        if epoch is None:
+            epoch = self.pretrain.get_train_num_epochs() + 1 if self.pretrain is not None else 1
+        return epoch_network.get_net_dict_for_epoch(config, self.pretrain, epoch)
+
+    def _apply_epoch_config(self, net_dict: Dict[str, Any], epoch: int) -> None:
+        if self._epoch_config is None or self._epoch_config.config is not self.config:
+            self._epoch_config = epoch_network.EpochConfig(self.config)
+        self._epoch_config.apply(net_dict, epoch, learning_rate_control=self.learning_rate_control,
+                                 pretrain=self.pretrain)
+
     def _build(self, *, train: bool, epoch: Optional[int] = None, eval_flag: bool = False,
-               search_flag: bool = False, net_dict_post_proc=None, with_updater: bool = True) -> None:
-        """New graph + session with the network (and the updater when ``train`` and ``with_updater``; without it,
-        the global step is still created, as checkpoints hold it)."""
+               search_flag: bool = False, net_dict_post_proc=None, with_updater: bool = True,
+               net_dict: Optional[Dict[str, Any]] = None) -> None:
+        """New graph + session with the network of ``epoch`` (or ``net_dict``), and the updater when ``train`` and
+        ``with_updater`` (without it, the global step is still created, as checkpoints hold it)."""
+        if net_dict is None:
+            net_dict = self.get_net_dict_for_epoch(epoch=epoch)
+            self._apply_epoch_config(net_dict, epoch or 1)
+        self.net_dict = net_dict
         self.close_session()
         self.device_kind = get_device_kind(self.config)
         self.graph = tf.Graph()
@@ -123,7 +151,6 @@ class Engine:
             seed = self.config.int("random_seed", 42)
             tf1.set_random_seed(seed)
             extern_data = network_setup.create_extern_data(self.config, datasets)
-            net_dict = network_setup.get_net_dict(self.config, epoch)
             if net_dict_post_proc:
                 net_dict = net_dict_post_proc(net_dict)
             if train:
@@ -200,10 +227,14 @@ class Engine:
         if self.train_data is not None:
             dist.apply_random_seed_offset(self.train_data)
         self.learning_rate_control = network_setup.create_learning_rate_control(self.config)
-        choice = choose_model_for_train(self.config)
+        self.pretrain = pretrain_from_config(self.config)
+        choice = choose_model_for_train(self.config, pretrain=self.pretrain)
         self.start_epoch = (choice.epoch or 0) + 1 if not choice.params_only else 1
         self.start_epoch = engine_hooks.sync_int(self.start_epoch, "start_epoch")  # rank 0's, when distributed
-        self._build(train=True, epoch=self.start_epoch, with_updater=with_updater)
+        # the network of the checkpoint to load (the epoch's own network follows in init_train_epoch)
+        loads_epoch = choice.filename is not None and not choice.params_only and choice.epoch
+        self.epoch = choice.epoch if loads_epoch else self.start_epoch
+        self._build(train=True, epoch=self.epoch, with_updater=with_updater)
         if engine_hooks.loads_checkpoints():
             self._load_choice(choice, is_training=True)
         engine_hooks.sync_model(self, self._all_variables())
@@ -222,6 +253,7 @@ class Engine:
         if config is not None:
             self.config = config
         self.model_filename = self.config.value("model", None)
+        self.pretrain = pretrain_from_config(self.config)
         choice = choose_model_for_eval(self.config, task=task)
         self.epoch = choice.epoch or 0
         if task == "eval":
@@ -267,8 +299,9 @@ class Engine:
         params = [v for v in self._param_variables() if id(v) not in preloaded]
         all_vars = self._saveable_variables()
         optional = [v for v in all_vars if id(v) not in {id(p) for p in params}]
-        if choice.params_only:
-            variables, optional = params, []
+        if choice.params_only:  # the params and (if in the file) the global step, as the reference
+            optional = [v for v in optional if var_name(v) == "global_step"]
+            variables = params + optional
         else:
             variables = [v for v in all_vars if id(v) not in preloaded]
         self._loader.load(self.session, choice.filename, variables, optional=optional,
@@ -310,12 +343,6 @@ class Engine:
             done |= {id(v) for v in loaded}
         return done
 
-    def get_epoch_model_filename(self, epoch: Optional[int] = None) -> str:
-        """``<model>.NNN`` for ``epoch`` (default: the current one)."""
-        if not self.model_filename:
-            raise ConfigValueError("model", expected="a checkpoint path prefix", got=self.model_filename)
-        return get_epoch_model_filename(self.model_filename, epoch if epoch is not None else self.epoch)
-
     @_in_graph
     def save_model(self, filename: Optional[str] = None) -> None:
         """Saves all variables (params, ``global_step``, optimizer state) to ``filename`` (default: the
@@ -341,8 +368,19 @@ class Engine:
                           ignore_missing=self.config.bool("load_ignore_missing_vars", False))
 
     def get_existing_epochs(self):
-        """Epochs with a complete checkpoint of ``model``."""
-        return get_existing_epochs(self.model_filename) if self.model_filename else []
+        """Epochs with a complete checkpoint of ``model`` (``<model>.NNN`` or ``<model>.pretrain.NNN``)."""
+        return sorted(get_existing_checkpoints(self.model_filename)) if self.model_filename else []
+
+    # ------------------------------------------------------------------ per-epoch networks
+
+    @_in_graph
+    def init_train_epoch(self) -> bool:
+        """Before training epoch ``self.epoch``: applies its ``#config`` and, if its network differs from the
+        current one, rebuilds the graph and carries the params over (see
+        :func:`~returnn.tf.engine.network_change.init_network_for_epoch`). Returns whether it rebuilt."""
+        from returnn.tf.engine.network_change import init_network_for_epoch
+
+        return init_network_for_epoch(self, self.epoch)
 
     # ------------------------------------------------------------------ signals
 

@@ -67,15 +67,24 @@ def format_dataset_results(name: str, result: PassResult) -> str:
     return line
 
 
+def epoch_str(engine, epoch: int) -> str:
+    """``epoch N``, or ``pretrain epoch N`` for an epoch of the ``pretrain`` schedule (as the reference)."""
+    pretrain = getattr(engine, "pretrain", None)
+    if pretrain is not None and epoch and epoch <= pretrain.get_train_num_epochs():
+        return "pretrain epoch %i" % epoch
+    return "epoch %i" % (epoch or 0)
+
+
 def eval_dataset(engine, name: str, dataset, epoch: int) -> PassResult:
-    """One pass over ``dataset`` without updates (train flag off); logs ``epoch N 'name' eval, ...``."""
+    """One pass over ``dataset`` without updates (train flag off); logs ``[pretrain ]epoch N 'name' eval, ...``."""
     from returnn.tf.engine.training import seq_order_epoch
 
     dist.init_dataset_epoch(dataset, seq_order_epoch(dataset, epoch))  # distributed "shard": this worker's part
     batches = dataset.generate_batches(epoch=epoch, **batch_options(engine.config, train=False))
     feed = {engine.train_flag_placeholder: False} if engine.train_flag_placeholder is not None else {}
     runner = Runner(engine, network=engine.network, dataset=dataset, batches=batches,
-                    name="epoch %i %r eval" % (epoch, name), loss_fetches=_loss_fetches(engine), feed_extra=feed,
+                    name="%s %r eval" % (epoch_str(engine, epoch), name), loss_fetches=_loss_fetches(engine),
+                    feed_extra=feed,
                     summary_writer=None)
     result = runner.run()
     engine_hooks.sum_pass_result(result)  # distributed: totals over all workers' shards

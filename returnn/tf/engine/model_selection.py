@@ -2,7 +2,7 @@
 ``import_model_train_epoch1``), as the reference decides it.
 
 Training (``start_epoch = "auto"``, the default) continues after the newest complete checkpoint
-``<model>.NNN``; without one, it starts at epoch 1 from ``import_model_train_epoch1`` (params only) or, if
+``<model>.NNN`` or ``<model>.pretrain.NNN`` (a pretrain epoch's, as the reference names them); without one, it starts at epoch 1 from ``import_model_train_epoch1`` (params only) or, if
 set, from ``load`` (continuing after that file's epoch), else from random init. ``load_epoch`` picks an
 epoch explicitly. Other tasks load ``load``, else ``<model>.<load_epoch>``, else the newest checkpoint.
 """
@@ -16,7 +16,7 @@ from returnn.engine.checkpoint_files import (
     checkpoint_exists,
     get_epoch_from_model_filename,
     get_epoch_model_filename,
-    get_existing_epochs,
+    get_existing_checkpoints,
 )
 from returnn.errors import ConfigValueError
 
@@ -37,15 +37,21 @@ def _format_available(model: Optional[str], existing: List[int]) -> str:
     return "available epochs for model %r: %s" % (model, ", ".join(str(e) for e in existing))
 
 
-def _epoch_file(model: Optional[str], epoch: int, key: str) -> str:
+def _epoch_file(model: Optional[str], epoch: int, key: str, pretrain=None) -> str:
+    """The checkpoint of ``epoch``: ``<model>.pretrain.NNN`` when ``pretrain`` has that epoch, else ``<model>.NNN``;
+    if that does not exist, the other kind."""
     if not model:
         raise ConfigValueError("model", expected="a checkpoint path prefix (needed for %s)" % key, got=model)
-    filename = get_epoch_model_filename(model, epoch)
-    if not checkpoint_exists(filename):
-        raise ConfigValueError(key, expected="an epoch with a saved checkpoint; " +
-                               _format_available(model, get_existing_epochs(model)),
-                               got=epoch, hint="missing file %s.index" % filename)
-    return filename
+    is_pretrain = pretrain is not None and epoch <= pretrain.get_train_num_epochs()
+    filename = get_epoch_model_filename(model, epoch, is_pretrain=is_pretrain)
+    if checkpoint_exists(filename):
+        return filename
+    existing = get_existing_checkpoints(model)
+    if epoch in existing:  # the other kind (e.g. written before pretrain was set or changed)
+        return existing[epoch]
+    raise ConfigValueError(key, expected="an epoch with a saved checkpoint; " +
+                           _format_available(model, sorted(existing)),
+                           got=epoch, hint="missing file %s.index" % filename)
 
 
 def _check_file(filename: str, key: str) -> str:
@@ -65,14 +71,16 @@ def get_load_epoch(config) -> Optional[int]:
     return None
 
 
-def choose_model_for_train(config) -> ModelChoice:
+def choose_model_for_train(config, pretrain=None) -> ModelChoice:
     """The checkpoint training starts from (see module doc).
+
+    :param pretrain: the config's :class:`returnn.pretrain.Pretrain` (names the checkpoints of its epochs)
 
     :raises ConfigValueError: ``start_epoch``/``load_epoch`` point at a missing checkpoint (the message lists
         the available epochs), ``load``/``import_model_train_epoch1`` name a missing file
     """
     model = config.value("model", None)
-    existing = get_existing_epochs(model) if model else []
+    existing = get_existing_checkpoints(model) if model else {}
     start_epoch = config.value("start_epoch", "auto")
     load_epoch = get_load_epoch(config)
     if start_epoch not in (None, "auto"):
@@ -84,11 +92,12 @@ def choose_model_for_train(config) -> ModelChoice:
             raise ConfigValueError("start_epoch", expected="'auto' or an epoch number >= 1", got=start_epoch)
         if start == 1:
             return _fresh_start(config)
-        return ModelChoice(_epoch_file(model, start - 1, "start_epoch"), start - 1)
+        return ModelChoice(_epoch_file(model, start - 1, "start_epoch", pretrain), start - 1)
     if load_epoch is not None:
-        return ModelChoice(_epoch_file(model, load_epoch, "load_epoch"), load_epoch)
+        return ModelChoice(_epoch_file(model, load_epoch, "load_epoch", pretrain), load_epoch)
     if existing:
-        return ModelChoice(get_epoch_model_filename(model, existing[-1]), existing[-1])
+        last = max(existing)
+        return ModelChoice(_epoch_file(model, last, "model", pretrain), last)
     return _fresh_start(config)
 
 
@@ -115,11 +124,11 @@ def choose_model_for_eval(config, *, task: str) -> ModelChoice:
     load_epoch = get_load_epoch(config)
     if load_epoch is not None:
         return ModelChoice(_epoch_file(model, load_epoch, "load_epoch"), load_epoch)
-    existing = get_existing_epochs(model) if model else []
+    existing = get_existing_checkpoints(model) if model else {}
     if existing:
-        return ModelChoice(get_epoch_model_filename(model, existing[-1]), existing[-1])
+        return ModelChoice(existing[max(existing)], max(existing))
     if config.bool("allow_random_model_init", False):
         return ModelChoice(None, None)
     raise ConfigValueError("model", expected="a trained model for task %r: %s, or set load / load_epoch" % (
-        task, _format_available(model, existing)), got=model,
+        task, _format_available(model, sorted(existing))), got=model,
         hint="set allow_random_model_init = True to run with randomly initialized parameters")

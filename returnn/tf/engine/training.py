@@ -1,6 +1,8 @@
 """The training loop: epochs ``start_epoch .. num_epochs`` with evaluation, LR control, logging and saving.
 
-Per epoch (reference order and log lines): ``start epoch N with learning rate X ...`` (v4), one
+Per epoch (reference order and log lines): the epoch's network (``pretrain``, ``get_network``, ``#config``;
+rebuilt when it changes, see :mod:`~returnn.tf.engine.network_change`), ``start epoch N with learning rate X
+...`` (v4; ``start pretrain epoch N`` and ``pretrain epoch N`` in the lines below during pretraining), one
 :class:`~returnn.tf.engine.runner.Runner` pass over ``train`` with the optimizer op, ``Save model under
 <model>.NNN`` (every ``save_interval`` epochs and always the last one), ``epoch N score: ... error: ...
 elapsed: H:MM:SS`` (v3), a pass over each of ``dev``/``eval``/``eval_datasets``, ``dev: score X error Y``
@@ -28,6 +30,7 @@ from returnn.tf.distributed import engine_hooks
 from returnn.tf.engine.evaluation import (
     _loss_fetches,
     batch_options,
+    epoch_str,
     eval_dataset,
     format_dataset_results,
     format_values,
@@ -85,11 +88,7 @@ def train(engine) -> None:
     print("using batch size: %s, max seqs: %s" % (config.typed_value("batch_size", 1), config.int("max_seqs", -1)),
           file=log.v4)
     print("learning rate control: %s" % (engine.learning_rate_control,), file=log.v4)
-    if config.typed_value("pretrain", None):
-        print("Warning: config key 'pretrain' (layer-wise pretraining) is not supported here; "
-              "training runs on the full network from the first epoch.", file=log.v2)
-    else:
-        print("pretrain: None", file=log.v4)
+    print("pretrain: %s" % (engine.pretrain,), file=log.v4)
     if start_epoch > final_epoch:
         print("No epochs to train, start_epoch: %i, final_epoch: %i" % (start_epoch, final_epoch), file=log.v3)
         engine.epoch = final_epoch
@@ -103,6 +102,7 @@ def train(engine) -> None:
     try:
         for epoch in range(start_epoch, final_epoch + 1):
             engine.epoch = epoch
+            engine.init_train_epoch()  # the epoch's network and '#config' (see returnn.tf.engine.network_change)
             train_epoch(engine, epoch, save=(engine.model_filename is not None and
                                              (epoch % save_interval == 0 or epoch == final_epoch)))
     except CancelTrainingException as exc:
@@ -149,12 +149,26 @@ def maybe_use_last_best_model(engine, epoch: int) -> Optional[int]:
     return best
 
 
+def learning_rate_for_epoch(engine, epoch: int) -> float:
+    """The learning-rate control's rate of ``epoch``; during ``pretrain`` and in the first epoch after it the
+    initial ``learning_rate`` unless ``use_learning_rate_control_always`` (the control's rate is still decided
+    and stored, for its file), as the reference."""
+    lrc = engine.learning_rate_control
+    learning_rate = lrc.get_learning_rate_for_epoch(epoch)
+    pretrain = getattr(engine, "pretrain", None)
+    if (pretrain is not None and epoch <= pretrain.get_train_num_epochs() + 1
+            and not engine.config.bool("use_learning_rate_control_always", False)):
+        return lrc.default_learning_rate
+    return learning_rate
+
+
 def train_epoch(engine, epoch: int, *, save: bool = True) -> Dict[str, float]:
     """One epoch: train pass, save, evaluations, LR control. Returns the epoch's score dict."""
     config = engine.config
     lrc = engine.learning_rate_control
-    learning_rate = engine_hooks.sync_float(lrc.get_learning_rate_for_epoch(epoch), "learning_rate")
-    print("start epoch %i with learning rate %s ..." % (epoch, learning_rate), file=log.v4)
+    learning_rate = engine_hooks.sync_float(learning_rate_for_epoch(engine, epoch), "learning_rate")
+    epoch_name = epoch_str(engine, epoch)
+    print("start %s with learning rate %s ..." % (epoch_name, learning_rate), file=log.v4)
     engine.updater.set_learning_rate(learning_rate, session=engine.session)
     if engine_hooks.loads_checkpoints():
         maybe_use_last_best_model(engine, epoch)
@@ -165,7 +179,7 @@ def train_epoch(engine, epoch: int, *, save: bool = True) -> Dict[str, float]:
     dist.init_dataset_epoch(dataset, seq_order_epoch(dataset, epoch))  # distributed "shard": this worker's part
     batches = dataset.generate_batches(epoch=epoch, **batch_options(config, train=True))
     stop_on_nonfinite = config.bool("stop_on_nonfinite_train_score", True)
-    name = "train epoch %i" % epoch
+    name = epoch_name if epoch_name.startswith("pretrain") else "train " + epoch_name
 
     def on_nonfinite(step: int, values) -> bool:
         losses = ", ".join("%s %s" % (k, values[k]) for k in sorted(values) if k.startswith("cost:"))
@@ -199,7 +213,7 @@ def train_epoch(engine, epoch: int, *, save: bool = True) -> Dict[str, float]:
     # the epoch's meta data (it logs its error key from the first call that changes it)
     epoch_errors: Dict[str, float] = score_keys("train", result)
     lrc.set_epoch_error(epoch, epoch_errors)
-    line = "epoch %i score: %s" % (epoch, format_values(result.scores()))
+    line = "%s score: %s" % (epoch_name, format_values(result.scores()))
     if result.errors():
         line += " error: %s" % format_values(result.errors())
     print("%s elapsed: %s" % (line, hms(result.elapsed)), file=log.v3)
@@ -223,8 +237,8 @@ def train_epoch(engine, epoch: int, *, save: bool = True) -> Dict[str, float]:
     epoch_errors.update(meta)
     if engine.model_filename and not config.bool("dry_run", False) and dist.is_root():
         lrc.save()
-    if dev_results:
-        print(" ".join(format_dataset_results(n, r) for n, r in dev_results.items()), file=log.v3)
+    # the reference prints this line also without eval datasets (then empty)
+    print(" ".join(format_dataset_results(n, r) for n, r in dev_results.items()), file=log.v3)
     if config.typed_value("cleanup_old_models", None) and dist.is_root():
         engine.cleanup_old_models()
     engine_hooks.epoch_end(epoch)  # distributed: all workers wait until rank 0 saved
