@@ -30,6 +30,7 @@ from returnn.tf.network.construction import absolute_variable_scope as absolute_
 from returnn.tf.network.construction import check_static_shape
 from returnn.tf.network.errors import LayerNotFound, NetworkConstructionDependencyLoopException, NotInsideRecLoopError
 from returnn.tf.network.extern_data import ExternData
+from returnn.tf.network.extra_nets import construct_extra_layer, split_extra_name
 from returnn.tf.network.loss_holder import LossHolder
 from returnn.tf.network.search_choices import find_search_choices
 from returnn.tf.ops.dropout import cond_on_train_flag
@@ -73,6 +74,8 @@ class TFNetwork:
     :param search_flag: search mode (losses with ``loss_only_on_non_search`` are skipped)
     :param parent_net: enclosing network (subnetworks)
     :param parent_layer: enclosing layer (subnetworks)
+    :param extra_parent_net: the main network, for an extra network (``"extra.search:x"`` layers, see
+        :mod:`returnn.tf.network.extra_nets`)
     """
 
     def __init__(self, config: Any = None, extern_data: Optional[ExternData] = None, rnd_seed: Optional[int] = None,
@@ -122,15 +125,25 @@ class TFNetwork:
         self._global_train_step: Optional[tf.Variable] = None
         self._objective_built = False
         self._rec_step_info: Any = None
-        if parent_net is None:
+        self.extra_parent_net: Optional[TFNetwork] = extra_parent_net
+        self.extra_prefix: Optional[str] = None  # e.g. "extra.search", for an extra network
+        self.extra_nets: Dict[str, TFNetwork] = {}
+        self._layer_resolver: Optional[Callable[[str], LayerBase]] = None
+        if parent_net is None and extra_parent_net is None:
             create_placeholders(self.extern_data)
 
     def __repr__(self) -> str:
-        return f"<TFNetwork {self.get_absolute_name_prefix()!r} train={self.train_flag}>"
+        name = self.get_absolute_name_prefix() + (f"({self.extra_prefix})" if self.extra_prefix else "")
+        return f"<TFNetwork {name!r} train={self.train_flag}{' search' if self.search_flag else ''}>"
 
     # ---- names / hierarchy
     def get_root_network(self) -> TFNetwork:
-        return self if self.parent_net is None else self.parent_net.get_root_network()
+        """:return: the outermost network (through subnetworks, rec loops and extra networks)"""
+        if self.parent_net is not None:
+            return self.parent_net.get_root_network()
+        if self.extra_parent_net is not None:
+            return self.extra_parent_net.get_root_network()
+        return self
 
     def is_inside_rec_layer(self) -> bool:
         """:return: whether this is the per-step network of a rec unit (its layers see one frame ``{B, ...}``)"""
@@ -284,15 +297,26 @@ class TFNetwork:
             net = net.parent_net
         return False
 
+    def set_layer_resolver(self, get_layer: Optional[Callable[[str], LayerBase]]) -> None:
+        """Called by a rec loop for the network of one step: :meth:`get_layer` of names not constructed yet goes
+        through ``get_layer`` (``"prev:x"``, ``"data:x"`` as the current frame, ``"base:x"``, unit layers)."""
+        self._layer_resolver = get_layer
+
     def get_layer(self, layer_name: str) -> LayerBase:
-        """:return: a constructed layer (``"data:KEY"``/``"base:NAME"`` resolved), constructing it if described
+        """:return: a constructed layer (``"data:KEY"``/``"base:NAME"`` resolved), constructing it if described;
+            in the network of one step of a rec loop as the unit's layers see it (``"prev:x"``, frames)
         :raises LayerNotFound: with close names"""
         if layer_name in self.layers:
             return self.layers[layer_name]
+        if self._layer_resolver is not None:
+            return self._layer_resolver(layer_name)
         if layer_name.startswith("base:") and self.parent_net is not None:
             return self.parent_net.get_layer(layer_name[len("base:"):])
-        if layer_name == "data" or layer_name.startswith("data:") or layer_name in self.layers_desc:
+        if (layer_name == "data" or layer_name.startswith("data:") or layer_name in self.layers_desc
+                or split_extra_name(layer_name) is not None):
             return self.construct_layer(self.layers_desc, layer_name)
+        if self.extra_parent_net is not None:
+            return self.extra_parent_net.get_layer(layer_name)
         raise self._not_found(layer_name)
 
     def _not_found(self, layer_name: str, referenced_by: Optional[str] = None) -> LayerNotFound:
@@ -322,6 +346,19 @@ class TFNetwork:
             return self.layers[name]
         if name in self._constructing:
             raise NetworkConstructionDependencyLoopException(self, name, self._constructing, net_dict)
+        extra = split_extra_name(name)
+        if extra is not None and self.extra_parent_net is None:
+            return construct_extra_layer(self, name)  # "extra.search:x": x in the extra network
+        if extra is not None:  # inside an extra network
+            if extra[0] != self.extra_prefix:
+                return self.extra_parent_net.get_layer(name)
+            name = extra[1]
+            if name in self.layers:
+                return self.layers[name]
+            if name not in net_dict and name in self.extra_parent_net.layers_desc:
+                net_dict[name] = self.extra_parent_net.layers_desc[name]
+        if name not in net_dict and self.extra_parent_net is not None:
+            return self.extra_parent_net.get_layer(name)  # not described for the extra network: the main one's
         if name not in net_dict:
             if name == "data" or name.startswith("data:"):
                 return self._construct_source(name)
@@ -365,7 +402,8 @@ class TFNetwork:
                 raise LayerShapeError(layer=name, layer_class=layer_class.layer_class,
                                       problem=f"out_dim {out_dim!r} does not match the output", got=repr(output))
             self._debug_print_template(name, output)
-            with absolute_variable_scope(self._param_scope_name(name, d), reuse=d.get("reuse_params") is not None):
+            reuse = d.get("reuse_params") is not None or self.extra_parent_net is not None  # extra nets share
+            with absolute_variable_scope(self._param_scope_name(name, d), reuse=reuse):
                 try:
                     layer = layer_class(output=output, **d)
                 except AxisDescriptionError as exc:
@@ -382,6 +420,8 @@ class TFNetwork:
         finally:
             self._constructing.pop()
         self.layers[name] = layer
+        if self.extra_parent_net is not None:
+            self.extra_parent_net.layers.setdefault(f"{self.extra_prefix}:{name}", layer)
         if layer.register_as_extern_data:
             data = layer.output.copy(name=layer.register_as_extern_data)
             self.extern_data.register_data(data)

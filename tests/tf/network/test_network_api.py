@@ -218,3 +218,52 @@ def test_legacy_exception_names_importable():
     assert legacy_tfnetwork.CannotHandleUndefinedSourcesException is CannotHandleUndefinedSourcesException
     exc = CannotHandleUndefinedSourcesException(layer_name="att", layer_desc={"n_out": 3})
     assert "'att'" in str(exc) and exc.layer_desc == {"n_out": 3}
+
+
+def test_extra_networks_like_reference(session):
+    """Observed: ``"extra.search:x"`` builds ``x`` in the extra network ``(extra.search)`` (search flag set, same
+    train flag), from ``"extra.search:x"`` if described, else from ``"x"``; its dependencies are built there only
+    if described with the prefix, else they are the main network's; the params are shared (no new names)."""
+    net = build_net({
+        "enc": {"class": "linear", "from": "data", "n_out": 5},
+        "enc2": {"class": "linear", "from": "enc", "n_out": 5},
+        "extra.search:enc2": {"class": "linear", "from": "enc", "n_out": 5, "dropout": 0.1},
+        "extra.search:sonly": {"class": "linear", "from": "enc2", "n_out": 6},
+        "use": {"class": "copy", "from": ["extra.search:enc2", "extra.search:sonly", "extra.search:enc",
+                                          "extra.foo:enc2", "extra:enc"], "is_output_layer": True},
+        "output": {"class": "softmax", "from": "enc2", "loss": "ce"}}, EXTERN)
+    assert sorted(v.name for v in tf.compat.v1.trainable_variables()) == [
+        "enc/W:0", "enc/b:0", "enc2/W:0", "enc2/b:0", "output/W:0", "output/b:0", "sonly/W:0", "sonly/b:0"]
+    assert sorted(net.extra_nets) == ["extra", "extra.foo", "extra.search"]
+    search_net, foo_net = net.extra_nets["extra.search"], net.extra_nets["extra.foo"]
+    assert search_net.search_flag and search_net.train_flag is True and not foo_net.search_flag
+    assert sorted(search_net.layers) == ["enc", "enc2", "sonly"] and sorted(foo_net.layers) == ["enc2"]
+    assert net.layers["extra.search:sonly"].sources == [search_net.layers["enc2"]]
+    assert net.layers["extra.search:enc2"].dropout == 0.1 and net.layers["extra.foo:enc2"].dropout == 0.0
+    assert net.layers["extra.foo:enc2"].sources == [net.layers["enc"]]  # not described for extra.foo: the main one
+    assert net.layers["extra.search:enc"] is not net.layers["enc"]  # asked for explicitly: built in the extra net
+    assert search_net.get_root_network() is net and repr(search_net) == "<TFNetwork '(extra.search)' train=True search>"
+    data = net.extern_data.data["data"]
+    x = np.random.RandomState(0).randn(1, 2, 3).astype("float32")
+    session.run(tf.compat.v1.global_variables_initializer())
+    main, extra = session.run([net.layers["enc"].output.placeholder, net.layers["extra.search:enc"].output.placeholder],
+                              {data.placeholder: x, data.size_placeholder[0]: [2]})
+    np.testing.assert_array_equal(main, extra)  # same params
+
+
+def test_get_layer_inside_rec_loop_sees_the_units_names(session):
+    """As the reference: ``self.network.get_layer("prev:a")`` is ``a`` of the previous step ``{B, F}``, a unit layer
+    its value in this step, ``"base:x"`` the layer outside the loop."""
+    seen = {}
+
+    def fn(self, source, **_kwargs):
+        for name in ("prev:a", "b", "base:enc"):
+            seen[name] = self.network.get_layer(name)
+        return source(0) + source(1)
+
+    net = build_net({"enc": {"class": "copy", "from": "data"}, "output": {"class": "rec", "from": "data", "unit": {
+        "b": {"class": "copy", "from": "prev:a"},
+        "a": {"class": "eval", "from": ["data:source", "b"], "eval": fn},
+        "output": {"class": "copy", "from": "a"}}}}, EXTERN, train_flag=False)
+    assert seen["prev:a"].output.get_dims_repr() == seen["b"].output.get_dims_repr() == "[B,F|F'feature:data'(3)]"
+    assert seen["b"].sources == [seen["prev:a"]] and seen["base:enc"] is net.layers["enc"]

@@ -329,6 +329,7 @@ def _run_while_loop_v1(cell: Any, loop: _Loop):
         step = _Step(cell, loop, i, prev, states, search_state)
         # network.get_rec_step_info() / get_rec_step_index() for the layers of this step
         step.net.set_rec_step_info(i, prev_end_flag=None if fixed else ended, seq_lens=seq_lens_tiled)
+        step.net.set_layer_resolver(step.get_layer)  # network.get_layer("prev:x") etc. in config functions
         with tf.compat.v1.variable_scope(var_scope, auxiliary_name_scope=False):
             for name in cell.unit:
                 if name in cell.loop:
