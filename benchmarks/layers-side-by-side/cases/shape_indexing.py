@@ -89,4 +89,11 @@ CASES = [
                "out_type": {"dtype": "int32", "shape": (), "sparse": False}},
          "s": {"class": "slice_nd", "from": "base:data", "start": "prev:t", "size": 2},
          "output": {"class": "reduce", "mode": "sum", "axes": "stag:sliced-time:s", "from": "s"}}}}},
+    {"name": "flatten_unflatten_batch", "extern_data": _DATA,
+     "network": {"flat": {"class": "flatten_batch", "from": "data"},
+                 "lin": {"class": "linear", "activation": "tanh", "n_out": 3, "from": "flat"},
+                 "output": {"class": "unflatten_batch", "from": "lin"}}},
+    {"name": "flatten_unflatten_batch_time_major", "extern_data": _DATA,
+     "network": {"flat": {"class": "flatten_batch", "from": "data", "batch_major": False},
+                 "output": {"class": "unflatten_batch", "from": "flat"}}},
 ]

@@ -55,6 +55,7 @@ from returnn.tf.layers.reduce.reduce import ReduceLayer as ReduceLayer
 from returnn.tf.layers.reduce.reduce_out import ReduceOutLayer as ReduceOutLayer
 from returnn.tf.layers.search.edit_distance_loss import EditDistanceLoss as EditDistanceLoss
 from returnn.tf.layers.shape.expand_dims import ExpandDimsLayer as ExpandDimsLayer
+from returnn.tf.layers.shape.flatten_batch import FlattenBatchLayer as FlattenBatchLayer
 from returnn.tf.layers.shape.gather import GatherLayer as GatherLayer
 from returnn.tf.layers.shape.merge_dims import CombineDimsLayer as CombineDimsLayer
 from returnn.tf.layers.shape.merge_dims import MergeDimsLayer as MergeDimsLayer
@@ -65,10 +66,12 @@ from returnn.tf.layers.shape.prefix_in_time import PrefixInTimeLayer as PrefixIn
 from returnn.tf.layers.shape.reinterpret_data import ReinterpretDataLayer as ReinterpretDataLayer
 from returnn.tf.layers.shape.shift_axis import ShiftAxisLayer as ShiftAxisLayer
 from returnn.tf.layers.shape.slice import SliceLayer as SliceLayer
+from returnn.tf.layers.shape.split_batch_time import SplitBatchTimeLayer as SplitBatchTimeLayer
 from returnn.tf.layers.shape.split_dims import SplitDimsLayer as SplitDimsLayer
 from returnn.tf.layers.shape.squeeze import SqueezeLayer as SqueezeLayer
 from returnn.tf.layers.shape.swap_axes import SwapAxesLayer as SwapAxesLayer
 from returnn.tf.layers.shape.time_chunking import TimeChunkingLayer as TimeChunkingLayer
 from returnn.tf.layers.shape.time_unchunking import TimeUnChunkingLayer as TimeUnChunkingLayer
 from returnn.tf.layers.shape.transpose import TransposeLayer as TransposeLayer
+from returnn.tf.layers.shape.unflatten_batch import UnflattenBatchLayer as UnflattenBatchLayer
 from returnn.tf.layers.shape.window import WindowLayer as WindowLayer
