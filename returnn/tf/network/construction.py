@@ -1,5 +1,5 @@
-"""Helpers of :class:`returnn.tf.network.TFNetwork` for building one layer: its variable scope and the checks
-of what its ``__init__`` produced."""
+"""Helpers of :class:`returnn.tf.network.TFNetwork`: the extern data placeholders, the variable scope of a layer
+and the checks of what its ``__init__`` produced."""
 
 from __future__ import annotations
 
@@ -10,6 +10,28 @@ import tensorflow as tf
 
 from returnn.errors import LayerShapeError
 from returnn.tf.layers.core.registry import is_user_layer_class
+from returnn.tf.network.extern_data import ExternData
+
+
+def create_placeholders(extern_data: ExternData) -> None:
+    """Creates ``extern_data/placeholders/<key>/<key>`` and ``<key>_dim<i>_size`` placeholders (reference names)
+    for every key without a raw tensor in the current graph (an ExternData reused in a new graph gets new ones)."""
+    graph = tf.compat.v1.get_default_graph()
+    for key, data in extern_data.data.items():
+        if data.placeholder is not None and getattr(data.placeholder, "graph", graph) is graph:
+            continue
+        if data.placeholder is not None:  # from another graph (ExternData reused): make new ones here
+            data.placeholder = None
+            for axis in data.get_dynamic_axes():
+                if getattr(data.dims[axis].dyn_size, "graph", graph) is not graph:
+                    data.dims[axis].dyn_size = None
+        with tf.name_scope(f"extern_data/placeholders/{key}/"):
+            data.placeholder = tf.compat.v1.placeholder(data.dtype, shape=data.batch_shape, name=key)
+            for axis in data.get_dynamic_axes():
+                dim = data.dims[axis]
+                if dim.dyn_size is None:
+                    axis_wo_b = data.get_batch_axis_excluding_batch(axis)
+                    dim.dyn_size = tf.compat.v1.placeholder(tf.int32, shape=(None,), name=f"{key}_dim{axis_wo_b}_size")
 
 
 @contextlib.contextmanager

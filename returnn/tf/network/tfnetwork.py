@@ -27,7 +27,7 @@ from returnn.tf.layers.core.registry import get_layer_class, is_user_layer_class
 from returnn.tf.layers.core.scope_names import get_scope_prefix_from_name_prefix, get_valid_scope_name_from_str
 from returnn.tf.layers.core.spec import validate_layer_dict
 from returnn.tf.network.construction import absolute_variable_scope as absolute_variable_scope
-from returnn.tf.network.construction import check_static_shape
+from returnn.tf.network.construction import check_static_shape, create_placeholders
 from returnn.tf.network.errors import LayerNotFound, NetworkConstructionDependencyLoopException, NotInsideRecLoopError
 from returnn.tf.network.extern_data import ExternData
 from returnn.tf.network.extra_nets import construct_extra_layer, split_extra_name
@@ -38,29 +38,6 @@ from returnn.util.suggest import close_matches
 
 _MISSING_FROM_NOTE = ('DEPRECATION WARNING: Missing "from" in layer definition: {name}\n'
                       "This will be disallowed with behavior_version 1.")
-
-
-def create_placeholders(extern_data: ExternData) -> None:
-    """Creates ``extern_data/placeholders/<key>/<key>`` and ``<key>_dim<i>_size`` placeholders (reference names)
-    for every key without a raw tensor in the current graph (an ExternData reused in a new graph gets new ones)."""
-    graph = tf.compat.v1.get_default_graph()
-    for key, data in extern_data.data.items():
-        if data.placeholder is not None and getattr(data.placeholder, "graph", graph) is graph:
-            continue
-        if data.placeholder is not None:  # from another graph (ExternData reused): make new ones here
-            data.placeholder = None
-            for axis in data.get_dynamic_axes():
-                if getattr(data.dims[axis].dyn_size, "graph", graph) is not graph:
-                    data.dims[axis].dyn_size = None
-        with tf.name_scope(f"extern_data/placeholders/{key}/"):
-            if True:
-                data.placeholder = tf.compat.v1.placeholder(data.dtype, shape=data.batch_shape, name=key)
-                for axis in data.get_dynamic_axes():
-                    dim = data.dims[axis]
-                    if dim.dyn_size is None:
-                        axis_wo_b = data.get_batch_axis_excluding_batch(axis)
-                        dim.dyn_size = tf.compat.v1.placeholder(tf.int32, shape=(None,),
-                                                                name=f"{key}_dim{axis_wo_b}_size")
 
 
 class TFNetwork:
