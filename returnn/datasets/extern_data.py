@@ -25,10 +25,9 @@ from typing import Any, Dict, Iterable, Optional
 from returnn.errors import ConfigValueError
 from returnn.datasets.dataset import Dataset
 
-DEPRECATION_NUM_IO = ("DEPRECATION WARNING: Using num_inputs/num_outputs instead of extern_data is deprecated and "
-                      "might be removed in future versions\nThis might be disallowed with a future behavior_version.")
+DEPRECATION_NUM_IO = ("Using num_inputs/num_outputs instead of extern_data is deprecated and might be removed in "
+                      "future versions")
 IGNORED_NUM_IO = "Warning: Using extern_data and will ignore num_inputs/num_outputs in config."
-_printed_once: set = set()  # the deprecation warning is printed once per process, as the reference
 
 
 def dim_ndim_to_kwargs(value: Any, *, where: str) -> Dict[str, Any]:
@@ -102,9 +101,8 @@ def extern_data_from_config(config, *, print_warnings: bool = False) -> Optional
                 for key, value in extern.items()}
     if not has_num_io:
         return None
-    if print_warnings and DEPRECATION_NUM_IO not in _printed_once:
-        _printed_once.add(DEPRECATION_NUM_IO)
-        print(DEPRECATION_NUM_IO, file=log.v2)
+    if print_warnings:
+        log.print_deprecation_warning(DEPRECATION_NUM_IO)  # once per process
     num_inputs = config.typed_value("num_inputs") if config.has("num_inputs") else None
     num_outputs = config.typed_value("num_outputs") if config.has("num_outputs") else None
     if isinstance(num_inputs, (tuple, list)) and num_inputs:

@@ -115,3 +115,33 @@ def template_from_constant(x: Any, name: str, dtype: Optional[str] = None, shape
         dims.append(FeatureDim(f"{name}:static:{i}", size) if last else SpatialDim(f"{name}:static:{i}", size))
     return Tensor(name=name, dims=dims, dtype=dtype or inferred, sparse_dim=sparse_dim,
                   time_dim_axis=None)
+
+
+def get_common_data(sources: List[Optional[Tensor]], ignore_feature_dim: bool = False,
+                    name: Optional[str] = None) -> Optional[Tensor]:
+    """:return: a template all ``sources`` broadcast to: the source with the most axes, plus the axes of the others
+    it lacks (matched by dim, then by the batch/time roles, a feature axis of the same size by role); an added
+    feature dim becomes the feature axis (unless ``ignore_feature_dim``); None without sources"""
+    sources = [s for s in sources if s is not None]
+    if not sources:
+        return None
+    base = max(sources, key=lambda s: s.batch_ndim)
+    dims = list(base.dims)
+    time_axis, feature_axis = base.time_dim_axis, base.feature_dim_axis
+    for src in sources:
+        if src is base:
+            continue
+        for i, d in enumerate(src.dims):
+            if d in dims or d.is_batch_dim() or (i == src.time_dim_axis and time_axis is not None):
+                continue
+            if i == src.feature_dim_axis and feature_axis is not None and dims[feature_axis].dimension == d.dimension:
+                continue  # the same feature size: the same feature axis
+            if i == src.feature_dim_axis and ignore_feature_dim:
+                continue
+            dims.append(d)
+            if i == src.feature_dim_axis:
+                feature_axis = len(dims) - 1
+    from returnn.tensor.tensor import Tensor
+    return Tensor(name=name or base.name, dims=dims, dtype=base.dtype, sparse_dim=base.sparse_dim,
+                  time_dim_axis=time_axis, feature_dim_axis=feature_axis,
+                  available_for_inference=base.available_for_inference, vocab=base.vocab)

@@ -21,11 +21,11 @@ class TensorAxesMixin:
     """Axis queries; mixed into :class:`returnn.tensor.Tensor`."""
 
     # ---- axis descriptions (see returnn.tensor.axes)
-    def get_axes_from_description(self: Tensor, axes: Any, allow_int: bool = True) -> List[int]:
+    def get_axes_from_description(self: Tensor, axes: Any, allow_int: Optional[bool] = None) -> List[int]:
         """See :mod:`returnn.tensor.axes`."""
         return _axes.get_axes_from_description(self, axes, allow_int=allow_int)
 
-    def get_axis_from_description(self: Tensor, axis: Any, allow_int: bool = True) -> int:
+    def get_axis_from_description(self: Tensor, axis: Any, allow_int: Optional[bool] = None) -> int:
         """See :mod:`returnn.tensor.axes`."""
         return _axes.get_axis_from_description(self, axis, allow_int=allow_int)
 

@@ -26,17 +26,32 @@ description                axes (B = batch axis, T = time axis, F = feature axis
 int                        that axis (negative counts from the end; counts the batch axis)
 Dim                        the axis with that Dim
 =========================  ===============================================================
+
+As the reference (behavior version 0), the forms that depend on the order of the axes (``S:<i>``, ``D:<i>``,
+``static:<i>``, ...) print ``DEPRECATION WARNING: Do not specify axis or axes in a way that depends on the order of
+the axes.`` and an int ``DEPRECATION WARNING: Do not specify axis as int but as str or Dim instead.`` (once per
+process each, unless ``allow_int=True`` is passed); with ``behavior_version`` >= 7 resp. >= 5 they are errors
+(:class:`returnn.util.behavior_version.BehaviorVersion.RequirementNotSatisfied`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, List
+from typing import TYPE_CHECKING, Any, List, Optional
 
 from returnn.errors import AxisDescriptionError
 from returnn.tensor.dim import Dim
 
 if TYPE_CHECKING:
     from returnn.tensor.tensor import Tensor
+
+
+_ORDER_DEPENDENT = "Do not specify axis or axes in a way that depends on the order of the axes."
+_INT_AXIS = "Do not specify axis as int but as str or Dim instead."
+
+
+def _require(message: str, version: int) -> None:
+    from returnn.util.behavior_version import BehaviorVersion
+    BehaviorVersion.require(False, message, version)
 
 
 def _pick(tensor: Tensor, axes: List[int], index: int, description: Any) -> List[int]:
@@ -102,6 +117,8 @@ def _one_string(tensor: Tensor, description: str, orig: Any) -> List[int]:
             number = int(rest)
         except ValueError:
             number = None
+        if number is not None and prefix in ("s", "spatial", "d", "dyn", "dynamic", "static"):
+            _require(_ORDER_DEPENDENT, 7)
         if number is not None:
             if prefix in ("s", "spatial"):
                 return _pick(tensor, _spatial(tensor), number, orig)
@@ -114,8 +131,11 @@ def _one_string(tensor: Tensor, description: str, orig: Any) -> List[int]:
     raise AxisDescriptionError(orig, tensor=repr(tensor), problem="is not a valid axis description")
 
 
-def get_axes_from_description(tensor: Tensor, axes: Any, *, allow_int: bool = True) -> List[int]:
+def get_axes_from_description(tensor: Tensor, axes: Any, *, allow_int: Optional[bool] = None) -> List[int]:
     """:return: axis indices (counting the batch axis), in order, without duplicates
+
+    :param allow_int: True: ints are fine; False: an int is an error; None (default): ints are deprecated (see the
+        module doc), as the reference's default
 
     :raises AxisDescriptionError: for an unknown form, an out-of-range index, ``"T"`` without time axis,
         a Dim not in the tensor
@@ -137,8 +157,10 @@ def get_axes_from_description(tensor: Tensor, axes: Any, *, allow_int: bool = Tr
     if isinstance(axes, bool):
         raise AxisDescriptionError(axes, tensor=repr(tensor), problem="is not a valid axis description")
     if isinstance(axes, int):
-        if not allow_int:
+        if allow_int is False:
             raise AxisDescriptionError(axes, tensor=repr(tensor), problem="is an int, which is not allowed here")
+        if allow_int is None:
+            _require(_INT_AXIS, 5)
         if not -tensor.batch_ndim <= axes < tensor.batch_ndim:
             raise AxisDescriptionError(axes, tensor=repr(tensor), problem=f"is out of range (ndim {tensor.batch_ndim})")
         return [axes % tensor.batch_ndim]
@@ -147,7 +169,7 @@ def get_axes_from_description(tensor: Tensor, axes: Any, *, allow_int: bool = Tr
     raise AxisDescriptionError(axes, tensor=repr(tensor), problem="is not a valid axis description")
 
 
-def get_axis_from_description(tensor: Tensor, axis: Any, *, allow_int: bool = True) -> int:
+def get_axis_from_description(tensor: Tensor, axis: Any, *, allow_int: Optional[bool] = None) -> int:
     """:return: the single axis index matching ``axis``
 
     :raises AxisDescriptionError: if it matches no axis or more than one

@@ -390,6 +390,13 @@ class Tensor(TensorAxesMixin, TensorCopyMixin, TensorRawMixin):
         return template_from_constant(x, name, dtype=dtype, shape=shape, with_batch_dim=with_batch_dim,
                                       sparse_dim=sparse_dim)
 
+    @staticmethod
+    def get_common_data(sources: List[Optional[Tensor]], ignore_feature_dim: bool = False,
+                        name: Optional[str] = None, **_kwargs: Any) -> Optional[Tensor]:
+        """See :func:`returnn.tensor._compat.get_common_data`."""
+        from returnn.tensor._compat import get_common_data
+        return get_common_data(sources, ignore_feature_dim=ignore_feature_dim, name=name)
+
     def get_kwargs(self) -> Dict[str, Any]:
         """:return: kwargs reproducing this template (``Tensor(**kwargs)``)"""
         return dict(name=self.name, dims=self._dims, dtype=self.dtype, sparse_dim=self.sparse_dim,

@@ -92,7 +92,7 @@ def test_none_without_any_form():
 
 def test_warnings_like_reference(capsys):
     log.initialize(verbosity=[2])
-    extern_data_mod._printed_once.clear()
+    log._printed_warning_history.discard(extern_data_mod.DEPRECATION_NUM_IO)  # noqa: SLF001 (once per process)
     for _ in range(2):
         extern_data_from_config(Config({"extern_data": {"data": {"dim": 3}}, "num_inputs": 40, "num_outputs": 10}),
                                 print_warnings=True)

@@ -463,3 +463,55 @@ def test_copy_compatible_to_adds_broadcast_dims_like_reference():
         x.copy_compatible_to(nt)
     with pytest.raises(TensorArgError, match="sparse differs"):
         Data("xs", dim=5, sparse=True).copy_compatible_to(x)
+
+
+@pytest.mark.parametrize("desc, message", [
+    ("static:0", "Do not specify axis or axes in a way that depends on the order of the axes."),
+    ("dyn:0", "Do not specify axis or axes in a way that depends on the order of the axes."),
+    ("S:1", "Do not specify axis or axes in a way that depends on the order of the axes."),
+    ("spatial:-1", "Do not specify axis or axes in a way that depends on the order of the axes."),
+    (-1, "Do not specify axis as int but as str or Dim instead."),
+    (["T", 2], "Do not specify axis as int but as str or Dim instead."),
+    ("stag:time", None), ("T", None), ("dim:4", None),
+])
+def test_order_dependent_axes_are_deprecated_like_reference(capsys, desc, message):
+    from returnn.log import log
+    log.initialize(verbosity=[2])
+    log._printed_warning_history.clear()  # noqa: SLF001 (printed once per process)
+    data = Data("x", shape=(None, 4, None, 5))
+    data.get_axes_from_description(desc)
+    data.get_axes_from_description(desc)
+    data.get_axis_from_description(2, allow_int=True)  # explicitly allowed: no warning
+    out = capsys.readouterr().out
+    if message is None:
+        assert out == ""
+    else:
+        version = 5 if "int" in message else 7
+        assert out == f"DEPRECATION WARNING: {message}\nThis will be disallowed with behavior_version {version}.\n"
+
+
+def test_order_dependent_axes_rejected_with_new_behavior_version():
+    from returnn.util.behavior_version import BehaviorVersion
+    state = BehaviorVersion._get_state()  # noqa: SLF001
+    BehaviorVersion._reset((7, 0))  # noqa: SLF001
+    try:
+        with pytest.raises(BehaviorVersion.RequirementNotSatisfied, match="order of the axes"):
+            Data("x", shape=(None, 4)).get_axes_from_description("static:0")
+        with pytest.raises(BehaviorVersion.RequirementNotSatisfied, match="as int"):
+            Data("x", shape=(None, 4)).get_axes_from_description(1)
+    finally:
+        BehaviorVersion._reset(state)  # noqa: SLF001
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("x", "Tensor{'x', [B,T|'time:var-unk:x'[B],F|F'feature:x'(5)]}"),
+    ("tm", "Tensor{'tm', [T|'time:var-unk:tm'[B],B,F|F'feature:tm'(5)]}"),
+    ("m", "Tensor{'m', [B,T|'time:var-unk:m'[B],'spatial1:static4:m'(4),'spatial2:var-unk:m'[B],F'feature:m'(6),"
+          "F|F'feature:x'(5)]}"),
+    ("nt", "Tensor{'x', [B,T|'time:var-unk:x'[B],F'feature:x'(5),F|F'feature:nt'(3)]}"),
+    ("sc", "Tensor{'x', [B,T|'time:var-unk:x'[B],F|F'feature:x'(5)]}"),
+])
+def test_get_common_data_like_reference(name, expected):
+    tensors = _tensors()
+    assert repr(Data.get_common_data([tensors[name], tensors["x"]])) == expected
+    assert Data.get_common_data([]) is None

@@ -391,7 +391,7 @@ def test_sparse_into_dense_only_layer(session):
 def test_extern_data_num_inputs_outputs_deprecated(capsys):
     from returnn.datasets import extern_data as extern_data_mod
     log.initialize(verbosity=[5])
-    extern_data_mod._printed_once.clear()  # printed once per process, as the reference
+    log._printed_warning_history.discard(extern_data_mod.DEPRECATION_NUM_IO)  # printed once per process, as the reference
     ext = ExternData()
     ext.init_from_config(Config({"num_inputs": 3, "num_outputs": 4}))
     assert "DEPRECATION WARNING: Using num_inputs/num_outputs instead of extern_data is deprecated" in capsys.readouterr().out
