@@ -96,4 +96,6 @@ CASES = [
     {"name": "flatten_unflatten_batch_time_major", "extern_data": _DATA,
      "network": {"flat": {"class": "flatten_batch", "from": "data", "batch_major": False},
                  "output": {"class": "unflatten_batch", "from": "flat"}}},
+    {"name": "print", "extern_data": _DATA,
+     "network": {"output": {"class": "print", "from": "data", "summarize": 3}}},
 ]

@@ -12,6 +12,7 @@ from returnn.tf.layers import norm as norm  # noqa: F401
 from returnn.tf.layers import recurrent as recurrent  # noqa: F401
 from returnn.tf.layers import reduce as reduce  # noqa: F401
 from returnn.tf.layers import shape as shape  # noqa: F401
+from returnn.tf.layers import utility as utility  # noqa: F401  (shape/indexing helper: print, hdf_dump, ...)
 from returnn.tf.layers import variables as variables  # noqa: F401  (shape/indexing helper: variable)
 from returnn.tf.layers.recurrent import rnn_cell as _rnn_cell  # noqa: F401  (search helper: rnn_cell)
 from returnn.tf.layers.recurrent import subnet as _subnet  # noqa: F401  (search helper: rec with unit dicts)

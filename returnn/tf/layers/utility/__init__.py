@@ -1,0 +1,3 @@
+"""Utility layers: print, hdf_dump, identity, scaled_grad (one file per layer)."""
+
+from returnn.tf.layers.utility import print as _print  # noqa: F401
