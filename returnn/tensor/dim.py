@@ -241,6 +241,8 @@ class Dim:
         base = self.get_same_base()
         if base._dyn_size is None and base.dyn_size_fn is not None:
             base._dyn_size = base.dyn_size_fn()
+            if base._dyn_size is not None and self.get_tag_from_size_tensor(base._dyn_size) is None:
+                _set_tag_attr(base._dyn_size, base)
         return base._dyn_size
 
     @dyn_size.setter

@@ -226,3 +226,12 @@ def test_size_tensor_remembers_its_dim_like_reference():
     # a dim built from a tagged size tensor is that dim, as the reference
     other = Dim(None, description="a", dyn_size=size)
     assert other == t and other.dyn_size is size
+
+
+def test_lazily_computed_lengths_remember_their_dim():
+    t = SpatialDim("time")
+    t.dyn_size = _Raw("len:0")
+    derived = SpatialDim("derived")
+    derived.dyn_size_fn = lambda: _Raw("derived_len:0")
+    size = derived.dyn_size
+    assert Dim.get_tag_from_size_tensor(size) is derived and Data("y", dim=2, size_placeholder={0: size}).dims[1] is derived
