@@ -14,7 +14,8 @@ When the network of an epoch differs from the current one, the engine builds a n
 - ``"reset"``: nothing is copied.
 
 Parts of an axis (observed from the reference's log): ``linear``/``softmax`` ``W``: the input axis per source
-layer (``[[2, 3], [n_out]]`` for two sources), LSTM units of ``rec`` (params ``W``, ``W_re``, ``b``): ``W``
+layer (``[[2, 3], [n_out]]`` for two sources; a ``copy``/``dropout`` source contributes its own sources' parts, so
+``copy`` of a forward and a backward LSTM gives two parts), LSTM units of ``rec`` (params ``W``, ``W_re``, ``b``): ``W``
 ``[[n_in], [n, n, n, n]]``, ``W_re`` ``[[n], [n, n, n, n]]``, ``b`` ``[[n, n, n, n]]`` (gates); ``self_attention``
 ``QKV``: ``[[n_in], [key, key, value]]``; the same for the layers inside a ``rec`` unit dict; every other param
 (biases of ``linear``, ``conv``, norms, ``rnn_cell`` ...): no parts. Lines are logged (v3) for the layers sorted by
@@ -49,10 +50,24 @@ def _dim(layer) -> Optional[int]:
         return None
 
 
+#: layers whose output features are their sources' features side by side (parts carried through, as observed)
+CONCAT_LAYERS = ("copy", "dropout")
+
+
+def _feature_parts(layer) -> List[Optional[int]]:
+    """The parts of a layer's feature axis: its sources' parts for ``copy``/``dropout``, else ``[dim]``."""
+    dim = _dim(layer)
+    if getattr(layer, "layer_class", None) in CONCAT_LAYERS and getattr(layer, "sources", None):
+        parts = [p for src in layer.sources for p in _feature_parts(src)]
+        if all(isinstance(p, int) for p in parts) and sum(parts) == dim:
+            return parts
+    return [dim]
+
+
 def _linear_parts(source_dims: Sequence[Optional[int]], shape: Sequence[int]) -> SplitInfo:
     if len(shape) != 2:
         return None
-    dims = [d for d in source_dims]
+    dims = list(source_dims)
     if not dims or any(not isinstance(d, int) for d in dims) or sum(dims) != shape[0]:
         dims = [shape[0]]
     return [list(dims), [shape[1]]]
@@ -87,18 +102,31 @@ def _layer_parts(layer_class: str, param: str, shape: Sequence[int], source_dims
     return None
 
 
-def _sub_source_dim(network, rec_layer, cell, source: str) -> Optional[int]:
+def _sub_source_parts(network, rec_layer, cell, source: str, _depth: int = 0) -> List[Optional[int]]:
+    """:func:`_feature_parts` of a source named inside a ``rec`` unit dict."""
     if source.startswith("prev:"):
         source = source[len("prev:"):]
     if source.startswith("base:"):
-        return _dim(network.get_layer(source[len("base:"):]))
+        return _feature_parts(network.get_layer(source[len("base:"):]))
     if source in ("data", "data:source"):
         dims = [_dim(s) for s in getattr(rec_layer, "sources", [])]
-        return sum(dims) if dims and all(isinstance(d, int) for d in dims) else None
+        return [sum(dims) if dims and all(isinstance(d, int) for d in dims) else None]
     if source.startswith("data:"):
-        return _dim(network.get_layer(source))
+        return [_dim(network.get_layer(source))]
     template = cell.layers.get(source)
-    return _dim(template) if template is not None else None
+    if template is None:
+        return [None]
+    desc = cell.unit.get(source) or {}
+    if getattr(template, "layer_class", None) in CONCAT_LAYERS and _depth < 10:
+        parts = [p for src in _sources_of(desc) for p in _sub_source_parts(network, rec_layer, cell, src, _depth + 1)]
+        if all(isinstance(p, int) for p in parts) and sum(parts) == _dim(template):
+            return parts
+    return [_dim(template)]
+
+
+def _sources_of(desc) -> List[str]:
+    sources = desc.get("from", ["data:source"])
+    return [sources] if isinstance(sources, str) else list(sources)
 
 
 def param_entries(network) -> List[Tuple[Any, SplitInfo, bool]]:
@@ -124,16 +152,14 @@ def param_entries(network) -> List[Tuple[Any, SplitInfo, bool]]:
                     sub_name, param = key.split("/")[1], key.split("/", 2)[2]
                     desc = cell.unit.get(sub_name) or {}
                     template = cell.layers.get(sub_name)
-                    sources = desc.get("from", ["data:source"])
-                    sources = [sources] if isinstance(sources, str) else list(sources)
                     sub_keys = {k.split("/")[-1] for k in layer.params if k.startswith("rec/%s/" % sub_name)}
-                    info = _layer_parts(getattr(template, "layer_class", ""), param, shape,
-                                        [_sub_source_dim(network, layer, cell, s) for s in sources], _dim(template),
+                    parts = [p for src in _sources_of(desc) for p in _sub_source_parts(network, layer, cell, src)]
+                    info = _layer_parts(getattr(template, "layer_class", ""), param, shape, parts, _dim(template),
                                         lstm={"W", "W_re", "b"} <= sub_keys)
                     sub_entries.setdefault(sub_name, []).append((var, info, True))
                 else:
-                    info = _layer_parts(layer.layer_class, key, shape, [_dim(s) for s in getattr(layer, "sources", [])],
-                                        _dim(layer), lstm=lstm)
+                    parts = [p for src in getattr(layer, "sources", []) for p in _feature_parts(src)]
+                    info = _layer_parts(layer.layer_class, key, shape, parts, _dim(layer), lstm=lstm)
             except Exception:  # noqa: BLE001 (a layer this inference does not know: no parts)
                 info = None
             entries.append((var, info, False))
