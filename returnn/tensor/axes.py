@@ -21,7 +21,7 @@ description                axes (B = batch axis, T = time axis, F = feature axis
 ``spatial_except_time``    ``spatial`` without time
 ``except_time``            all axes except batch and time
 ``except_batch``           all axes except batch
-``stag:<description>``     the axis whose Dim has this description
+``stag:<description>``     the axis whose Dim (or its same-base Dim) has this description
 ``dim:<n>``                the axes with static size ``n``
 int                        that axis (negative counts from the end; counts the batch axis)
 Dim                        the axis with that Dim
@@ -107,9 +107,10 @@ def _one_string(tensor: Tensor, description: str, orig: Any) -> List[int]:
         prefix, _, rest = desc.partition(":")
         prefix = prefix.lower()
         if prefix == "stag":
-            found = [i for i, d in enumerate(tensor.dims) if d.description == rest]
+            names = [{d.description, d.get_same_base().description} - {None} for d in tensor.dims]
+            found = [i for i, n in enumerate(names) if rest in n]
             if not found:  # the reference also matches the name part before the first ':' ("stag:time")
-                found = [i for i, d in enumerate(tensor.dims) if d.description.split(":")[0] == rest]
+                found = [i for i, n in enumerate(names) if rest in {x.split(":")[0] for x in n}]
             if not found:
                 raise AxisDescriptionError(orig, tensor=repr(tensor), problem="matches no axis (no dim with that name)")
             return found

@@ -235,3 +235,11 @@ def test_lazily_computed_lengths_remember_their_dim():
     derived.dyn_size_fn = lambda: _Raw("derived_len:0")
     size = derived.dyn_size
     assert Dim.get_tag_from_size_tensor(size) is derived and Data("y", dim=2, size_placeholder={0: size}).dims[1] is derived
+
+
+def test_unnamed_dims_in_axis_lookup():
+    data = Data("x", dims=[batch_dim, SpatialDim("t"), Dim(5)], dtype="float32")
+    assert data.get_axes_from_description("stag:t") == [1] and data.get_axis_from_description(data.dims[2]) == 2
+    other = SpatialDim("other")
+    data.dims[1].declare_same_as(other)
+    assert data.get_axes_from_description("stag:other") == [1] and data.get_axes_from_description("stag:t") == [1]
