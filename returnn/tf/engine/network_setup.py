@@ -12,19 +12,15 @@ from returnn.errors import ConfigValueError
 
 
 def get_net_dict(config, epoch: Optional[int] = None) -> Dict[str, Any]:
-    """The network dict: config ``network``, or ``get_network(epoch=..., ...)`` when defined.
+    """The network dict of ``epoch`` without ``pretrain``: ``get_network(epoch=epoch)`` when defined (as the
+    reference calls it), else config ``network`` (see :mod:`~returnn.tf.engine.epoch_network`, which the engine
+    uses, ``pretrain`` included).
 
     :raises ConfigValueError: neither is set, or the value is not a dict
     """
-    get_network = config.typed_value("get_network", None)
-    if callable(get_network):
-        net_dict = get_network(epoch=epoch or 1, config=config)
-    else:
-        net_dict = config.typed_value("network", None)
-    if not isinstance(net_dict, dict):
-        raise ConfigValueError("network", expected="a dict layer name -> layer dict (or a function get_network)",
-                               got=net_dict)
-    return net_dict
+    from returnn.tf.engine.epoch_network import get_net_dict_for_epoch
+
+    return get_net_dict_for_epoch(config, None, epoch or 1)
 
 
 def has_extern_data_config(config) -> bool:
