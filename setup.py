@@ -31,7 +31,9 @@ setup(
     python_requires=">=3.11",
     packages=find_packages(include=["returnn", "returnn.*"]),
     install_requires=_read_requirements(),
-    extras_require={"test": ["pytest"]},
+    # text post-processing "english_cleaners" (returnn.datasets.lm) transliterates and spells out numbers with
+    # these, as the reference does; optional
+    extras_require={"test": ["pytest"], "text-cleaners": ["unidecode", "inflect"]},
     scripts=["rnn.py"],
     entry_points={"console_scripts": ["returnn=returnn.__main__:main"]},
 )

@@ -3,7 +3,9 @@
 Data model (as the reference): a dataset is a list of sequences; each sequence has a tag (``"seq-0"``) and
 one numpy array per data key. Time-major per sequence: a dense stream is ``float32 [T, dim]``, a sparse
 stream ``int32 [T]`` of class indices in ``[0, dim)``. ``num_outputs`` maps each key to ``(dim, ndim)``
-as the reference: ``ndim`` is ``1`` for sparse ``[T]`` and ``2`` for dense ``[T, dim]``. ``num_inputs`` is the dim of ``"data"``.
+as the reference: ``ndim`` is ``1`` for sparse ``[T]`` and ``2`` for dense ``[T, dim]``; an entry may also be a dict
+``{"dim", "shape", "dtype", "sparse"}`` (e.g. ``"raw": {"dtype": "string", "shape": ()}``, one string per
+sequence, as the speech datasets give). ``num_inputs`` is the dim of ``"data"``.
 
 A subclass provides the corpus (all sequences in corpus order) through
 
@@ -294,18 +296,33 @@ class Dataset:
     def get_data_dim(self, key: str) -> int:
         """Feature dim (dense) or number of classes (sparse) of ``key``."""
         self._check_key(key)
-        return int(self.num_outputs[key][0])
+        entry = self.num_outputs[key]
+        if isinstance(entry, dict):  # {"dim": .., "shape": .., "dtype": .., "sparse": ..}; "raw" strings: dim 0
+            return int(entry.get("dim") or 0)
+        return int(entry[0])
 
     def is_data_sparse(self, key: str) -> bool:
         """Whether ``key`` holds class indices (``ndim == 1`` in ``num_outputs``, non-float dtype)."""
         self._check_key(key)
+        entry = self.num_outputs[key]
+        if isinstance(entry, dict):
+            return bool(entry.get("sparse", False))
         if "float" in self.get_data_dtype(key):
             return False
-        return int(self.num_outputs[key][1]) == 1
+        return int(entry[1]) == 1
 
     def get_data_shape(self, key: str) -> List[int]:
         """Shape of one frame: ``[]`` for sparse, ``[dim]`` for dense (no time, no batch axis)."""
         self._check_key(key)
+        entry = self.num_outputs[key]
+        if isinstance(entry, dict):
+            shape = entry.get("shape")
+            if shape is None:
+                return [] if self.is_data_sparse(key) else [self.get_data_dim(key)]
+            shape = list(shape)
+            if shape and shape[0] is None:  # the time axis
+                shape = shape[1:]
+            return [int(d) for d in shape]
         if self.is_data_sparse(key):
             return []
         ndim = int(self.num_outputs[key][1])
@@ -317,6 +334,9 @@ class Dataset:
         dtypes = getattr(self, "_data_dtypes", None) or {}
         if key in dtypes:
             return dtypes[key]
+        entry = self.num_outputs[key]
+        if isinstance(entry, dict):
+            return str(entry.get("dtype") or ("int32" if entry.get("sparse") else "float32"))
         return "int32" if int(self.num_outputs[key][1]) == 1 else "float32"
 
     def get_max_ctc_length(self) -> int:

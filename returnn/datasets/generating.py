@@ -7,6 +7,9 @@ from returnn.datasets.generating_tasks import DummyDataset as DummyDataset
 from returnn.datasets.generating_tasks import DummyDatasetMultipleSequenceLength as DummyDatasetMultipleSequenceLength
 from returnn.datasets.generating_tasks import Task12AXDataset as Task12AXDataset
 from returnn.datasets.generating_tasks import TaskNumberBaseConvertDataset as TaskNumberBaseConvertDataset
+from returnn.datasets.librispeech import LibriSpeechCorpus as LibriSpeechCorpus
 from returnn.datasets.util.vocabulary import BytePairEncoding as BytePairEncoding
 from returnn.datasets.util.vocabulary import CharacterTargets as CharacterTargets
+from returnn.datasets.util.vocabulary import SentencePieces as SentencePieces
+from returnn.datasets.util.vocabulary import Utf8ByteTargets as Utf8ByteTargets
 from returnn.datasets.util.vocabulary import Vocabulary as Vocabulary

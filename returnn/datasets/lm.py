@@ -15,6 +15,19 @@ from returnn.log import log
 from returnn.datasets.dataset import Dataset, DatasetSeq
 from returnn.datasets.lexicon import Lexicon as Lexicon  # noqa: F401  (public path returnn.datasets.lm.Lexicon)
 from returnn.datasets.registry import register_dataset
+from returnn.datasets.text_cleaners import basic_cleaners as basic_cleaners  # noqa: F401  (reference path)
+from returnn.datasets.text_cleaners import collapse_whitespace as collapse_whitespace  # noqa: F401
+from returnn.datasets.text_cleaners import convert_to_ascii as convert_to_ascii  # noqa: F401
+from returnn.datasets.text_cleaners import english_cleaners as english_cleaners  # noqa: F401
+from returnn.datasets.text_cleaners import english_cleaners_keep_special as english_cleaners_keep_special  # noqa
+from returnn.datasets.text_cleaners import expand_abbreviations as expand_abbreviations  # noqa: F401
+from returnn.datasets.text_cleaners import get_post_processor_function as get_post_processor_function  # noqa
+from returnn.datasets.text_cleaners import get_remove_chars as get_remove_chars  # noqa: F401
+from returnn.datasets.text_cleaners import get_replace as get_replace  # noqa: F401
+from returnn.datasets.text_cleaners import lowercase as lowercase  # noqa: F401
+from returnn.datasets.text_cleaners import lowercase_keep_special as lowercase_keep_special  # noqa: F401
+from returnn.datasets.text_cleaners import normalize_numbers as normalize_numbers  # noqa: F401
+from returnn.datasets.text_cleaners import transliteration_cleaners as transliteration_cleaners  # noqa: F401
 
 
 def _open_text(filename: str):

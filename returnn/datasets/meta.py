@@ -9,6 +9,7 @@ import numpy as np
 
 from returnn.errors import DatasetArgError, DatasetFileError
 from returnn.datasets.dataset import Dataset, DatasetSeq
+from returnn.datasets.epoch_wise_filter import EpochWiseFilter as EpochWiseFilter  # noqa: F401  (reference path)
 from returnn.datasets.init import init_dataset
 from returnn.datasets.registry import register_dataset
 

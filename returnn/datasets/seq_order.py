@@ -95,7 +95,7 @@ def get_seq_order(num_seqs: int, mode: str, *, seed: int, get_seq_len: Optional[
     if get_seq_len is None:
         raise ConfigValueError("seq_ordering", expected="an order that needs no sequence lengths (this dataset "
                                "cannot tell lengths before loading): default, reverse, random", got=mode)
-    lens = np.array([get_seq_len(i) for i in range(num_seqs)], dtype=np.int64)
+    lens = np.array([get_seq_len(i) for i in range(num_seqs)], dtype=np.float64)
     if base == "sorted":
         return [int(i) for i in np.argsort(lens, kind="stable")]
     if base == "sorted_reverse":

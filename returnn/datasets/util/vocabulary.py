@@ -415,3 +415,9 @@ def _load_special_symbols(filename: str) -> Dict[str, Any]:
         raise DataFileValueError(filename, f"expected a dict with keys among {', '.join(_SPECIAL_SYMBOL_KEYS)}, "
                                            f"got {special!r}")
     return special
+
+
+# ``SentencePieces`` lives in its own module (the ``sentencepiece`` library); public here, as in the reference
+from returnn.datasets.util.sentencepieces import SentencePieces as SentencePieces  # noqa: E402
+
+VOCAB_CLASSES["SentencePieces"] = SentencePieces
