@@ -75,4 +75,5 @@ from returnn.tf.layers.shape.time_unchunking import TimeUnChunkingLayer as TimeU
 from returnn.tf.layers.shape.transpose import TransposeLayer as TransposeLayer
 from returnn.tf.layers.shape.unflatten_batch import UnflattenBatchLayer as UnflattenBatchLayer
 from returnn.tf.layers.shape.window import WindowLayer as WindowLayer
+from returnn.tf.layers.utility.hdf_dump import HDFDumpLayer as HDFDumpLayer
 from returnn.tf.layers.utility.print import PrintLayer as PrintLayer

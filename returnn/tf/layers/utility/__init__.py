@@ -1,3 +1,4 @@
 """Utility layers: print, hdf_dump, identity, scaled_grad (one file per layer)."""
 
+from returnn.tf.layers.utility import hdf_dump as _hdf_dump  # noqa: F401
 from returnn.tf.layers.utility import print as _print  # noqa: F401

@@ -1,0 +1,53 @@
+"""hdf_dump: the written file has the layout observed from the reference's files (same inputs, extras)."""
+
+import h5py
+import numpy as np
+
+from tf_net_helpers import build_net, make_feed
+
+EXTERN = {"data": {"dim": 2}, "cls": {"dim": 5, "sparse": True}, "img": {"shape": (None, 3, 2)}}
+CLS = np.array([[1, 2, 3, 4], [0, 1, 2, 3]], "int32")
+IMG = np.arange(2 * 4 * 3 * 2, dtype="float32").reshape(2, 4, 3, 2)
+
+
+def run_dump(session, layer_opts, tmp_path):
+    filename = str(tmp_path / "dump.hdf")
+    net = build_net({"output": {"class": "hdf_dump", "filename": filename, "is_output_layer": True, **layer_opts}},
+                    EXTERN, train_flag=False)
+    feed = make_feed(net, {"data": np.arange(12, dtype="float32").reshape(2, 3, 2), "cls": CLS, "img": IMG},
+                     {"data": [3, 2], "cls": [4, 1], "img": [2, 4]})
+    session.run(net.get_layer("output").output.placeholder, feed_dict=feed)
+    net.get_layer("output").dumper.close()
+    return h5py.File(filename, "r")
+
+
+def test_hdf_dump_sparse_with_extras(session, tmp_path):
+    with run_dump(session, {"from": "data:cls", "extra": {"x": "data", "i": "data:img"}}, tmp_path) as f:
+        # observed from the reference (same inputs)
+        assert f.attrs["inputPattSize"] == 5 and f.attrs["numSeqs"] == 2 and f.attrs["numTimesteps"] == 5
+        assert f["inputs"][()].tolist() == [1, 2, 3, 4, 0]
+        assert f["seqLengths"][()].tolist() == [[4, 12, 3, 1, 3, 2], [1, 12, 3, 1, 3, 2]]
+        assert f["targets/data/i"].shape == (24, 2)
+        np.testing.assert_array_equal(f["targets/data/i"][()], IMG.reshape(24, 2))  # padded frames included
+        assert f["targets/data/i_seq_lens"][()].tolist() == [2, 3, 2, 4, 3, 2]
+        assert f["targets/data/x_seq_lens"][()].tolist() == [3, 2, 2, 2]
+        assert f["targets/data/seq_sizes"][()].tolist() == [4, 1]
+        assert f["targets/size"].attrs["i"].tolist() == [2, 2]
+        assert f["targets/size"].attrs["x_seq_lens"].tolist() == [1, 1]
+
+
+def test_hdf_dump_spatial_input(session, tmp_path):
+    with run_dump(session, {"from": "data:img"}, tmp_path) as f:
+        assert f["inputs"].shape == (18, 2)  # T_b * 3 frames per sequence
+        np.testing.assert_array_equal(f["inputs"][()], np.concatenate([IMG[0, :2].reshape(6, 2),
+                                                                      IMG[1, :4].reshape(12, 2)]))
+        assert f["seqLengths"][()].tolist() == [[6, 2, 2], [12, 2, 2]]
+        assert f["targets/data/seq_sizes"][()].tolist() == [2, 3, 4, 3]
+        assert f["targets/data/sizes"][()].tolist() == [2, 3, 4, 3]
+
+
+def test_hdf_dump_whole_batches(session, tmp_path):
+    with run_dump(session, {"from": "data", "dump_whole_batches": True}, tmp_path) as f:
+        assert f["inputs"].shape == (6, 2) and f["seqLengths"][()].tolist() == [[6, 2, 2]]
+        assert f["targets/data/seq_sizes"][()].tolist() == [[3], [2]]
+        assert f["seqTags"][()][0].decode().count("<->") == 1
