@@ -52,8 +52,10 @@ class MetaDataset(Dataset):
         ``{"data": ("audio", "data"), "classes": ("align", "classes")}``
     :param seq_list_file: text file with one tag per line (the corpus, in this order), or a dict dataset name ->
         file (lines matched by position); default: the tags of ``seq_order_control_dataset``
-    :param seq_order_control_dataset: whose tags (and lengths, for sorting) define the corpus; default: the
-        dataset that provides ``"data"``, else the first one
+    :param seq_order_control_dataset: whose tags define the corpus and whose epoch order (its ``seq_ordering``,
+        ``partition_epoch``, filters) is used, as the reference (without ``seq_list_file``, the MetaDataset's own
+        ``seq_ordering`` / ``partition_epoch`` are not used); default: the dataset that provides ``"data"``, else
+        the first one
     :param data_dims: key -> ``(dim, ndim)`` overrides
     :raises DatasetArgError: for a ``data_map`` naming an unknown dataset or key
     :raises DatasetFileError: a tag of the corpus is missing in a sub dataset
@@ -79,6 +81,7 @@ class MetaDataset(Dataset):
             raise DatasetArgError(f"MetaDataset: seq_order_control_dataset {seq_order_control_dataset!r} is not in "
                                   f"datasets {sorted(self.datasets)}")
         self.seq_order_control_dataset = seq_order_control_dataset
+        self._seq_list_file = seq_list_file
         self._index = {name: _TagIndex(ds) for name, ds in self.datasets.items()}
         if isinstance(seq_list_file, dict):
             lists = {name: _read_tag_list(fn) for name, fn in seq_list_file.items()}
@@ -114,6 +117,11 @@ class MetaDataset(Dataset):
                        seq_order: Optional[Sequence[int]] = None) -> bool:
         for ds in self.datasets.values():
             ds.init_seq_order(epoch=epoch)
+        if seq_list is None and seq_order is None and not self._seq_list_file:
+            # as the reference: the epoch's order (ordering, partition_epoch, filters) is the one of the
+            # seq_order_control_dataset; the MetaDataset's own seq_ordering / partition_epoch are not used
+            control = self.datasets[self.seq_order_control_dataset]
+            seq_order = control.get_current_seq_order()
         return super().init_seq_order(epoch=epoch, seq_list=seq_list, seq_order=seq_order)
 
     def _get_corpus_seq_tag(self, corpus_idx: int) -> str:

@@ -1,5 +1,7 @@
 """Tests for MetaDataset (tag matching), ConcatDataset and CombinedDataset."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -94,3 +96,37 @@ def test_combined_dataset():
 def test_static_in_meta_by_order():
     a = StaticDataset([{"data": np.zeros((2, 1), "float32")}] * 2)
     assert a.get_all_tags() == ["seq-0", "seq-1"]
+
+
+def test_meta_dataset_uses_the_control_datasets_epoch_order(tmp_path):
+    """As the reference: the order (seq_ordering, partition_epoch) comes from seq_order_control_dataset; the
+    MetaDataset's own seq_ordering is not used (observed with the reference on the same zip)."""
+    import sys
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import speech_corpus
+
+    path = str(tmp_path / "text20.zip")
+    speech_corpus.write_text_zip(path)
+
+    def make(sub_kw, meta_kw):
+        spec = {"class": "MetaDataset",
+                "datasets": {"a": dict({"class": "OggZipDataset", "path": path, "audio": None, "targets": None},
+                                       **sub_kw),
+                             "b": {"class": "OggZipDataset", "path": path, "audio": None, "targets": None}},
+                "data_map": {"classes": ("a", "orth"), "raw": ("b", "raw")}, "seq_order_control_dataset": "a"}
+        spec.update(meta_kw)
+        return init_dataset(spec)
+
+    ds = make({"seq_ordering": "random", "partition_epoch": 2}, {})
+    tags = []
+    for ep in (1, 2):
+        ds.init_seq_order(epoch=ep)
+        tags.append([ds.get_tag(i) for i in range(ds.num_seqs)])
+    assert tags == [["c/s03", "c/s16", "c/s06", "c/s10", "c/s02", "c/s14", "c/s04", "c/s17", "c/s07", "c/s01"],
+                    ["c/s13", "c/s00", "c/s19", "c/s18", "c/s09", "c/s15", "c/s08", "c/s12", "c/s11", "c/s05"]]
+    ds.load_seqs(0, 1)
+    assert ds.get_data(0, "classes").tolist() == [119, 49, 51] and str(ds.get_data(0, "raw")) == "w13"
+    ds = make({}, {"seq_ordering": "random", "partition_epoch": 2})
+    ds.init_seq_order(epoch=1)
+    assert ds.num_seqs == 20 and ds.get_tag(0) == "c/s00"
