@@ -354,10 +354,12 @@ class TensorCopyMixin:
 
         Axes are matched by dim first, then by role (batch, time, feature), then spatial axes in order.
 
-        :raises TensorArgError: this tensor has more axes than ``data``, an axis has no counterpart, or sparse
-            or dtype differ (when checked)
+        :raises TensorArgError: this tensor has more axes than ``data``, an axis has no counterpart, sparse or
+            dtype differ (when checked), ``except_feature``/``except_axis`` (not supported here)
         """
         from returnn.tensor._compat import copy_compatible_to
+        if except_feature or except_axis is not None:
+            raise TensorArgError(f"{self!r}.copy_compatible_to(...)", "except_feature/except_axis are not supported")
         return copy_compatible_to(self, data, add_dims=add_dims, unbroadcast=unbroadcast,
                                   check_sparse=check_sparse, check_dtype=check_dtype)
 
