@@ -13,13 +13,15 @@ training epoch with their public API only, so this file runs under either Python
 - ``returnn.pretrain.pretrain_from_config(config)``: ``str()`` of the result, ``get_train_num_epochs()``,
   ``get_network_json_for_epoch(epoch)`` for every pretrain epoch, ``get_final_network_json()``;
 - after the pretrain epochs, or without ``pretrain``: ``get_network(epoch=epoch)`` where the config defines it
-  (observed: the reference calls it with the keyword ``epoch`` only), else the final network.
+  (observed: the reference calls it with the keyword ``epoch`` only), else the final network. Here this project's
+  engine decides (``returnn.tf.engine.epoch_network.get_net_dict_for_epoch``, the function training uses); the
+  reference's engine has no such public function, so its side follows the rule observed from its training logs.
 
 Per epoch it records the top-level layer names (in dict order), the ``#config`` overrides and a hash of the whole
 net dict (keys sorted; functions, classes and other objects by their name, never by address). The reference's
 results are cached per reference version in ``.work/results/<ref-key>-schedule/``; ours go to
-``.work/results/<tag>-schedule/``. ``--params N`` also builds each distinct network of the schedule of the first N
-compared configs (in a new graph, train flag on, as ``build_network.py``) and compares the trainable variable
+``.work/results/<tag>-schedule/``. ``--params SUBSTRING ...`` also builds each distinct network of the schedule of
+the matching configs (in a new graph, train flag on, as ``build_network.py``) and compares the trainable variable
 names and shapes per epoch (slow: minutes per config on 2 cores).
 
 The stand-ins are ``build_network.py``'s (``os.path.exists`` answers true while the config file runs; TF1 names on
@@ -145,14 +147,19 @@ def schedule(config_path: str, with_params: bool = False) -> dict:
         nets: List[Dict[str, Any]] = []
         for epoch in range(1, num_pretrain + 1):
             nets.append(pretrain.get_network_json_for_epoch(epoch))
+        try:  # this project: the engine's own choice
+            from returnn.tf.engine.epoch_network import get_net_dict_for_epoch
+        except ImportError:  # the reference: the observed rule
+            def get_net_dict_for_epoch(config_, pretrain_, epoch_):
+                if callable(get_network):
+                    return get_network(epoch=epoch_)
+                return pretrain_.get_final_network_json() if pretrain_ else config_.typed_value("network")
+        last = num_pretrain + 1
         if callable(get_network):
             last = min(max(num_epochs_of(config), num_pretrain + 1), MAX_GET_NETWORK_EPOCHS)
-            with bn._PathsExist():
-                for epoch in range(num_pretrain + 1, last + 1):
-                    nets.append(get_network(epoch=epoch))
-        else:
-            final = pretrain.get_final_network_json() if pretrain else config.typed_value("network")
-            nets.append(final)
+        with bn._PathsExist():
+            for epoch in range(num_pretrain + 1, last + 1):
+                nets.append(get_net_dict_for_epoch(config, pretrain, epoch))
         out["epochs"] = [epoch_record(d) for d in nets]
     except BaseException as exc:  # noqa: BLE001 (reported)
         return {"status": "error", "stage": "schedule", "exc_type": type(exc).__name__,
@@ -296,7 +303,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--only", nargs="*", default=[])
     ap.add_argument("--tag", default="ours")
     ap.add_argument("--rerun-ref", action="store_true")
-    ap.add_argument("--params", type=int, default=0, help="also compare the params of the first N configs' nets")
+    ap.add_argument("--params", nargs="*", default=[], help="substrings: also compare the params of these configs")
     ap.add_argument("--skip-ours", action="store_true")
     ap.add_argument("--write-readme", action="store_true")
     args = ap.parse_args(argv)
@@ -309,7 +316,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                and sets_pretrain_or_get_network(os.path.join(tree, c))]
     if args.only:
         configs = [c for c in configs if any(s in c for s in args.only)]
-    with_params = set(configs[: args.params])
+    with_params = {c for c in configs if any(p in c for p in args.params)}
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="", PYTHONDONTWRITEBYTECODE="1")
     env.pop("PYTHONPATH", None)
 

@@ -13,7 +13,8 @@ Entries of a network dict that start with ``#`` are not layers: ``#config`` (con
 :mod:`~returnn.tf.engine.param_copy`), ``#repetition`` (taken by the pretrain schedule), ``#info`` and any other
 ``#`` key (ignored, as the reference; ``#trainable``, ``#finish_all_data`` in some published configs included).
 
-``#config``: each key overrides the config value of that key while the epoch's network has it; a key the config
+``#config``: each key overrides the config value of that key while the epoch's network has it (``train``,
+``dev``, ``eval``, ``eval_datasets``: the engine re-creates those datasets, as the reference); a key the config
 does not set is an error (the reference asserts), and ``learning_rate`` sets the learning-rate control's rate of
 the epoch instead (``Overwrite learning rate for epoch N: old -> new``; during pretrain it needs
 ``use_learning_rate_control_always = True``, as the reference). Keys no longer overridden get their original value
@@ -22,7 +23,7 @@ back. Log lines (v3): ``Update config key 'batch_size' for epoch 1: 500 -> 200``
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
 
 from returnn.errors import ConfigValueError
 from returnn.log import log
@@ -79,9 +80,11 @@ class EpochConfig:
         self.config = config
         self._originals: Dict[str, Any] = {}
 
-    def apply(self, net_dict: Dict[str, Any], epoch: int, *, learning_rate_control=None, pretrain=None) -> None:
-        """Sets the overrides of ``net_dict["#config"]`` for ``epoch`` and restores the keys it does not set.
+    def apply(self, net_dict: Dict[str, Any], epoch: int, *, learning_rate_control=None, pretrain=None) -> List[str]:
+        """Sets the overrides of ``net_dict["#config"]`` for ``epoch`` (keys in sorted order, as the reference logs
+        them) and restores the keys it does not set.
 
+        :return: the config keys whose value changed (e.g. ``train``: the engine re-creates that dataset)
         :raises ConfigValueError: ``#config`` is not a dict, names a key the config does not set, or sets
             ``learning_rate`` during pretrain without ``use_learning_rate_control_always``
         """
@@ -89,7 +92,9 @@ class EpochConfig:
         if not isinstance(overrides, dict):
             raise ConfigValueError("#config", expected="a dict config key -> value in the network of epoch %i"
                                    % epoch, got=overrides)
-        for key, value in overrides.items():
+        changed = []
+        for key in sorted(overrides, key=str):
+            value = overrides[key]
             if key == "learning_rate":
                 self._overwrite_learning_rate(value, epoch, learning_rate_control, pretrain)
                 continue
@@ -101,9 +106,13 @@ class EpochConfig:
                 self._originals[key] = self.config.typed_value(key)
             print("Update config key %r for epoch %i: %r -> %r" % (key, epoch, self._originals[key], value),
                   file=log.v3)
+            if _differs(self.config.typed_value(key), value):
+                changed.append(key)
             self.config.set(key, value)
         for key in [k for k in self._originals if k not in overrides]:
             self.config.set(key, self._originals.pop(key))
+            changed.append(key)
+        return changed
 
     def _overwrite_learning_rate(self, value: Any, epoch: int, learning_rate_control, pretrain) -> None:
         if pretrain is not None and not self.config.bool("use_learning_rate_control_always", False):
@@ -121,6 +130,13 @@ class EpochConfig:
         for key, value in self._originals.items():
             self.config.set(key, value)
         self._originals.clear()
+
+
+def _differs(a: Any, b: Any) -> bool:
+    try:
+        return bool(a != b)
+    except Exception:  # noqa: BLE001 (values that cannot be compared)
+        return a is not b
 
 
 def copy_param_mode_of(net_dict: Dict[str, Any], pretrain) -> Optional[str]:
