@@ -11,9 +11,41 @@ def _rec(unit, unit_opts=None, direction=1, n_out=4):
     return {"output": d}
 
 
-def _loop(unit_dict):
+def _loop(unit_dict, move_out=True, **top):
     """a rec loop over the input frames with ``unit_dict`` (layer ``s`` per step)"""
-    return {"output": {"class": "rec", "from": "data", "unit": unit_dict}}
+    return dict({"output": {"class": "rec", "from": "data", "unit": unit_dict, "optimize_move_layers_out": move_out}},
+                **top)
+
+
+# masks: zero in padded frames (the reference fails when a mask selects padded frames inside a rec loop), so the
+# masked cases read an LSTM's output ("enc", exactly zero in padding) instead of the raw input
+_ENC = {"enc": {"class": "rec", "unit": "nativelstm2", "n_out": 3, "from": "data"}}
+_MASK_TOP = dict(_ENC, r={"class": "reduce", "mode": "max", "axis": "F", "from": "enc"},
+                 m={"class": "compare", "from": "r", "value": 0.05, "kind": "greater"})
+_MASK_LOOP = {"r": {"class": "reduce", "mode": "max", "axis": "F", "from": "data:source"},
+              "m": {"class": "compare", "from": "r", "value": 0.05, "kind": "greater"}}
+_LM_UNIT = {"class": "subnetwork", "from": "data", "subnetwork": {
+    "input_embed": {"class": "linear", "activation": None, "with_bias": False, "from": "data", "n_out": 4},
+    "lstm0": {"class": "rec", "unit": "nativelstm2", "n_out": 3, "from": ["input_embed"]},
+    "output": {"class": "copy", "from": "lstm0"}}}
+
+
+def _masked_loop(unit, move_out=True, masked_from=False, feedback=False):
+    mc = {"class": "masked_computation", "mask": "m", "from": "data:source", "unit": unit}
+    top = dict(_ENC)
+    if masked_from:
+        mc["masked_from"] = "base:packed"
+        top = dict(_MASK_TOP, packed={"class": "masked_computation", "mask": "m", "from": "enc",
+                                      "unit": {"class": "copy"}})
+    layers = dict(_MASK_LOOP, mc=mc, um={"class": "unmask", "from": "mc", "mask": "m"})
+    if feedback:
+        layers["a"] = {"class": "linear", "from": ["prev:a", "um"], "n_out": 2}
+        layers["output"] = {"class": "copy", "from": ["a", "um"]}
+    else:
+        layers["output"] = {"class": "copy", "from": "um"}
+    net = _loop(layers, move_out, **top)
+    net["output"]["from"] = "enc"
+    return net
 
 
 CASES = [
@@ -64,4 +96,29 @@ CASES = [
                        "s": {"class": "rnn_cell", "unit": "zoneoutlstm", "n_out": 2, "from": "a",
                              "unit_opts": {"zoneout_factor_cell": 0.3}},
                        "output": {"class": "copy", "from": ["r", "s"]}})},
+    # masked_computation / unmask
+    {"name": "masked_computation_top_copy", "extern_data": _DATA,
+     "network": dict(_MASK_TOP, output={"class": "masked_computation", "mask": "m", "from": "enc",
+                                        "unit": {"class": "copy"}})},
+    {"name": "masked_computation_top_linear", "extern_data": _DATA,
+     "network": dict(_MASK_TOP, output={"class": "masked_computation", "mask": "m", "from": "data",
+                                        "unit": {"class": "linear", "n_out": 3, "activation": "tanh"}})},
+    {"name": "masked_computation_top_rec", "extern_data": _DATA,
+     "network": dict(_MASK_TOP, output={"class": "masked_computation", "mask": "m", "from": "data",
+                                        "unit": {"class": "rec", "unit": "nativelstm2", "n_out": 3}})},
+    {"name": "masked_computation_loop_linear_moved_out", "extern_data": _DATA,
+     "network": _masked_loop({"class": "linear", "n_out": 2, "activation": None})},
+    {"name": "masked_computation_loop_linear_in_loop", "extern_data": _DATA,
+     "network": _masked_loop({"class": "linear", "n_out": 2, "activation": None}, move_out=False)},
+    {"name": "masked_computation_loop_rnn_cell_moved_out", "extern_data": _DATA,
+     "network": _masked_loop({"class": "rnn_cell", "unit": "standardlstm", "n_out": 3})},
+    {"name": "masked_computation_loop_rnn_cell_in_loop", "extern_data": _DATA,
+     "network": _masked_loop({"class": "rnn_cell", "unit": "standardlstm", "n_out": 3}, feedback=True)},
+    {"name": "masked_computation_masked_from_unmask", "extern_data": _DATA,
+     "network": _masked_loop({"class": "rnn_cell", "unit": "zoneoutlstm", "n_out": 3,
+                              "unit_opts": {"zoneout_factor_cell": 0.15}}, masked_from=True)},
+    {"name": "masked_computation_subnet_lm_in_loop", "extern_data": _DATA,
+     "network": _masked_loop(_LM_UNIT, feedback=True)},
+    {"name": "masked_computation_subnet_lm_moved_out", "extern_data": _DATA,
+     "network": _masked_loop(_LM_UNIT)},
 ]

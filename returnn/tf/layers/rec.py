@@ -13,10 +13,12 @@ from returnn.tf.layers.attention.self_attention import SelfAttentionLayer as Sel
 from returnn.tf.layers.recurrent.cells.layer_norm_lstm import LayerNormVariantsLSTMCell as LayerNormVariantsLSTMCell
 from returnn.tf.layers.recurrent.cells.zoneout_lstm import ZoneoutLSTMCell as ZoneoutLSTMCell
 from returnn.tf.layers.recurrent.get_last_hidden_state import GetLastHiddenStateLayer as GetLastHiddenStateLayer
+from returnn.tf.layers.recurrent.masked_computation import MaskedComputationLayer as MaskedComputationLayer
 from returnn.tf.layers.recurrent.rnn_cell import RnnCellLayer as RnnCellLayer
 from returnn.tf.layers.recurrent.subnet.cell import SubnetworkRecCell as _SubnetworkRecCell  # noqa: F401
 from returnn.tf.layers.recurrent.subnet.rec_subnet import RecLayer as RecLayer
 from returnn.tf.layers.recurrent.subnet.template import TemplateLayer as _TemplateLayer  # noqa: F401
 from returnn.tf.layers.recurrent.two_d_lstm import TwoDLSTMLayer as TwoDLSTMLayer
+from returnn.tf.layers.recurrent.unmask import UnmaskLayer as UnmaskLayer
 from returnn.tf.layers.search.choice import ChoiceLayer as ChoiceLayer
 from returnn.tf.layers.search.decide import DecideLayer as DecideLayer

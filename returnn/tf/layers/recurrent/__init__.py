@@ -3,3 +3,5 @@
 from returnn.tf.layers.recurrent.rec_layer import RecLayer as RecLayer  # noqa: F401
 from returnn.tf.layers.recurrent.get_last_hidden_state import GetLastHiddenStateLayer as GetLastHiddenStateLayer  # noqa: F401,E501
 from returnn.tf.layers.recurrent.two_d_lstm import TwoDLSTMLayer as TwoDLSTMLayer  # noqa: F401
+from returnn.tf.layers.recurrent.masked_computation import MaskedComputationLayer as MaskedComputationLayer  # noqa: F401,E501
+from returnn.tf.layers.recurrent.unmask import UnmaskLayer as UnmaskLayer  # noqa: F401

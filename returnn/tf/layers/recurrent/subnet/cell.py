@@ -161,6 +161,8 @@ class SubnetworkRecCell:
                 for n, l in layers.items():
                     if n in inputs or ":i" in l.data_deps:
                         continue
+                    if l.layer_desc.get("masked_from"):  # over other frames than the loop's when moved out
+                        continue
                     if n in stateful:  # e.g. rnn_cell: over the whole sequence, base: only in initial_state
                         if not self._can_run_over_time(n):
                             continue

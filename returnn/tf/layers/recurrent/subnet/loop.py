@@ -373,7 +373,7 @@ def _run_while_loop_v1(cell: Any, loop: _Loop):
 
     loop_vars = (tf.constant(0), prev_init, state_init, tas, ended0, lens0, scores0, src_ta)
     res = tf.compat.v1.while_loop(cond, body, loop_vars, parallel_iterations=1 if cell.search else 10,
-                                  back_prop=not cell.search)
+                                  back_prop=_loop_back_prop(cell))
     num_steps, _, _, tas_out, _, lens_out, scores_out, src_out = res
     loop.final_scores = scores_out if search else None
     acc: Dict[str, Tensor] = {}
@@ -390,6 +390,13 @@ def _run_while_loop_v1(cell: Any, loop: _Loop):
             raw = backtrack(raw, src_stacked)
         acc[name] = time_major_with_raw(loop.frame_templates[name], raw, time_dim, name)
     return acc, lengths
+
+
+def _loop_back_prop(cell: Any) -> bool:
+    """:return: whether gradients flow through the loop: not in a search, and not when the network is built for
+    evaluation only (``train_flag`` False), as the reference (its loop then has ``back_prop=False``: layers in the
+    loop get no gradient, layers moved out of it do)"""
+    return not cell.search and cell.parent_net.train_flag is not False
 
 
 def _as_template_order(out: Tensor, template: Tensor) -> tf.Tensor:

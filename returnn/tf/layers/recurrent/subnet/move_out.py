@@ -62,6 +62,7 @@ class OutsideNet:
     def __init__(self, cell: Any, net: Any, full_source: Any, batch_size: tf.Tensor):
         self.cell = cell
         self.net = net
+        net.rec_moved_out_of_loop = True  # layers see whole sequences here (masked_computation, unmask)
         self.full_source = full_source
         self.batch_size = batch_size
         self.accumulated: Dict[str, Any] = {}  # loop layers' accumulated outputs, as layers

@@ -1,0 +1,214 @@
+"""``{"class": "masked_computation", "mask": "m", "from": "x", "unit": {...}}``: the ``unit`` (a layer dict, see
+:mod:`.masked_unit`) computed only on the frames where ``mask`` is true (the reference's MaskedComputationLayer;
+shapes and values observed from it).
+
+Three situations:
+
+- **Inside a rec loop** (the input is a frame ``{B, F}``, ``mask`` a bool ``{B}``): where the mask is true the unit
+  computes a new output (and its layers' states advance); elsewhere the output *and* the unit's states keep their
+  previous values (zeros before the first true frame). Output: the unit's frame template.
+- **Moved out of a rec loop** (the loop's whole sequence ``{B, T, F}``, mask ``{B, T}``; the rec layer moves it out
+  where the loop allows, as the reference): the unit runs over the selected frames only, and the result is spread
+  back over the loop's time axis holding values as in the loop: ``{T, B, F'}`` (time-major). With
+  ``masked_from`` (a layer outside the loop whose time axis already holds the selected frames, e.g. the labels of
+  a transducer), the unit runs on that instead and the output keeps its time axis ``{T', B, F'}``; ``unmask``
+  spreads it back.
+- **Outside any rec layer**: the unit runs over the selected frames; output ``{T', B, F'}`` (time-major) with a new
+  time dim (``out_spatial_dim``, else ``"<name>:masked:time"``) whose lengths are the number of selected frames.
+
+Frames past a sequence's length never count as selected.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional
+
+import tensorflow as tf
+
+from returnn.errors import LayerArgError, LayerShapeError
+from returnn.tensor import Dim, SpatialDim, Tensor
+from returnn.tf.layers.core.layer_base import LayerBase
+from returnn.tf.layers.core.registry import register_layer
+from returnn.tf.layers.core.sources import concat_sources, concat_sources_template
+from returnn.tf.layers.recurrent.masked_unit import MaskedUnit
+from returnn.tf.ops.rnn.mask_pack import pack_masked, spread_held
+
+_OUTPUT_STATE = "output"
+
+
+def is_moved_out_net(network: Any) -> bool:
+    """:return: whether ``network`` builds a rec unit's layers over the whole sequence outside its loop"""
+    return bool(getattr(network, "rec_moved_out_of_loop", False))
+
+
+@register_layer
+class MaskedComputationLayer(LayerBase):
+    """See the module docstring.
+
+    :param mask: layer name, bool ``{B}`` in a loop, ``{B, T}`` otherwise (on the input's time axis)
+    :param unit: the layer dict computed on the selected frames
+    :param masked_from: layer name (outside the loop) whose time axis holds the selected frames; used when the
+        layer is moved out of a rec loop (ignored inside the loop)
+    :param in_spatial_dim: the axis the mask selects from (default: the mask's time axis)
+    :param out_spatial_dim: the new time dim of the selected frames (outside rec layers)
+    :raises LayerArgError: bad ``unit``; a mask that is not bool
+    :raises LayerShapeError: mask and input axes that do not match
+    """
+
+    layer_class = "masked_computation"
+    recurrent = True
+    has_rec_state = True  # in a loop: the held output and the unit's states
+    can_run_over_time = True
+
+    def __init__(self, mask: Any, unit: Any, masked_from: Any = None, in_spatial_dim: Optional[Dim] = None,
+                 out_spatial_dim: Optional[Dim] = None, rec_previous_state: Optional[Dict[str, tf.Tensor]] = None,
+                 _masked_unit: Optional[MaskedUnit] = None, **kwargs: Any):
+        super().__init__(**kwargs)
+        masked = _masked_unit
+        src = self.sources[0].output if len(self.sources) == 1 else None
+        data = concat_sources_template(self.sources, name=f"{self.name}/data", layer_class=self.layer_class)
+        data.placeholder = concat_sources(self.sources, data) if src is None else src.placeholder
+        mask_data = mask.output
+        if mask_data.time_dim_axis is None:  # one frame in a loop
+            self._one_step(masked, data, mask_data, rec_previous_state)
+            return
+        moved_out = is_moved_out_net(self.network)
+        if moved_out and masked_from is not None:
+            unit_in = masked_from.output.copy_as_batch_major()
+            out = masked.build(unit_in, one_step=False).output
+            self.output.placeholder = _as_template(out, self.output)
+        else:
+            bm = data.copy_as_batch_major()
+            mask_bm = mask_data.copy_as_batch_major()
+            seq_mask = tf.sequence_mask(mask_bm.get_sequence_lengths(), maxlen=tf.shape(mask_bm.placeholder)[1])
+            selected = tf.logical_and(tf.cast(mask_bm.placeholder, tf.bool), seq_mask)
+            time_axis = bm.time_dim_axis
+            if time_axis != 1:
+                raise LayerShapeError(layer=self.name, layer_class=self.layer_class,
+                                      problem="the input's time axis must follow its batch axis",
+                                      got=data.get_dims_repr())
+            packed, lengths = pack_masked(bm.placeholder, selected)
+            new_dim = masked.packed_dim
+            if new_dim.dyn_size is None:
+                new_dim.dyn_size = lengths
+            unit_in = bm.copy_template_replace_dim(time_axis, new_dim)
+            unit_in.placeholder = packed
+            out = masked.build(unit_in, one_step=False).output.copy_as_batch_major()
+            if moved_out:  # back on the loop's time axis, holding values where the mask is false
+                spread = spread_held(out.placeholder, selected)
+                res = out.copy_template_replace_dim(out.time_dim_axis, data.get_time_dim_tag())
+                res.placeholder = spread
+                self.output.placeholder = _as_template(res, self.output)
+            else:
+                self.output.placeholder = _as_template(out, self.output)
+        self.params.update(masked.params())
+
+    def _one_step(self, masked: MaskedUnit, data: Tensor, mask_data: Tensor,
+                  state: Optional[Dict[str, tf.Tensor]]) -> None:
+        if state is None:
+            batch = tf.shape(data.placeholder)[data.batch_dim_axis]
+            state = self.get_rec_initial_state(batch, name=self.name, _masked_unit=masked)
+        out_layer = masked.build(data, one_step=True, state={k: v for k, v in state.items() if k != _OUTPUT_STATE})
+        new = _as_template(out_layer.output, self.output)
+        mask_raw = tf.cast(mask_data.copy_as_batch_major().placeholder, tf.bool)  # [B]
+
+        def select(new_value: tf.Tensor, old_value: tf.Tensor) -> tf.Tensor:
+            cond = tf.reshape(mask_raw, tf.concat([tf.shape(mask_raw), tf.ones([tf.rank(new_value) - 1], tf.int32)],
+                                                  0))
+            return tf.where(cond, new_value, old_value)
+
+        self.output.placeholder = select(new, state[_OUTPUT_STATE])
+        self.rec_state = {_OUTPUT_STATE: self.output.placeholder}
+        for key, value in masked.new_state.items():
+            self.rec_state[key] = select(value, state[key])
+        self.params.update(masked.params())
+
+    @classmethod
+    def transform_config_dict(cls, d: Dict[str, Any], network: Any, get_layer: Any) -> None:
+        """Resolves ``mask`` and ``masked_from`` to layers; prepares the unit (``_masked_unit``)."""
+        super().transform_config_dict(d, network=network, get_layer=get_layer)
+        name = d["name"]
+        for key in ("mask", "masked_from"):
+            if isinstance(d.get(key), str):
+                d[key] = get_layer(d[key])
+        if d.get("mask") is None:
+            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="mask", problem="missing required argument",
+                                hint="a layer with a bool output, e.g. \"mask\": \"prev:output_emit\"")
+        if "unit" not in d:
+            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="unit", problem="missing required argument")
+        if not d.get("sources"):
+            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="from",
+                                problem="needs an input layer:", got=[])
+        d["_masked_unit"] = MaskedUnit(name, d["unit"], network, get_layer)
+
+    @classmethod
+    def get_out_data_from_opts(cls, name: str, network: Any, sources: Any = (), mask: Any = None, unit: Any = None,
+                               masked_from: Any = None, in_spatial_dim: Any = None, out_spatial_dim: Any = None,
+                               _masked_unit: Optional[MaskedUnit] = None, **kwargs: Any) -> Tensor:
+        """:return: see the module docstring"""
+        data = concat_sources_template(sources, name=f"{name}/data", layer_class=cls.layer_class)
+        mask_data = mask.output
+        if mask_data.dtype != "bool":
+            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="mask", problem="must be a bool layer:",
+                                got=f"{mask.name!r} {mask_data.get_dims_repr()} {mask_data.dtype}")
+        if mask_data.time_dim_axis is None:
+            if data.time_dim_axis is not None:
+                raise LayerShapeError(layer=name, layer_class=cls.layer_class,
+                                      problem="a mask without time axis needs a frame as input (inside a rec loop)",
+                                      got=f"input {data.get_dims_repr()}, mask {mask_data.get_dims_repr()}")
+            return _masked_unit.build_templates(data, one_step=True).copy_template(name=f"{name}_output")
+        time_dim = mask_data.get_time_dim_tag()
+        if in_spatial_dim is not None and in_spatial_dim != time_dim:
+            raise LayerShapeError(layer=name, layer_class=cls.layer_class,
+                                  problem="in_spatial_dim is not the mask's time axis", got=repr(in_spatial_dim))
+        if data.time_dim_axis is None or data.get_time_dim_tag() != time_dim:
+            raise LayerShapeError(layer=name, layer_class=cls.layer_class,
+                                  problem="the input and the mask must have the same time axis",
+                                  got=f"input {data.get_dims_repr()}, mask {mask_data.get_dims_repr()}")
+        moved_out = is_moved_out_net(network)
+        if moved_out and masked_from is not None:
+            unit_in = masked_from.output.copy_template().copy_as_batch_major()
+            out = _masked_unit.build_templates(unit_in, one_step=False)
+            return out.copy_as_time_major().copy_template(name=f"{name}_output")
+        new_dim = out_spatial_dim if out_spatial_dim is not None else SpatialDim(f"{name}:masked:time")
+        bm = data.copy_as_batch_major()
+        unit_in = bm.copy_template_replace_dim(bm.time_dim_axis, new_dim)
+        _masked_unit.packed_dim = new_dim
+        out = _masked_unit.build_templates(unit_in, one_step=False).copy_as_batch_major()
+        if out.time_dim_axis is None or out.get_time_dim_tag() != new_dim:
+            raise LayerShapeError(layer=name, layer_class=cls.layer_class,
+                                  problem="the unit's output must keep the time axis of the selected frames",
+                                  got=out.get_dims_repr())
+        if moved_out:
+            out = out.copy_template_replace_dim(out.time_dim_axis, time_dim)
+        return out.copy_as_time_major().copy_template(name=f"{name}_output")
+
+    @classmethod
+    def get_rec_initial_state(cls, batch_size: tf.Tensor, *, name: str, _masked_unit: Optional[MaskedUnit] = None,
+                              **_kwargs: Any) -> Dict[str, tf.Tensor]:
+        """:return: the state before the first step in a loop: ``"output"`` zeros of the output frame, and the
+        unit's layers' initial states (``"<inner>/<key>"``)"""
+        out = _masked_unit.templates[_masked_unit.output_name].output.copy_as_batch_major()
+        shape = [batch_size if d.is_batch_dim() else d.dimension for d in out.dims]
+        if any(s is None for s in shape):
+            raise LayerShapeError(layer=name, layer_class=cls.layer_class,
+                                  problem="inside a rec loop, the unit's output frame needs static dims (besides "
+                                          "the batch)", got=out.get_dims_repr())
+        state = {_OUTPUT_STATE: tf.zeros(tf.stack(shape), dtype=out.dtype)}
+        state.update(_masked_unit.initial_state(batch_size))
+        return state
+
+
+def _as_template(out: Tensor, template: Tensor) -> tf.Tensor:
+    """:return: raw of ``out`` in the axis order of ``template`` (same dims)"""
+    if out.batch_ndim != template.batch_ndim:
+        raise RuntimeError(f"masked_computation: unit output {out} does not match the template {template}")
+    if template.time_dim_axis is not None and out.time_dim_axis is not None:
+        if template.is_time_major and not out.is_time_major:
+            return out.copy_as_time_major().placeholder
+        if template.is_batch_major and not out.is_batch_major:
+            return out.copy_as_batch_major().placeholder
+    if template.batch_dim_axis is not None and out.batch_dim_axis is not None \
+            and template.batch_dim_axis != out.batch_dim_axis:
+        return out.copy_with_batch_dim_axis(template.batch_dim_axis).placeholder
+    return out.placeholder

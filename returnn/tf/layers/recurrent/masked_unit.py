@@ -1,0 +1,169 @@
+"""The ``unit`` of a ``masked_computation`` layer: a layer dict, or ``{"class": "subnetwork", "subnetwork": {...}}``.
+
+A single layer dict becomes a layer with the *same name* as the ``masked_computation`` layer, in the same network
+scope, so its params are the masked_computation layer's own (``<mc>/W``, ``<mc>/rec/lstm_cell/kernel``), as the
+reference names them. A subnetwork unit's layers are ``<mc>/<inner>`` (params ``<mc>/<inner>/W``). Inside the unit,
+``"data"`` is the masked input (the current frame in a loop, the selected frames otherwise); for a single layer,
+other names are resolved where the masked_computation layer is (``"base:X"``, ``"prev:X"``, ...); inside a
+subnetwork unit, ``"base:X"`` is layer ``X`` next to the masked_computation layer.
+
+In a rec loop, layers of the unit that carry a state (``rnn_cell``, ``rec`` with a string unit, nested
+``masked_computation``) get it from the masked_computation layer's state: keys ``"<inner>/<key>"``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Optional
+
+import tensorflow as tf
+
+from returnn.errors import LayerArgError
+from returnn.tensor import Tensor
+from returnn.tf.layers.core.internal import InternalLayer
+from returnn.tf.layers.core.spec import validate_layer_dict
+from returnn.tf.layers.recurrent.subnet.template import TemplateLayer
+
+
+def layer_has_rec_state(layer_class: Any, kwargs: Dict[str, Any]) -> bool:
+    """:return: whether a layer of this class with these (transformed) kwargs carries a state in a rec loop"""
+    if not getattr(layer_class, "has_rec_state", False):
+        return False
+    return not (getattr(layer_class, "layer_class", None) == "rec" and not isinstance(kwargs.get("unit", "lstm"), str))
+
+
+class MaskedUnit:
+    """See the module docstring.
+
+    :param mc_name: the masked_computation layer's name
+    :param unit: the ``unit`` dict
+    :param network: the masked_computation layer's network
+    :param get_layer: resolves names in the masked_computation layer's network (from its transform_config_dict)
+    """
+
+    def __init__(self, mc_name: str, unit: Any, network: Any, get_layer: Callable[[str], Any]):
+        if not isinstance(unit, dict) or not isinstance(unit.get("class"), str):
+            raise LayerArgError(layer=mc_name, layer_class="masked_computation", arg="unit", problem="invalid value",
+                                got=unit, expected='a layer dict such as {"class": "linear", "n_out": 10}')
+        self.mc_name = mc_name
+        self.network = network
+        self.get_layer = get_layer
+        self.is_subnetwork = unit["class"] == "subnetwork"
+        if self.is_subnetwork:
+            sub_from = unit.get("from", "data")
+            if sub_from not in ("data", ["data"], ("data",)) or not isinstance(unit.get("subnetwork"), dict) \
+                    or "output" not in unit["subnetwork"]:
+                raise LayerArgError(layer=mc_name, layer_class="masked_computation", arg="unit",
+                                    problem="a subnetwork unit needs \"from\": \"data\" and a 'subnetwork' dict with "
+                                            "an 'output' layer:", got=unit)
+            self.net_dict: Dict[str, Dict[str, Any]] = unit["subnetwork"]
+            self.prefix = network.get_absolute_name_prefix() + mc_name + "/"
+            self.output_name = "output"
+        else:
+            self.net_dict = {mc_name: unit}
+            self.prefix = network.get_absolute_name_prefix()
+            self.output_name = mc_name
+        self.templates: Dict[str, TemplateLayer] = {}
+        self.packed_dim: Any = None  # the new time dim of the selected frames (set with the output template)
+
+    def _new_net(self, one_step: bool) -> Any:
+        from returnn.tf.network import TFNetwork
+        net = TFNetwork(parent_net=self.network, absolute_name_prefix=self.prefix,
+                        name=f"{self.mc_name}(masked)", is_inside_rec_layer=one_step)
+        net._debug_print_template = lambda *_args, **_kwargs: None  # the masked_computation layer prints its own
+        return net
+
+    def _outer(self, name: str) -> Any:
+        if self.is_subnetwork:
+            if not name.startswith("base:"):
+                raise LayerArgError(layer=self.mc_name, layer_class="masked_computation", arg="unit",
+                                    problem=f"layer {name!r} is not in the subnetwork unit", got=sorted(self.net_dict))
+            name = name[len("base:"):]
+        return self.get_layer(name)
+
+    # ---- templates (no TF ops)
+    def build_templates(self, data: Tensor, one_step: bool) -> Tensor:
+        """:param data: template of the unit's input (a frame, or the selected frames with their new time dim)
+        :return: template of the unit's output"""
+        net = self._new_net(one_step)
+        data_layer = TemplateLayer("data", net, data)
+        self.templates = {}
+
+        def construct(name: str) -> Any:
+            if name in self.templates:
+                return self.templates[name]
+            desc = self.net_dict[name]
+            layer_class = validate_layer_dict(f"{self.mc_name}/{name}", desc)
+            d = dict(desc)
+            d.pop("class")
+            d["name"] = name
+            d["network"] = net
+            layer_class.transform_config_dict(d, network=net, get_layer=get_layer)
+            tmpl = TemplateLayer(name, net, layer_class.get_out_data_from_opts(**d), layer_class, desc, d)
+            self.templates[name] = tmpl
+            return tmpl
+
+        def get_layer(name: str) -> Any:
+            if name == "data":
+                return data_layer
+            if name in self.net_dict:
+                return construct(name)
+            return self._outer(name)
+
+        return construct(self.output_name).output
+
+    def stateful(self) -> List[str]:
+        """:return: names of the unit's layers with a loop state (templates must be built)"""
+        return [n for n, t in self.templates.items() if layer_has_rec_state(t.cls, t.kwargs)]
+
+    def initial_state(self, batch_size: tf.Tensor) -> Dict[str, tf.Tensor]:
+        """:return: ``"<inner>/<key>"`` -> the initial state of the unit's stateful layers, ``[B, ...]``"""
+        result = {}
+        for name in self.stateful():
+            tmpl = self.templates[name]
+            kwargs = {k: v for k, v in tmpl.kwargs.items() if k not in ("sources", "network", "name", "n_out")}
+            init = tmpl.cls.get_rec_initial_state(batch_size, name=name, n_out=tmpl.output.dim, **kwargs)
+            for key, value in init.items():
+                result[f"{name}/{key}"] = value
+        return result
+
+    # ---- real construction
+    def build(self, data: Tensor, one_step: bool,
+              state: Optional[Dict[str, tf.Tensor]] = None) -> Any:
+        """Constructs the unit's layers on ``data`` (with raw tensor).
+
+        :param state: in a loop: ``"<inner>/<key>"`` -> previous state (see :meth:`initial_state`)
+        :return: the unit's output layer; :attr:`layers` holds all its layers
+        """
+        net = self._new_net(one_step)
+        net.layers["data"] = InternalLayer(name="data", network=net, output=data)
+        stateful = set(self.stateful()) if one_step else set()
+        net_dict = {}
+        for name, desc in self.net_dict.items():
+            desc = dict(desc)
+            if name in stateful:
+                desc["rec_previous_state"] = {key[len(name) + 1:]: value for key, value in (state or {}).items()
+                                              if key.startswith(name + "/")}
+            net_dict[name] = desc
+
+        def get_layer(name: str) -> Any:
+            if name in net.layers:
+                return net.layers[name]
+            if name in net_dict:
+                return net.construct_layer(net_dict, name, get_layer=get_layer)
+            return self._outer(name)
+
+        out = get_layer(self.output_name)
+        self.layers = {n: layer for n, layer in net.layers.items() if n != "data"}
+        self.new_state = {}
+        for name in stateful:
+            for key, value in self.layers[name].rec_state.items():
+                self.new_state[f"{name}/{key}"] = value
+        return out
+
+    def params(self) -> Dict[str, tf.Variable]:
+        """:return: the params of the built unit, named relative to the masked_computation layer"""
+        result = {}
+        for name, layer in self.layers.items():
+            for key, param in layer.params.items():
+                result[f"{name}/{key}" if self.is_subnetwork else key] = param
+        return result
