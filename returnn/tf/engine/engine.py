@@ -334,6 +334,7 @@ class Engine(EngineBase):
         if not isinstance(spec, dict):
             raise ConfigValueError("preload_from_files", expected="a dict name -> {'filename': ..., ...}", got=spec)
         done = set()
+        done_any = False
         for name, opts in sorted(spec.items()):
             if not isinstance(opts, dict) or "filename" not in opts:
                 raise ConfigValueError("preload_from_files", expected="entry %r: a dict with 'filename'" % name,
@@ -356,7 +357,10 @@ class Engine(EngineBase):
             def name_map(n: str, _prefix=prefix, _mapping=mapping) -> str:
                 return _mapping.get(n, n[len(_prefix):])
 
-            print("Preload %r from %s (prefix %r)" % (name, opts["filename"], prefix), file=log.v3)
+            if not done_any:
+                print("Start pre-loading weights...", file=log.v2)  # as the reference
+                done_any = True
+            print("loading weights from %s" % opts["filename"], file=log.v2)
             loaded = self._loader.load(self.session, opts["filename"], variables, name_map=name_map,
                                        ignore_missing=bool(opts.get("ignore_missing", False)),
                                        what="preload_from_files[%r]" % name)
