@@ -293,3 +293,10 @@ class CombinedDataset(Dataset):
     def _get_corpus_seq_tag(self, corpus_idx: int) -> str:
         name, sub_idx = self._entries[corpus_idx]
         return f"{name}/{self.datasets[name]._get_corpus_seq_tag(sub_idx)}"
+
+
+# classes the reference has in this module, implemented in their own modules (imported last: they use init_dataset)
+from returnn.datasets.concat_seqs import ConcatSeqsDataset as ConcatSeqsDataset  # noqa: E402
+from returnn.datasets.meta_wrappers import AnythingDataset as AnythingDataset  # noqa: E402
+from returnn.datasets.meta_wrappers import MultiEpochDataset as MultiEpochDataset  # noqa: E402
+from returnn.datasets.meta_wrappers import VariableDataset as VariableDataset  # noqa: E402
