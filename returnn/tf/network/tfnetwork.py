@@ -290,7 +290,7 @@ class TFNetwork:
         if layer_name.startswith("base:") and self.parent_net is not None:
             return self.parent_net.get_layer(layer_name[len("base:"):])
         if (layer_name == "data" or layer_name.startswith("data:") or layer_name in self.layers_desc
-                or split_extra_name(layer_name) is not None):
+                or split_extra_name(layer_name) is not None or layer_name.split("/", 1)[0] in self.layers_desc):
             return self.construct_layer(self.layers_desc, layer_name)
         if self.extra_parent_net is not None:
             return self.extra_parent_net.get_layer(layer_name)
@@ -341,8 +341,25 @@ class TFNetwork:
                 return self._construct_source(name)
             if name.startswith("base:") and self.parent_net is not None:
                 return self.parent_net.get_layer(name[len("base:"):])
+            if "/" in name and name.split("/", 1)[0] in net_dict:
+                return self._get_sub_layer(net_dict, name)
             raise self._not_found(name, referenced_by=self._constructing[-1] if self._constructing else None)
         return self._create_layer(name, net_dict[name], net_dict=net_dict, get_layer=get_layer)
+
+    def _get_sub_layer(self, net_dict: Dict[str, Dict[str, Any]], name: str) -> LayerBase:
+        """:return: ``"rec/x"``: sub layer ``x`` of layer ``rec`` (constructed first), as the reference: of a rec
+            layer with a unit dict the full sequence of ``x``, of a subnetwork its layer ``x``
+        :raises LayerNotFound: the layer has no such sub layer"""
+        base, rest = name.split("/", 1)
+        parent = self.construct_layer(net_dict, base)
+        if name in self.layers:  # a subnetwork's layers are registered as "sub/x"
+            return self.layers[name]
+        sub = parent.get_sub_layer(rest)
+        if sub is None:
+            raise LayerNotFound(f"layer {base!r} ({parent.layer_class}) has no sub layer {rest!r} (asked for as "
+                                f"{name!r} in {self})", layer_name=name, network=self,
+                                referenced_by=self._constructing[-1] if self._constructing else None)
+        return sub
 
     def _create_layer(self, name: str, layer_desc: Dict[str, Any], net_dict: Optional[Dict] = None,
                       get_layer: Optional[Callable[[str], LayerBase]] = None) -> LayerBase:

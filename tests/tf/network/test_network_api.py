@@ -8,7 +8,7 @@ import tensorflow as tf
 
 from returnn.config import Config
 from returnn.tf.layers.core.scope_names import get_valid_scope_name_from_str
-from returnn.tf.network import CannotHandleUndefinedSourcesException, NotInsideRecLoopError, TFNetwork
+from returnn.tf.network import CannotHandleUndefinedSourcesException, LayerNotFound, NotInsideRecLoopError, TFNetwork
 from tf_net_helpers import build_net
 
 EXTERN = {"data": {"dim": 3}, "classes": {"dim": 4, "sparse": True}}
@@ -267,3 +267,36 @@ def test_get_layer_inside_rec_loop_sees_the_units_names(session):
         "output": {"class": "copy", "from": "a"}}}}, EXTERN, train_flag=False)
     assert seen["prev:a"].output.get_dims_repr() == seen["b"].output.get_dims_repr() == "[B,F|F'feature:data'(3)]"
     assert seen["b"].sources == [seen["prev:a"]] and seen["base:enc"] is net.layers["enc"]
+
+
+def test_sub_layers_of_rec_and_subnetwork_by_name_like_reference(session):
+    """Observed: ``"output2/readout"`` is the full sequence ``{T, B, F}`` of the rec unit's layer ``readout`` (which
+    needs ``is_output_layer``), ``"sub/x"`` the subnetwork's layer; the same params as the reference lists."""
+    net = build_net({
+        "output2": {"class": "rec", "from": "data", "target": "classes", "unit": {
+            "readout": {"class": "linear", "from": ["data:source", "prev:output"], "n_out": 5, "is_output_layer": True},
+            "hid": {"class": "linear", "from": "readout", "n_out": 6},
+            "output": {"class": "softmax", "from": "hid", "loss": "ce", "target": "classes"}}},
+        "h": {"class": "copy", "from": "output2/readout"},
+        "sub": {"class": "subnetwork", "from": "data", "subnetwork": {
+            "x": {"class": "linear", "n_out": 2, "from": "data"}, "output": {"class": "copy", "from": "x"}}},
+        "s": {"class": "copy", "from": "sub/x"},
+        "output": {"class": "softmax", "from": ["h", "s"], "loss": "ce"}}, EXTERN)
+    assert net.layers["h"].output.get_dims_repr() == "[T|'time:var:extern_data:data'[B],B,F|F'readout:feature-dense'(5)]"
+    assert net.layers["s"].sources == [net.layers["sub/x"]]
+    assert sorted(v.name for v in tf.compat.v1.trainable_variables()) == [
+        "output/W:0", "output/b:0", "output2/rec/hid/W:0", "output2/rec/hid/b:0", "output2/rec/output/W:0",
+        "output2/rec/output/b:0", "output2/rec/readout/W:0", "output2/rec/readout/b:0", "sub/x/W:0", "sub/x/b:0"]
+    with pytest.raises(LayerNotFound, match="has no sub layer 'hid'"):
+        net.get_layer("output2/hid")  # in the loop only (the reference: add 'is_output_layer': True)
+
+
+def test_target_without_loss_gives_the_output_dim_like_reference(session):
+    """Observed: without a loss, ``target`` sets the output dim when ``n_out`` is not given (its dim object), not
+    when it is."""
+    net = build_net({"c": {"class": "softmax", "from": "data", "target": "classes", "is_output_layer": True},
+                     "g": {"class": "linear", "from": "data", "target": "classes", "n_out": 4, "is_output_layer": True},
+                     "output": {"class": "copy", "from": "data"}}, EXTERN)
+    classes_dim = net.extern_data.data["classes"].sparse_dim
+    assert net.layers["c"].output.feature_dim is classes_dim and net.layers["c"].output.dim == 4
+    assert net.layers["g"].output.feature_dim is not classes_dim and net.layers["g"].output.dim == 4

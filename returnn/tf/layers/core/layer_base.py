@@ -283,6 +283,14 @@ class LayerBase:
         """:return: the scope name for a layer called ``name`` (characters TF rejects replaced, as the reference)"""
         return get_valid_scope_name_from_str(name)
 
+    def get_sub_layer(self, layer_name: str) -> Optional[LayerBase]:
+        """:return: sub layer ``layer_name`` (``"rec/x"`` names it), or None: layers with sub layers (rec layers
+        with a unit dict, subnetworks) override this"""
+        subnetwork = getattr(self, "subnetwork", None)
+        if subnetwork is not None and hasattr(subnetwork, "layers"):
+            return subnetwork.layers.get(layer_name)
+        return None
+
     def get_search_choices(self) -> Any:
         """:return: the search choices this layer depends on (``network.get_search_choices(src=self)``), or None"""
         return self.network.get_search_choices(src=self)
@@ -355,8 +363,9 @@ def base_out_template(cls: Any, *, name: str, network: Any, sources: Sequence[La
     """Shared template logic: take ``sources_template`` (default: first source), replace the feature dim.
 
     The new feature dim is, in order: ``out_dim``; ``out_type["dim"]``; ``n_out``; the target's dim when a loss
-    is set (plus the loss's extra classes, e.g. the CTC blank). When a loss target is given, the target's sparse
-    dim object itself is used as the feature dim if the sizes agree.
+    is set (plus the loss's extra classes, e.g. the CTC blank) or, without a loss, when ``n_out`` is not set (as the
+    reference). When a loss target is given, the target's sparse dim object itself is used as the feature dim if
+    the sizes agree; without a loss only when the dim comes from the target.
 
     :raises LayerShapeError: ``n_out`` disagrees with the target's dim
     :raises LayerArgError: ``require_n_out`` and no output dim can be determined
@@ -384,6 +393,12 @@ def base_out_template(cls: Any, *, name: str, network: Any, sources: Sequence[La
                 target_dim_obj = target_tmpl.feature_dim_or_sparse_dim
             else:
                 target_dim_obj = FeatureDim(f"({target_tmpl.feature_dim_or_sparse_dim.description})+{extra}", expected)
+    elif target and not isinstance(target, (list, tuple)) and (n_out is NotSpecified or n_out is None):
+        # as the reference: without a loss, a target still gives the output dim when n_out is not set
+        target_tmpl = get_target_template(network, target, target_layers)
+        if target_tmpl.dim is not None:
+            n_out = target_tmpl.dim
+            target_dim_obj = target_tmpl.feature_dim_or_sparse_dim
     if sources_template is None:
         if sources:
             sources_template = sources[0].output

@@ -27,7 +27,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 import tensorflow as tf
 
 from returnn.errors import LayerArgError
-from returnn.tensor import Dim, NotSpecified, SpatialDim, Tensor
+from returnn.tensor import Dim, FeatureDim, NotSpecified, SpatialDim, Tensor
 from returnn.tf.layers.core.broadcast import common_template, match_axes
 from returnn.tf.layers.core.layer_base import LayerBase
 from returnn.tf.layers.core.registry import register_layer
@@ -57,10 +57,18 @@ def eval_template(cls: Any, name: str, sources: Sequence[LayerBase], out_type: A
         if opts_.get("sparse") is False:
             out.sparse_dim = None
             opts_.pop("sparse")
+        if opts_.get("sparse") is True:
+            opts_.pop("sparse")
+            if not out.sparse:
+                raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="out_type",
+                                    problem="sparse=True over a dense input (its feature axis stays) in", got=out_type,
+                                    hint="give the full output with shape, e.g. {'shape': (None,), 'sparse': True, "
+                                         "'dim': N} (the reference fails here on the shape too)")
         if "dim" in opts_:
             dim = opts_.pop("dim")
-            if dim != out.dim and out.feature_dim_axis is not None:
-                from returnn.tensor import FeatureDim
+            if out.sparse and dim != out.dim:  # as the reference: new classes, same description
+                out.sparse_dim = FeatureDim(out.sparse_dim.description, dim)
+            elif dim != out.dim and out.feature_dim_axis is not None:
                 out = out.copy_template_replace_dim(out.feature_dim_axis, FeatureDim(f"{name}:feature", dim))
         unknown = sorted(set(opts_) - {"batch_dim_axis", "time_dim_axis", "name"})
         if unknown:

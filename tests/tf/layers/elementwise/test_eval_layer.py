@@ -166,3 +166,18 @@ def test_prev_of_eval_without_initial_output_inside_rec_loop(session):
         classes.placeholder: np.zeros((1, 3), "int32"), classes.size_placeholder[0]: [3]})
     # acc at step t: sum of (k+1) for k <= t over the 2 encoder frames -> 2 * (1, 3, 6)
     np.testing.assert_allclose(out[:, 0, 0], [2.0, 6.0, 12.0])
+
+
+def test_out_type_sparse_with_new_dim_like_reference(session):
+    """Observed: ``{"dim": 10, "dtype": "int32", "sparse": True}`` over sparse classes keeps the axes, new classes
+    dim of size 10; over a dense input the reference fails (the feature axis stays): an error here."""
+    net = build_net({"output": {"class": "eval", "from": "data:classes", "eval": "tf.math.floordiv(source(0), 2)",
+                                "out_type": {"dim": 2, "dtype": "int32", "sparse": True}}}, EXTERN)
+    out = net.layers["output"].output
+    assert out.sparse and out.dim == 2 and out.batch_ndim == 2
+    classes = net.extern_data.data["classes"]
+    res = session.run(out.placeholder, {classes.placeholder: [[0, 1, 2, 3]], classes.size_placeholder[0]: [4]})
+    np.testing.assert_array_equal(res, [[0, 0, 1, 1]])
+    with pytest.raises(LayerArgError, match="sparse=True over a dense input"):
+        build_net({"output": {"class": "eval", "from": "data", "eval": "source(0)",
+                              "out_type": {"dim": 5, "dtype": "int32", "sparse": True}}}, EXTERN)
