@@ -182,13 +182,18 @@ class Engine(EngineBase):
             self.network = network_setup.create_network(
                 self.config, extern_data=extern_data, net_dict=net_dict, train_flag=train_flag,
                 eval_flag=eval_flag or train, search_flag=search_flag, rnd_seed=seed)
+            if net_dict.get("#trainable", True) is False:  # as the reference: no param of this network is trained
+                epoch_network.freeze_params(self.network)
             if hasattr(self.network, "print_network_info"):
                 self.network.print_network_info()
             self.updater = None
             if train and with_updater:
                 self.updater = network_setup.create_updater(self.config, self.network,
                                                             self.config.float("learning_rate", 1.0))
-                self.optim_op = self.updater.get_optim_op()
+                if hasattr(self.network, "get_trainable_params") and not self.network.get_trainable_params():
+                    self.optim_op = tf.no_op(name="no_trainable_params")  # as the reference: no optimizer, no step
+                else:
+                    self.optim_op = self.updater.get_optim_op()
             elif train:
                 self.network.global_train_step  # noqa: B018 (created here: part of every training checkpoint)
             self.session = new_session(self.config, self.graph, self.device_kind)

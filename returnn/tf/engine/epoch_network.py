@@ -10,8 +10,9 @@ Which network epoch ``N`` trains (observed from the reference):
 
 Entries of a network dict that start with ``#`` are not layers: ``#config`` (config overrides, below),
 ``#copy_param_mode`` (how params are carried into a changed network, see
-:mod:`~returnn.tf.engine.param_copy`), ``#repetition`` (taken by the pretrain schedule), ``#info`` and any other
-``#`` key (ignored, as the reference; ``#trainable``, ``#finish_all_data`` in some published configs included).
+:mod:`~returnn.tf.engine.param_copy`), ``#repetition`` (taken by the pretrain schedule), ``#trainable`` (False: no
+param of the network is trained, as the reference), ``#info`` and any other ``#`` key (ignored, as the reference;
+``#finish_all_data`` of some published configs included: it concerns multi-GPU data splitting).
 
 ``#config``: each key overrides the config value of that key while the epoch's network has it (``train``,
 ``dev``, ``eval``, ``eval_datasets``: the engine re-creates those datasets, as the reference); a key the config
@@ -130,6 +131,17 @@ class EpochConfig:
         for key, value in self._originals.items():
             self.config.set(key, value)
         self._originals.clear()
+
+
+def freeze_params(network) -> None:
+    """``"#trainable": False`` in a network dict: none of its params is trained (taken out of the trainable
+    variables before the updater is built; the reference logs ``net trainable params: []`` then)."""
+    import tensorflow as tf
+
+    trainable = tf.compat.v1.get_collection_ref(tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES)
+    for param in network.get_params_list():
+        if param in trainable:
+            trainable.remove(param)
 
 
 def _differs(a: Any, b: Any) -> bool:

@@ -168,11 +168,13 @@ def test_wrap_epoch_value_and_get_network_signature(tmp_path, capsys):
 
     def only_epoch(epoch):  # the reference calls get_network(epoch=N) only
         seen.append(epoch)
-        return CHAIN
+        return dict(CHAIN, **{"#trainable": False})  # as the reference: nothing trained, no optimizer, no step
 
-    run_task(small(tmp_path / "b", network={"unused": {}}, get_network=only_epoch, num_epochs=1, dev=None),
-             capsys=capsys)
+    out = run_task(small(tmp_path / "b", network={"unused": {}}, get_network=only_epoch, num_epochs=1, dev=None),
+                   capsys=capsys)
     assert seen == [1, 1]  # the network of the first epoch, then the one of epoch 1 when it starts
+    assert "net trainable params: []" in out and "Create optimizer" not in out
+    assert ckpt(str(tmp_path / "b" / "models" / "model.001"))["global_step"] == 0
 
 
 def test_import_and_eval_with_pretrain(tmp_path, capsys):
