@@ -31,8 +31,13 @@ from returnn.tf.layers.indexing.gather_nd import GatherNdLayer as GatherNdLayer
 from returnn.tf.layers.indexing.scatter_nd import ScatterNdLayer as ScatterNdLayer
 from returnn.tf.layers.indexing.slice_nd import SliceNdLayer as SliceNdLayer
 from returnn.tf.layers.inputs.constant import ConstantLayer as ConstantLayer
+from returnn.tf.layers.inputs.global_train_step import GlobalTrainStepLayer as GlobalTrainStepLayer
 from returnn.tf.layers.inputs.length import LengthLayer as LengthLayer
+from returnn.tf.layers.inputs.range import RangeLayer as RangeLayer
+from returnn.tf.layers.inputs.range_from_length import RangeFromLengthLayer as RangeFromLengthLayer
+from returnn.tf.layers.inputs.range_in_axis import RangeInAxisLayer as RangeInAxisLayer
 from returnn.tf.layers.inputs.source import SourceLayer as SourceLayer
+from returnn.tf.layers.inputs.train_flag import TrainFlagLayer as TrainFlagLayer
 from returnn.tf.layers.linear.dot import DotLayer as DotLayer
 from returnn.tf.layers.linear.linear import LinearLayer as LinearLayer
 from returnn.tf.layers.linear.softmax import SoftmaxLayer as SoftmaxLayer
@@ -50,7 +55,10 @@ from returnn.tf.layers.losses.l1 import MeanL1Loss as MeanL1Loss
 from returnn.tf.layers.losses.mse import MeanSquaredError as MeanSquaredError
 from returnn.tf.layers.norm.batch_norm import BatchNormLayer as BatchNormLayer
 from returnn.tf.layers.norm.layer_norm import LayerNormLayer as LayerNormLayer
+from returnn.tf.layers.norm.math_norm import MathNormLayer as MathNormLayer
+from returnn.tf.layers.norm.norm import NormLayer as NormLayer
 from returnn.tf.layers.reduce.accumulate_mean import AccumulateMeanLayer as AccumulateMeanLayer
+from returnn.tf.layers.reduce.cumsum import CumsumLayer as CumsumLayer
 from returnn.tf.layers.reduce.reduce import ReduceLayer as ReduceLayer
 from returnn.tf.layers.reduce.reduce_out import ReduceOutLayer as ReduceOutLayer
 from returnn.tf.layers.search.edit_distance_loss import EditDistanceLoss as EditDistanceLoss
@@ -64,6 +72,7 @@ from returnn.tf.layers.search.select_search_sources import SelectSearchSourcesLa
 from returnn.tf.layers.shape.postfix_in_time import PostfixInTimeLayer as PostfixInTimeLayer
 from returnn.tf.layers.shape.prefix_in_time import PrefixInTimeLayer as PrefixInTimeLayer
 from returnn.tf.layers.shape.reinterpret_data import ReinterpretDataLayer as ReinterpretDataLayer
+from returnn.tf.layers.shape.seq_len_mask import SeqLenMaskLayer as SeqLenMaskLayer
 from returnn.tf.layers.shape.shift_axis import ShiftAxisLayer as ShiftAxisLayer
 from returnn.tf.layers.shape.slice import SliceLayer as SliceLayer
 from returnn.tf.layers.shape.split_batch_time import SplitBatchTimeLayer as SplitBatchTimeLayer
@@ -76,4 +85,6 @@ from returnn.tf.layers.shape.transpose import TransposeLayer as TransposeLayer
 from returnn.tf.layers.shape.unflatten_batch import UnflattenBatchLayer as UnflattenBatchLayer
 from returnn.tf.layers.shape.window import WindowLayer as WindowLayer
 from returnn.tf.layers.utility.hdf_dump import HDFDumpLayer as HDFDumpLayer
+from returnn.tf.layers.utility.identity import IdentityLayer as IdentityLayer
 from returnn.tf.layers.utility.print import PrintLayer as PrintLayer
+from returnn.tf.layers.utility.scaled_grad import ScaledGradientLayer as ScaledGradientLayer

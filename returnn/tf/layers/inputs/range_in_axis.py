@@ -1,0 +1,54 @@
+"""``{"class": "range_in_axis", "from": "x", "axis": "T"}``: the positions ``0 .. n-1`` along an axis of the source.
+
+Shape: ``{axis dim}`` only (no batch axis), marked as time axis if it is the source's time axis, else as feature
+axis (as the reference). ``sparse``: the values are indices into that dim (``sparse_dim`` = the dim).
+``unbroadcast`` and ``keepdims`` are rejected, as the reference rejects them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import tensorflow as tf
+
+from returnn.errors import LayerArgError
+from returnn.tensor import Tensor
+from returnn.tf.layers.core.layer_base import LayerBase
+from returnn.tf.layers.core.registry import register_layer
+from returnn.tf.layers.core.sources import concat_sources_template
+
+
+@register_layer
+class RangeInAxisLayer(LayerBase):
+    """``tf.range(size of axis)``."""
+
+    layer_class = "range_in_axis"
+
+    def __init__(self, axis: Any, dtype: str = "int32", unbroadcast: bool = False, keepdims: bool = False,
+                 sparse: bool = False, **kwargs: Any):
+        super().__init__(**kwargs)
+        src = self.sources[0].output
+        ax = src.get_axis_from_description(axis)
+        d = src.dims[ax]
+        size = d.dimension if d.dimension is not None else tf.shape(src.placeholder)[ax]
+        self.output.placeholder = tf.range(0, size, dtype=self.output.dtype)
+
+    @classmethod
+    def get_out_data_from_opts(cls, name: str, sources: Any = (), axis: Any = None, dtype: str = "int32",
+                               unbroadcast: bool = False, keepdims: bool = False, sparse: bool = False,
+                               **kwargs: Any) -> Tensor:
+        """:raises LayerArgError: ``unbroadcast``/``keepdims`` (rejected as by the reference), no source"""
+        for arg, value in (("unbroadcast", unbroadcast), ("keepdims", keepdims)):
+            if value:
+                raise LayerArgError(layer=name, layer_class=cls.layer_class, arg=arg, problem="is not supported:",
+                                    got=value, hint=f"do not use {arg} (the reference rejects it too)")
+        if axis is None:
+            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="axis", problem="missing required argument")
+        src = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
+        ax = src.get_axis_from_description(axis)
+        d = src.dims[ax]
+        is_time = ax == src.time_dim_axis
+        base = name.split("/")[-1]
+        return Tensor(name=f"{base}_output", dims=[d], dtype=dtype, sparse_dim=d if sparse else None,
+                      time_dim_axis=0 if is_time else None,
+                      feature_dim_axis=None if (is_time or sparse) else 0)

@@ -1,0 +1,54 @@
+"""``{"class": "scaled_grad", "scale": -1.0}``: identity forward; the gradient is scaled (and shifted).
+
+Shape: unchanged. Backward, with ``g`` the incoming gradient (as observed from the reference):
+``g * scale + shift``, where ``shift`` is multiplied by ``sum(|g|)`` over ``scale_shift_by_sum_over_axis`` if
+given; with ``clip_max_axis`` the result is clipped to ``[-m, m]``, ``m = max(|g|)`` over that axis.
+``scale=-1`` reverses the gradient (gradient reversal).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import tensorflow as tf
+
+from returnn.tensor import Tensor
+from returnn.tf.layers.core.concat_input import ConcatInputLayer
+from returnn.tf.layers.core.registry import register_layer
+from returnn.tf.layers.core.sources import concat_sources_template
+
+
+@register_layer
+class ScaledGradientLayer(ConcatInputLayer):
+    """Gradient scaling / reversal."""
+
+    layer_class = "scaled_grad"
+
+    def __init__(self, scale: float, shift: Optional[float] = None, scale_shift_by_sum_over_axis: Any = None,
+                 clip_max_axis: Any = None, **kwargs: Any):
+        super().__init__(**kwargs)
+        inp = self.input_data
+        sum_axis = inp.get_axis_from_description(scale_shift_by_sum_over_axis) \
+            if scale_shift_by_sum_over_axis is not None else None
+        clip_axis = inp.get_axis_from_description(clip_max_axis) if clip_max_axis is not None else None
+
+        @tf.custom_gradient
+        def scaled(x: tf.Tensor) -> Any:
+            def grad(g: tf.Tensor) -> tf.Tensor:
+                out = g * scale
+                if shift is not None:
+                    amount = shift
+                    if sum_axis is not None:
+                        amount = shift * tf.reduce_sum(tf.abs(g), axis=sum_axis, keepdims=True)
+                    out = out + amount
+                if clip_axis is not None:
+                    m = tf.reduce_max(tf.abs(g), axis=clip_axis, keepdims=True)
+                    out = tf.clip_by_value(out, -m, m)
+                return out
+            return tf.identity(x), grad
+
+        self.output.placeholder = scaled(inp.placeholder)
+
+    @classmethod
+    def get_out_data_from_opts(cls, name: str, sources: Any = (), **kwargs: Any) -> Tensor:
+        return concat_sources_template(sources, name=name, layer_class=cls.layer_class)
