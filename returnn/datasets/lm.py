@@ -285,3 +285,7 @@ class TranslationDataset(Dataset):
 
     def _get_corpus_seq_tag(self, corpus_idx: int) -> str:
         return self._tags[corpus_idx]
+
+
+# the reference has it in this module; implemented in its own (imported last: it uses this module's helpers)
+from returnn.datasets.translation_factors import TranslationFactorsDataset as TranslationFactorsDataset  # noqa: E402
