@@ -39,7 +39,7 @@ import re
 import signal
 import sys
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -165,30 +165,81 @@ def schedule(config_path: str, with_params: bool = False) -> dict:
         return {"status": "error", "stage": "schedule", "exc_type": type(exc).__name__,
                 "message": bn._message(exc), "where": bn._innermost_frame(exc), "seconds": time.time() - start}
     if with_params:
-        out["params"] = _params_per_net(config, nets, out["epochs"])
+        out["params"] = _params_per_net(config, nets, out["epochs"], pretrain)
     out["seconds"] = time.time() - start
     return out
 
 
-def _params_per_net(config, nets: List[Dict[str, Any]], records: List[dict]) -> Dict[str, Any]:
-    """hash → {name: shape} or an error, for each distinct net of the schedule."""
+def _params_per_net(config, nets: List[Dict[str, Any]], records: List[dict], pretrain=None) -> Dict[str, Any]:
+    """hash → {name: shape} or an error, for each distinct net of the schedule; ``"<copy from H>"`` in a net's
+    entry: the lines logged when the params of the previous distinct net (hash H) are carried into it."""
     import tensorflow as tf
 
-    from returnn.tf.network import TFNetwork
-
     result: Dict[str, Any] = {}
+    previous = None  # (hash, graph, network, session) of the previous distinct network
     for net_dict, rec in zip(nets, records):
         if rec["hash"] in result:
             continue
         try:
-            with tf.Graph().as_default():
-                network = TFNetwork(config=config, train_flag=True, eval_flag=True)
-                network.construct_from_dict(net_dict)
+            graph = tf.Graph()
+            with graph.as_default():
+                network = _build_net(config, net_dict)
                 result[rec["hash"]] = {v.name[:-2] if v.name.endswith(":0") else v.name: v.shape.as_list()
                                        for v in tf.compat.v1.trainable_variables()}
+                step = network.global_train_step  # params serialized with it (the reference)
+                session = tf.compat.v1.Session(graph=graph)
+                session.run(tf.compat.v1.global_variables_initializer())
+                session.run(step.initializer)  # not in the global variables of the reference
+            if previous is not None:
+                mode = net_dict.get("#copy_param_mode", getattr(pretrain, "copy_param_mode", None))
+                result[rec["hash"]]["<copy from %s>" % previous[0]] = _copy_lines(previous, graph, network, session,
+                                                                                 mode)
+                previous[3].close()
+            previous = (rec["hash"], graph, network, session)
         except BaseException as exc:  # noqa: BLE001 (reported)
             result[rec["hash"]] = {"<error>": bn._message(exc)[:300]}
+            if previous is not None:
+                previous[3].close()
+            previous = None
     return result
+
+
+def _build_net(config, net_dict):
+    from returnn.tf.network import TFNetwork
+
+    network = TFNetwork(config=config, train_flag=True, eval_flag=True)
+    network.construct_from_dict(net_dict)
+    return network
+
+
+def _copy_lines(previous, graph, network, session, mode) -> List[str]:
+    """The log lines of carrying the previous network's params into ``network``: here with the engine's
+    ``param_copy`` (what training runs), in the reference with ``TFNetwork.get_params_serialized`` /
+    ``set_params_by_serialized`` (observed to log the same lines as its training)."""
+    import io
+
+    from returnn.log import log
+
+    _, old_graph, old_network, old_session = previous
+    buf, saved = io.StringIO(), sys.stdout
+    sys.stdout = buf
+    log.initialize(verbosity=[3])
+    try:
+        try:
+            from returnn.tf.engine.param_copy import ParamSnapshot, copy_params
+        except ImportError:
+            with old_graph.as_default():
+                serialized = old_network.get_params_serialized(old_session)
+            with graph.as_default():
+                network.set_params_by_serialized(serialized, session, copy_param_mode=mode, ignore_wrong_shape=True)
+        else:
+            snapshot = ParamSnapshot(old_network, old_session)
+            copy_params(snapshot, network, session, mode)
+    finally:
+        sys.stdout = saved
+        log.initialize(verbosity=[0])
+    return [_ADDR.sub("", line) for line in buf.getvalue().splitlines()
+            if line.startswith("Param <") or line.startswith("Will not set param")]
 
 
 def _child(request: dict) -> None:
@@ -274,20 +325,33 @@ def compare(ref: dict, ours: Optional[dict]) -> str:
     return "same"
 
 
-def compare_params(ref: dict, ours: dict) -> str:
+def compare_params(ref: dict, ours: dict) -> Tuple[str, int, int]:
+    """(outcome, number of network changes compared, of those with identical copy lines)"""
     rp, op = ref.get("params"), ours.get("params")
     if rp is None or op is None:
-        return "n/a"
-    bad = []
+        return "n/a", 0, 0
+    bad, changes, same_changes = [], 0, 0
     for i, rec in enumerate(ref["epochs"]):
         a, b = rp.get(rec["hash"]), op.get(ours["epochs"][i]["hash"])
         if a is None or b is None or "<error>" in a:
             continue
         if "<error>" in b:
             bad.append("epoch %d: does not build here" % (i + 1))
-        elif a != b:
+            continue
+        params_a = {k: v for k, v in a.items() if not k.startswith("<")}
+        params_b = {k: v for k, v in b.items() if not k.startswith("<")}
+        if params_a != params_b:
             bad.append("epoch %d: other variables" % (i + 1))
-    return "same" if not bad else bad[0]
+        copy_a = [v for k, v in a.items() if k.startswith("<copy")]
+        copy_b = [v for k, v in b.items() if k.startswith("<copy")]
+        if copy_a and copy_b and (i == 0 or ref["epochs"][i - 1]["hash"] != rec["hash"]):
+            changes += 1
+            if copy_a == copy_b:
+                same_changes += 1
+            else:
+                diff = [line for line in copy_a[0] if line not in copy_b[0]]
+                bad.append("epoch %d: other param copy lines (%s)" % (i + 1, (diff or copy_b[0])[0][:160]))
+    return ("same" if not bad else bad[0]), changes, same_changes
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -389,12 +453,17 @@ def make_report(configs: List[str], ref: Dict[str, dict], ours: Dict[str, dict],
     params = [c for c in counted if c in with_params and ours[c] and ours[c].get("status") == "ok"]
     if params:
         res = {c: compare_params(ref[c], ours[c]) for c in params}
-        same = sum(1 for c in params if res[c] == "same")
-        lines.append(f"Parameters (names and shapes of every distinct epoch network, where the reference builds it) "
-                     f"compared for a sample of {len(params)} configs: {same} identical.")
+        same = sum(1 for c in params if res[c][0] == "same")
+        n_nets = sum(len([k for k in ref[c].get("params", {})]) for c in params)
+        changes, same_changes = sum(res[c][1] for c in params), sum(res[c][2] for c in params)
+        lines.append(f"Parameters compared for a sample of {len(params)} configs ({n_nets} distinct epoch networks): "
+                     f"trainable variable names and shapes of every network, and the lines logged when the params "
+                     f"of one network are carried into the next (`Param ...: transform old values ...`, `Will not "
+                     f"set param ...`; {same_changes} of {changes} network changes identical): {same} configs "
+                     f"identical.")
         for c in params:
-            if res[c] != "same":
-                lines.append(f"- `{c}`: {res[c]}")
+            if res[c][0] != "same":
+                lines.append(f"- `{c}`: {res[c][0]}")
         lines.append("")
     failed = [c for c in configs if not (ref[c] and ref[c]["status"] == "ok")]
     if failed:
