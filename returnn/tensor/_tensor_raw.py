@@ -76,7 +76,8 @@ class TensorRawMixin:
         backend = get_raw_backend()
         raw = self._need_placeholder("get_sequence_mask()")
         mask = backend.sequence_mask(self.get_sequence_lengths(), backend.shape_of(raw, self.time_dim_axis))
-        if self.batch_dim_axis is not None and self.time_dim_axis is not None and self.time_dim_axis < self.batch_dim_axis:
+        bd, td = self.batch_dim_axis, self.time_dim_axis
+        if bd is not None and td is not None and td < bd:
             mask = backend.transpose(mask, [1, 0])
         return mask
 

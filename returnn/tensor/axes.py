@@ -84,8 +84,8 @@ def _one_string(tensor: Tensor, description: str, orig: Any) -> List[int]:
         return [] if tensor.batch_dim_axis is None else [tensor.batch_dim_axis]
     if low in ("t", "time"):
         if tensor.time_dim_axis is None:
-            raise AxisDescriptionError(orig, tensor=repr(tensor), problem="matches no axis: the tensor has no time axis",
-                                       )
+            raise AxisDescriptionError(orig, tensor=repr(tensor),
+                                       problem="matches no axis: the tensor has no time axis")
         return [tensor.time_dim_axis]
     if low == "t?":
         return [] if tensor.time_dim_axis is None else [tensor.time_dim_axis]

@@ -105,7 +105,8 @@ class Tensor(TensorAxesMixin, TensorCopyMixin, TensorRawMixin):
             self._init_dims_from_shape(name, shape, sparse, dim, batch_dim_axis, time_dim_axis, feature_dim_axis)
             if feature_dim_axis is NotSpecified:
                 feature_dim_axis = self._feat_axis_from_shape
-        self._feature_dim_axis = self._auto_feature_axis(sparse) if feature_dim_axis is NotSpecified else feature_dim_axis
+        self._feature_dim_axis = (self._auto_feature_axis(sparse) if feature_dim_axis is NotSpecified
+                                  else feature_dim_axis)
         for axis in (self._time_dim_axis, self._feature_dim_axis):
             if axis is not None and not 0 <= axis < len(self._dims):
                 raise TensorArgError(f"Tensor {name!r}", f"axis {axis} out of range for dims {self._dims}")

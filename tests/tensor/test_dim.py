@@ -117,7 +117,8 @@ def _dims():
     ("(t+1)+1", "Dim{'time+2'[?]}", "spatial"), ("(t*2)*3", "Dim{'time*6'[?]}", "spatial"),
     ("(t+1)*2", "Dim{'(time+1)*2'[?]}", "spatial"), ("2*(t+1)", "Dim{'2*(time+1)'[?]}", "spatial"),
     ("(t//2)*2", "Dim{'(time//2)*2'[?]}", "spatial"), ("(t//2)//2", "Dim{'time//4'[?]}", "spatial"),
-    ("t.ceildiv_right(2).ceildiv_right(2)", "Dim{'⌈time/4⌉'[?]}", "spatial"), ("(t+1)//2", "Dim{'(time+1)//2'[?]}", "spatial"),
+    ("t.ceildiv_right(2).ceildiv_right(2)", "Dim{'⌈time/4⌉'[?]}", "spatial"),
+    ("(t+1)//2", "Dim{'(time+1)//2'[?]}", "spatial"),
     ("t+2*t", "Dim{'3*time'[?]}", "spatial"), ("2*t+t", "Dim{'3*time'[?]}", "spatial"),
     ("t*2+1", "Dim{'time*2+1'[?]}", "spatial"), ("t*2*2", "Dim{'time*4'[?]}", "spatial"),
     ("2*2*t", "Dim{'4*time'[?]}", "spatial"), ("(t+1).ceildiv_right(2)", "Dim{'⌈(time+1)/2⌉'[?]}", "spatial"),
@@ -189,7 +190,8 @@ def test_copy_and_pickle_like_reference():
     assert repr(p) == "Dim{F'f'(3)}" and p is not f and p != f and p.kind is Dim.Types.Feature
     assert pickle.loads(pickle.dumps(batch_dim)) is batch_dim
     assert repr(pickle.loads(pickle.dumps(FeatureDim("f", 3) * 2))) == "Dim{F'f*2'(6)}"
-    assert repr(pickle.loads(pickle.dumps(Data("t", dim=3)))) == "Tensor{'t', [B,T|'time:var-unk:t'[B],F|F'feature:t'(3)]}"
+    assert repr(pickle.loads(pickle.dumps(Data("t", dim=3)))) == (
+        "Tensor{'t', [B,T|'time:var-unk:t'[B],F|F'feature:t'(3)]}")
 
 
 def test_dim_copy_like_reference():
@@ -221,7 +223,8 @@ def test_size_tensor_remembers_its_dim_like_reference():
     size2 = _Raw("mul_2:0")
     t2.dyn_size = size2
     assert Dim.get_tag_from_size_tensor(size2) is t2
-    assert repr(t2.dyn_size_ext) == "Tensor{'mytime2:dyn_size', [B], dtype='int32'}" and t2.dyn_size_ext.placeholder is size2
+    assert repr(t2.dyn_size_ext) == "Tensor{'mytime2:dyn_size', [B], dtype='int32'}"
+    assert t2.dyn_size_ext.placeholder is size2
     assert Dim.get_tag_from_size_tensor(_Raw("x")) is None
     # a dim built from a tagged size tensor is that dim, as the reference
     other = Dim(None, description="a", dyn_size=size)
@@ -234,7 +237,8 @@ def test_lazily_computed_lengths_remember_their_dim():
     derived = SpatialDim("derived")
     derived.dyn_size_fn = lambda: _Raw("derived_len:0")
     size = derived.dyn_size
-    assert Dim.get_tag_from_size_tensor(size) is derived and Data("y", dim=2, size_placeholder={0: size}).dims[1] is derived
+    assert Dim.get_tag_from_size_tensor(size) is derived
+    assert Data("y", dim=2, size_placeholder={0: size}).dims[1] is derived
 
 
 def test_unnamed_dims_in_axis_lookup():

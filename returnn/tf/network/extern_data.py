@@ -47,7 +47,8 @@ class ExternData:
     # ---- construction
     def init_from_config(self, config: Any, auto_create_placeholders: bool = False) -> None:
         """Reads ``extern_data`` (dicts of Tensor kwargs or ``(dim, ndim)``) or ``num_inputs``/``num_outputs``
-        (deprecated), and ``target``/``default_input``; see :func:`returnn.datasets.extern_data.extern_data_from_config`.
+        (deprecated), and ``target``/``default_input``; see
+        :func:`returnn.datasets.extern_data.extern_data_from_config`.
 
         :raises ConfigValueError: malformed entries (names the key), ``num_inputs``/``num_outputs`` incomplete
         """
