@@ -189,8 +189,6 @@ class TFNetwork:
         while net is not None:
             if net._rec_step_info is not None:
                 return net._rec_step_info
-            if net._inside_rec_loop:
-                break
             net = net.parent_net
         if must_exist:
             raise NotInsideRecLoopError(f"{self}: We expect to be the subnet of a RecLayer, but we are not.",

@@ -7,6 +7,7 @@ import pytest
 import tensorflow as tf
 
 from returnn.config import Config
+from returnn.errors import LayerArgError
 from returnn.tf.layers.core.scope_names import get_valid_scope_name_from_str
 from returnn.tf.network import CannotHandleUndefinedSourcesException, LayerNotFound, NotInsideRecLoopError, TFNetwork
 from tf_net_helpers import build_net
@@ -150,7 +151,7 @@ def test_rec_step_info_found_through_subnetwork_of_loop_network(session):
     assert session.run(sub.get_rec_step_index()) == 3 and sub.get_rec_step_info() is loop_net.get_rec_step_info()
     assert sub.get_absolute_name_scope_prefix() == ".95.dec/rec/sub/" and sub.get_config() is root.config
     template_net = TFNetwork(parent_net=root, absolute_name_prefix="_dec/rec/", is_inside_rec_layer=True)
-    assert template_net.get_rec_step_info(must_exist=False) is None  # not through the loop net's parent
+    assert template_net.get_rec_step_info(must_exist=False) is None  # a rec unit's template network: no step
 
 
 def test_valid_scope_names_like_reference():
@@ -300,3 +301,14 @@ def test_target_without_loss_gives_the_output_dim_like_reference(session):
     classes_dim = net.extern_data.data["classes"].sparse_dim
     assert net.layers["c"].output.feature_dim is classes_dim and net.layers["c"].output.dim == 4
     assert net.layers["g"].output.feature_dim is not classes_dim and net.layers["g"].output.dim == 4
+
+
+def test_unknown_target_only_rejected_with_a_loss_like_reference(session):
+    """Observed: a rec unit layer training does not use may name a target that is no extern data (the reference
+    never reads it); with a loss, an unknown target is an error."""
+    net = build_net({"output": {"class": "rec", "from": "data", "unit": {
+        "search_only": {"class": "activation", "activation": "softmax", "from": "prev:output", "target": "bpe"},
+        "output": {"class": "linear", "from": "data:source", "n_out": 3}}}}, EXTERN)
+    assert net.layers["output"].output.dim == 3
+    with pytest.raises(LayerArgError, match="unknown extern data key in 'target'"):
+        build_net({"output": {"class": "softmax", "from": "data", "loss": "ce", "target": "bpe"}}, EXTERN)

@@ -5,17 +5,27 @@ Inside, ``"data"`` is the subnetwork's input (its sources, concatenated on the f
 ``"output"`` layer. Inner layers are also visible in the enclosing network as ``"<sub>/<inner>"`` (as the
 reference lists them); their params are named ``<sub>/<inner>/<param>`` and appear in this layer's params as
 ``<inner>/<param>``; inner losses are collected as ``"<sub>/<inner>"``.
+
+Inside the unit of a rec layer (as the reference): the rec layer first asks for templates only (no TF ops): the
+inner layers' templates are built (``"data"`` is the input frame, ``"base:X"``/``"data:X"`` are resolved in the
+unit). In the loop, the inner layers that carry a state from step to step (``rnn_cell``, ...) get it through this
+layer's state, keys ``"<inner>/<key>"`` (e.g. ``"lstm0/c"``), so an LSTM language model in a subnetwork runs step
+by step.
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any, Callable, Dict, List, Optional
+
+import tensorflow as tf
 
 from returnn.errors import LayerArgError
 from returnn.tensor import Tensor
+from returnn.tf.layers.core.internal import InternalLayer
 from returnn.tf.layers.core.layer_base import LayerBase
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.core.sources import concat_sources, concat_sources_template
+from returnn.tf.layers.core.spec import validate_layer_dict
 
 
 class SubnetworkInputLayer(LayerBase):
@@ -24,14 +34,97 @@ class SubnetworkInputLayer(LayerBase):
     layer_class = "subnetwork_input"
 
 
+def _has_rec_state(layer_class: Any, layer_desc: Dict[str, Any]) -> bool:
+    """:return: whether a layer of this class carries a state from step to step in a rec loop (a ``rec`` layer only
+    with a string unit)"""
+    if not getattr(layer_class, "has_rec_state", False):
+        return False
+    return not (getattr(layer_class, "layer_class", None) == "rec" and not isinstance(layer_desc.get("unit", "lstm"), str))
+
+
+def _output_layer_names(subnet_dict: Dict[str, Any]) -> List[str]:
+    """:return: the inner layers a subnetwork builds: ``output`` and those with a loss or ``is_output_layer``"""
+    names = ["output"]
+    for name, desc in sorted(subnet_dict.items()):
+        if name != "output" and not name.startswith("#") and isinstance(desc, dict) \
+                and (desc.get("loss") or desc.get("is_output_layer")):
+            names.append(name)
+    return names
+
+
+class SubnetTemplate:
+    """The templates of a subnetwork's layers (inside a rec unit, before the loop): ``templates`` inner name ->
+    (layer class, transformed kwargs, output template), ``output`` the subnetwork's output template."""
+
+    def __init__(self, name: str, subnet_dict: Dict[str, Any], network: Any, get_layer: Callable[[str], Any],
+                 data: Optional[Tensor]):
+        from returnn.tf.network.tfnetwork import TFNetwork  # the network constructs layers: built on use
+
+        self.name = name
+        self.templates: Dict[str, Any] = {}
+        net = TFNetwork(parent_net=network, absolute_name_prefix=network.get_absolute_name_prefix() + name + "/",
+                        name=name, is_inside_rec_layer=network.is_inside_rec_layer())
+        data_layer = InternalLayer(name="data", network=net, output=data) if data is not None else None
+        stand_ins: Dict[str, LayerBase] = {}
+
+        def resolve(src: str) -> Any:
+            if src == "data" and data_layer is not None:
+                return data_layer
+            if src in subnet_dict:
+                return construct(src)
+            if src.startswith("base:"):
+                return get_layer(src[len("base:"):])
+            if src.startswith("data:"):
+                return get_layer(src)
+            raise LayerArgError(layer=f"{name}", layer_class="subnetwork", arg="subnetwork",
+                                problem=f"layer {src!r} is not in the subnetwork", got=sorted(subnet_dict))
+
+        def construct(inner: str) -> LayerBase:
+            if inner in stand_ins:
+                return stand_ins[inner]
+            desc = subnet_dict[inner]
+            layer_class = validate_layer_dict(f"{name}/{inner}", desc)
+            d = dict(desc)
+            d.pop("class")
+            d["name"] = inner
+            d["network"] = net
+            layer_class.transform_config_dict(d, network=net, get_layer=resolve)
+            output = layer_class.get_out_data_from_opts(**d)
+            self.templates[inner] = (layer_class, d, output)
+            stand_ins[inner] = InternalLayer(name=inner, network=net, output=output)
+            return stand_ins[inner]
+
+        for inner in _output_layer_names(subnet_dict):
+            construct(inner)
+        self.output = self.templates["output"][2]
+
+    def stateful(self) -> List[str]:
+        """:return: inner layers with a state in a rec loop"""
+        return sorted(n for n, (cls, d, _) in self.templates.items() if _has_rec_state(cls, d))
+
+    def initial_state(self, batch_size: tf.Tensor, param_scope: Optional[str]) -> Dict[str, tf.Tensor]:
+        """:return: ``"<inner>/<key>"`` -> the state of the inner stateful layers at step 0"""
+        result = {}
+        for inner in self.stateful():
+            cls, d, output = self.templates[inner]
+            kwargs = {k: v for k, v in d.items() if k not in ("sources", "network", "name", "n_out")}
+            init = cls.get_rec_initial_state(batch_size, name=inner, n_out=output.dim,
+                                             param_scope=f"{param_scope}/{inner}" if param_scope else None, **kwargs)
+            for key, value in init.items():
+                result[f"{inner}/{key}"] = value
+        return result
+
+
 @register_layer
 class SubnetworkLayer(LayerBase):
-    """Runs a nested network dict; output = its ``"output"`` layer."""
+    """Runs a nested network dict; output = its ``"output"`` layer. In a rec loop, its state holds the states of
+    the inner stateful layers (see module doc)."""
 
     layer_class = "subnetwork"
+    has_rec_state = True  # in a rec loop: the inner layers' states ({} when none has one)
 
     def __init__(self, subnetwork: Dict[str, Any], concat_sources: bool = True, load_on_init: Any = None,
-                 _subnet: Any = None, **kwargs: Any):
+                 _subnet: Any = None, rec_previous_state: Optional[Dict[str, tf.Tensor]] = None, **kwargs: Any):
         super().__init__(**kwargs)
         self.subnetwork = _subnet
         self.output.placeholder = _subnet.layers["output"].output.placeholder
@@ -40,9 +133,20 @@ class SubnetworkLayer(LayerBase):
         for layer_name, layer in _subnet.layers.items():
             for param_name, param in layer.params.items():
                 self.params[f"{layer_name}/{param_name}"] = param
+        self.rec_state: Dict[str, tf.Tensor] = {}
+        if rec_previous_state is not None:
+            for layer_name, layer in sorted(_subnet.layers.items()):
+                for key, value in (getattr(layer, "rec_state", None) or {}).items():
+                    if f"{layer_name}/{key}" in rec_previous_state:
+                        self.rec_state[f"{layer_name}/{key}"] = value
 
     @classmethod
     def transform_config_dict(cls, d: Dict[str, Any], network: Any, get_layer: Any) -> None:
+        """Builds the subnetwork (``d["_subnet"]``: a TFNetwork), or only its templates (a :class:`SubnetTemplate`)
+        when the rec layer around it asks for templates.
+
+        :raises LayerArgError: no ``subnetwork`` dict with an ``output`` layer
+        """
         super().transform_config_dict(d, network=network, get_layer=get_layer)
         from returnn.tf.network.tfnetwork import TFNetwork, absolute_variable_scope
         name = d["name"]
@@ -51,16 +155,29 @@ class SubnetworkLayer(LayerBase):
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="subnetwork",
                                 problem="needs a dict with an 'output' layer:",
                                 got=sorted(subnet_dict) if isinstance(subnet_dict, dict) else subnet_dict)
+        sources = d.get("sources") or []
+        if _is_template_construction(network, sources):
+            data = concat_sources_template(sources, name=f"{name}/data", layer_class=cls.layer_class) \
+                if sources else None
+            d["_subnet"] = SubnetTemplate(name, subnet_dict, network, get_layer, data)
+            return
         prefix = network.get_absolute_name_prefix() + name + "/"
         subnet = TFNetwork(config=network.config, extern_data=network.extern_data, parent_net=network,
                            absolute_name_prefix=prefix, name=name, train_flag=network.train_flag,
                            rnd_seed=int(network.random.randint(2 ** 31)))
-        sources = d.get("sources") or []
         if sources:
             tmpl = concat_sources_template(sources, name=f"{name}/data", layer_class=cls.layer_class)
-            with absolute_variable_scope(prefix + "data"):
+            with absolute_variable_scope(network.get_layer_scope_name(name) + "/data"):
                 tmpl.placeholder = concat_sources(sources, tmpl)
             subnet.layers["data"] = SubnetworkInputLayer(name="data", network=subnet, output=tmpl, sources=sources)
+        state = d.get("rec_previous_state")
+        if state is not None:  # one step of a rec loop: the inner stateful layers continue from their states
+            subnet_dict = dict(subnet_dict)
+            for inner, desc in list(subnet_dict.items()):
+                prefix_key = inner + "/"
+                if isinstance(desc, dict) and any(key.startswith(prefix_key) for key in state):
+                    subnet_dict[inner] = {**desc, "rec_previous_state": {
+                        key[len(prefix_key):]: value for key, value in state.items() if key.startswith(prefix_key)}}
         subnet.construct_from_dict(subnet_dict)
         subnet.construct_layer(subnet_dict, "output")
         for inner_name, layer in subnet.layers.items():
@@ -70,4 +187,22 @@ class SubnetworkLayer(LayerBase):
 
     @classmethod
     def get_out_data_from_opts(cls, name: str, _subnet: Any = None, **kwargs: Any) -> Tensor:
+        if isinstance(_subnet, SubnetTemplate):
+            return _subnet.output.copy_template(name=f"{name}_output")
         return _subnet.layers["output"].output.copy_template(name=f"{name}_output")
+
+    @classmethod
+    def get_rec_initial_state(cls, batch_size: tf.Tensor, *, name: str, _subnet: Any = None,
+                              param_scope: Optional[str] = None, **_kwargs: Any) -> Dict[str, tf.Tensor]:
+        """:return: ``"<inner>/<key>"`` -> state at step 0 of the inner stateful layers (from the templates)"""
+        if not isinstance(_subnet, SubnetTemplate):
+            return {}
+        return _subnet.initial_state(batch_size, param_scope)
+
+
+def _is_template_construction(network: Any, sources: List[Any]) -> bool:
+    """:return: whether the rec layer around asks for templates only: its sources have no raw tensors, or the
+    network is a rec unit's template network (inside a rec layer, but not one step of its loop)"""
+    if any(getattr(src.output, "placeholder", None) is None for src in sources):
+        return True
+    return bool(network.is_inside_rec_layer() and not network.have_rec_step_info())

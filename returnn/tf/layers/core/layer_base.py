@@ -135,7 +135,10 @@ class LayerBase:
             for t in targets:
                 if t.startswith("layer:"):
                     d.setdefault("_target_layers", {})[t] = get_layer(t[len("layer:"):])
-                elif t not in network.extern_data.data and not _construct_extern_data_provider(network, t):
+                elif (t not in network.extern_data.data and not _construct_extern_data_provider(network, t)
+                      and d.get("loss")):
+                    # without a loss the target is only read when needed (e.g. for the output dim), as the
+                    # reference: a layer of a rec unit that training does not use may name data search would have
                     known = sorted(network.extern_data.data)
                     raise LayerArgError(layer=d["name"], layer_class=cls.layer_class, arg="target",
                                         problem="unknown extern data key in", got=t,
