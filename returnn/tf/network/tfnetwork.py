@@ -181,9 +181,9 @@ class TFNetwork:
         return self.get_rec_step_info(must_exist=False) is not None
 
     def get_rec_step_info(self, must_exist: bool = True) -> Any:
-        """:return: the :class:`returnn.tf.layers.core.internal.RecStepInfoLayer` of the enclosing rec loop
-            (``.step``: int32 scalar step index), looked up through plain subnetworks; None if there is none and
-            not ``must_exist``
+        """:return: the :class:`returnn.tf.layers.core.internal.RecStepInfoLayer` of the nearest enclosing rec
+            loop step (``.step``: int32 scalar step index), looked up through the enclosing networks; None if there
+            is none and not ``must_exist``
         :raises NotInsideRecLoopError: (an AssertionError, as the reference) outside of a rec loop"""
         net: Optional[TFNetwork] = self
         while net is not None:
