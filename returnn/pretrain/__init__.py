@@ -2,9 +2,11 @@
 
 Public import path kept for user configs; defines nothing. The schedule is in :mod:`returnn.pretrain.schedule`,
 the construction algorithms in :mod:`returnn.pretrain.construction`, ``WrapEpochValue`` in
-:mod:`returnn.pretrain.wrap_epoch_value`. How the engine trains the schedule: ``docs/configuration.md``.
+:mod:`returnn.pretrain.wrap_epoch_value`, ``python3 -m returnn.pretrain CONFIG`` in :mod:`returnn.pretrain.cli`. How
+the engine trains the schedule: ``docs/configuration.md``.
 """
 
+from returnn.pretrain.cli import demo as demo
 from returnn.pretrain.errors import PretrainError as PretrainError
 from returnn.pretrain.errors import PretrainOptionError as PretrainOptionError
 from returnn.pretrain.schedule import Pretrain as Pretrain
