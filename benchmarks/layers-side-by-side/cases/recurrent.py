@@ -1,5 +1,7 @@
 """Side-by-side cases: rec units and the layers used in rec loops / search (issue 17, part 2)."""
 
+from returnn.tf.util.data import SpatialDim
+
 _DATA = {"data": {"dim": 5}, "classes": {"dim": 4, "sparse": True}}
 _LN = "layernormvariantslstm"
 
@@ -47,6 +49,21 @@ def _masked_loop(unit, move_out=True, masked_from=False, feedback=False):
     net["output"]["from"] = "enc"
     return net
 
+
+_HIST = SpatialDim("history")
+_HIST2 = SpatialDim("history2")
+_SELF_ATT = {
+    "q": {"class": "linear", "from": "data:source", "n_out": 2, "activation": None},
+    "k": {"class": "linear", "from": "data:source", "n_out": 2, "activation": None},
+    "v": {"class": "linear", "from": ["data:source", "prev:att"], "n_out": 2, "activation": None},
+    "k_acc": {"class": "cum_concat", "from": "k", "out_spatial_dim": _HIST},
+    "v_acc": {"class": "cum_concat", "from": "v", "out_spatial_dim": _HIST},
+    "prod": {"class": "combine", "kind": "mul", "from": ["k_acc", "q"]},
+    "energy": {"class": "reduce", "mode": "sum", "axis": "F", "from": "prod"},
+    "w": {"class": "softmax_over_spatial", "from": "energy", "axis": _HIST},
+    "wv": {"class": "combine", "kind": "mul", "from": ["w", "v_acc"]},
+    "att": {"class": "reduce", "mode": "sum", "axis": _HIST, "from": "wv"},
+    "output": {"class": "copy", "from": "att"}}
 
 CASES = [
     {"name": "rec_lstmp", "extern_data": _DATA, "network": _rec("lstmp")},
@@ -121,4 +138,31 @@ CASES = [
      "network": _masked_loop(_LM_UNIT, feedback=True)},
     {"name": "masked_computation_subnet_lm_moved_out", "extern_data": _DATA,
      "network": _masked_loop(_LM_UNIT)},
+    # cum_concat: a self-attention step over the history (in the loop, and with move-out allowed)
+    {"name": "cum_concat_self_attention_in_loop", "extern_data": _DATA,
+     "network": _loop(dict(_SELF_ATT), move_out=False)},
+    # with move-out allowed the reference computes it over the whole sequence (gradients also without training);
+    # here cum_concat stays in the loop: the same values, and in training the same gradients
+    {"name": "cum_concat_self_attention_train", "extern_data": _DATA, "train": True,
+     "network": _loop(dict(_SELF_ATT, v={"class": "linear", "from": "data:source", "n_out": 2, "activation": None}))},
+    {"name": "cum_concat_self_attention_feedback_train", "extern_data": _DATA, "train": True,
+     "network": _loop(dict(_SELF_ATT), move_out=False)},
+    {"name": "cum_concat_cumsum", "extern_data": _DATA,
+     "network": _loop({"l": {"class": "linear", "from": "data:source", "n_out": 2, "activation": None},
+                       "acc": {"class": "cum_concat", "from": "l", "out_spatial_dim": _HIST2},
+                       "red": {"class": "reduce", "mode": "sum", "axis": _HIST2, "from": "acc"},
+                       "output": {"class": "copy", "from": "red"}}, move_out=False)},
+    # training (gradients through the loops; no dropout/zoneout in these networks)
+    {"name": "rec_in_loop_nativelstm2_train", "extern_data": _DATA, "train": True,
+     "network": _loop({"r": {"class": "rec", "unit": "nativelstm2", "n_out": 4, "from": ["data:source", "prev:r"]},
+                       "output": {"class": "copy", "from": "r"}})},
+    {"name": "rnn_cell_ln_lstm_joined_train", "extern_data": _DATA, "train": True,
+     "network": _loop({"s": {"class": "rnn_cell", "unit": _LN, "n_out": 4, "from": ["data:source", "prev:s"],
+                             "unit_opts": {"global_norm": False, "global_norm_joined": True}},
+                       "output": {"class": "copy", "from": "s"}})},
+    {"name": "masked_computation_loop_rnn_cell_in_loop_train", "extern_data": _DATA, "train": True,
+     "network": _masked_loop({"class": "rnn_cell", "unit": "standardlstm", "n_out": 3}, feedback=True,
+                             move_out=False)},
+    {"name": "masked_computation_subnet_lm_train", "extern_data": _DATA, "train": True,
+     "network": _masked_loop(_LM_UNIT, feedback=True)},
 ]

@@ -12,6 +12,7 @@ from returnn.tf.layers.attention.relative_positional_encoding import (
 from returnn.tf.layers.attention.self_attention import SelfAttentionLayer as SelfAttentionLayer
 from returnn.tf.layers.recurrent.cells.layer_norm_lstm import LayerNormVariantsLSTMCell as LayerNormVariantsLSTMCell
 from returnn.tf.layers.recurrent.cells.zoneout_lstm import ZoneoutLSTMCell as ZoneoutLSTMCell
+from returnn.tf.layers.recurrent.cum_concat import CumConcatLayer as CumConcatLayer
 from returnn.tf.layers.recurrent.get_last_hidden_state import GetLastHiddenStateLayer as GetLastHiddenStateLayer
 from returnn.tf.layers.recurrent.masked_computation import MaskedComputationLayer as MaskedComputationLayer
 from returnn.tf.layers.recurrent.rnn_cell import RnnCellLayer as RnnCellLayer

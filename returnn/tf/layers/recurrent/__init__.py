@@ -5,3 +5,4 @@ from returnn.tf.layers.recurrent.get_last_hidden_state import GetLastHiddenState
 from returnn.tf.layers.recurrent.two_d_lstm import TwoDLSTMLayer as TwoDLSTMLayer  # noqa: F401
 from returnn.tf.layers.recurrent.masked_computation import MaskedComputationLayer as MaskedComputationLayer  # noqa: F401,E501
 from returnn.tf.layers.recurrent.unmask import UnmaskLayer as UnmaskLayer  # noqa: F401
+from returnn.tf.layers.recurrent.cum_concat import CumConcatLayer as CumConcatLayer  # noqa: F401

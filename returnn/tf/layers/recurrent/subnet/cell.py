@@ -35,6 +35,11 @@ def _has_rec_state(layer: TemplateLayer) -> bool:
     return not (layer.layer_class == "rec" and not isinstance(layer.kwargs.get("unit", "lstm"), str))
 
 
+def _has_loop_local_axis(frame: Tensor) -> bool:
+    """:return: whether the frame template has a dynamic axis whose lengths are only known inside the loop"""
+    return any(d.is_dynamic() and not d.is_batch_dim() and d.dyn_size is None for d in frame.dims)
+
+
 def rename_layer_error(exc: Exception, full_name: str, short_name: str) -> Exception:
     """:return: ``exc`` re-created naming ``full_name`` (``output/s``) instead of ``short_name``, if it names it"""
     if isinstance(exc, LayerArgError) and exc.layer == short_name:
@@ -206,6 +211,17 @@ class SubnetworkRecCell:
         else:
             roots = set(needed)
         loop = t.same_step_closure(roots) - inputs
+        # a loop layer whose frame has an axis only known inside the loop (e.g. cum_concat's history) cannot be
+        # accumulated over the steps: the layers using it stay in the loop too
+        local = {n for n in loop if _has_loop_local_axis(layers[n].output)}
+        changed = bool(local)
+        while changed:
+            changed = False
+            for n in needed - loop - inputs:
+                if set(layers[n].deps) & local:
+                    loop |= t.same_step_closure({n}) - inputs
+                    local |= {n} if _has_loop_local_axis(layers[n].output) else set()
+                    changed = True
         self.inputs = inputs
         self.loop = loop
         self.outputs = needed - loop - inputs

@@ -1,0 +1,105 @@
+"""``{"class": "cum_concat", "from": "x", "out_spatial_dim": hist}``: inside a rec loop, all frames of ``x`` so far
+(the reference's CumConcatLayer; values observed from it).
+
+Shape: frame ``{B, ...}`` -> ``{B, out_spatial_dim, ...}`` where ``out_spatial_dim`` has length ``i + 1`` at step
+``i`` (frames 0..i, oldest first). Typical use: the keys/values of a self-attention decoder step.
+
+The history is a loop state: a buffer ``{B, max_len, ...}`` (``max_len``: the loop's maximal length) in which
+step i writes frame i; in a beam search it follows the hypotheses. The layer stays in the loop (the reference's
+moved-out form, a time axis whose length depends on the frame, is not built here), and so do the layers that use
+its output (their frames have an axis whose length is only known in the loop). Outside a rec layer it raises
+:class:`returnn.errors.LayerArgError`, as the reference fails too.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional
+
+import tensorflow as tf
+
+from returnn.errors import LayerArgError, LayerShapeError
+from returnn.tensor import Dim, Tensor
+from returnn.tf.layers.core.layer_base import LayerBase
+from returnn.tf.layers.core.registry import register_layer
+from returnn.tf.layers.core.sources import concat_sources, concat_sources_template
+
+_STATE = "history"
+
+
+@register_layer
+class CumConcatLayer(LayerBase):
+    """See the module docstring.
+
+    :param out_spatial_dim: the new axis of the history (required, as in the reference)
+    :param axis: accepted (the reference uses it outside the loop); unused
+    :raises LayerArgError: no ``out_spatial_dim``; used outside a rec loop; a loop without a maximal length
+    """
+
+    layer_class = "cum_concat"
+    recurrent = True
+    has_rec_state = True
+    can_run_over_time = False
+
+    def __init__(self, out_spatial_dim: Optional[Dim] = None, axis: Any = None,
+                 rec_previous_state: Optional[Dict[str, tf.Tensor]] = None, _in_frame: Any = None, **kwargs: Any):
+        super().__init__(**kwargs)
+        frame = concat_sources_template(self.sources, name=f"{self.name}/data", layer_class=self.layer_class)
+        frame.placeholder = concat_sources(self.sources, frame)
+        x = frame.copy_as_batch_major().placeholder  # [B, ...]
+        if rec_previous_state is None:
+            raise LayerArgError(layer=self.name, layer_class=self.layer_class, arg="from",
+                                problem="cum_concat must be used inside a rec layer's loop:", got="(no loop state)")
+        buffer = rec_previous_state[_STATE]  # [B, max_len, ...]
+        i = self.network.get_rec_step_index()
+        max_len = tf.shape(buffer)[1]
+        at_i = tf.reshape(tf.equal(tf.range(max_len), i), tf.concat([[1, max_len], tf.ones([tf.rank(x) - 1],
+                                                                                             tf.int32)], 0))
+        buffer = tf.where(at_i, tf.expand_dims(x, 1), buffer)
+        self.rec_state = {_STATE: buffer}
+        out_dim = self.output.dims[1]
+        out_dim.dyn_size = tf.fill(tf.shape(x)[:1], i + 1)
+        self.output.placeholder = buffer[:, :i + 1]
+
+    @classmethod
+    def transform_config_dict(cls, d: Dict[str, Any], network: Any, get_layer: Any) -> None:
+        """Also keeps the input frame template (``_in_frame``) for :meth:`get_rec_initial_state`."""
+        super().transform_config_dict(d, network=network, get_layer=get_layer)
+        d["_in_frame"] = concat_sources_template(d["sources"], name=f"{d['name']}/data", layer_class=cls.layer_class)
+
+    @classmethod
+    def get_out_data_from_opts(cls, name: str, network: Any, sources: Any = (), out_spatial_dim: Any = None,
+                               **kwargs: Any) -> Tensor:
+        """:return: the input frame with ``out_spatial_dim`` after the batch axis"""
+        if out_spatial_dim is None:
+            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="out_spatial_dim",
+                                problem="missing required argument",
+                                hint='e.g. "out_spatial_dim": SpatialDim("history") (a Dim from returnn.tf.util.data)')
+        if not isinstance(out_spatial_dim, Dim):
+            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="out_spatial_dim",
+                                problem="invalid value", got=out_spatial_dim, expected="a Dim")
+        if not network.is_inside_rec_layer():
+            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="from",
+                                problem="cum_concat must be used inside a rec layer's loop, not in", got=repr(network))
+        frame = concat_sources_template(sources, name=f"{name}/data", layer_class=cls.layer_class)
+        if frame.time_dim_axis is not None or frame.batch_dim_axis is None:
+            raise LayerShapeError(layer=name, layer_class=cls.layer_class,
+                                  problem="expects one frame {B, ...} inside the loop", got=frame.get_dims_repr())
+        frame = frame.copy_as_batch_major()
+        out = frame.copy_add_dim(1, out_spatial_dim, as_time=True)
+        return out.copy_template(name=f"{name}_output")
+
+    @classmethod
+    def get_rec_initial_state(cls, batch_size: tf.Tensor, *, name: str, rec_max_len: Any = None,
+                              _in_frame: Any = None, **_kwargs: Any) -> Dict[str, tf.Tensor]:
+        """:return: the empty history buffer ``{B, max_len, ...}`` (zeros)"""
+        if rec_max_len is None:
+            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="from",
+                                problem="cum_concat needs a loop with a maximal length (the input's time axis or "
+                                        "max_seq_len):", got=None, hint="set max_seq_len of the rec layer")
+        frame = _in_frame.copy_as_batch_major()
+        shape = [batch_size, rec_max_len] + [d.dimension for d in frame.dims[1:]]
+        if any(s is None for s in shape):
+            raise LayerShapeError(layer=name, layer_class=cls.layer_class,
+                                  problem="the input frame needs static dims besides the batch",
+                                  got=frame.get_dims_repr())
+        return {_STATE: tf.zeros(tf.stack(shape), dtype=frame.dtype)}
