@@ -129,30 +129,9 @@ class Engine(EngineBase):
         return epoch_network.get_net_dict_for_epoch(config, self.pretrain, epoch)
 
     def _apply_epoch_config(self, net_dict: Dict[str, Any], epoch: int) -> None:
-        if self._epoch_config is None or self._epoch_config.config is not self.config:
-            self._epoch_config = epoch_network.EpochConfig(self.config)
-        changed = self._epoch_config.apply(net_dict, epoch, learning_rate_control=self.learning_rate_control,
-                                           pretrain=self.pretrain)
-        dataset_keys = [key for key in changed if key in ("train", "dev", "eval", "eval_datasets")]
-        if dataset_keys:
-            self._reinit_datasets(dataset_keys)
+        from returnn.tf.engine.network_change import apply_epoch_config
 
-    def _reinit_datasets(self, keys) -> None:
-        """Re-creates the datasets of these config keys (``#config`` changed them)."""
-        from returnn.datasets.from_config import init_dataset_from_config_key, init_datasets_from_config
-
-        train_data, dev_data, eval_data = self.train_data, self.dev_data, self.eval_data
-        extra = {k: v for k, v in self.eval_datasets.items() if k not in ("dev", "eval")}
-        if "train" in keys and self.train_data is not None:
-            train_data = init_dataset_from_config_key(self.config, "train", is_train=True)
-            dist.apply_random_seed_offset(train_data)
-        if "dev" in keys:
-            dev_data = init_dataset_from_config_key(self.config, "dev")
-        if "eval" in keys:
-            eval_data = init_dataset_from_config_key(self.config, "eval")
-        if "eval_datasets" in keys:
-            extra = init_datasets_from_config(self.config)["eval_datasets"]
-        self._set_datasets(train_data, dev_data, eval_data, extra)
+        apply_epoch_config(self, net_dict, epoch)
 
     def _build(self, *, train: bool, epoch: Optional[int] = None, eval_flag: bool = False,
                search_flag: bool = False, net_dict_post_proc=None, with_updater: bool = True,

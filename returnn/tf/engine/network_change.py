@@ -12,8 +12,9 @@ Optimizer slots (Adam moments ...) start anew, as the reference's optimizer is r
 from __future__ import annotations
 
 from returnn.log import log
+from returnn.tf import distributed as dist
 from returnn.tf.distributed import engine_hooks
-from returnn.tf.engine.epoch_network import copy_param_mode_of
+from returnn.tf.engine.epoch_network import EpochConfig, copy_param_mode_of
 from returnn.tf.engine.net_dict_diff import net_dict_diff
 from returnn.tf.engine.param_copy import ParamSnapshot, assign_values, copy_params
 
@@ -40,6 +41,37 @@ def init_network_for_epoch(engine, epoch: int) -> bool:
         assign_values(engine.session, [(new_step_var, global_step)])
     engine_hooks.sync_model(engine, engine._all_variables())
     return True
+
+
+def apply_epoch_config(engine, net_dict, epoch: int) -> None:
+    """Applies the ``#config`` of ``net_dict`` (see :class:`~returnn.tf.engine.epoch_network.EpochConfig`) and
+    re-creates the datasets whose config keys it changed (``train``, ``dev``, ``eval``, ``eval_datasets``), as the
+    reference."""
+    if engine._epoch_config is None or engine._epoch_config.config is not engine.config:
+        engine._epoch_config = EpochConfig(engine.config)
+    changed = engine._epoch_config.apply(net_dict, epoch, learning_rate_control=engine.learning_rate_control,
+                                         pretrain=engine.pretrain)
+    keys = [key for key in changed if key in ("train", "dev", "eval", "eval_datasets")]
+    if keys:
+        _reinit_datasets(engine, keys)
+
+
+def _reinit_datasets(engine, keys) -> None:
+    from returnn.datasets.from_config import init_dataset_from_config_key, init_datasets_from_config
+
+    config = engine.config
+    train_data, dev_data, eval_data = engine.train_data, engine.dev_data, engine.eval_data
+    extra = {k: v for k, v in engine.eval_datasets.items() if k not in ("dev", "eval")}
+    if "train" in keys and engine.train_data is not None:
+        train_data = init_dataset_from_config_key(config, "train", is_train=True)
+        dist.apply_random_seed_offset(train_data)
+    if "dev" in keys:
+        dev_data = init_dataset_from_config_key(config, "dev")
+    if "eval" in keys:
+        eval_data = init_dataset_from_config_key(config, "eval")
+    if "eval_datasets" in keys:
+        extra = init_datasets_from_config(config)["eval_datasets"]
+    engine._set_datasets(train_data, dev_data, eval_data, extra)
 
 
 def _global_step(network):
