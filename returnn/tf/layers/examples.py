@@ -1,0 +1,355 @@
+"""One small, runnable example per registered layer class: the layer dict and the network around it.
+
+:data:`LAYER_EXAMPLES` maps every name of the layer registry (:func:`returnn.tf.layers.core.registry.
+get_layer_class_name_list`, aliases included) to a :class:`LayerExample`. The table serves two readers:
+
+- ``tests/tf/layers/test_layer_examples.py`` builds every example (on random inputs: batch 3, up to 7 frames),
+  runs it forward and backward, and checks that each layer of the class under test computes what its output
+  template (from ``get_out_data_from_opts``, before any TF op) says: dims, dtype, sparse dim, and the shape of the
+  raw tensor (static sizes, the batch size, and the maximum of the dynamic lengths). A registered class without an
+  example here fails that test.
+- the documentation (``docs/``) shows each example on the layer reference page, so every layer dict in the docs
+  is one that the test runs.
+
+The table is Python (not a data file under ``docs/``) so that it can hold ``Dim`` objects and comments, and is
+importable from the package by the tests and by the documentation generator alike.
+
+Conventions of an example: the layer under test is the layer ``"output"`` or sits below it (in a ``rec`` unit or
+a subnetwork); the surrounding layers are the minimum it needs. The extern data names used are ``data`` (dense,
+5 features unless noted) and ``classes`` (sparse, 4 classes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, Optional
+
+__all__ = ["LayerExample", "LAYER_EXAMPLES", "get_layer_example"]
+
+
+@dataclass(frozen=True)
+class LayerExample:
+    """A network around one layer class.
+
+    :param extern_data: the ``extern_data`` config value
+    :param network: the ``network`` config value (the layer under test is ``"output"`` or inside it)
+    :param notes: what the example shows, one or two sentences (shown in the docs)
+    :param flags: ``TFNetwork`` flags: ``train_flag`` (default True), ``eval_flag``, ``search_flag``
+    :param grad: whether a gradient flows from the output to a float input or a parameter (checked if True)
+    :param batch_changes: the output's batch axis has another size than the input's batch while the template
+        names the same batch dim (as the reference does for ``time_chunking``): its size is not checked
+    :param raises: for a layer that needs something this installation lacks (a native op): the name of the error
+        class that building the example raises, ``"<ErrorClass>: <text in the message>"``; nothing is run then
+    """
+
+    extern_data: Dict[str, Any]
+    network: Dict[str, Any]
+    notes: str = ""
+    flags: Dict[str, Any] = field(default_factory=dict)
+    grad: bool = True
+    batch_changes: bool = False
+    raises: Optional[str] = None
+
+
+_DATA = {"data": {"dim": 5}, "classes": {"dim": 4, "sparse": True}}
+_IMG = {"data": {"shape": (None, 3, 2)}}  # [B,T,3,F=2]
+_POS = {"data": {"dim": 5}, "pos": {"shape": (None,), "dtype": "int32"},
+        "pos0": {"shape": (), "dtype": "int32", "time_dim_axis": None}}
+_ENC = {"data": {"dim": 5}, "enc": {"dim": 4}, "pos": {"shape": (None,), "dtype": "int32"}}
+_SEARCH = {"data": {"dim": 6, "sparse": True}, "classes": {"dim": 4, "sparse": True}}
+_EMB = {"class": "linear", "activation": "tanh", "n_out": 6, "from": "data:classes"}
+_SEARCH_FLAGS = {"train_flag": False, "search_flag": True, "eval_flag": False}
+_MASK = {"r": {"class": "reduce", "mode": "max", "axis": "F", "from": "data"},
+         "m": {"class": "compare", "from": "r", "value": 0.5, "kind": "greater"}}
+
+
+def _decoder(**extra_unit: Any) -> Dict[str, Any]:
+    """an encoder and a decoder ``rec`` unit doing beam search (beam 3) over ``classes``, ending at label 0"""
+    unit = {
+        "emb": {"class": "linear", "activation": None, "with_bias": False, "n_out": 4, "from": "prev:output"},
+        "s": {"class": "rnn_cell", "unit": "gru", "n_out": 5, "from": ["emb", "base:enc_last"]},
+        "prob": {"class": "softmax", "from": ["s"], "target": "classes", "loss": "ce"},
+        "output": {"class": "choice", "from": "prob", "target": "classes", "beam_size": 3, "initial_output": 0},
+        "end": {"class": "compare", "from": "output", "value": 0},
+    }
+    unit.update(extra_unit)
+    return {
+        "enc": {"class": "linear", "activation": "tanh", "n_out": 5, "from": "data"},
+        "enc_last": {"class": "reduce", "mode": "mean", "axes": "T", "from": "enc"},
+        "dec": {"class": "rec", "from": [], "target": "classes", "max_seq_len": 6, "unit": unit},
+        "output": {"class": "decide", "from": "dec"},
+    }
+
+
+def _loop(unit: Dict[str, Any], **rec_opts: Any) -> Dict[str, Any]:
+    """a ``rec`` layer iterating over the frames of ``data`` with ``unit``"""
+    return {"output": {"class": "rec", "from": "data", "unit": unit, **rec_opts}}
+
+
+LAYER_EXAMPLES: Dict[str, LayerExample] = {
+    # ---- attention
+    "dot_attention": LayerExample(
+        _DATA, {"query": {"class": "reduce", "mode": "max", "axes": "T", "from": "data"},
+                "output": {"class": "dot_attention", "from": "query", "base": "data", "energy_factor": 0.5}},
+        notes="Attention of one query vector per sequence over the frames of ``data`` (dot product energies)."),
+    "gauss_window_attention": LayerExample(
+        _DATA, {"pos": {"class": "constant", "value": 1.6, "with_batch_dim": True},
+                "output": {"class": "gauss_window_attention", "from": "pos", "base": "data", "window_size": 3,
+                           "std": 2.0}},
+        notes="A Gaussian window of 3 frames around position 1.6 over the frames of ``data``."),
+    "generic_attention": LayerExample(
+        _DATA, {"energy": {"class": "linear", "activation": None, "n_out": 1, "from": "data"},
+                "weights": {"class": "softmax_over_spatial", "from": "energy"},
+                "output": {"class": "generic_attention", "weights": "weights", "base": "data"}},
+        notes="The weighted sum over time of ``data`` with weights from ``softmax_over_spatial``."),
+    "positional_encoding": LayerExample(
+        _DATA, {"output": {"class": "positional_encoding", "from": "data", "n_out": 5, "add_to_input": True}},
+        notes="Sinusoidal encodings of the frame positions, added to the input."),
+    "relative_positional_encoding": LayerExample(
+        _DATA, {"output": {"class": "relative_positional_encoding", "from": "data", "n_out": 3, "clipping": 2}},
+        notes="A learned encoding per clipped relative distance (``[T,T,F]``), used as ``key_shift`` of "
+              "``self_attention``."),
+    "self_attention": LayerExample(
+        _DATA, {"output": {"class": "self_attention", "from": "data", "num_heads": 2, "total_key_dim": 6, "n_out": 4,
+                           "attention_left_only": True}},
+        notes="Causal multi-head self-attention (2 heads)."),
+    # ---- control
+    "subnetwork": LayerExample(
+        _DATA, {"output": {"class": "subnetwork", "from": "data", "subnetwork": {
+            "lin": {"class": "linear", "activation": "relu", "n_out": 4, "from": "data"},
+            "output": {"class": "copy", "from": ["lin", "data"]}}}},
+        notes="A network inside a layer; ``data`` inside it is the subnetwork's input."),
+    # ---- conv
+    "conv": LayerExample(
+        _DATA, {"output": {"class": "conv", "filter_size": (3,), "padding": "same", "n_out": 4, "from": "data"}},
+        notes="1D convolution over time."),
+    "pool": LayerExample(
+        _DATA, {"output": {"class": "pool", "mode": "max", "pool_size": (2,), "padding": "same", "from": "data"}},
+        notes="Max-pooling over time with stride 2 (the pool size); the lengths are divided (rounded up)."),
+    "transposed_conv": LayerExample(
+        _DATA, {"output": {"class": "transposed_conv", "filter_size": [3], "strides": [2], "n_out": 4,
+                           "activation": "relu", "from": "data"}},
+        notes="Upsampling over time by 2."),
+    # ---- elementwise
+    "activation": LayerExample(
+        _DATA, {"output": {"class": "activation", "activation": "relu", "from": "data"}}),
+    "cast": LayerExample(
+        _DATA, {"output": {"class": "cast", "dtype": "float64", "from": "data"}}),
+    "combine": LayerExample(
+        _DATA, {"lin": {"class": "linear", "activation": None, "n_out": 5, "from": "data"},
+                "output": {"class": "combine", "kind": "add", "from": ["data", "lin"]}}),
+    "compare": LayerExample(
+        _DATA, {"output": {"class": "compare", "kind": "greater", "value": 0.0, "from": "data"}},
+        grad=False, notes="A bool output: no gradient."),
+    "copy": LayerExample(
+        _DATA, {"lin": {"class": "linear", "activation": None, "n_out": 3, "from": "data"},
+                "output": {"class": "copy", "from": ["data", "lin"]}},
+        notes="Several sources are concatenated on the feature axis."),
+    "dropout": LayerExample(
+        _DATA, {"output": {"class": "dropout", "dropout": 0.1, "from": "data"}},
+        notes="Active only with the train flag."),
+    "elemwise_prod": LayerExample(
+        _DATA, {"output": {"class": "elemwise_prod", "axes": "F", "from": "data"}},
+        notes="A learned scale per feature (param ``W``, initialized to ones)."),
+    "eval": LayerExample(
+        _DATA, {"output": {"class": "eval", "eval": "tf.tanh(source(0)) * 2.0", "from": "data"}}),
+    "gating": LayerExample(
+        _DATA, {"lin": {"class": "linear", "activation": None, "n_out": 8, "from": "data"},
+                "output": {"class": "gating", "activation": "tanh", "from": "lin"}},
+        notes="``tanh(a) * sigmoid(b)`` of the two halves of the features (8 -> 4)."),
+    "switch": LayerExample(
+        _DATA, {"c": {"class": "compare", "kind": "greater", "value": 0.0, "from": "data"},
+                "output": {"class": "switch", "condition": "c", "true_from": "data", "false_from": 0.0}}),
+    # ---- indexing
+    "gather_nd": LayerExample(
+        _POS, {"output": {"class": "gather_nd", "from": "data", "position": "data:pos"}},
+        notes="Per sequence, the frames of ``data`` at the positions ``pos`` ``{B,T'}``."),
+    "scatter_nd": LayerExample(
+        _ENC, {"output": {"class": "scatter_nd", "from": "data", "position": "data:pos", "position_axis": "T",
+                          "output_dim_via_time_from": "data:enc"}},
+        notes="Frames of ``data`` added at positions ``pos`` into a new time axis (the one of ``enc``)."),
+    "slice_nd": LayerExample(
+        _POS, {"output": {"class": "slice_nd", "from": "data", "start": "data:pos0", "size": 3}},
+        notes="Per sequence a window of 3 frames from position ``pos0``."),
+    # ---- inputs
+    "constant": LayerExample(
+        _DATA, {"output": {"class": "constant", "value": 1.5, "with_batch_dim": True}}, grad=False,
+        notes="No input: no gradient."),
+    "length": LayerExample(
+        _DATA, {"output": {"class": "length", "from": "data"}}, grad=False,
+        notes="The sequence lengths ``{B}`` (int32)."),
+    "source": LayerExample(
+        _DATA, {"output": {"class": "source", "data_key": "data"}},
+        notes='What ``"data"`` / ``"data:<key>"`` in ``from`` create implicitly.'),
+    # ---- linear
+    "dot": LayerExample(
+        _DATA, {"a": {"class": "linear", "activation": None, "n_out": 5, "from": "data"},
+                "output": {"class": "dot", "from": ["a", "data"], "red1": "F", "red2": "F", "var1": None,
+                           "var2": None}},
+        notes="Per frame the dot product of two feature vectors."),
+    "forward": LayerExample(
+        _DATA, {"output": {"class": "forward", "activation": "tanh", "n_out": 3, "from": "data"}},
+        notes='An alias of ``"linear"``.'),
+    "hidden": LayerExample(
+        _DATA, {"output": {"class": "hidden", "activation": "relu", "n_out": 3, "from": "data"}},
+        notes='An alias of ``"linear"``.'),
+    "linear": LayerExample(
+        _DATA, {"output": {"class": "linear", "activation": "tanh", "n_out": 3, "from": "data"}}),
+    "softmax": LayerExample(
+        _DATA, {"emb": _EMB, "output": {"class": "softmax", "from": "emb", "target": "classes", "loss": "ce"}},
+        flags={"train_flag": True, "eval_flag": True},
+        notes="The output dim comes from the target; with ``loss`` the cross-entropy is added to the objective "
+              "(the input is on the time axis of ``classes``, as the loss needs). ``n_out`` alone works too."),
+    "softmax_over_spatial": LayerExample(
+        _DATA, {"energy": {"class": "linear", "activation": None, "n_out": 1, "from": "data"},
+                "output": {"class": "softmax_over_spatial", "from": "energy"}},
+        notes="Softmax over the frames of each sequence (padding gets 0)."),
+    # ---- loss_layers
+    "edit_distance": LayerExample(
+        {"data": {"dim": 5}, "a": {"dim": 4, "sparse": True}, "b": {"dim": 4, "sparse": True}},
+        {"output": {"class": "edit_distance", "a": "data:a", "b": "data:b"}}, grad=False,
+        notes="Levenshtein distance per sequence between two label sequences."),
+    "loss": LayerExample(
+        _DATA, {"emb": _EMB, "probs": {"class": "linear", "activation": "softmax", "n_out": 4, "from": "emb"},
+                "output": {"class": "loss", "from": "probs", "loss_": "ce", "target_": "classes"}},
+        flags={"train_flag": True, "eval_flag": True},
+        notes="The cross-entropy value per frame, as a layer output (not added to the objective)."),
+    "sparse_softmax_cross_entropy_with_logits": LayerExample(
+        _DATA, {"emb": _EMB, "logits": {"class": "linear", "activation": None, "n_out": 4, "from": "emb"},
+                "output": {"class": "sparse_softmax_cross_entropy_with_logits", "logits": "logits",
+                           "targets": "data:classes"}}),
+    # ---- norm
+    "batch_norm": LayerExample(
+        _DATA, {"output": {"class": "batch_norm", "from": "data"}},
+        notes="Batch statistics with the train flag, running averages otherwise."),
+    "layer_norm": LayerExample(
+        _DATA, {"output": {"class": "layer_norm", "from": "data"}}),
+    # ---- recurrent
+    "get_last_hidden_state": LayerExample(
+        _DATA, {"lstm": {"class": "rec", "unit": "nativelstm2", "n_out": 4, "from": "data"},
+                "output": {"class": "get_last_hidden_state", "from": "lstm", "n_out": 8}},
+        notes="The final LSTM state ``[c, h]`` per sequence."),
+    "masked_computation": LayerExample(
+        _DATA, dict(_MASK, output={"class": "masked_computation", "mask": "m", "from": "data",
+                                   "unit": {"class": "linear", "activation": "tanh", "n_out": 3}}),
+        notes="The unit runs on the frames where the mask is true, packed on a new time axis."),
+    "rec": LayerExample(
+        _DATA, {"output": {"class": "rec", "unit": "nativelstm2", "n_out": 4, "from": "data"}},
+        notes="An LSTM over time; ``unit`` can also be a dict of layers run per frame (see ``rnn_cell``)."),
+    "rnn_cell": LayerExample(
+        _DATA, _loop({"s": {"class": "rnn_cell", "unit": "standardlstm", "n_out": 4, "from": ["data:source"]},
+                      "output": {"class": "copy", "from": "s"}}),
+        notes="One LSTM step per frame inside a ``rec`` unit."),
+    "twod_lstm": LayerExample(
+        _DATA, {"output": {"class": "twod_lstm", "n_out": 4, "from": "data", "pooling": "max"}},
+        raises="LayerArgError: TwoDLSTM",
+        notes="Needs the reference's native ``TwoDLSTM`` op, which this project does not have: building it raises "
+              "an error naming the op."),
+    "unmask": LayerExample(
+        _DATA, _loop({"r": {"class": "reduce", "mode": "max", "axis": "F", "from": "data:source"},
+                      "m": {"class": "compare", "from": "r", "value": 0.5, "kind": "greater"},
+                      "mc": {"class": "masked_computation", "mask": "m", "from": "data:source",
+                             "unit": {"class": "rnn_cell", "unit": "standardlstm", "n_out": 3}},
+                      "output": {"class": "unmask", "from": "mc", "mask": "m"}}),
+        notes="In a ``rec`` unit: the LSTM steps only on masked frames; ``unmask`` repeats its last output on the "
+              "other frames."),
+    # ---- reduce
+    "accumulate_mean": LayerExample(
+        _DATA, {"output": {"class": "accumulate_mean", "exp_average": 0.1, "from": "data"}}, grad=False,
+        notes="The running mean of the input (a non-trainable variable updated in training): no gradient."),
+    "reduce": LayerExample(
+        _DATA, {"output": {"class": "reduce", "mode": "mean", "axes": "T", "from": "data"}},
+        notes="Mean over the frames of each sequence (padding excluded)."),
+    "reduce_out": LayerExample(
+        {"data": {"dim": 6}}, {"output": {"class": "reduce_out", "mode": "max", "num_pieces": 2, "from": "data"}},
+        notes="Maxout: the max over groups of 2 features (6 -> 3)."),
+    # ---- search
+    "choice": LayerExample(
+        _SEARCH, _decoder(), flags=_SEARCH_FLAGS, grad=False,
+        notes="Beam search (beam 3) in a decoder ``rec`` unit; ``decide`` takes the best hypothesis."),
+    "decide": LayerExample(
+        _SEARCH, _decoder(), flags=_SEARCH_FLAGS, grad=False,
+        notes="The best hypothesis of the beam of ``dec`` (the decoder of the ``choice`` example)."),
+    # ---- shape
+    "combine_dims": LayerExample(
+        _IMG, {"output": {"class": "combine_dims", "axes": ["dim:3", "F"], "from": "data"}},
+        notes="The older name of ``merge_dims``."),
+    "expand_dims": LayerExample(
+        _DATA, {"output": {"class": "expand_dims", "axis": "F", "from": "data"}}),
+    "flatten_batch": LayerExample(
+        _DATA, {"output": {"class": "flatten_batch", "from": "data"}},
+        notes="The frames of all sequences packed into one batch axis ``B&T``."),
+    "gather": LayerExample(
+        _DATA, {"output": {"class": "gather", "from": "data", "axis": "F", "position": 2}}),
+    "merge_dims": LayerExample(
+        _IMG, {"output": {"class": "merge_dims", "axes": ["dim:3", "F"], "from": "data"}},
+        notes="Two static axes merged into one feature axis (3*2)."),
+    "pad": LayerExample(
+        _DATA, {"output": {"class": "pad", "axes": "T", "padding": (1, 2), "from": "data"}}),
+    "postfix_in_time": LayerExample(
+        _DATA, {"output": {"class": "postfix_in_time", "postfix": 0.0, "repeat": 2, "from": "data"}}),
+    "prefix_in_time": LayerExample(
+        _DATA, {"output": {"class": "prefix_in_time", "prefix": 0.0, "repeat": 2, "from": "data"}}),
+    "reinterpret_data": LayerExample(
+        _DATA, {"output": {"class": "reinterpret_data", "enforce_time_major": True, "from": "data"}}),
+    "shift_axis": LayerExample(
+        _DATA, {"output": {"class": "shift_axis", "axis": "T", "amount": 1, "pad_value": 0.5, "from": "data"}}),
+    "slice": LayerExample(
+        _DATA, {"output": {"class": "slice", "axis": "T", "slice_start": 1, "slice_step": 2, "from": "data"}}),
+    "split_batch_time": LayerExample(
+        {"data": {"shape": (4, 5), "time_dim_axis": 1}},
+        {"flat": {"class": "flatten_batch", "from": "data"},
+         "lin": {"class": "linear", "activation": "tanh", "n_out": 3, "from": "flat"},
+         "output": {"class": "split_batch_time", "base": "data", "from": "lin"}},
+        notes="Splits a ``{B*T, ...}`` batch axis into ``{B, T}`` (``T`` and the lengths of ``base``); here the time "
+              "axis is static (4 frames), so ``flatten_batch`` gives ``B*T`` entries."),
+    "split_dims": LayerExample(
+        {"data": {"dim": 6}}, {"output": {"class": "split_dims", "axis": "F", "dims": (2, 3), "from": "data"}}),
+    "squeeze": LayerExample(
+        _DATA, {"ex": {"class": "expand_dims", "axis": "spatial", "from": "data"},
+                "output": {"class": "squeeze", "axis": "dim:1", "from": "ex"}}),
+    "swap_axes": LayerExample(
+        _IMG, {"output": {"class": "swap_axes", "axis1": "dim:3", "axis2": "F", "from": "data"}}),
+    "time_chunking": LayerExample(
+        _DATA, {"output": {"class": "time_chunking", "chunk_size": 3, "chunk_step": 2, "from": "data"}},
+        batch_changes=True,
+        notes="Overlapping chunks of 3 frames (step 2), each chunk a sequence of the batch: the output's batch axis "
+              "has ``B*C`` entries, while its template (as the reference's) still names the batch dim ``B``."),
+    "time_unchunking": LayerExample(
+        _DATA, {"c": {"class": "time_chunking", "chunk_size": 3, "chunk_step": 2, "from": "data"},
+                "lin": {"class": "linear", "activation": "tanh", "n_out": 3, "from": "c"},
+                "output": {"class": "time_unchunking", "chunking_layer": "c", "from": "lin"}},
+        notes="Undoes ``time_chunking`` (overlapping frames averaged)."),
+    "transpose": LayerExample(
+        _DATA, {"output": {"class": "transpose", "perm": {"T": "F", "F": "T"}, "from": "data"}}),
+    "unflatten_batch": LayerExample(
+        _DATA, {"flat": {"class": "flatten_batch", "from": "data"},
+                "lin": {"class": "linear", "activation": "tanh", "n_out": 3, "from": "flat"},
+                "output": {"class": "unflatten_batch", "from": "lin"}},
+        notes="Undoes ``flatten_batch`` (the lengths are taken from the flattened input)."),
+    "window": LayerExample(
+        _DATA, {"output": {"class": "window", "window_size": 3, "from": "data"}},
+        notes="Per frame the 3 frames around it (a new axis)."),
+    # ---- utility
+    "print": LayerExample(
+        _DATA, {"lin": {"class": "linear", "activation": None, "n_out": 2, "from": "data"},
+                "output": {"class": "print", "from": "lin", "summarize": 4}},
+        notes="Passes its input through and prints the value (to the log) each time it is computed."),
+    "hdf_dump": LayerExample(
+        _DATA, {"lin": {"class": "linear", "activation": None, "n_out": 2, "from": "data"},
+                "output": {"class": "hdf_dump", "filename": "dump.hdf", "from": "lin"}},
+        notes="Passes its input through and writes each computed batch into ``dump.hdf`` (relative to the "
+              "working directory), readable by ``HDFDataset``."),
+    # ---- variables
+    "variable": LayerExample(
+        _DATA, {"var": {"class": "variable", "shape": [5], "init": "glorot_uniform"},
+                "output": {"class": "combine", "kind": "mul", "from": ["data", "var"]}},
+        notes="A trainable ``[F]`` parameter, here multiplied with the input."),
+}
+
+
+def get_layer_example(name: str) -> LayerExample:
+    """:return: the example of layer class ``name``
+    :raises KeyError: no example for ``name``
+    """
+    return LAYER_EXAMPLES[name]
