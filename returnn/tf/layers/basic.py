@@ -30,6 +30,7 @@ from returnn.tf.layers.elementwise.switch import SwitchLayer as SwitchLayer
 from returnn.tf.layers.indexing.gather_nd import GatherNdLayer as GatherNdLayer
 from returnn.tf.layers.indexing.scatter_nd import ScatterNdLayer as ScatterNdLayer
 from returnn.tf.layers.indexing.slice_nd import SliceNdLayer as SliceNdLayer
+from returnn.tf.layers.indexing.top_k import TopKLayer as TopKLayer
 from returnn.tf.layers.inputs.constant import ConstantLayer as ConstantLayer
 from returnn.tf.layers.inputs.global_train_step import GlobalTrainStepLayer as GlobalTrainStepLayer
 from returnn.tf.layers.inputs.length import LengthLayer as LengthLayer
@@ -72,13 +73,18 @@ from returnn.tf.layers.search.select_search_sources import SelectSearchSourcesLa
 from returnn.tf.layers.shape.postfix_in_time import PostfixInTimeLayer as PostfixInTimeLayer
 from returnn.tf.layers.shape.prefix_in_time import PrefixInTimeLayer as PrefixInTimeLayer
 from returnn.tf.layers.shape.reinterpret_data import ReinterpretDataLayer as ReinterpretDataLayer
+from returnn.tf.layers.shape.repeat import RepeatLayer as RepeatLayer
+from returnn.tf.layers.shape.resize import ResizeLayer as ResizeLayer
 from returnn.tf.layers.shape.seq_len_mask import SeqLenMaskLayer as SeqLenMaskLayer
 from returnn.tf.layers.shape.shift_axis import ShiftAxisLayer as ShiftAxisLayer
 from returnn.tf.layers.shape.slice import SliceLayer as SliceLayer
+from returnn.tf.layers.shape.split import SplitLayer as SplitLayer
 from returnn.tf.layers.shape.split_batch_time import SplitBatchTimeLayer as SplitBatchTimeLayer
 from returnn.tf.layers.shape.split_dims import SplitDimsLayer as SplitDimsLayer
 from returnn.tf.layers.shape.squeeze import SqueezeLayer as SqueezeLayer
+from returnn.tf.layers.shape.stack import StackLayer as StackLayer
 from returnn.tf.layers.shape.swap_axes import SwapAxesLayer as SwapAxesLayer
+from returnn.tf.layers.shape.tile import TileLayer as TileLayer
 from returnn.tf.layers.shape.time_chunking import TimeChunkingLayer as TimeChunkingLayer
 from returnn.tf.layers.shape.time_unchunking import TimeUnChunkingLayer as TimeUnChunkingLayer
 from returnn.tf.layers.shape.transpose import TransposeLayer as TransposeLayer
