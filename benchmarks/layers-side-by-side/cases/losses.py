@@ -34,6 +34,32 @@ def _sampling_case(name, **opts):
                             emb={"class": "linear", "activation": "tanh", "n_out": 6, "from": "data"})
 
 
+# alignment layers: no gradient in the reference (its ops have none), so the scores come from int inputs without
+# params (the runner only differentiates float inputs and params); "data" ints in [0, 5)
+_ALIGN_DATA = {"data": {"dim": 5, "dtype": "int32"}, "classes": {"dim": 4, "sparse": True}}
+_SCORES = {"class": "eval", "from": "data", "out_type": {"dtype": "float32"},
+           "eval": "tf.nn.log_softmax(tf.cast(source(0), tf.float32) * 0.7"
+                   " + 0.05 * tf.sin(tf.cumsum(tf.cast(source(0), tf.float32), axis=1)))"}
+
+
+def _align_value_case(name, layer, attr):
+    """The output is the layer's per-sequence ``attr`` (``scores`` / ``output_loss``), -inf clipped to -1e4."""
+    case = _align_case(name, layer, max_len=9)
+    case["network"]["align"] = case["network"].pop("output")
+    case["network"]["output"] = {
+        "class": "eval", "from": "align", "out_type": {"shape": (), "batch_dim_axis": 0, "time_dim_axis": None,
+                                                       "dim": None, "dtype": "float32"},
+        "eval": f"tf.maximum(self.sources[0].{attr}, -1e4)"
+                " + 0.0 * tf.reduce_sum(tf.cast(source(0, auto_convert=False, as_data=True).placeholder, tf.float32))"}
+    return case
+
+
+def _align_case(name, layer, *, ties=False, **kw):
+    scores = dict(_SCORES, eval="tf.nn.log_softmax(tf.cast(source(0), tf.float32) * 0.7)") if ties else _SCORES
+    net = {"scores": scores, "probs": {"class": "activation", "activation": "exp", "from": "scores"}, "output": layer}
+    return {"name": name, "extern_data": _ALIGN_DATA, "network": net, "batch": 12, **kw}
+
+
 CASES = [
     _loss_case("loss_ce", "ce"),
     _loss_case("loss_ce_label_smoothing", "ce", loss_opts_={"label_smoothing": 0.1}),
@@ -60,4 +86,28 @@ CASES = [
     _sampling_case("sampling_loss_nce_log_norm_term", nce_loss=True, nce_log_norm_term=2.0,
                    remove_accidental_hits=True),
     _sampling_case("sampling_loss_full_softmax", use_full_softmax=True),
+    _align_case("forced_align_ctc", {"class": "forced_align", "from": "scores", "input_type": "log_prob",
+                                     "align_target": "data:classes", "topology": "ctc"}, max_len=9),
+    _align_case("forced_align_rna", {"class": "forced_align", "from": "scores", "input_type": "log_prob",
+                                     "align_target": "data:classes", "topology": "rna"}, max_len=9),
+    _align_case("forced_align_ctc_ties", {"class": "forced_align", "from": "scores", "input_type": "log_prob",
+                                          "align_target": "data:classes", "topology": "ctc"}, ties=True, max_len=9),
+    _align_case("forced_align_rna_prob", {"class": "forced_align", "from": "probs", "input_type": "prob",
+                                          "align_target": "data:classes", "topology": "rna"}, max_len=9),
+    _align_case("fast_bw_ctc", {"class": "fast_bw", "from": "scores", "align_target": "ctc",
+                                "align_target_key": "classes"}, max_len=9),
+    _align_case("fast_bw_ctc_no_label_loop_blank0", {"class": "fast_bw", "from": "scores", "align_target": "ctc",
+                                                     "align_target_key": "classes",
+                                                     "ctc_opts": {"label_loop": False, "blank_idx": 0}}, max_len=9),
+    _align_case("fast_bw_ctc_prob_am_scale_min_prob", {"class": "fast_bw", "from": "probs", "input_type": "prob",
+                                                       "align_target": "ctc", "align_target_key": "classes",
+                                                       "am_scale": 0.7, "min_prob": 0.05}, max_len=9),
+    _align_case("fast_bw_staircase", {"class": "fast_bw", "from": "scores", "align_target": "staircase",
+                                      "staircase_seq_len_source": "data:classes"}, max_len=5),  # stairs <= C
+    _align_value_case("forced_align_ctc_scores", {"class": "forced_align", "from": "scores", "input_type": "log_prob",
+                                                  "align_target": "data:classes", "topology": "ctc"}, "scores"),
+    _align_value_case("forced_align_rna_scores", {"class": "forced_align", "from": "scores", "input_type": "log_prob",
+                                                  "align_target": "data:classes", "topology": "rna"}, "scores"),
+    _align_value_case("fast_bw_ctc_output_loss", {"class": "fast_bw", "from": "scores", "align_target": "ctc",
+                                                  "align_target_key": "classes"}, "output_loss"),
 ]

@@ -8,6 +8,7 @@ from returnn.tf.layers import inputs as inputs  # noqa: F401
 from returnn.tf.layers import linear as linear  # noqa: F401
 from returnn.tf.layers import losses as losses  # noqa: F401
 from returnn.tf.layers import loss_layers as loss_layers  # noqa: F401  (losses helper: loss, edit_distance, ...)
+from returnn.tf.layers import alignment as alignment  # noqa: F401  (losses helper: forced_align, fast_bw)
 from returnn.tf.layers import norm as norm  # noqa: F401
 from returnn.tf.layers import recurrent as recurrent  # noqa: F401
 from returnn.tf.layers import reduce as reduce  # noqa: F401

@@ -2,6 +2,8 @@
 re-exported from the module that owns it."""
 
 import returnn.tf.layers  # noqa: F401  (registers all built-in layers)
+from returnn.tf.layers.alignment.fast_bw import FastBaumWelchLayer as FastBaumWelchLayer
+from returnn.tf.layers.alignment.forced_align import ForcedAlignmentLayer as ForcedAlignmentLayer
 from returnn.tf.layers.control.subnetwork import SubnetworkLayer as SubnetworkLayer
 from returnn.tf.layers.conv.conv import ConvLayer as ConvLayer
 from returnn.tf.layers.conv.pool import PoolLayer as PoolLayer
