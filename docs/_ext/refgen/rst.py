@@ -144,9 +144,52 @@ def code_block(code: str, language: str = "python") -> str:
     return f".. code-block:: {language}\n\n" + textwrap.indent(code.rstrip("\n"), "   ", lambda _: True) + "\n"
 
 
+class _Name:
+    """Prints as a bare name inside ``pprint`` output."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+def _dim_expr(dim: object) -> str:
+    """:return: the constructor of a ``returnn.tensor.Dim`` as a config writes it"""
+    description = getattr(dim, "description", None) or "dim"
+    size = getattr(dim, "dimension", None)
+    kind = str(getattr(dim, "kind", ""))
+    if "Feature" in kind:
+        return f"FeatureDim({description!r}, {size!r})"
+    return f"SpatialDim({description!r}" + (f", {size!r})" if size is not None else ")")
+
+
 def python_assignments(**values: object) -> str:
-    """:return: ``name = <value>`` lines, values pretty-printed as Python literals"""
+    """:return: ``name = <value>`` lines, values pretty-printed as Python literals; ``Dim`` objects in them become
+    variables defined first (``history = SpatialDim("history")``)"""
+    from returnn.tensor import Dim
+    dims: Dict[int, Tuple[str, object]] = {}
+
+    def replace(value: object) -> object:
+        if isinstance(value, Dim):
+            if id(value) not in dims:
+                name = re.sub(r"\W+", "_", str(value.description or "dim")).strip("_").lower() or "dim"
+                while name in {n for n, _ in dims.values()}:
+                    name += "_"
+                dims[id(value)] = (name, value)
+            return _Name(dims[id(value)][0])
+        if isinstance(value, dict):
+            return {k: replace(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return type(value)(replace(v) for v in value)
+        return value
+
+    values = {name: replace(value) for name, value in values.items()}
     lines = []
+    if dims:
+        kinds = sorted({_dim_expr(d).split("(")[0] for _, d in dims.values()})
+        lines.append(f"from returnn.tf.util.data import {', '.join(kinds)}")
+        lines += [f"{name} = {_dim_expr(dim)}" for name, dim in dims.values()]
     for name, value in values.items():
         text = pprint.pformat(value, width=80, sort_dicts=False)
         lines.append(f"{name} = " + text.replace("\n", "\n" + " " * (len(name) + 3)))

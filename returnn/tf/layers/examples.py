@@ -22,7 +22,9 @@ a subnetwork); the surrounding layers are the minimum it needs. The extern data 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Tuple
+
+from returnn.tensor import SpatialDim
 
 __all__ = ["LayerExample", "LAYER_EXAMPLES", "get_layer_example"]
 
@@ -36,6 +38,8 @@ class LayerExample:
     :param notes: what the example shows, one or two sentences (shown in the docs)
     :param flags: ``TFNetwork`` flags: ``train_flag`` (default True), ``eval_flag``, ``search_flag``
     :param grad: whether a gradient flows from the output to a float input or a parameter (checked if True)
+    :param lengths: per extern data key, the (min, max) of its random sequence lengths (default (1, 7); the
+        first sequence gets the max), e.g. for labels that must fit into the frames
     :param batch_changes: the output's batch axis has another size than the input's batch while the template
         names the same batch dim (as the reference does for ``time_chunking``): its size is not checked
     :param raises: for a layer that needs something this installation lacks (a native op): the name of the error
@@ -47,6 +51,7 @@ class LayerExample:
     notes: str = ""
     flags: Dict[str, Any] = field(default_factory=dict)
     grad: bool = True
+    lengths: Dict[str, Tuple[int, int]] = field(default_factory=dict)
     batch_changes: bool = False
     raises: Optional[str] = None
 
@@ -86,7 +91,21 @@ def _loop(unit: Dict[str, Any], **rec_opts: Any) -> Dict[str, Any]:
     return {"output": {"class": "rec", "from": "data", "unit": unit, **rec_opts}}
 
 
-LAYER_EXAMPLES: Dict[str, LayerExample] = {
+def _examples() -> Dict[str, LayerExample]:
+    """:return: the table, with new ``Dim`` objects (a dim takes the lengths of the graph it is used in)"""
+    hist = SpatialDim("history")
+    return {**_EXAMPLES, **{
+        # ---- recurrent (needs a Dim)
+        "cum_concat": LayerExample(
+            _DATA, _loop({"lin": {"class": "linear", "activation": "tanh", "n_out": 3, "from": "data:source"},
+                          "hist": {"class": "cum_concat", "from": "lin", "out_spatial_dim": hist},
+                          "output": {"class": "reduce", "mode": "mean", "axis": hist, "from": "hist"}}),
+            notes="Inside a ``rec`` unit: all frames of ``lin`` so far, on the new axis ``history`` (length ``i + 1`` "
+                  "at step ``i``), here averaged."),
+    }}
+
+
+_EXAMPLES: Dict[str, LayerExample] = {
     # ---- attention
     "dot_attention": LayerExample(
         _DATA, {"query": {"class": "reduce", "mode": "max", "axes": "T", "from": "data"},
@@ -330,7 +349,81 @@ LAYER_EXAMPLES: Dict[str, LayerExample] = {
     "window": LayerExample(
         _DATA, {"output": {"class": "window", "window_size": 3, "from": "data"}},
         notes="Per frame the 3 frames around it (a new axis)."),
+    # ---- alignment
+    "fast_bw": LayerExample(
+        _DATA, {"logp": {"class": "linear", "activation": "log_softmax", "n_out": 5, "from": "data"},
+                "output": {"class": "fast_bw", "from": "logp", "align_target": "ctc", "align_target_key": "classes"}},
+        lengths={"data": (7, 7), "classes": (1, 3)}, grad=False,
+        notes="Baum-Welch posteriors ``{B, T, 5}`` of the CTC topology of the labels of ``classes`` (4 labels, the "
+              "blank last) given the frame log-probabilities; soft targets, so no gradient flows back."),
+    "forced_align": LayerExample(
+        _DATA, {"logp": {"class": "linear", "activation": "log_softmax", "n_out": 5, "from": "data"},
+                "output": {"class": "forced_align", "from": "logp", "align_target": "data:classes",
+                           "topology": "ctc", "input_type": "log_prob"}},
+        lengths={"data": (7, 7), "classes": (1, 3)}, grad=False,
+        notes="The best CTC path of the labels of ``classes`` through the frames: one label (or blank) per frame."),
+    # ---- inputs
+    "global_train_step": LayerExample(
+        _DATA, {"output": {"class": "global_train_step"}}, grad=False,
+        notes="The ``global_step`` variable (int64 scalar)."),
+    "range": LayerExample(
+        _DATA, {"output": {"class": "range", "limit": 5, "start": 1, "delta": 2}}, grad=False,
+        notes="``[1, 3]``: no batch axis."),
+    "range_from_length": LayerExample(
+        _DATA, {"len": {"class": "length", "from": "data"},
+                "output": {"class": "range_from_length", "from": "len"}}, grad=False,
+        notes="``0 .. max(length)-1`` on the time axis of ``data`` (whose lengths ``len`` holds)."),
+    "range_in_axis": LayerExample(
+        _DATA, {"output": {"class": "range_in_axis", "from": "data", "axis": "T"}}, grad=False,
+        notes="The frame positions ``{T}`` of ``data``."),
+    "train_flag": LayerExample(
+        _DATA, {"output": {"class": "train_flag"}}, grad=False,
+        notes="True in training, False otherwise (a bool scalar)."),
+    # ---- indexing
+    "top_k": LayerExample(
+        _DATA, {"top": {"class": "top_k", "axis": "F", "k": 2, "from": "data"},
+                "output": {"class": "combine", "kind": "add", "from": ["top", "top/indices"],
+                           "out_type": {"dtype": "float32"}}},
+        notes="The 2 largest features per frame; ``top/indices`` has their positions (sparse, the feature dim)."),
+    # ---- norm
+    "math_norm": LayerExample(
+        _DATA, {"output": {"class": "math_norm", "p": 2, "axis": "F", "from": "data"}},
+        notes="The L2 norm of each frame."),
+    "norm": LayerExample(
+        _DATA, {"output": {"class": "norm", "axis": "F", "from": "data"}},
+        notes="Normalization over the features with a learned scale and bias (as ``layer_norm``, other params)."),
+    # ---- reduce
+    "cumsum": LayerExample(
+        _DATA, {"output": {"class": "cumsum", "axis": "T", "from": "data"}}),
+    # ---- shape
+    "repeat": LayerExample(
+        _DATA, {"output": {"class": "repeat", "repetitions": 2, "axis": "T", "from": "data"}},
+        notes="Every frame twice: lengths doubled."),
+    "resize": LayerExample(
+        _DATA, {"output": {"class": "resize", "factor": 2, "axis": "T", "kind": "linear", "from": "data"}},
+        notes="Linear interpolation to twice the frames."),
+    "seq_len_mask": LayerExample(
+        _DATA, {"output": {"class": "seq_len_mask", "mask_value": 0.0, "axis": "T", "from": "data"}},
+        notes="The padded frames set to 0."),
+    "split": LayerExample(
+        _DATA, {"split": {"class": "split", "axis": "F", "size_splits": (2, 3), "from": "data"},
+                "output": {"class": "combine", "kind": "add", "from": ["split/1", "split/1"]}},
+        notes="The features split into parts of 2 and 3, the sub layers ``split/0`` and ``split/1``."),
+    "stack": LayerExample(
+        _DATA, {"act": {"class": "activation", "activation": "tanh", "from": "data"},
+                "output": {"class": "stack", "from": ["data", "act"]}},
+        notes="A new axis of size 2 (before the feature axis) holding both inputs, which must have the same dims."),
+    "tile": LayerExample(
+        _DATA, {"output": {"class": "tile", "multiples": {"F": 2}, "from": "data"}},
+        notes="The features twice (``5 -> 10``); dynamic axes cannot be tiled."),
     # ---- utility
+    "identity": LayerExample(
+        _DATA, {"lin": {"class": "linear", "activation": None, "n_out": 2, "from": "data"},
+                "output": {"class": "identity", "from": "data", "control_dependencies": ["lin"]}},
+        notes="The input, computed after ``lin``."),
+    "scaled_grad": LayerExample(
+        _DATA, {"output": {"class": "scaled_grad", "scale": -1.0, "from": "data"}},
+        notes="Gradient reversal: identity forward, the gradient negated."),
     "print": LayerExample(
         _DATA, {"lin": {"class": "linear", "activation": None, "n_out": 2, "from": "data"},
                 "output": {"class": "print", "from": "lin", "summarize": 4}},
@@ -348,8 +441,13 @@ LAYER_EXAMPLES: Dict[str, LayerExample] = {
 }
 
 
+#: every example (name -> :class:`LayerExample`), e.g. for the documentation; to build one, take a fresh copy from
+#: :func:`get_layer_example` (its ``Dim`` objects are new)
+LAYER_EXAMPLES: Dict[str, LayerExample] = _examples()
+
+
 def get_layer_example(name: str) -> LayerExample:
-    """:return: the example of layer class ``name``
+    """:return: the example of layer class ``name``, with new ``Dim`` objects
     :raises KeyError: no example for ``name``
     """
-    return LAYER_EXAMPLES[name]
+    return _examples()[name]

@@ -28,7 +28,7 @@ import returnn.tf.network.tfnetwork as tfnetwork_module
 from returnn.config import Config
 from returnn.tf.layers.core.layer_base import LayerBase
 from returnn.tf.layers.core.registry import LAYERS, get_layer_class_name_list, is_user_layer_class, register_layer_class
-from returnn.tf.layers.examples import LAYER_EXAMPLES, LayerExample
+from returnn.tf.layers.examples import LAYER_EXAMPLES, LayerExample, get_layer_example
 
 BATCH = 3
 MAX_LEN = 7
@@ -172,13 +172,14 @@ class _Recorder:
             self.in_loop_asserts += 1
 
 
-def _make_feed(net: Any, rng: np.random.RandomState) -> Dict[Any, np.ndarray]:
+def _make_feed(net: Any, rng: np.random.RandomState, ranges: Dict[str, Tuple[int, int]]) -> Dict[Any, np.ndarray]:
     feed = {}
     lengths: Dict[int, np.ndarray] = {}
     for key, data in sorted(net.extern_data.data.items()):
         if data.placeholder is None:
             continue
-        shape = [BATCH if axis == data.batch_dim_axis else (MAX_LEN if size is None else size)
+        low, high = ranges.get(key, (1, MAX_LEN))
+        shape = [BATCH if axis == data.batch_dim_axis else (high if size is None else size)
                  for axis, size in enumerate(data.batch_shape)]
         if data.sparse:
             feed[data.placeholder] = rng.randint(0, data.dim, size=shape).astype(data.dtype)
@@ -188,8 +189,8 @@ def _make_feed(net: Any, rng: np.random.RandomState) -> Dict[Any, np.ndarray]:
             feed[data.placeholder] = rng.normal(size=shape).astype(data.dtype)
         for _, size in sorted((data.size_placeholder or {}).items()):
             if id(size) not in lengths:
-                lens = rng.randint(1, MAX_LEN + 1, size=(BATCH,)).astype("int32")
-                lens[0] = MAX_LEN
+                lens = rng.randint(low, high + 1, size=(BATCH,)).astype("int32")
+                lens[0] = high
                 lengths[id(size)] = lens
             feed[size] = lengths[id(size)]
     return feed
@@ -243,7 +244,7 @@ def _run_example(cls: type, example: LayerExample, monkeypatch: Any) -> None:
         with tf.compat.v1.Session(graph=graph, config=tf.compat.v1.ConfigProto(
                 intra_op_parallelism_threads=1, inter_op_parallelism_threads=1)) as session:
             session.run(tf.compat.v1.global_variables_initializer())
-            feed = _make_feed(net, np.random.RandomState(1))
+            feed = _make_feed(net, np.random.RandomState(1), example.lengths)
             y_val, grad_vals, shapes = session.run([y, grads, recorder.fetch], feed_dict=feed)
         for layer, _ in recorder.layers:  # hdf_dump: write the file now (else at exit, in that working dir)
             close = getattr(getattr(layer, "dumper", None), "close", None)
@@ -263,9 +264,8 @@ def _run_example(cls: type, example: LayerExample, monkeypatch: Any) -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_layer_example(name, monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)  # examples that write files (hdf_dump) write there
-    example = LAYER_EXAMPLES.get(name)
-    assert example is not None, f"no example for layer class {name!r} in returnn/tf/layers/examples.py"
-    _run_example(LAYERS.get(name), example, monkeypatch)
+    assert name in LAYER_EXAMPLES, f"no example for layer class {name!r} in returnn/tf/layers/examples.py"
+    _run_example(LAYERS.get(name), get_layer_example(name), monkeypatch)
 
 
 # ---- the checks above can fail: layer classes whose raw output disagrees with their template
