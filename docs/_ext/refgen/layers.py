@@ -19,9 +19,9 @@ FAMILY_TITLES = {
     "norm": "Normalization", "recurrent": "Recurrent", "reduce": "Reductions", "search": "Search",
     "shape": "Shape", "utility": "Utility", "variables": "Variables",
 }
-_DIFF_RE = re.compile(r"(unlike the reference|differs? from the reference|not supported|not implemented|"
-                      r"the reference (?:does|has|needs)|raises? .{0,60}(?:missing|needs?)|instead of the reference|"
-                      r"ignored here|without effect)", re.I)
+_DIFF_RE = re.compile(r"(unlike (?:in )?the reference|differs? from the reference|not supported|not implemented|"
+                      r"not built here|ignored here|without effect|no effect here|instead of the reference|"
+                      r"needs? (?:RASR|the reference's native|a native op)|not available)", re.I)
 
 
 def _family(cls: type) -> str:
@@ -77,10 +77,25 @@ def layer_arguments(cls: type) -> List[Tuple[str, str, str, str]]:
     return rows
 
 
+def _prose(text: str) -> str:
+    """:return: ``text`` without its field lists (``:raises X: ...`` lines and their continuations)"""
+    lines, in_field = [], False
+    for line in text.splitlines():
+        if rst.FIELD_RE.match(line):
+            in_field = True
+            continue
+        if in_field and line[:1].isspace() and line.strip():
+            continue
+        in_field = False
+        lines.append(line)
+    return "\n".join(lines)
+
+
 def _differences(texts: List[str]) -> List[str]:
+    """:return: the sentences of ``texts`` (prose, not fields) that say where the layer differs from the reference"""
     out = []
     for text in texts:
-        flat = " ".join(text.split())
+        flat = " ".join(_prose(text).split())
         for sentence in re.split(r"(?<=[.;])\s+(?=[A-Z`(])", flat):
             if _DIFF_RE.search(sentence) and sentence not in out and sentence.count("``") % 2 == 0:
                 out.append(sentence)
