@@ -17,7 +17,7 @@ FAMILY_TITLES = {
     "conv": "Convolution and pooling", "elementwise": "Element-wise", "indexing": "Indexing",
     "inputs": "Inputs and constants", "linear": "Linear and softmax", "loss_layers": "Losses as layers",
     "norm": "Normalization", "recurrent": "Recurrent", "reduce": "Reductions", "search": "Search",
-    "shape": "Shape", "utility": "Utility", "variables": "Variables",
+    "shape": "Shape", "signal": "Signal processing", "utility": "Utility", "variables": "Variables",
 }
 _DIFF_RE = re.compile(r"(unlike (?:in )?the reference|differs? from the reference|not supported|not implemented|"
                       r"not built here|ignored here|without effect|no effect here|instead of the reference|"

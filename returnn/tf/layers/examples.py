@@ -416,6 +416,22 @@ _EXAMPLES: Dict[str, LayerExample] = {
     "tile": LayerExample(
         _DATA, {"output": {"class": "tile", "multiples": {"F": 2}, "from": "data"}},
         notes="The features twice (``5 -> 10``); dynamic axes cannot be tiled."),
+    # ---- signal
+    "dct": LayerExample(
+        _DATA, {"output": {"class": "dct", "type": 2, "from": "data"}},
+        notes="DCT-II over the features (e.g. MFCCs from log mel features)."),
+    "mel_filterbank": LayerExample(
+        {"data": {"dim": 9}},
+        {"power": {"class": "eval", "from": "data", "eval": "tf.square(source(0))"},
+         "output": {"class": "mel_filterbank", "fft_size": 16, "nr_of_filters": 4, "n_out": 4,
+                    "sampling_rate": 16000, "from": "power"}},
+        notes="4 mel bands from a power spectrum of ``16 // 2 + 1 = 9`` FFT bins."),
+    "stft": LayerExample(
+        {"data": {"dim": 1}},
+        {"stft": {"class": "stft", "frame_shift": 4, "frame_size": 8, "fft_size": 8, "from": "data"},
+         "output": {"class": "eval", "from": "stft", "eval": "tf.abs(source(0))", "out_type": {"dtype": "float32"}}},
+        lengths={"data": (8, 20)},
+        notes="Frames of 8 samples every 4 samples, 5 complex FFT bins each; ``output`` is their magnitude."),
     # ---- utility
     "identity": LayerExample(
         _DATA, {"lin": {"class": "linear", "activation": None, "n_out": 2, "from": "data"},

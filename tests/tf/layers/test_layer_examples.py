@@ -245,11 +245,13 @@ def _run_example(cls: type, example: LayerExample, monkeypatch: Any) -> None:
                 intra_op_parallelism_threads=1, inter_op_parallelism_threads=1)) as session:
             session.run(tf.compat.v1.global_variables_initializer())
             feed = _make_feed(net, np.random.RandomState(1), example.lengths)
-            y_val, grad_vals, shapes = session.run([y, grads, recorder.fetch], feed_dict=feed)
-        for layer, _ in recorder.layers:  # hdf_dump: write the file now (else at exit, in that working dir)
-            close = getattr(getattr(layer, "dumper", None), "close", None)
-            if close is not None:
-                close()
+            try:
+                y_val, grad_vals, shapes = session.run([y, grads, recorder.fetch], feed_dict=feed)
+            finally:  # hdf_dump: write the file now, here (else at exit, into the working dir of that time)
+                for layer, _ in recorder.layers:
+                    close = getattr(getattr(layer, "dumper", None), "close", None)
+                    if close is not None:
+                        close()
     assert y_val.dtype == np.dtype(out.dtype)
     if np.issubdtype(y_val.dtype, np.floating):
         assert np.all(np.isfinite(y_val))
