@@ -162,6 +162,8 @@ def test_docstring_fragments_that_are_not_clean_rest_are_shown_preformatted():
     broken = rst.fragment(":return: a field\nwhose continuation is not indented", "t")
     assert broken.startswith(".. code-block:: text\n")
     assert rst.inline("a *b", "t") == "a \\*b"
+    # a cross-reference could name a missing target (only the whole site knows): preformatted too
+    assert rst.fragment("see :ref:`somewhere`", "t").startswith(".. code-block:: text\n")
 
 
 def test_param_docs_from_rest_and_google_style():

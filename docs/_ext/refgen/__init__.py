@@ -20,8 +20,12 @@ DOCS_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__fil
 REPO_ROOT = os.path.dirname(DOCS_DIR)
 
 
+WRITTEN: set = set()
+
+
 def write_if_changed(path: str, text: str) -> None:
     """Writes ``text`` to ``path`` unless it holds that already (keeps Sphinx's incremental builds incremental)."""
+    WRITTEN.add(os.path.abspath(path))
     if os.path.exists(path):
         with open(path, encoding="utf8") as f:
             if f.read() == text:
@@ -39,10 +43,16 @@ def generate_all(outdir: str = os.path.join(DOCS_DIR, "reference"), root: str = 
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     from refgen import config_keys, datasets, layers, rst, tools
     rst.FALLBACKS.clear()
+    WRITTEN.clear()
     counts: Dict[str, int] = {}
     counts.update(layers.generate(os.path.join(outdir, "layers")))
     counts.update(datasets.generate(outdir))
     counts.update(config_keys.generate(outdir, root))
     if with_tools:
         counts.update(tools.generate(outdir, root))
+    for dirpath, _, names in os.walk(outdir):  # pages of an earlier build (a family that is gone): not in any toctree
+        for name in names:
+            path = os.path.abspath(os.path.join(dirpath, name))
+            if name.endswith(".rst") and path not in WRITTEN:
+                os.remove(path)
     return counts
