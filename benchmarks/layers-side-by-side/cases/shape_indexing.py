@@ -1,9 +1,12 @@
 """Side-by-side cases: shape, indexing, conv, variable and signal-processing layers (issue 17, part 1)."""
 
+from returnn.tf.util.data import FeatureDim
+
 _DATA = {"data": {"dim": 6}, "classes": {"dim": 4, "sparse": True}}
 _IMG = {"data": {"shape": (None, 5, 2)}}
 _POS = {"data": {"dim": 6}, "pos": {"shape": (None,), "dtype": "int32"},
         "pos0": {"shape": (), "dtype": "int32", "time_dim_axis": None}}
+_SORTED = {"srt": {"shape": (4,), "time_dim_axis": None}, "v": {"shape": (3,), "time_dim_axis": None}}
 _ENC = {"data": {"dim": 6}, "enc": {"dim": 4}, "pos": {"shape": (None,), "dtype": "int32"}}
 
 CASES = [
@@ -167,4 +170,27 @@ CASES = [
     {"name": "resize_fill", "extern_data": _DATA,
      "network": {"output": {"class": "resize", "from": "data", "factor": 2, "axis": "T", "kind": "fill",
                             "fill_value": 0.5}}},
+    {"name": "weighted_sum_feature", "extern_data": _DATA,
+     "network": {"output": {"class": "weighted_sum", "axes": "F", "from": "data"}}},
+    {"name": "reshape_feature", "extern_data": _DATA,
+     "network": {"output": {"class": "reshape", "from": "data", "in_dims": ["F"],
+                            "out_dims": [FeatureDim("a", 2), FeatureDim("b", 3)]}}},
+    {"name": "search_sorted", "extern_data": _SORTED,
+     "network": {"s": {"class": "cumsum", "from": "data:srt", "axis": "F"},
+                 "e": {"class": "activation", "activation": "exp", "from": "s"},
+                 "idx": {"class": "search_sorted", "sorted_sequence": "e", "values": "data:v", "axis": "F"},
+                 "output": {"class": "cast", "dtype": "float32", "from": "idx"}}},
+    {"name": "stft_magnitude", "extern_data": {"data": {"dim": 1}}, "max_len": 40,
+     "network": {"stft": {"class": "stft", "from": "data", "frame_shift": 4, "frame_size": 8, "fft_size": 8},
+                 "output": {"class": "activation", "activation": "abs", "from": "stft"}}},
+    {"name": "mel_filterbank", "extern_data": {"data": {"dim": 1}}, "max_len": 40,
+     "network": {"stft": {"class": "stft", "from": "data", "frame_shift": 4, "frame_size": 8, "fft_size": 16},
+                 "abs": {"class": "activation", "activation": "abs", "from": "stft"},
+                 "pow": {"class": "eval", "from": "abs", "eval": "source(0) ** 2"},
+                 "output": {"class": "mel_filterbank", "from": "pow", "fft_size": 16, "nr_of_filters": 4,
+                            "n_out": 4, "sampling_rate": 8000}}},
+    {"name": "dct", "extern_data": _DATA,
+     "network": {"output": {"class": "dct", "from": "data"}}},
+    {"name": "dct_ortho", "extern_data": _DATA,
+     "network": {"output": {"class": "dct", "from": "data", "type": 3, "norm": "ortho"}}},
 ]

@@ -13,6 +13,7 @@ from returnn.tf.layers import norm as norm  # noqa: F401
 from returnn.tf.layers import recurrent as recurrent  # noqa: F401
 from returnn.tf.layers import reduce as reduce  # noqa: F401
 from returnn.tf.layers import shape as shape  # noqa: F401
+from returnn.tf.layers import signal as signal  # noqa: F401  (shape/indexing helper: stft, mel_filterbank, dct)
 from returnn.tf.layers import utility as utility  # noqa: F401  (shape/indexing helper: print, hdf_dump, ...)
 from returnn.tf.layers import variables as variables  # noqa: F401  (shape/indexing helper: variable)
 from returnn.tf.layers.recurrent import rnn_cell as _rnn_cell  # noqa: F401  (search helper: rnn_cell)

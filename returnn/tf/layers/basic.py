@@ -29,8 +29,10 @@ from returnn.tf.layers.elementwise.elemwise_prod import ElemwiseProdLayer as Ele
 from returnn.tf.layers.elementwise.eval import EvalLayer as EvalLayer
 from returnn.tf.layers.elementwise.gating import GatingLayer as GatingLayer
 from returnn.tf.layers.elementwise.switch import SwitchLayer as SwitchLayer
+from returnn.tf.layers.indexing.boolean_mask import BooleanMaskLayer as BooleanMaskLayer
 from returnn.tf.layers.indexing.gather_nd import GatherNdLayer as GatherNdLayer
 from returnn.tf.layers.indexing.scatter_nd import ScatterNdLayer as ScatterNdLayer
+from returnn.tf.layers.indexing.search_sorted import SearchSortedLayer as SearchSortedLayer
 from returnn.tf.layers.indexing.slice_nd import SliceNdLayer as SliceNdLayer
 from returnn.tf.layers.indexing.top_k import TopKLayer as TopKLayer
 from returnn.tf.layers.inputs.constant import ConstantLayer as ConstantLayer
@@ -45,6 +47,7 @@ from returnn.tf.layers.linear.dot import DotLayer as DotLayer
 from returnn.tf.layers.linear.linear import LinearLayer as LinearLayer
 from returnn.tf.layers.linear.softmax import SoftmaxLayer as SoftmaxLayer
 from returnn.tf.layers.linear.softmax_over_spatial import SoftmaxOverSpatialLayer as SoftmaxOverSpatialLayer
+from returnn.tf.layers.linear.weighted_sum import WeightedSumLayer as WeightedSumLayer
 from returnn.tf.layers.loss_layers.edit_distance import EditDistanceLayer as EditDistanceLayer
 from returnn.tf.layers.loss_layers.loss import LossLayer as LossLayer
 from returnn.tf.layers.loss_layers.sparse_softmax_ce import (  # noqa: F401
@@ -76,6 +79,7 @@ from returnn.tf.layers.shape.postfix_in_time import PostfixInTimeLayer as Postfi
 from returnn.tf.layers.shape.prefix_in_time import PrefixInTimeLayer as PrefixInTimeLayer
 from returnn.tf.layers.shape.reinterpret_data import ReinterpretDataLayer as ReinterpretDataLayer
 from returnn.tf.layers.shape.repeat import RepeatLayer as RepeatLayer
+from returnn.tf.layers.shape.reshape import ReshapeLayer as ReshapeLayer
 from returnn.tf.layers.shape.resize import ResizeLayer as ResizeLayer
 from returnn.tf.layers.shape.seq_len_mask import SeqLenMaskLayer as SeqLenMaskLayer
 from returnn.tf.layers.shape.shift_axis import ShiftAxisLayer as ShiftAxisLayer
@@ -92,6 +96,7 @@ from returnn.tf.layers.shape.time_unchunking import TimeUnChunkingLayer as TimeU
 from returnn.tf.layers.shape.transpose import TransposeLayer as TransposeLayer
 from returnn.tf.layers.shape.unflatten_batch import UnflattenBatchLayer as UnflattenBatchLayer
 from returnn.tf.layers.shape.window import WindowLayer as WindowLayer
+from returnn.tf.layers.signal.dct import DctLayer as DctLayer
 from returnn.tf.layers.utility.hdf_dump import HDFDumpLayer as HDFDumpLayer
 from returnn.tf.layers.utility.identity import IdentityLayer as IdentityLayer
 from returnn.tf.layers.utility.print import PrintLayer as PrintLayer

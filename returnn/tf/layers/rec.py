@@ -23,3 +23,4 @@ from returnn.tf.layers.recurrent.two_d_lstm import TwoDLSTMLayer as TwoDLSTMLaye
 from returnn.tf.layers.recurrent.unmask import UnmaskLayer as UnmaskLayer
 from returnn.tf.layers.search.choice import ChoiceLayer as ChoiceLayer
 from returnn.tf.layers.search.decide import DecideLayer as DecideLayer
+from returnn.tf.layers.utility.kenlm import KenLmStateLayer as KenLmStateLayer

@@ -9,6 +9,7 @@ from returnn.tf.layers.shape import postfix_in_time as _postfix_in_time  # noqa:
 from returnn.tf.layers.shape import prefix_in_time as _prefix_in_time  # noqa: F401
 from returnn.tf.layers.shape import reinterpret_data as _reinterpret_data  # noqa: F401
 from returnn.tf.layers.shape import repeat as _repeat  # noqa: F401
+from returnn.tf.layers.shape import reshape as _reshape  # noqa: F401
 from returnn.tf.layers.shape import resize as _resize  # noqa: F401
 from returnn.tf.layers.shape import seq_len_mask as _seq_len_mask  # noqa: F401
 from returnn.tf.layers.shape import shift_axis as _shift_axis  # noqa: F401

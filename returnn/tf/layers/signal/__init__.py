@@ -1,0 +1,5 @@
+"""Signal-processing layers: stft, mel_filterbank, dct (one file per layer)."""
+
+from returnn.tf.layers.signal import dct as _dct  # noqa: F401
+from returnn.tf.layers.signal import mel_filterbank as _mel_filterbank  # noqa: F401
+from returnn.tf.layers.signal import stft as _stft  # noqa: F401
