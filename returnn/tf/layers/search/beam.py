@@ -2,7 +2,8 @@
 row ``b*K + k`` is hypothesis ``k`` of sequence ``b``).
 
 - :class:`SearchBeam`: attached to a rec layer's output (``Tensor.beam``) after search: beam size, final scores
-  ``[B, K]`` (best first), hypothesis lengths ``[B*K]``, ``length_normalization``.
+  ``[B, K]`` (best first; length-normalized by the loop when the choice uses ``length_normalization``),
+  hypothesis lengths ``[B*K]``.
 - :func:`tile_beam`: repeats a ``{B, ...}`` tensor ``K`` times on its batch axis (dynamic axes get new dims with
   repeated lengths, shared per original dim through ``dim_map``).
 - :func:`flat_beam_indices` / :func:`gather_beams`: re-order ``{B*K, ...}`` rows by the source beams ``[B, K]``.
@@ -23,9 +24,10 @@ class SearchBeam:
 
     :param beam_size: K
     :param name: e.g. ``"output/output"`` (the choice layer)
-    :param scores: float32 ``[B, K]`` summed log-probs of the final hypotheses, best first
+    :param scores: float32 ``[B, K]`` final scores of the hypotheses, best first: summed log-probs, divided by the
+        longest hypothesis length + 1 with ``length_normalization`` (see :mod:`returnn.tf.layers.search.choice`)
     :param lengths: int32 ``[B*K]`` hypothesis lengths
-    :param length_normalization: whether :func:`best_beam_index` divides by the lengths
+    :param length_normalization: whether the choice used length normalization (already applied to ``scores``)
     """
 
     def __init__(self, beam_size: int, name: str, scores: Any = None, lengths: Any = None,
@@ -39,16 +41,9 @@ class SearchBeam:
     def __repr__(self) -> str:
         return f"Beam{{{self.name!r}}}({self.beam_size})"
 
-    def normalized_scores(self) -> tf.Tensor:
-        """:return: float32 ``[B, K]``: scores, divided by max(length, 1) with ``length_normalization``"""
-        if not self.length_normalization:
-            return self.scores
-        lens = tf.reshape(tf.cast(tf.maximum(self.lengths, 1), tf.float32), tf.shape(self.scores))
-        return self.scores / lens
-
     def best_beam_index(self) -> tf.Tensor:
-        """:return: int32 ``[B]``, index of the best hypothesis per sequence"""
-        return tf.argmax(self.normalized_scores(), axis=1, output_type=tf.int32)
+        """:return: int32 ``[B]``, index of the best hypothesis per sequence (the highest final score)"""
+        return tf.argmax(self.scores, axis=1, output_type=tf.int32)
 
 
 def tile_beam(tensor: Tensor, beam: int, dim_map: Dict[Any, Dim]) -> Tensor:

@@ -11,8 +11,10 @@
   :attr:`ChoiceLayer.search_src_beams` ``[B, K]`` (index of the previous hypothesis each new one extends) are
   used by the loop to re-gather the other layers' state.
 
-``length_normalization`` (default True) divides the final scores by the hypothesis lengths when the best one is
-decided (``decide`` layer), as the reference does for finished hypotheses.
+``length_normalization`` (default True), as observed from the reference: the score of a hypothesis ended by the
+unit's ``end`` layer at step ``e`` is rescaled at each later step ``t`` to ``score * (t + 1) / (e + 1)`` (so ended
+hypotheses compete with running ones by length-normalized score); after the loop, all final scores are divided by
+the longest hypothesis length in the batch + 1 (the rec layer's ``output.beam.scores``).
 """
 
 from __future__ import annotations
@@ -90,6 +92,13 @@ class ChoiceLayer(LayerBase):
         ended_logp = tf.one_hot(0, num_classes, on_value=0.0, off_value=NEG_INF)  # [V]
         logp = tf.where(ended[:, None], ended_logp[None, :], logp)
         scores_in = search_state["scores"]  # [B, K]
+        if length_normalization and search_state.get("rescale_ended"):
+            # as the reference (observed): the score of a hypothesis that ended at step e is rescaled at each later
+            # step t to its length-normalized value at length t + 1, score_e * (t + 1) / (e + 1), so it competes
+            # with the longer running hypotheses by normalized score
+            t = tf.cast(search_state["step"], scores_in.dtype)
+            factor = tf.where(tf.reshape(ended, tf.shape(scores_in)), (t + 1.0) / tf.maximum(t, 1.0), 1.0)
+            scores_in = scores_in * factor
         total = tf.reshape(scores_in[:, :, None] + tf.reshape(logp, [-1, k, num_classes]), [-1, k * num_classes])
         new_scores, idx = tf.math.top_k(total, k=k, sorted=True)
         self.search_scores = new_scores

@@ -1,11 +1,12 @@
 """``{"class": "decide", "from": "output"}``: the best hypothesis of a beam search, per sequence.
 
 Shape: ``{T, B*K, ...}`` (a rec layer's searched output with ``output.beam``) -> batch-major ``{B, T', ...}``
-where ``T'`` has the lengths of the chosen hypotheses. The best hypothesis has the highest score, divided by its
-length when the choice uses ``length_normalization`` (the default). Without a beam (training, or no search) the
-output is the input, batch-major.
+where ``T'`` has the lengths of the chosen hypotheses. The best hypothesis has the highest final score (the beam's
+scores, length-normalized by the search when the choice uses ``length_normalization``, the default; see
+:mod:`returnn.tf.layers.search.choice`). Without a beam (training, or no search) the output is the input,
+batch-major.
 
-:ivar best_scores: float32 ``[B]`` (with a beam), the score of the chosen hypothesis (not length-normalised)
+:ivar best_scores: float32 ``[B]`` (with a beam), the final score of the chosen hypothesis
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Beam bookkeeping helpers: length-normalised best beam, gather by source beams, backtracking."""
+"""Beam bookkeeping helpers: best beam, gather by source beams, backtracking."""
 
 import numpy as np
 import tensorflow as tf
@@ -6,13 +6,14 @@ import tensorflow as tf
 from returnn.tf.layers.search.beam import SearchBeam, backtrack, flat_beam_indices, gather_beams
 
 
-def test_best_beam_with_and_without_length_normalization(session):
-    scores = tf.constant([[-3.0, -4.0], [-1.0, -2.0]])
+def test_best_beam_is_the_highest_final_score(session):
+    """The final scores are already length-normalized by the search (see the choice layer), so the best
+    hypothesis is the one with the highest final score, with and without length normalization."""
+    scores = tf.constant([[-3.0, -4.0], [-2.0, -1.0]])
     lengths = tf.constant([1, 4, 1, 5])
-    normed = SearchBeam(2, "x", scores=scores, lengths=lengths, length_normalization=True)
-    raw = SearchBeam(2, "x", scores=scores, lengths=lengths, length_normalization=False)
-    assert list(session.run(normed.best_beam_index())) == [1, 1]  # -3/1 < -4/4; -1/1 < -2/5
-    assert list(session.run(raw.best_beam_index())) == [0, 0]
+    for norm in (True, False):
+        beam = SearchBeam(2, "x", scores=scores, lengths=lengths, length_normalization=norm)
+        assert list(session.run(beam.best_beam_index())) == [0, 1]
 
 
 def test_gather_and_backtrack(session):

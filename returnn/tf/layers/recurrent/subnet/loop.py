@@ -325,7 +325,10 @@ def _run_while_loop_v1(cell: Any, loop: _Loop):
     def body(i, prev, states, tas_, ended, lens, scores, src_ta_):
         if fixed and search:  # hypotheses of a sequence end with the sequence (scores stay)
             ended = tf.greater_equal(i, seq_lens_tiled)
-        search_state = {"scores": scores, "ended": ended, "beam": beam} if search else None
+        # "rescale_ended": hypotheses ended by the end layer (not by the sequence length) take part in the length
+        # normalization of the choice (see returnn.tf.layers.search.choice)
+        search_state = {"scores": scores, "ended": ended, "beam": beam, "step": i, "rescale_ended": not fixed} \
+            if search else None
         step = _Step(cell, loop, i, prev, states, search_state)
         # network.get_rec_step_info() / get_rec_step_index() for the layers of this step
         step.net.set_rec_step_info(i, prev_end_flag=None if fixed else ended, seq_lens=seq_lens_tiled)
@@ -375,7 +378,14 @@ def _run_while_loop_v1(cell: Any, loop: _Loop):
     res = tf.compat.v1.while_loop(cond, body, loop_vars, parallel_iterations=1 if cell.search else 10,
                                   back_prop=_loop_back_prop(cell))
     num_steps, _, _, tas_out, _, lens_out, scores_out, src_out = res
-    loop.final_scores = scores_out if search else None
+    loop.final_scores = None
+    if search:
+        loop.final_scores = scores_out
+        choice_desc = cell.unit[cell.choices[0]]
+        if choice_desc.get("length_normalization", True):
+            # as the reference: the final scores divided by the longest hypothesis (of the whole batch) + 1
+            all_lens = lens_out if not fixed else seq_lens_tiled
+            loop.final_scores = scores_out / tf.cast(tf.reduce_max(all_lens) + 1, scores_out.dtype)
     acc: Dict[str, Tensor] = {}
     if fixed:
         lengths = loop.tile_raw(seq_lens) if search and beam > 1 else None
@@ -388,6 +398,8 @@ def _run_while_loop_v1(cell: Any, loop: _Loop):
         raw = ta.stack()
         if search:
             raw = backtrack(raw, src_stacked)
+        if not fixed:  # as the reference: frames up to the longest hypothesis (the last step's end label dropped)
+            raw = raw[:tf.reduce_max(lens_out)]
         acc[name] = time_major_with_raw(loop.frame_templates[name], raw, time_dim, name)
     return acc, lengths
 
