@@ -39,7 +39,7 @@ def extract(text: str, page: str) -> List[ShellExample]:
     for i, line in enumerate(lines):
         match = MARKER_RE.match(line.strip())
         if not match:
-            if "docs-test" in line:
+            if line.strip().startswith("<!--") and "docs-test" in line:
                 raise ValueError(f"{page}:{i + 1}: malformed docs-test marker: {line!r}")
             continue
         if match.group("what") != "run":
@@ -77,6 +77,9 @@ def test_extract_finds_marked_blocks_only():
         extract("<!-- docs-test: run -->\ntext", "p.md")
     with pytest.raises(ValueError, match="unknown docs-test marker"):
         extract("<!-- docs-test: skip -->\n```bash\nx\n```", "p.md")
+    with pytest.raises(ValueError, match="malformed"):
+        extract("<!-- docs-test run -->\n```bash\nx\n```", "p.md")
+    assert extract("a mention of `<!-- docs-test: run -->` in the text", "p.md") == []
 
 
 def test_the_getting_started_page_has_tested_examples():

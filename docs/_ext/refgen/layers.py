@@ -156,6 +156,18 @@ def _layer_section(name: str, cls: type, aliases: Dict[str, List[str]]) -> Tuple
     return "\n".join(out) + "\n", diffs
 
 
+def _summary(cls: type) -> str:
+    """:return: the first sentence of the class docstring, or of the module docstring where the class docstring
+    refers to it (without the leading layer dict: ````{"class": ...}``: <this>``)"""
+    text = rst.first_sentence(cls.__dict__.get("__doc__") or "")
+    if not text or text.lower().startswith("see the module"):
+        text = rst.first_sentence(inspect.getmodule(cls).__doc__ or "")
+        match = re.match(r"``\{.*?\}``(?: \([^)]*\))?:\s+(.+)$", text)
+        if match:
+            text = match.group(1)[:1].upper() + match.group(1)[1:]
+    return text
+
+
 def _repo_root() -> str:
     import returnn
     return os.path.dirname(os.path.dirname(os.path.abspath(returnn.__file__)))
@@ -231,8 +243,7 @@ def generate(outdir: str) -> Dict[str, int]:
         diff_page += [f":ref:`{name} <layer-{name}>`", ""] + ["- " + d for d in diffs] + [""]
     _write(outdir, "differences.rst", "\n".join(diff_page))
     rows = [(f":ref:`{n} <layer-{n}>`", f":ref:`{f} <layer-family-{f}>`",
-             rst.inline(rst.first_sentence(c.__dict__.get("__doc__") or "") if c.layer_class == n
-                        else f"alias of ``{c.layer_class}``", f"layer {n} (summary)"))
+             rst.inline(_summary(c) if c.layer_class == n else f"alias of ``{c.layer_class}``", f"layer {n} (summary)"))
             for f, members in sorted(families.items()) for n, c in members]
     rows.sort(key=lambda r: r[0])
     index = [rst.heading("Layers", "=", overline=True),

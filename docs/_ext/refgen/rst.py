@@ -161,8 +161,7 @@ def _dim_expr(dim: object) -> str:
     """:return: the constructor of a ``returnn.tensor.Dim`` as a config writes it"""
     description = getattr(dim, "description", None) or "dim"
     size = getattr(dim, "dimension", None)
-    kind = str(getattr(dim, "kind", ""))
-    if "Feature" in kind:
+    if dim.is_feature_dim():
         return f"FeatureDim({description!r}, {size!r})"
     return f"SpatialDim({description!r}" + (f", {size!r})" if size is not None else ")")
 
@@ -170,10 +169,14 @@ def _dim_expr(dim: object) -> str:
 def python_assignments(**values: object) -> str:
     """:return: ``name = <value>`` lines, values pretty-printed as Python literals; ``Dim`` objects in them become
     variables defined first (``history = SpatialDim("history")``)"""
-    from returnn.tensor import Dim
+    from returnn.tensor import Dim, batch_dim
     dims: Dict[int, Tuple[str, object]] = {}
+    uses_batch_dim = []
 
     def replace(value: object) -> object:
+        if value is batch_dim:
+            uses_batch_dim.append(True)
+            return _Name("batch_dim")
         if isinstance(value, Dim):
             if id(value) not in dims:
                 name = re.sub(r"\W+", "_", str(value.description or "dim")).strip("_").lower() or "dim"
@@ -189,8 +192,9 @@ def python_assignments(**values: object) -> str:
 
     values = {name: replace(value) for name, value in values.items()}
     lines = []
-    if dims:
-        kinds = sorted({_dim_expr(d).split("(")[0] for _, d in dims.values()})
+    if dims or uses_batch_dim:
+        kinds = sorted({_dim_expr(d).split("(")[0] for _, d in dims.values()} | ({"batch_dim"} if uses_batch_dim
+                                                                                   else set()))
         lines.append(f"from returnn.tf.util.data import {', '.join(kinds)}")
         lines += [f"{name} = {_dim_expr(dim)}" for name, dim in dims.values()]
     for name, value in values.items():

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, Optional, Tuple
 
-from returnn.tensor import SpatialDim
+from returnn.tensor import FeatureDim, SpatialDim
 
 __all__ = ["LayerExample", "LAYER_EXAMPLES", "get_layer_example"]
 
@@ -94,7 +94,23 @@ def _loop(unit: Dict[str, Any], **rec_opts: Any) -> Dict[str, Any]:
 def _examples() -> Dict[str, LayerExample]:
     """:return: the table, with new ``Dim`` objects (a dim takes the lengths of the graph it is used in)"""
     hist = SpatialDim("history")
+    split_a, split_b = FeatureDim("a", 2), FeatureDim("b", 3)
+    mask_a, mask_b = FeatureDim("a", 2), FeatureDim("b", 3)
     return {**_EXAMPLES, **{
+        # ---- indexing (needs Dims)
+        "boolean_mask": LayerExample(
+            {"data": {"dim": 6}},
+            {"x": {"class": "reshape", "from": "data", "in_dims": ["F"], "out_dims": [mask_a, mask_b]},
+             "r": {"class": "reduce", "mode": "max", "axes": ["B", "T", mask_b], "from": "x"},
+             "m": {"class": "compare", "from": "r", "value": 0.0, "kind": "greater"},
+             "output": {"class": "boolean_mask", "from": "x", "mask": "m", "dims": [mask_a]}},
+            notes="The entries of axis ``a`` where the mask ``{a}`` is true, packed into a new axis (``dims`` are Dim "
+                  "objects: here those the config gave ``reshape``)."),
+        # ---- shape (needs Dims)
+        "reshape": LayerExample(
+            {"data": {"dim": 6}},
+            {"output": {"class": "reshape", "from": "data", "in_dims": ["F"], "out_dims": [split_a, split_b]}},
+            notes="The 6 features reshaped into two axes ``a`` (2) and ``b`` (3), which the config defines."),
         # ---- recurrent (needs a Dim)
         "cum_concat": LayerExample(
             _DATA, _loop({"lin": {"class": "linear", "activation": "tanh", "n_out": 3, "from": "data:source"},
@@ -219,6 +235,9 @@ _EXAMPLES: Dict[str, LayerExample] = {
         flags={"train_flag": True, "eval_flag": True},
         notes="The output dim comes from the target; with ``loss`` the cross-entropy is added to the objective "
               "(the input is on the time axis of ``classes``, as the loss needs). ``n_out`` alone works too."),
+    "weighted_sum": LayerExample(
+        _DATA, {"output": {"class": "weighted_sum", "axes": "F", "from": "data"}},
+        notes="A learned weighted sum over the features (``W`` starts at ``1/5``: the mean)."),
     "softmax_over_spatial": LayerExample(
         _DATA, {"energy": {"class": "linear", "activation": None, "n_out": 1, "from": "data"},
                 "output": {"class": "softmax_over_spatial", "from": "energy"}},
@@ -385,6 +404,14 @@ _EXAMPLES: Dict[str, LayerExample] = {
                 "output": {"class": "combine", "kind": "add", "from": ["top", "top/indices"],
                            "out_type": {"dtype": "float32"}}},
         notes="The 2 largest features per frame; ``top/indices`` has their positions (sparse, the feature dim)."),
+    "search_sorted": LayerExample(
+        _DATA, {"abs": {"class": "eval", "from": "data", "eval": "tf.abs(source(0))"},
+                "sorted": {"class": "cumsum", "axis": "T", "from": "abs"},
+                "value": {"class": "reduce", "mode": "sum", "axes": "T", "from": "abs"},
+                "output": {"class": "search_sorted", "sorted_sequence": "sorted", "values": "value", "axis": "T"}},
+        grad=False,
+        notes="Per sequence and feature, where the value would be inserted into the (non-decreasing) cumulative "
+              "sums along time: int32 positions, no gradient."),
     # ---- norm
     "math_norm": LayerExample(
         _DATA, {"output": {"class": "math_norm", "p": 2, "axis": "F", "from": "data"}},
@@ -437,6 +464,12 @@ _EXAMPLES: Dict[str, LayerExample] = {
         _DATA, {"lin": {"class": "linear", "activation": None, "n_out": 2, "from": "data"},
                 "output": {"class": "identity", "from": "data", "control_dependencies": ["lin"]}},
         notes="The input, computed after ``lin``."),
+    "kenlm": LayerExample(
+        {"data": {"dim": 10, "sparse": True}},
+        {"output": {"class": "kenlm", "lm_file": "lm.arpa", "from": "data"}},
+        raises="LayerArgError: KenLM",
+        notes="Needs the reference's KenLM native op, which this project does not have: building it raises an error "
+              "naming what is missing."),
     "scaled_grad": LayerExample(
         _DATA, {"output": {"class": "scaled_grad", "scale": -1.0, "from": "data"}},
         notes="Gradient reversal: identity forward, the gradient negated."),
