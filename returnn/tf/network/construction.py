@@ -61,3 +61,16 @@ def check_static_shape(layer: Any) -> None:
                                   hint="make get_out_data_from_opts return the Tensor that __init__ computes") from exc
         raise RuntimeError(f"layer {layer.name!r}: output {raw} does not match its template "
                            f"{layer.output} (implementation bug)") from exc
+
+
+def apply_batch_norm_option(layer: Any) -> None:
+    """The common layer arg ``batch_norm`` (True, or a dict of ``batch_norm`` layer options): batch normalization of
+    the layer's final output (after its activation), as the reference: in the layer's variable scope, params
+    ``<layer>/batch_norm/<layer>_<layer>_output_{mean,variance,gamma,beta}`` (also in the layer's params)."""
+    from returnn.tf.layers.norm.batch_norm import BatchNormLayer  # a layer family: the network builds on them
+
+    opts = dict(layer.use_batch_norm) if isinstance(layer.use_batch_norm, dict) else {}
+    bn = BatchNormLayer(name=layer.name, network=layer.network, output=layer.output.copy_template(),
+                        sources=[layer], trainable=layer.trainable, **opts)
+    layer.params.update(bn.params)
+    layer.output.placeholder = bn.output.placeholder

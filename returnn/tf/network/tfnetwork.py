@@ -27,7 +27,7 @@ from returnn.tf.layers.core.registry import get_layer_class, is_user_layer_class
 from returnn.tf.layers.core.scope_names import get_scope_prefix_from_name_prefix, get_valid_scope_name_from_str
 from returnn.tf.layers.core.spec import validate_layer_dict
 from returnn.tf.network.construction import absolute_variable_scope as absolute_variable_scope
-from returnn.tf.network.construction import check_static_shape, create_placeholders
+from returnn.tf.network.construction import apply_batch_norm_option, check_static_shape, create_placeholders
 from returnn.tf.network.errors import LayerNotFound, NetworkConstructionDependencyLoopException, NotInsideRecLoopError
 from returnn.tf.network.extern_data import ExternData
 from returnn.tf.network.extra_nets import construct_extra_layer, split_extra_name
@@ -400,6 +400,8 @@ class TFNetwork:
                     layer = layer_class(output=output, **d)
                 except AxisDescriptionError as exc:
                     raise exc.with_layer(name) from None
+                if layer.use_batch_norm and layer.output.placeholder is not None:
+                    apply_batch_norm_option(layer)
             if layer.output.placeholder is None:
                 if is_user_layer_class(layer_class):
                     raise LayerShapeError(layer=name, layer_class=layer_class.layer_class,

@@ -312,3 +312,33 @@ def test_unknown_target_only_rejected_with_a_loss_like_reference(session):
     assert net.layers["output"].output.dim == 3
     with pytest.raises(LayerArgError, match="unknown extern data key in 'target'"):
         build_net({"output": {"class": "softmax", "from": "data", "loss": "ce", "target": "bpe"}}, EXTERN)
+
+
+@pytest.mark.parametrize("train_flag, expected", [
+    (True, [[[1.29138, 1.63169], [-0.17518, -0.21548], [1.54828, 1.80974]],
+            [[-0.17518, -0.21548], [1.71805, 1.88905], [-0.17518, -0.21548]]]),
+    (False, [[[1.30203, 1.64474], [-0.16607, -0.20548], [1.5592, 1.82309]],
+             [[-0.16607, -0.20548], [1.72915, 1.90253], [-0.16607, -0.20548]]])])
+def test_batch_norm_option_of_any_layer_like_reference(session, train_flag, expected):
+    """Observed: ``"batch_norm": True`` normalizes the layer's output after its activation, with params
+    ``<layer>/batch_norm/<layer>_<layer>_output_*`` (gamma and beta trainable); outputs for the same param values."""
+    net = build_net({"output": {"class": "linear", "activation": "relu", "batch_norm": True, "from": "data",
+                                "n_out": 2}}, EXTERN, train_flag=train_flag)
+    trainable = tf.compat.v1.trainable_variables()
+    assert [(v.name, v.shape.as_list(), v in trainable) for v in tf.compat.v1.global_variables()] == [
+        ("output/W:0", [3, 2], True), ("output/b:0", [2], True),
+        ("output/batch_norm/output_output_output_mean:0", [1, 1, 2], False),
+        ("output/batch_norm/output_output_output_variance:0", [1, 1, 2], False),
+        ("output/batch_norm/output_output_output_gamma:0", [1, 1, 2], True),
+        ("output/batch_norm/output_output_output_beta:0", [1, 1, 2], True)]
+    assert sorted(net.layers["output"].params) == [
+        "W", "b", "batch_norm/output_output_output_beta", "batch_norm/output_output_output_gamma",
+        "batch_norm/output_output_output_mean", "batch_norm/output_output_output_variance"]
+    session.run(tf.compat.v1.global_variables_initializer())
+    for v in trainable:
+        shape = v.shape.as_list()
+        v.load(np.sin(np.arange(int(np.prod(shape))).reshape(shape) * 0.37 + 1).astype("float32"), session)
+    data = net.extern_data.data["data"]
+    x = np.cos(np.arange(2 * 3 * 3).reshape(2, 3, 3)).astype("float32")
+    out = session.run(net.layers["output"].output.placeholder, {data.placeholder: x, data.size_placeholder[0]: [3, 2]})
+    np.testing.assert_allclose(out, expected, atol=2e-5)

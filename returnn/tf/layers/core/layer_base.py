@@ -84,6 +84,7 @@ class LayerBase:
         self.dropout_on_forward = dropout_on_forward
         self.only_on_eval = only_on_eval
         self.is_output_layer_flag = is_output_layer
+        self.use_batch_norm = batch_norm  # True or batch_norm layer options: the network normalizes the output
         self.register_as_extern_data = register_as_extern_data
         self.params: Dict[str, tf.Variable] = {}
         self.saveable_param_replace: Dict[Any, Any] = {}
@@ -95,7 +96,7 @@ class LayerBase:
                                 problem="not supported by this layer class:",
                                 hint='put a {"class": "dropout"} layer in front instead')
         for arg, value in (("param_variational_noise", param_variational_noise), ("param_dropout", param_dropout),
-                           ("batch_norm", batch_norm), ("out_shape", out_shape)):
+                           ("out_shape", out_shape)):
             if value:
                 raise LayerArgError(layer=name, layer_class=self.layer_class, arg=arg,
                                     problem="is not supported (yet) in this implementation:", got=value)
@@ -158,6 +159,8 @@ class LayerBase:
                                 expected='a layer name or {"reuse_layer": name} ("map" is not supported yet)')
         if loss_class is not None:
             loss_opts = dict(d.get("loss_opts") or {})
+            if hasattr(loss_class, "transform_config_dict"):  # e.g. via_layer: layer names in its options
+                loss_class.transform_config_dict(loss_opts, network=network, get_layer=get_layer)
             try:
                 d["loss"] = loss_class(base_network=network, **loss_opts)
             except TypeError as exc:
