@@ -325,12 +325,13 @@ def compare(ref: dict, ours: Optional[dict]) -> str:
     return "same"
 
 
-def compare_params(ref: dict, ours: dict) -> Tuple[str, int, int]:
-    """(outcome, number of network changes compared, of those with identical copy lines)"""
+def compare_params(ref: dict, ours: dict) -> Tuple[str, int, int, int]:
+    """(outcome, number of network changes compared, of those with identical copy lines, of those with the same
+    lines in another order)"""
     rp, op = ref.get("params"), ours.get("params")
     if rp is None or op is None:
-        return "n/a", 0, 0
-    bad, changes, same_changes = [], 0, 0
+        return "n/a", 0, 0, 0
+    bad, changes, same_changes, reordered = [], 0, 0, 0
     for i, rec in enumerate(ref["epochs"]):
         a, b = rp.get(rec["hash"]), op.get(ours["epochs"][i]["hash"])
         if a is None or b is None or "<error>" in a:
@@ -348,10 +349,16 @@ def compare_params(ref: dict, ours: dict) -> Tuple[str, int, int]:
             changes += 1
             if copy_a == copy_b:
                 same_changes += 1
+            elif sorted(copy_a[0]) == sorted(copy_b[0]):
+                reordered += 1
             else:
                 diff = [line for line in copy_a[0] if line not in copy_b[0]]
-                bad.append("epoch %d: other param copy lines (%s)" % (i + 1, (diff or copy_b[0])[0][:160]))
-    return ("same" if not bad else bad[0]), changes, same_changes
+                name = diff[0].split("'")[1] if diff else "?"
+                mine = [line for line in copy_b[0] if line.split("'")[1:2] == [name]]
+                bad.append("epoch %d: reference `%s`, here `%s`" % (
+                    i + 1, diff[0][diff[0].find("shape parts"):] if diff else "-",
+                    mine[0][mine[0].find("shape parts"):] if mine else "-"))
+    return ("same" if not bad else bad[0]), changes, same_changes, reordered
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -456,11 +463,14 @@ def make_report(configs: List[str], ref: Dict[str, dict], ours: Dict[str, dict],
         same = sum(1 for c in params if res[c][0] == "same")
         n_nets = sum(len([k for k in ref[c].get("params", {})]) for c in params)
         changes, same_changes = sum(res[c][1] for c in params), sum(res[c][2] for c in params)
+        reordered = sum(res[c][3] for c in params)
+        n_same_vars = sum(1 for c in params if "other variables" not in res[c][0] and "build" not in res[c][0])
         lines.append(f"Parameters compared for a sample of {len(params)} configs ({n_nets} distinct epoch networks): "
-                     f"trainable variable names and shapes of every network, and the lines logged when the params "
-                     f"of one network are carried into the next (`Param ...: transform old values ...`, `Will not "
-                     f"set param ...`; {same_changes} of {changes} network changes identical): {same} configs "
-                     f"identical.")
+                     f"trainable variable names and shapes of every network identical in {n_same_vars} configs; "
+                     f"the lines logged when the params of one network are carried into the next (`Param ...: "
+                     f"transform old values ...`, `Will not set param ...`): {same_changes} of {changes} network "
+                     f"changes identical, {reordered} with the same lines in another order (the repeated lines of "
+                     f"the layers inside a `rec` unit), {changes - same_changes - reordered} with other lines:")
         for c in params:
             if res[c][0] != "same":
                 lines.append(f"- `{c}`: {res[c][0]}")
