@@ -8,7 +8,8 @@ Runs under either implementation's Python (whichever ``returnn`` it imports), us
 
 - Builds ``case["network"]`` with ``extern_data = case["extern_data"]`` (train flag off: no dropout; eval flag
   on, so layers reading targets are built). ``"train": True`` in a case sets the train flag (for networks without
-  dropout or other randomness: e.g. rec loops, which the reference builds without gradients otherwise).
+  dropout or other randomness: e.g. rec loops, which the reference builds without gradients otherwise);
+  ``"search": True`` sets the search flag (beam search in rec loops; the eval flag is then off).
 - Feeds inputs drawn from a fixed seed: dense extern data ~ N(0, 1), sparse ones uniform in ``[0, dim)``,
   sequence lengths in ``[1, max_len]`` with the longest sequence full length (batch 3, max_len 7 unless the
   case sets ``batch``/``max_len``).
@@ -106,7 +107,9 @@ def run(cases_file: str, name: str, out_file: str, params_file: str = None) -> d
                      "debug_print_layer_output_template": False})
     with tf.Graph().as_default() as graph:
         tf.compat.v1.set_random_seed(42)
-        network = TFNetwork(config=config, train_flag=bool(case.get("train", False)), eval_flag=True)
+        search = bool(case.get("search", False))
+        network = TFNetwork(config=config, train_flag=bool(case.get("train", False)), eval_flag=not search,
+                            search_flag=search)
         network.construct_from_dict(case["network"])
         out = network.get_layer(case.get("output", "output")).output
         y = masked_batch_major(tf, out)

@@ -65,6 +65,23 @@ _SELF_ATT = {
     "att": {"class": "reduce", "mode": "sum", "axis": _HIST, "from": "wv"},
     "output": {"class": "copy", "from": "att"}}
 
+_SEARCH_DATA = {"data": {"dim": 5}, "classes": {"dim": 6, "sparse": True}}
+
+
+def _search_net(extra_unit, extra_top=None, output="output", beam=3):
+    """a small attention-free decoder searched with a beam; the encoder's mean feeds each step"""
+    unit = {"emb": {"class": "linear", "from": "prev:output", "n_out": 4, "activation": None},
+            "s": {"class": "rnn_cell", "unit": "standardlstm", "from": ["emb", "base:enc"], "n_out": 4},
+            "prob": {"class": "softmax", "from": ["s"], "target": "classes", "n_out": 6},
+            "output": {"class": "choice", "from": "prob", "target": "classes", "beam_size": beam, "initial_output": 0},
+            "end": {"class": "compare", "from": "output", "value": 1}}
+    unit.update(extra_unit)
+    net = {"enc": {"class": "reduce", "mode": "mean", "axis": "T", "from": "data"},
+           "output": {"class": "rec", "from": [], "max_seq_len": 6, "target": "classes", "unit": unit}}
+    net.update(extra_top or {})
+    return net
+
+
 CASES = [
     {"name": "rec_lstmp", "extern_data": _DATA, "network": _rec("lstmp")},
     {"name": "rec_lstmp_bw", "extern_data": _DATA, "network": _rec("LSTMP", direction=-1)},
@@ -165,4 +182,21 @@ CASES = [
                              move_out=False)},
     {"name": "masked_computation_subnet_lm_train", "extern_data": _DATA, "train": True,
      "network": _masked_loop(_LM_UNIT, feedback=True)},
+    # search layers (the beam search itself: the rec output with its beam, scores, source beams)
+    {"name": "search_beam3_output", "extern_data": _SEARCH_DATA, "search": True, "network": _search_net({})},
+    {"name": "search_decide", "extern_data": _SEARCH_DATA, "search": True, "output": "decision",
+     "network": _search_net({}, {"decision": {"class": "decide", "from": "output", "is_output_layer": True}})},
+    {"name": "choice_get_beam_scores_final", "extern_data": _SEARCH_DATA, "search": True, "output": "scores",
+     "network": _search_net({}, {"scores": {"class": "choice_get_beam_scores", "from": "output", "is_output_layer": True}})},
+    {"name": "choice_get_beam_scores_in_loop", "extern_data": _SEARCH_DATA, "search": True, "output": "output/sc",
+     "network": _search_net({"sc": {"class": "choice_get_beam_scores", "from": "output", "is_output_layer": True}})},
+    {"name": "choice_get_src_beams_final", "extern_data": _SEARCH_DATA, "search": True, "output": "src",
+     "network": _search_net({}, {"src": {"class": "choice_get_src_beams", "from": "output", "is_output_layer": True}})},
+    {"name": "choice_get_src_beams_in_loop", "extern_data": _SEARCH_DATA, "search": True, "output": "output/src",
+     "network": _search_net({"src": {"class": "choice_get_src_beams", "from": "output", "is_output_layer": True}})},
+    {"name": "decide_keep_beam_in_loop", "extern_data": _SEARCH_DATA, "search": True, "output": "output/keep",
+     "network": _search_net({"keep": {"class": "decide_keep_beam", "from": "output", "is_output_layer": True}})},
+    {"name": "decide_keep_beam_no_search", "extern_data": _DATA, "output": "keep",
+     "network": {"keep": {"class": "decide_keep_beam", "from": "data"},
+                 "output": {"class": "copy", "from": "keep"}}},
 ]

@@ -22,5 +22,8 @@ from returnn.tf.layers.recurrent.subnet.template import TemplateLayer as _Templa
 from returnn.tf.layers.recurrent.two_d_lstm import TwoDLSTMLayer as TwoDLSTMLayer
 from returnn.tf.layers.recurrent.unmask import UnmaskLayer as UnmaskLayer
 from returnn.tf.layers.search.choice import ChoiceLayer as ChoiceLayer
+from returnn.tf.layers.search.choice_get_beam_scores import ChoiceGetBeamScoresLayer as ChoiceGetBeamScoresLayer
+from returnn.tf.layers.search.choice_get_src_beams import ChoiceGetSrcBeamsLayer as ChoiceGetSrcBeamsLayer
 from returnn.tf.layers.search.decide import DecideLayer as DecideLayer
+from returnn.tf.layers.search.decide_keep_beam import DecideKeepBeamLayer as DecideKeepBeamLayer
 from returnn.tf.layers.utility.kenlm import KenLmStateLayer as KenLmStateLayer

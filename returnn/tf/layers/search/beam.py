@@ -37,6 +37,7 @@ class SearchBeam:
         self.scores = scores
         self.lengths = lengths
         self.length_normalization = length_normalization
+        self.last_src_beams: Any = None  # int32 [B, K]: the source beams of the last step (set by the loop)
 
     def __repr__(self) -> str:
         return f"Beam{{{self.name!r}}}({self.beam_size})"

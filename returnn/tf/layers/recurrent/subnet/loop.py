@@ -231,6 +231,7 @@ def build_loop(cell: Any, rec_layer: Any) -> None:
                                                lengths=tmpl.time_dim.dyn_size,
                                                length_normalization=bool(cell.unit[choice_name].get(
                                                    "length_normalization", True)))
+            rec_layer.output.beam.last_src_beams = loop.last_src_beams
         if not cell.search:
             def make_proxy(name: str, layer: Any) -> Any:
                 step_layer = loop.step_layers.get(name)
@@ -394,9 +395,10 @@ def _run_while_loop_v1(cell: Any, loop: _Loop):
         lengths = lens_out
         time_dim = cell.time_dim_out
     src_stacked = src_out.stack() if search else None
+    loop.last_src_beams = src_stacked[-1] if search else None  # [B, K], the last step's
     for name, ta in tas_out.items():
         raw = ta.stack()
-        if search:
+        if search and not getattr(cell.layers[name].cls, "keeps_own_beam", False):  # e.g. decide_keep_beam
             raw = backtrack(raw, src_stacked)
         if not fixed:  # as the reference: frames up to the longest hypothesis (the last step's end label dropped)
             raw = raw[:tf.reduce_max(lens_out)]
