@@ -1,5 +1,6 @@
 """Public module ``returnn.datasets.generating``: the in-memory and synthetic datasets."""
 
+from returnn.datasets.bliss import BlissDataset as BlissDataset
 from returnn.datasets.corpus_downloads import Enwik8Corpus as Enwik8Corpus
 from returnn.datasets.corpus_downloads import NltkTimitDataset as NltkTimitDataset
 from returnn.datasets.corpus_downloads import TimitDataset as TimitDataset
