@@ -174,7 +174,8 @@ class _Source:
 
 @register_dataset
 class OggZipDataset(Dataset):
-    """Audio + transcriptions from zip files (see the module doc for the layout and the data keys).
+    """Audio + transcriptions from zip files or folders in the reference's layout: audio features, BPE / character
+    / vocabulary targets, orth (see the module doc for the layout and the data keys).
 
     :param path: a zip file, an unpacked directory, or a list of these (sequences of all, in that order)
     :param content_name: the ``<name>`` inside the zip (default: the zip's base name); a list for several

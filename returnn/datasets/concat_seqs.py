@@ -41,7 +41,7 @@ def _read_text(filename: str, use_cache_manager: bool) -> str:
 
 @register_dataset
 class ConcatSeqsDataset(Dataset):
-    """Concatenates sub sequences (see the module doc).
+    """Sequences of another dataset concatenated in time, as listed in ``seq_list_file`` (see the module doc).
 
     :param dataset: the sub dataset dict
     :param seq_list_file: lines of ``seq_tag_delim``-joined sub tags

@@ -69,7 +69,7 @@ def distribute_files(files: Sequence[Any], num_parts: int) -> List[List[Any]]:
 
 @register_dataset
 class DistributeFilesDataset(CachedDataset2):
-    """Sub-epochs over subsets of files (see the module doc).
+    """A corpus in many files: each sub-epoch builds a dataset from its share of the files (see the module doc).
 
     :param files: list of files (or file trees), a text file with one path per line, or a function returning
         the list

@@ -74,7 +74,8 @@ def _feature_info(feature) -> tuple:
 
 @register_dataset
 class HuggingFaceDataset(Dataset):
-    """A HuggingFace ``datasets`` dataset (see the module doc).
+    """A dataset of the HuggingFace ``datasets`` library (saved folders, ``.arrow`` shards or ``load_dataset``),
+    columns as data keys (see the module doc).
 
     :raises DatasetArgError: the ``datasets`` package is missing, a ``data_format`` entry contradicts the
         column (dtype, sparse dim), an unknown column, a sorting order without a length column

@@ -41,7 +41,8 @@ _Key = Tuple[str, int, int, int]
 
 @register_dataset
 class LibriSpeechCorpus(Dataset):
-    """LibriSpeech (see the module doc).
+    """LibriSpeech's folder layout (or its zips): audio features of the ``.flac`` files, the transcriptions,
+    targets (see the module doc).
 
     :param path: the folder holding ``<subdir>`` folders (or ``<subdir>.zip`` with ``use_zip``)
     :param prefix: subdir name prefix, e.g. ``"train"``, ``"dev-clean"``

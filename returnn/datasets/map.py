@@ -99,7 +99,8 @@ def _num_outputs_entry(spec: Dict[str, Any]) -> Any:
 
 @register_dataset
 class MapDatasetWrapper(Dataset):
-    """A :class:`MapDatasetBase` as RETURNN dataset (see the module doc).
+    """A map-style dataset (:class:`MapDatasetBase`: ``len`` + ``__getitem__``) as RETURNN dataset (see the module
+    doc).
 
     :param map_dataset: an instance, or a class / function returning one
     :raises DatasetArgError: no ``data_types``, a sorting order without ``get_seq_len``

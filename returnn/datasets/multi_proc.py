@@ -98,7 +98,7 @@ class _Worker:
 
 @register_dataset
 class MultiProcDataset(CachedDataset2):
-    """Loads ``dataset`` in worker processes (see the module doc).
+    """Loads another dataset in worker processes (same order and data; see the module doc).
 
     :param dataset: the dataset dict
     :param num_workers: worker processes (>= 1)

@@ -14,7 +14,8 @@ from returnn.util.registry import Registry
 
 DATASETS: Registry[type] = Registry("dataset class")
 
-_MODULES = ("generating", "hdf", "meta", "lm", "audio", "sprint", "map", "text_dict", "raw_wav", "numpy_dump", "multi_proc", "distrib_files", "huggingface")  # (generating imports librispeech, ...)
+_MODULES = ("generating", "hdf", "meta", "lm", "audio", "sprint", "map", "text_dict", "raw_wav", "numpy_dump",
+            "multi_proc", "distrib_files", "huggingface", "unsupported")
 _imported = False
 
 
@@ -53,6 +54,8 @@ def get_dataset_class_names() -> List[str]:
 def accepted_kwargs(cls: type) -> Optional[List[str]]:
     """Keyword arguments ``cls(...)`` accepts: the ``__init__`` parameters along the MRO, following each
     ``**kwargs`` into the base class. None if some ``__init__`` accepts anything (cannot be checked)."""
+    if getattr(cls, "accepts_any_kwargs", False):  # e.g. the classes of returnn.datasets.unsupported
+        return None
     names: List[str] = []
     for klass in cls.__mro__:
         init = klass.__dict__.get("__init__")

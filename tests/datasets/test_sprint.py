@@ -19,3 +19,10 @@ def test_extern_sprint_dataset_needs_rasr():
 def test_sprint_cache_dataset_needs_archive_reader():
     with pytest.raises(SprintNotAvailableError, match="SprintCacheDataset.*'data'"):
         init_dataset({"class": "SprintCacheDataset", "data": {"data": {"filename": "f.cache", "data_type": "feat"}}})
+
+
+@pytest.mark.parametrize("name", ["PostprocessingDataset", "NextGenHDFDataset", "SiameseHDFDataset", "StereoHdfDataset",
+                                  "ConfusionNetworkDataset", "ChunkShuffleDataset", "ClusteringDataset"])
+def test_unsupported_classes_name_themselves(name):
+    with pytest.raises(DatasetArgError, match=f"\"{name}\"}} is not supported by this project\\n  hint: "):
+        init_dataset({"class": name, "dataset": {"class": "StaticDataset", "data": []}, "files": ["x.hdf"]})
