@@ -16,7 +16,7 @@ def _loss_case(name, loss, **opts):
 _LM_DATA = {"data": {"dim": 20, "sparse": True}}
 
 
-def _loss_value_case(name, loss_layer, extern_data=None, **extra_layers):
+def _loss_value_case(name, loss_layer, extern_data=None, max_len=7, **extra_layers):
     """The output is an ``eval`` of the summed loss value of layer ``sm`` (a scalar), as both sides compute it."""
     net = dict(extra_layers)
     net["sm"] = loss_layer
@@ -24,7 +24,7 @@ def _loss_value_case(name, loss_layer, extern_data=None, **extra_layers):
                                                                  "time_dim_axis": None, "dim": None},
                      "eval": "self.network.get_losses_initialized()[0]['sm'].get_loss_value()"
                              " + 0.0 * tf.reduce_sum(source(0, auto_convert=False, as_data=True).placeholder)"}
-    return {"name": name, "extern_data": extern_data or _DATA, "network": net}
+    return {"name": name, "extern_data": extern_data or _DATA, "network": net, "max_len": max_len, "batch": 6}
 
 
 def _sampling_case(name, **opts):
@@ -52,6 +52,10 @@ def _align_value_case(name, layer, attr):
         "eval": f"tf.maximum(self.sources[0].{attr}, -1e4)"
                 " + 0.0 * tf.reduce_sum(tf.cast(source(0, auto_convert=False, as_data=True).placeholder, tf.float32))"}
     return case
+
+
+# targets of 2 labels (static), so that most sequences have a path
+_VIA_DATA = {"data": {"dim": 5}, "classes": {"dim": 4, "sparse": True, "shape": (2,), "time_dim_axis": 1}}
 
 
 def _align_case(name, layer, *, ties=False, **kw):
@@ -110,4 +114,17 @@ CASES = [
                                                   "align_target": "data:classes", "topology": "rna"}, "scores"),
     _align_value_case("fast_bw_ctc_output_loss", {"class": "fast_bw", "from": "scores", "align_target": "ctc",
                                                   "align_target_key": "classes"}, "output_loss"),
+    _loss_value_case("via_layer_align_softmax_in",
+                     {"class": "copy", "from": "probs", "loss": "via_layer",
+                      "loss_opts": {"align_layer": "bw", "loss_wrt_to_act_in": "softmax"}},
+                     _VIA_DATA, max_len=9,
+                     probs={"class": "softmax", "from": "data", "n_out": 5},
+                     lp={"class": "activation", "activation": "log", "from": "probs"},
+                     bw={"class": "fast_bw", "from": "lp", "align_target": "ctc", "align_target_key": "classes"}),
+    _loss_value_case("via_layer_error_signal", {"class": "copy", "from": "probs", "loss": "via_layer",
+                                                "loss_opts": {"error_signal_layer": "bw"}},
+                     _VIA_DATA, max_len=9,
+                     probs={"class": "softmax", "from": "data", "n_out": 5},
+                     lp={"class": "activation", "activation": "log", "from": "probs"},
+                     bw={"class": "fast_bw", "from": "lp", "align_target": "ctc", "align_target_key": "classes"}),
 ]

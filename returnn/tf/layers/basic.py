@@ -54,11 +54,18 @@ from returnn.tf.layers.loss_layers.sparse_softmax_ce import (  # noqa: F401
     SparseSoftmaxCrossEntropyWithLogitsLayer as SparseSoftmaxCrossEntropyWithLogitsLayer)
 from returnn.tf.layers.losses.as_is import AsIsLoss as AsIsLoss
 from returnn.tf.layers.losses.binary_cross_entropy import BinaryCrossEntropyLoss as BinaryCrossEntropyLoss
+from returnn.tf.layers.losses.bleu import BleuLoss as BleuLoss
 from returnn.tf.layers.losses.cross_entropy import CrossEntropyLoss as CrossEntropyLoss
 from returnn.tf.layers.losses.ctc import CtcLoss as CtcLoss
 from returnn.tf.layers.losses.l1 import L1Loss as L1Loss
 from returnn.tf.layers.losses.l1 import MeanL1Loss as MeanL1Loss
 from returnn.tf.layers.losses.mse import MeanSquaredError as MeanSquaredError
+from returnn.tf.layers.losses.rasr import ExternSprintLoss as ExternSprintLoss
+from returnn.tf.layers.losses.rasr import FastBaumWelchLoss as FastBaumWelchLoss
+from returnn.tf.layers.losses.sampling import SamplingBasedLoss as SamplingBasedLoss
+from returnn.tf.layers.losses.search import ExpectedLoss as ExpectedLoss
+from returnn.tf.layers.losses.search import SearchScoreLoss as SearchScoreLoss
+from returnn.tf.layers.losses.via_layer import ViaLayerLoss as ViaLayerLoss
 from returnn.tf.layers.norm.batch_norm import BatchNormLayer as BatchNormLayer
 from returnn.tf.layers.norm.layer_norm import LayerNormLayer as LayerNormLayer
 from returnn.tf.layers.norm.math_norm import MathNormLayer as MathNormLayer

@@ -7,3 +7,7 @@ from returnn.tf.layers.losses import ctc as _ctc  # noqa: F401
 from returnn.tf.layers.losses import l1 as _l1  # noqa: F401
 from returnn.tf.layers.losses import mse as _mse  # noqa: F401
 from returnn.tf.layers.losses import sampling as _sampling  # noqa: F401
+from returnn.tf.layers.losses import bleu as _bleu  # noqa: F401
+from returnn.tf.layers.losses import rasr as _rasr  # noqa: F401
+from returnn.tf.layers.losses import search as _search  # noqa: F401
+from returnn.tf.layers.losses import via_layer as _via_layer  # noqa: F401
