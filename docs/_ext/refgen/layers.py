@@ -148,6 +148,9 @@ def _layer_section(name: str, cls: type, aliases: Dict[str, List[str]]) -> Tuple
                                                          network=example.network)))
         if example.raises:
             out += [f"Building it raises ``{example.raises.split(':')[0]}`` here.", ""]
+        if example.known_issue:
+            out += [".. note::", "", "   Known issue (found by this example, expected to fail its test): "
+                    + rst.inline(example.known_issue, f"{where} (known issue)"), ""]
     diffs = [rst.inline(d, f"{where} (difference)")
              for d in _differences(texts + ([example.notes] if example is not None else []))]
     if diffs:

@@ -42,6 +42,8 @@ class LayerExample:
         first sequence gets the max), e.g. for labels that must fit into the frames
     :param batch_changes: the output's batch axis has another size than the input's batch while the template
         names the same batch dim (as the reference does for ``time_chunking``): its size is not checked
+    :param known_issue: a known disagreement of the layer with its template or the reference, found by this
+        example (the test expects it to fail, strictly: once fixed, remove this); shown in the docs
     :param raises: for a layer that needs something this installation lacks (a native op): the name of the error
         class that building the example raises, ``"<ErrorClass>: <text in the message>"``; nothing is run then
     """
@@ -53,6 +55,7 @@ class LayerExample:
     grad: bool = True
     lengths: Dict[str, Tuple[int, int]] = field(default_factory=dict)
     batch_changes: bool = False
+    known_issue: Optional[str] = None
     raises: Optional[str] = None
 
 
@@ -154,6 +157,13 @@ _EXAMPLES: Dict[str, LayerExample] = {
             "lin": {"class": "linear", "activation": "relu", "n_out": 4, "from": "data"},
             "output": {"class": "copy", "from": ["lin", "data"]}}}},
         notes="A network inside a layer; ``data`` inside it is the subnetwork's input."),
+    "cond": LayerExample(
+        _DATA, {"flag": {"class": "train_flag"},
+                "output": {"class": "cond", "condition": "flag",
+                           "true_layer": {"class": "linear", "activation": "tanh", "n_out": 3, "from": "data"},
+                           "false_layer": {"class": "linear", "activation": None, "n_out": 3, "from": "data"}}},
+        notes="One of two layers, by a scalar bool at run time (here the train flag); both branches share the "
+              "params ``output/W``, ``output/b``."),
     # ---- conv
     "conv": LayerExample(
         _DATA, {"output": {"class": "conv", "filter_size": (3,), "padding": "same", "n_out": 4, "from": "data"}},
@@ -274,6 +284,17 @@ _EXAMPLES: Dict[str, LayerExample] = {
     "rec": LayerExample(
         _DATA, {"output": {"class": "rec", "unit": "nativelstm2", "n_out": 4, "from": "data"}},
         notes="An LSTM over time; ``unit`` can also be a dict of layers run per frame (see ``rnn_cell``)."),
+    "rec_last_output": LayerExample(
+        _DATA, {"rec": {"class": "rec", "from": "data", "unit": {
+                    "s": {"class": "rnn_cell", "unit": "standardlstm", "n_out": 3, "from": "data:source",
+                          "need_last": True},
+                    "output": {"class": "copy", "from": "s"}}},
+                "output": {"class": "rec_last_output", "rec_layer": "rec", "sub_layer_name": "s"}},
+        notes="The last frame of the unit's layer ``s`` per sequence (``s`` needs ``need_last``)."),
+    "rec_unstack": LayerExample(
+        _DATA, _loop({"x": {"class": "rec_unstack", "from": "base:data", "axis": "T"},
+                      "output": {"class": "linear", "activation": "tanh", "n_out": 3, "from": ["x", "prev:output"]}}),
+        notes="Inside a ``rec`` unit: the current frame of a whole sequence (here ``data``)."),
     "rnn_cell": LayerExample(
         _DATA, _loop({"s": {"class": "rnn_cell", "unit": "standardlstm", "n_out": 4, "from": ["data:source"]},
                       "output": {"class": "copy", "from": "s"}}),
@@ -302,6 +323,24 @@ _EXAMPLES: Dict[str, LayerExample] = {
         {"data": {"dim": 6}}, {"output": {"class": "reduce_out", "mode": "max", "num_pieces": 2, "from": "data"}},
         notes="Maxout: the max over groups of 2 features (6 -> 3)."),
     # ---- search
+    "choice_get_beam_scores": LayerExample(
+        _SEARCH, {**_decoder(), "output": {"class": "choice_get_beam_scores", "from": "dec"}},
+        flags=_SEARCH_FLAGS, grad=False,
+        known_issue="outside the loop the output has B*K entries but its template says ``[B]`` without a beam; the "
+                    "reference's template is ``[B&Beam{'dec/output'}(3)]`` (observed)",
+        notes="The final scores ``{B*K}`` of the hypotheses of the searched ``dec`` (the decoder of the ``choice`` "
+              "example); inside the unit, from the ``choice`` layer, the scores after each step."),
+    "choice_get_src_beams": LayerExample(
+        _SEARCH, {**_decoder(), "output": {"class": "choice_get_src_beams", "from": "dec"}},
+        flags=_SEARCH_FLAGS, grad=False,
+        known_issue="outside the loop the output has B*K entries but its template says ``[B]`` without a beam; the "
+                    "reference's template is ``[B&Beam{'dec/output'}(3)]`` (observed)",
+        notes="For each final hypothesis of ``dec``, the hypothesis of the previous step it extends."),
+    "decide_keep_beam": LayerExample(
+        _SEARCH, _decoder(kept={"class": "decide_keep_beam", "from": "s"},
+                          prob={"class": "softmax", "from": ["kept"], "target": "classes", "loss": "ce"}),
+        flags=_SEARCH_FLAGS, grad=False,
+        notes="In the decoder of the ``choice`` example: the state ``s`` as a beam of its own."),
     "choice": LayerExample(
         _SEARCH, _decoder(), flags=_SEARCH_FLAGS, grad=False,
         notes="Beam search (beam 3) in a decoder ``rec`` unit; ``decide`` takes the best hypothesis."),

@@ -264,9 +264,12 @@ def _run_example(cls: type, example: LayerExample, monkeypatch: Any) -> None:
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_layer_example(name, monkeypatch, tmp_path):
+def test_layer_example(name, monkeypatch, tmp_path, request):
     monkeypatch.chdir(tmp_path)  # examples that write files (hdf_dump) write there
     assert name in LAYER_EXAMPLES, f"no example for layer class {name!r} in returnn/tf/layers/examples.py"
+    if LAYER_EXAMPLES[name].known_issue:  # expected to fail the template check until the layer is fixed
+        request.node.add_marker(pytest.mark.xfail(strict=True, raises=AssertionError,
+                                                  reason=LAYER_EXAMPLES[name].known_issue))
     _run_example(LAYERS.get(name), get_layer_example(name), monkeypatch)
 
 
