@@ -199,4 +199,37 @@ CASES = [
     {"name": "decide_keep_beam_no_search", "extern_data": _DATA, "output": "keep",
      "network": {"keep": {"class": "decide_keep_beam", "from": "data"},
                  "output": {"class": "copy", "from": "keep"}}},
+    # rec_unstack, rec_last_output, cond
+    {"name": "rec_unstack_moved_out", "extern_data": _DATA, "train": True,
+     "network": {"lin": {"class": "linear", "from": "data", "n_out": 2, "activation": None},
+                 "output": {"class": "rec", "from": "data", "unit": {
+                     "u": {"class": "rec_unstack", "from": "base:lin"},
+                     "a": {"class": "combine", "kind": "add", "from": ["u", "prev:a"]},
+                     "output": {"class": "copy", "from": ["a", "u"]}}}}},
+    {"name": "rec_unstack_declare_rec_time", "extern_data": _DATA, "train": True,
+     "network": {"lin": {"class": "linear", "from": "data", "n_out": 2, "activation": None},
+                 "output": {"class": "rec", "from": [], "unit": {
+                     "u": {"class": "rec_unstack", "from": "base:lin", "axis": "T", "declare_rec_time": True},
+                     "a": {"class": "combine", "kind": "add", "from": ["u", "prev:a"]},
+                     "output": {"class": "copy", "from": "a"}}}}},
+    {"name": "rec_last_output", "extern_data": _DATA, "train": True,
+     "network": {"dec": {"class": "rec", "from": "data", "unit": {
+                     "a": {"class": "linear", "from": ["data:source", "prev:a"], "n_out": 3, "activation": "tanh",
+                           "need_last": True},
+                     "output": {"class": "copy", "from": "a"}}},
+                 "output": {"class": "rec_last_output", "rec_layer": "dec", "sub_layer_name": "a"}}},
+    {"name": "cond_true_branch", "extern_data": _DATA,
+     "network": {"r": {"class": "reduce", "mode": "max", "axis": ["B", "T", "F"], "from": "data"},
+                 "c": {"class": "compare", "from": "r", "value": 0.5, "kind": "greater"},
+                 "output": {"class": "cond", "condition": "c",
+                            "true_layer": {"class": "linear", "from": "data", "n_out": 3, "activation": "tanh"},
+                            "false_layer": {"class": "linear", "from": "data", "n_out": 3, "activation": None}}}},
+    {"name": "cond_false_branch_subnetwork", "extern_data": _DATA,
+     "network": {"r": {"class": "reduce", "mode": "max", "axis": ["B", "T", "F"], "from": "data"},
+                 "c": {"class": "compare", "from": "r", "value": 50.0, "kind": "greater"},
+                 "output": {"class": "cond", "condition": "c",
+                            "true_layer": {"class": "subnetwork", "from": "data", "subnetwork": {
+                                "l": {"class": "linear", "from": "data", "n_out": 3},
+                                "output": {"class": "copy", "from": "l"}}},
+                            "false_layer": {"class": "linear", "from": "data", "n_out": 3, "activation": None}}}},
 ]

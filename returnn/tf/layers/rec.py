@@ -15,6 +15,8 @@ from returnn.tf.layers.recurrent.cells.zoneout_lstm import ZoneoutLSTMCell as Zo
 from returnn.tf.layers.recurrent.cum_concat import CumConcatLayer as CumConcatLayer
 from returnn.tf.layers.recurrent.get_last_hidden_state import GetLastHiddenStateLayer as GetLastHiddenStateLayer
 from returnn.tf.layers.recurrent.masked_computation import MaskedComputationLayer as MaskedComputationLayer
+from returnn.tf.layers.recurrent.rec_last_output import RecLastOutputLayer as RecLastOutputLayer
+from returnn.tf.layers.recurrent.rec_unstack import RecUnstackLayer as RecUnstackLayer
 from returnn.tf.layers.recurrent.rnn_cell import RnnCellLayer as RnnCellLayer
 from returnn.tf.layers.recurrent.subnet.cell import SubnetworkRecCell as _SubnetworkRecCell  # noqa: F401
 from returnn.tf.layers.recurrent.subnet.rec_subnet import RecLayer as RecLayer

@@ -6,3 +6,5 @@ from returnn.tf.layers.recurrent.two_d_lstm import TwoDLSTMLayer as TwoDLSTMLaye
 from returnn.tf.layers.recurrent.masked_computation import MaskedComputationLayer as MaskedComputationLayer  # noqa: F401,E501
 from returnn.tf.layers.recurrent.unmask import UnmaskLayer as UnmaskLayer  # noqa: F401
 from returnn.tf.layers.recurrent.cum_concat import CumConcatLayer as CumConcatLayer  # noqa: F401
+from returnn.tf.layers.recurrent.rec_unstack import RecUnstackLayer as RecUnstackLayer  # noqa: F401
+from returnn.tf.layers.recurrent.rec_last_output import RecLastOutputLayer as RecLastOutputLayer  # noqa: F401

@@ -125,10 +125,29 @@ class SubnetworkRecCell:
         """:return: the loop's time dim when its length is known before the loop (input or target)"""
         if self.source_template is not None and self.source_template.time_dim is not None:
             return self.source_template.time_dim
+        self.declared_time_dim = self._declared_rec_time()
+        if self.declared_time_dim is not None:
+            return self.declared_time_dim
         key = self.size_target or (None if self.search else self.target)
         if key and not str(key).startswith("layer:") and key in self.parent_net.extern_data.data:
             data = self.parent_net.get_extern_data(key)
             return data.time_dim
+        return None
+
+    def _declared_rec_time(self) -> Optional[Dim]:
+        """:return: the time dim declared by a ``rec_unstack`` layer with ``declare_rec_time`` (its input's axis)"""
+        from returnn.tf.layers.recurrent.rec_unstack import unstack_axis
+        for name, desc in self.unit.items():
+            if not isinstance(desc, dict) or desc.get("class") != "rec_unstack" or not desc.get("declare_rec_time"):
+                continue
+            sources = desc.get("from", "data")
+            sources = [sources] if isinstance(sources, str) else list(sources)
+            if len(sources) != 1 or not str(sources[0]).startswith("base:"):
+                raise LayerArgError(layer=f"{self.rec_name}/{name}", layer_class="rec_unstack", arg="from",
+                                    problem="with declare_rec_time, the input must be one layer outside the loop:",
+                                    got=sources, expected='e.g. "base:encoder"')
+            data = self.get_base_layer(sources[0]).output
+            return data.dims[unstack_axis(f"{self.rec_name}/{name}", data, desc.get("axis"))]
         return None
 
     def _build_templates(self) -> Dict[str, TemplateLayer]:
@@ -171,7 +190,7 @@ class SubnetworkRecCell:
                     if n in stateful:  # e.g. rnn_cell: over the whole sequence, base: only in initial_state
                         if not self._can_run_over_time(n):
                             continue
-                    elif l.base_deps:
+                    elif l.base_deps and not getattr(l.cls, "unstacks_over_loop", False):
                         continue
                     if any(not self._on_loop_axis(dd) for dd in l.data_deps):
                         continue
@@ -185,7 +204,7 @@ class SubnetworkRecCell:
                 changed = False
                 for n in inputs - with_axis:
                     l = layers[n]
-                    if (any(self._on_loop_axis(dd) for dd in l.data_deps)
+                    if (any(self._on_loop_axis(dd) for dd in l.data_deps) or getattr(l.cls, "unstacks_over_loop", False)
                             or any(d in with_axis for d in l.deps + l.prev_deps)):
                         with_axis.add(n)
                         changed = True
@@ -194,7 +213,9 @@ class SubnetworkRecCell:
         if not self.search:
             needed_roots |= {n for n, l in layers.items() if l.loss}
         # as the reference: "is_output_layer": True makes a sub layer available outside the loop ("rec/x")
-        output_layers = {n for n, l in layers.items() if l.layer_desc.get("is_output_layer")}
+        # "need_last": True: its last frame is read after the loop (rec_last_output)
+        output_layers = {n for n, l in layers.items()
+                         if l.layer_desc.get("is_output_layer") or l.layer_desc.get("need_last")}
         needed_roots |= output_layers
         if self.time_dim is None and self.end_layer:
             needed_roots.add(self.end_layer)

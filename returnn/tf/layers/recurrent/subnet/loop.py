@@ -264,6 +264,9 @@ def _run_while_loop_v1(cell: Any, loop: _Loop):
         if loop.full_source is not None:
             max_len = tf.shape(loop.full_source.output.placeholder)[0]
             seq_lens = loop.full_source.output.get_sequence_lengths()
+        elif getattr(cell, "declared_time_dim", None) is not None:  # rec_unstack with declare_rec_time
+            seq_lens = cell.declared_time_dim.dyn_size
+            max_len = tf.reduce_max(seq_lens)
         else:
             key = cell.size_target or cell.target
             data = cell.parent_net.get_extern_data(key)

@@ -1,0 +1,60 @@
+"""``cond``: one of two layer dicts by a scalar bool at run time, params named like the cond layer and shared by
+the branches (as observed from the reference)."""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from tf_net_helpers import build_net, make_feed
+
+from returnn.errors import LayerArgError, LayerShapeError
+
+tf.compat.v1.disable_eager_execution()
+
+COND = {"r": {"class": "reduce", "mode": "max", "axis": ["B", "T", "F"], "from": "data"},
+        "c": {"class": "compare", "from": "r", "value": 1.0, "kind": "greater"}}
+
+
+def _run(session, net, x):
+    return session.run(net.get_layer("output").output.copy_as_batch_major().placeholder,
+                       feed_dict=make_feed(net, {"data": x}, {"data": [x.shape[1]] * x.shape[0]}))
+
+
+def test_branches_share_params_and_only_the_chosen_one_counts(session):
+    net = build_net(dict(COND, output={"class": "cond", "condition": "c",
+                                       "true_layer": {"class": "linear", "from": "data", "n_out": 2,
+                                                      "activation": "tanh"},
+                                       "false_layer": {"class": "linear", "from": "data", "n_out": 2,
+                                                       "activation": None}}), train_flag=False)
+    params = {p.name[:-2]: p for p in net.get_params_list()}
+    assert sorted(params) == ["output/W", "output/b"]  # one W and b for both branches, as the reference
+    session.run(tf.compat.v1.global_variables_initializer())
+    w, b = session.run([params["output/W"], params["output/b"]])
+    x = np.random.RandomState(1).randn(2, 4, 3).astype("float32") * 0.3  # max <= 1: false branch
+    np.testing.assert_allclose(_run(session, net, x), x @ w + b, atol=1e-5)
+    x[0, 0, 0] = 2.0  # max > 1: true branch
+    np.testing.assert_allclose(_run(session, net, x), np.tanh(x @ w + b), atol=1e-5)
+
+
+def test_subnetwork_branch_param_names(session):
+    net = build_net(dict(COND, output={"class": "cond", "condition": "c",
+                                       "true_layer": {"class": "subnetwork", "from": "data", "subnetwork": {
+                                           "l": {"class": "linear", "from": "data", "n_out": 2},
+                                           "output": {"class": "copy", "from": "l"}}},
+                                       "false_layer": {"class": "linear", "from": "data", "n_out": 2,
+                                                       "activation": None}}))
+    assert sorted(p.name[:-2] for p in net.get_params_list()) == ["output/W", "output/b", "output/l/W",
+                                                                  "output/l/b"]  # as the reference
+
+
+def test_branches_of_other_shapes_are_an_error_as_in_reference(session):
+    with pytest.raises(LayerShapeError, match="another shape"):
+        build_net(dict(COND, output={"class": "cond", "condition": "c",
+                                     "true_layer": {"class": "linear", "from": "data", "n_out": 2},
+                                     "false_layer": {"class": "copy", "from": "data"}}))
+
+
+def test_condition_must_be_a_scalar_bool(session):
+    with pytest.raises(LayerArgError, match="scalar bool"):
+        build_net({"output": {"class": "cond", "condition": "data", "true_layer": {"class": "copy", "from": "data"},
+                              "false_layer": {"class": "copy", "from": "data"}}})
