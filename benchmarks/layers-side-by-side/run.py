@@ -10,7 +10,8 @@ A case file (``cases/<family>.py``) defines ``CASES``, a list of dicts: ``name``
 and optionally ``output`` (layer name, default ``"output"``), ``batch``, ``max_len``, ``seed``,
 ``behavior_version``, ``train`` / ``search`` (build with the train / search flag; default off). For each case,
 ``case_runner.py`` runs under the reference's Python first (its variables keep their initial values and are written
-out), then under ours with those values loaded by name (so the parameter names must agree). Reported per case: the max abs difference of the output (padded frames zeroed)
+out), then under ours with those values loaded by name (so the parameter names must agree). Reported per case:
+the max abs difference of the output (padded frames zeroed)
 and of the gradients (parameters and float inputs). Targets: ≤ 1e-5 forward, ≤ 1e-4 gradients.
 """
 

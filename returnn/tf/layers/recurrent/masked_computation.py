@@ -132,10 +132,12 @@ class MaskedComputationLayer(LayerBase):
             if isinstance(d.get(key), str):
                 d[key] = get_layer(d[key])
         if d.get("mask") is None:
-            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="mask", problem="missing required argument",
+            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="mask",
+                                problem="missing required argument",
                                 hint="a layer with a bool output, e.g. \"mask\": \"prev:output_emit\"")
         if "unit" not in d:
-            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="unit", problem="missing required argument")
+            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="unit",
+                                problem="missing required argument")
         if not d.get("sources"):
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="from",
                                 problem="needs an input layer:", got=[])

@@ -55,7 +55,8 @@ class RecLastOutputLayer(LayerBase):
         cell = getattr(rec_layer, "cell", None)
         if cell is None or not hasattr(cell, "layers"):
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="rec_layer",
-                                problem="needs a rec layer with a unit dict:", got=getattr(rec_layer, "name", rec_layer))
+                                problem="needs a rec layer with a unit dict:",
+                                got=getattr(rec_layer, "name", rec_layer))
         if sub_layer_name not in cell.layers:
             from returnn.util.suggest import close_matches
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="sub_layer_name",
@@ -63,7 +64,8 @@ class RecLastOutputLayer(LayerBase):
                                 suggestions=close_matches(str(sub_layer_name), list(cell.layers)))
         if not cell.unit[sub_layer_name].get("need_last"):
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="sub_layer_name",
-                                problem=f"the sub layer needs \"need_last\": True (as in the reference):",
-                                got=sub_layer_name, hint=f"add \"need_last\": True to {rec_layer.name}/{sub_layer_name}")
+                                problem="the sub layer needs \"need_last\": True (as in the reference):",
+                                got=sub_layer_name,
+                                hint=f"add \"need_last\": True to {rec_layer.name}/{sub_layer_name}")
         frame = cell.layers[sub_layer_name].output
         return frame.copy_as_batch_major().copy_template(name=f"{name}_output")

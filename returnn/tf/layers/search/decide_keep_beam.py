@@ -31,7 +31,8 @@ class DecideKeepBeamLayer(LayerBase):
     def get_out_data_from_opts(cls, name: str, sources: Sequence[Any] = (), **kwargs: Any) -> Tensor:
         """:return: the source's template"""
         if len(sources) != 1:
-            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="from", problem="needs exactly one source:",
+            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="from",
+                                problem="needs exactly one source:",
                                 got=[s.name for s in sources])
         out = sources[0].output.copy_template(name=f"{name}_output")
         out.beam = getattr(sources[0].output, "beam", None)
