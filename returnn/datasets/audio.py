@@ -37,7 +37,7 @@ from returnn.errors import DataFileError, DatasetArgError
 from returnn.datasets.dataset import Dataset, DatasetSeq
 from returnn.datasets.epoch_wise_filter import EpochWiseFilter
 from returnn.datasets.registry import register_dataset
-from returnn.datasets.util.feature_extraction import ExtractAudioFeatures
+from returnn.datasets.util.feature_extraction import make_feature_extractor
 from returnn.datasets.util.vocabulary import Utf8ByteTargets, Vocabulary
 
 
@@ -217,7 +217,7 @@ class OggZipDataset(Dataset):
         if audio is not None and not isinstance(audio, dict):
             raise DatasetArgError(f"OggZipDataset: 'audio' must be a dict of feature options or None, got {audio!r}")
         self._audio_opts = audio
-        self.feature_extractor = ExtractAudioFeatures(**audio) if audio is not None else None
+        self.feature_extractor = make_feature_extractor(audio, "OggZipDataset") if audio is not None else None
         self.targets = make_vocab(targets, "OggZipDataset")
         self.targets_post_process = make_post_process(targets_post_process, "OggZipDataset targets_post_process")
         self.segment_file = segment_file

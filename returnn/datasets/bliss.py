@@ -22,9 +22,7 @@ from __future__ import annotations
 import gzip
 import os
 import xml.etree.ElementTree as ElementTree
-from typing import Any, Dict, List, Optional
-
-import numpy as np
+from typing import Any, Dict, List
 
 from returnn.errors import DataFileError
 from returnn.datasets.audio import text_keys_num_outputs, text_features

@@ -9,7 +9,8 @@ mean may exceed the limit by one sequence, as the reference); the kept ones stay
 unknown option raises :class:`DatasetArgError` (the reference asserts that every key was read). Log lines
 (``log.v4``) as the reference::
 
-    <prefix>Old mean seq len is 7.375000, new is 4.666667, requested max is 4.000000. Old num seqs is 8, new num seqs is 6.
+    <prefix>Old mean seq len is 7.375000, new is 4.666667, requested max is 4.000000. Old num seqs is 8, new num
+    seqs is 6.          (one line)
     <prefix>Old num seqs 8, new num seqs 6.
 """
 

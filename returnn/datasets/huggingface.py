@@ -17,7 +17,7 @@ column is rejected), and a sparse ``dim`` must be what the column tells (a ``Cla
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Optional
 
 import numpy as np
 
@@ -112,8 +112,9 @@ class HuggingFaceDataset(Dataset):
                 raise DatasetArgError(f"HuggingFaceDataset data_format[{key!r}]: dtype: user-specified {want_dtype} "
                                       f"does not match the column's {dtype}")
             if spec.get("sparse") and spec.get("dim") is not None and spec["dim"] != sparse_dim:
-                raise DatasetArgError(f"HuggingFaceDataset data_format[{key!r}]: dim: user-specified {spec['dim']} does "
-                                      f"not match the column's {sparse_dim} (a sparse dim needs a ClassLabel column)")
+                raise DatasetArgError(f"HuggingFaceDataset data_format[{key!r}]: dim: user-specified {spec['dim']} "
+                                      f"does not match the column's {sparse_dim} (a sparse dim needs a ClassLabel "
+                                      f"column)")
             shape = list(spec.get("shape", [None, spec.get("dim")]))
             self.num_outputs[key] = (spec.get("dim") or 1, len(shape))
             self._data_dtypes[key] = want_dtype

@@ -33,7 +33,7 @@ from returnn.datasets.audio import make_post_process, make_vocab
 from returnn.datasets.dataset import Dataset, DatasetSeq
 from returnn.datasets.epoch_wise_filter import EpochWiseFilter
 from returnn.datasets.registry import register_dataset
-from returnn.datasets.util.feature_extraction import ExtractAudioFeatures
+from returnn.datasets.util.feature_extraction import make_feature_extractor
 from returnn.datasets.util.vocabulary import BytePairEncoding, CharacterTargets
 
 _Key = Tuple[str, int, int, int]
@@ -61,8 +61,8 @@ class LibriSpeechCorpus(Dataset):
 
     def __init__(self, path, prefix, audio, orth_post_process=None, targets=None, chars=None, bpe=None,
                  use_zip=False, use_ogg=False, use_cache_manager=False, fixed_random_subset=None,
-                 epoch_wise_filter=None, name=None, seq_tag_format: str = "%(subdir)s-%(speaker)i-%(chapter)i-%(seq)04i",
-                 **kwargs):
+                 epoch_wise_filter=None, name=None,
+                 seq_tag_format: str = "%(subdir)s-%(speaker)i-%(chapter)i-%(seq)04i", **kwargs):
         super().__init__(name=name or f"prefix:{prefix}", **kwargs)
         if use_cache_manager:
             from returnn.util.files import cf
@@ -83,7 +83,7 @@ class LibriSpeechCorpus(Dataset):
             self.targets = CharacterTargets(**chars)
         else:
             self.targets = make_vocab(targets, "LibriSpeechCorpus")
-        self.feature_extractor = ExtractAudioFeatures(**audio) if audio is not None else None
+        self.feature_extractor = make_feature_extractor(audio, "LibriSpeechCorpus") if audio is not None else None
         self.num_outputs = {"raw": {"dtype": "string", "shape": ()}}
         self.labels = {}
         if self.targets is not None:

@@ -22,7 +22,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from returnn.errors import DatasetArgError
-from returnn.datasets.cached2 import CachedDataset2, OptionalNotImplementedError
+from returnn.datasets.cached2 import CachedDataset2
 from returnn.datasets.dataset import DatasetSeq
 from returnn.datasets.init import init_dataset
 from returnn.datasets.registry import register_dataset

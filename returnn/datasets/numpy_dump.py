@@ -11,7 +11,6 @@ The sequences run from ``start_seq`` up to ``end_seq`` (exclusive) or, without i
 from __future__ import annotations
 
 import os
-from typing import Optional
 
 import numpy as np
 

@@ -10,8 +10,7 @@ the reference). Tags ``seq-<i>``. As the reference, ``num_outputs`` must be give
 from __future__ import annotations
 
 import math
-import os
-from typing import Any, List, Optional
+from typing import Any
 
 import numpy as np
 

@@ -16,7 +16,7 @@ from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
-from returnn.errors import DatasetArgError, DatasetFileError
+from returnn.errors import DatasetFileError
 from returnn.datasets.dataset import Dataset, DatasetSeq
 from returnn.datasets.registry import register_dataset
 
@@ -79,8 +79,8 @@ class TranslationFactorsDataset(Dataset):
                         idx = vocab.get(word)
                         if idx is None:
                             if unknown_label is None or unknown_label not in vocab:
-                                raise DatasetFileError(filename, f"line {n}: {k} token {word!r} is not in {vocab_file!r} "
-                                                                 f"(no unknown_label)")
+                                raise DatasetFileError(filename, f"line {n}: {k} token {word!r} is not in "
+                                                                 f"{vocab_file!r} (no unknown_label)")
                             idx = vocab[unknown_label]
                         ids.append(idx)
                     self._streams[k].append(np.array(ids, dtype=np.int32))

@@ -22,7 +22,8 @@ centered (``librosa``'s default: ``1 + len // hop`` frames):
 - a callable ``(audio, sample_rate, window_len, step_len, num_feature_filters, **feature_options) -> [T, dim]``
 
 Order of the steps (observed from the reference): ``sample_rate`` check, ``preemphasis`` (``y[t] = x[t] - a *
-x[t-1]``, ``y[0] = x[0]``, ``scipy.signal.lfilter`` in float64), ``peak_normalization`` (``x / max|x|``; all-zero audio stays zero),
+x[t-1]``, ``y[0] = x[0]``, ``scipy.signal.lfilter`` in float64), ``peak_normalization`` (``x / max|x|``; all-zero
+audio stays zero),
 ``random_permute`` (training augmentation), ``pre_process(audio=, sample_rate=, random_state=)``, the features,
 ``with_delta`` (``librosa.feature.delta`` of order 1..n appended), ``join_frames`` (``n`` consecutive frames
 concatenated; the last group padded by repeating the last frame), ``norm_mean`` / ``norm_std_dev`` (over the
@@ -387,3 +388,23 @@ def _join_frames(data: np.ndarray, n: int) -> np.ndarray:
     if pad:
         data = np.concatenate([data, np.repeat(data[-1:], pad, axis=0)], axis=0)
     return data.reshape((out_len, n * data.shape[1]))
+
+
+def make_feature_extractor(audio: Dict[str, Any], where: str) -> ExtractAudioFeatures:
+    """:class:`ExtractAudioFeatures` from a dataset's ``audio`` option dict.
+
+    :raises DatasetArgError: an option it does not take, naming the closest one (e.g. ``norm_std`` ->
+        ``norm_std_dev``)
+    """
+    import inspect
+
+    from returnn.util.suggest import close_matches
+
+    known = [p for p in inspect.signature(ExtractAudioFeatures.__init__).parameters if p != "self"]
+    for key in audio:
+        if key not in known:
+            sugg = close_matches(key, known)
+            raise DatasetArgError(f"{where} option 'audio': unknown option {key!r}"
+                                  + (f"\n  did you mean: {', '.join(repr(x) for x in sugg)}?" if sugg else "")
+                                  + f"\n  accepted: {', '.join(known)}")
+    return ExtractAudioFeatures(**audio)
