@@ -9,6 +9,8 @@ Usage::
         --vocab demos/asr-synth/data/vocab.txt --out demos/asr-synth/out/search.test.py
     tools/calculate-word-error-rate.py --refs demos/asr-synth/data/test.txt --hyps demos/asr-synth/out/search.test.py
 
+BPE models (``blstm-ctc-bpe.config``): ``--vocab demos/asr-synth/data-zip/bpe.vocab --bpe``.
+
 Input: an HDF as written by the ``forward`` task (``inputs`` float32 [total_frames, num_labels + 1] softmax
 outputs, ``seqLengths`` column 0 = frames per sequence, ``seqTags``). The CTC blank is the last index
 (``len(vocab)``), as the ``ctc`` loss of ``softmax`` arranges it. Decoding: per frame argmax, merge runs of
@@ -41,17 +43,38 @@ def ctc_greedy_ids(posteriors: np.ndarray, blank: int) -> list[int]:
 
 
 def read_vocab(path: str) -> list[str]:
-    """:return: labels, one per line (lines kept verbatim: a line holding one space is the space label)"""
+    """
+    :return: labels: one per line (lines kept verbatim: a line holding one space is the space label), or, for a
+        file starting with ``{``, the labels of a Python dict literal label -> index (RETURNN's vocab format, e.g.
+        ``bpe.vocab``; a label sharing its index with another one is dropped, the first one is kept)
+    """
     with open(path, encoding="utf8") as f:
         content = f.read()
+    if content.startswith("{"):
+        import ast
+
+        by_index: dict[int, str] = {}
+        for label, index in ast.literal_eval(content).items():
+            by_index.setdefault(index, label)
+        return [by_index[i] for i in range(len(by_index))]
     labels = content.split("\n")
     if labels and labels[-1] == "":
         labels.pop()
     return labels
 
 
-def decode_file(hdf_path: str, vocab: list[str]) -> list[tuple[str, str]]:
+def labels_to_text(labels: list[str], bpe: bool) -> str:
+    """Characters are concatenated; BPE units (``bpe``) are joined with spaces, then ``"@@ "`` removed (a unit
+    ending in ``@@`` continues the word)."""
+    if not bpe:
+        return "".join(labels)
+    text = " ".join(labels) + " "
+    return text.replace("@@ ", "").strip()
+
+
+def decode_file(hdf_path: str, vocab: list[str], bpe: bool = False) -> list[tuple[str, str]]:
     """
+    :param bpe: the labels are BPE units (see :func:`labels_to_text`)
     :return: (seq_tag, text) per sequence of the forward HDF
     :raises ValueError: label dim of the HDF is not ``len(vocab) + 1``
     """
@@ -70,7 +93,7 @@ def decode_file(hdf_path: str, vocab: list[str]) -> list[tuple[str, str]]:
     result, offset = [], 0
     for tag, length in zip(tags, lengths):
         ids = ctc_greedy_ids(data[offset : offset + int(length)], blank=len(vocab))
-        result.append((tag.rstrip("\x00"), "".join(vocab[i] for i in ids)))
+        result.append((tag.rstrip("\x00"), labels_to_text([vocab[i] for i in ids], bpe)))
         offset += int(length)
     return result
 
@@ -83,11 +106,13 @@ def format_search_output(hyps: list[tuple[str, str]]) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description="Greedy CTC decoding of a forward HDF into search-output py.")
     parser.add_argument("hdf", help="forward output HDF (posteriors)")
-    parser.add_argument("--vocab", required=True, help="vocab.txt of the data (one label per line)")
+    parser.add_argument("--vocab", required=True,
+                        help="vocab.txt of the data (one label per line), or a dict-literal vocab (bpe.vocab)")
+    parser.add_argument("--bpe", action="store_true", help="labels are BPE units: join with spaces, remove '@@ '")
     parser.add_argument("--out", required=True, help="py file to write {seq_tag: text}")
     args = parser.parse_args(argv)
     try:
-        hyps = decode_file(args.hdf, read_vocab(args.vocab))
+        hyps = decode_file(args.hdf, read_vocab(args.vocab), bpe=args.bpe)
     except (OSError, KeyError, ValueError) as exc:
         print(f"ctc-greedy-decode.py: error: {exc}", file=sys.stderr)
         return 1
