@@ -15,8 +15,10 @@ length of that text; ``"data"`` holds the audio features, or ``0.0`` (a 0-dim fl
 ``num_outputs`` entry) with ``audio=None``; ``"classes"`` exists with ``targets``, ``bpe`` (options of
 ``BytePairEncoding``) or ``chars`` (options of ``CharacterTargets``); ``fixed_random_subset`` keeps the
 sequences at the first ``n`` positions of a ``RandomState(42)`` shuffle, in corpus order; the
-``epoch_wise_filter`` here keeps the shortest ``n`` sequences, ``n`` a power of two doubled from 1 while the mean
-text length of the shortest ``2n`` stays ``<= max_mean_len``, and returns them sorted by length.
+``epoch_wise_filter`` here: ``subdirs`` keeps the sequences of those subdirs; then ``max_mean_len`` keeps the shortest
+``n`` sequences, ``n`` a power of two doubled from 1 while the mean text length of the shortest ``2n`` stays
+``<= max_mean_len``, and returns them sorted by length; ``use_new_filter=True`` applies the generic
+:class:`~returnn.datasets.epoch_wise_filter.EpochWiseFilter` rule to the text lengths instead (order kept).
 """
 
 from __future__ import annotations
@@ -192,11 +194,17 @@ class LibriSpeechCorpus(Dataset):
             print(f"{prefix}No filter for this epoch.", file=log.v4)
             return order
         old_num = len(order)
-        max_mean_len = opts.get("max_mean_len")
-        unknown = sorted(set(opts) - {"max_mean_len"})
+        opts = dict(opts)
+        unknown = sorted(set(opts) - {"max_mean_len", "subdirs", "use_new_filter"})
         if unknown:
             raise DatasetArgError(f"LibriSpeechCorpus epoch_wise_filter: unknown option(s) {unknown}; known: "
-                                  f"['max_mean_len']")
+                                  f"['max_mean_len', 'subdirs', 'use_new_filter']")
+        if opts.pop("use_new_filter", False):  # the generic EpochWiseFilter on the text lengths
+            return EpochWiseFilter.filter_epoch(opts, order, lambda i: len(self._orths[i]), prefix)
+        subdirs = opts.get("subdirs")
+        if subdirs is not None:
+            order = [i for i in order if self._keys[i][0] in subdirs]
+        max_mean_len = opts.get("max_mean_len")
         if max_mean_len is not None and order:
             order = sorted(order, key=lambda i: (len(self._orths[i]), i))
             lens = np.array([len(self._orths[i]) for i in order], dtype=np.float64)

@@ -138,3 +138,18 @@ def test_errors(tree, tmp_path):
     ds.init_seq_order(epoch=1)
     with pytest.raises(DataFileError, match="'dev-x-1-2-0000'.*cannot decode"):
         ds.load_seqs(0, 1)
+
+
+def test_epoch_wise_filter_subdirs_and_new_filter(tree):
+    path = str(tree / "ls")
+    expected = [  # observed from the reference
+        ({(1, 1): {"subdirs": ["train-clean-100"]}}, TRAIN_TAGS[:5]),
+        ({(1, 1): {"max_mean_len": 8, "subdirs": ["train-other-500", "train-clean-100"]}},
+         [TRAIN_TAGS[4], TRAIN_TAGS[5], TRAIN_TAGS[3], TRAIN_TAGS[0]]),
+        ({(1, 1): {"subdirs": ["train-other-500"], "max_mean_len": 3}}, [TRAIN_TAGS[5]]),
+        ({(1, 1): {"use_new_filter": True, "max_mean_len": 8}}, TRAIN_TAGS),
+    ]
+    for ewf, tags in expected:
+        ds = LibriSpeechCorpus(path=path, prefix="train", audio=None, epoch_wise_filter=ewf)
+        ds.init_seq_order(epoch=1)
+        assert [ds.get_tag(i) for i in range(ds.num_seqs)] == tags, ewf
