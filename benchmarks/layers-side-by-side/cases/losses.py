@@ -64,6 +64,13 @@ def _align_case(name, layer, *, ties=False, **kw):
     return {"name": name, "extern_data": _ALIGN_DATA, "network": net, "batch": 12, **kw}
 
 
+def _ctc_case(name, src, **loss_opts):
+    return _loss_value_case(name, {"class": "copy", "from": src, "loss": "ctc", "target": "classes",
+                                   "loss_opts": loss_opts}, _VIA_DATA, max_len=9,
+                            lin={"class": "linear", "activation": None, "from": "data", "n_out": 5},
+                            lsm={"class": "activation", "activation": "log_softmax", "from": "lin"})
+
+
 CASES = [
     _loss_case("loss_ce", "ce"),
     _loss_case("loss_ce_label_smoothing", "ce", loss_opts_={"label_smoothing": 0.1}),
@@ -127,4 +134,9 @@ CASES = [
                      probs={"class": "softmax", "from": "data", "n_out": 5},
                      lp={"class": "activation", "activation": "log", "from": "probs"},
                      bw={"class": "fast_bw", "from": "lp", "align_target": "ctc", "align_target_key": "classes"}),
+    _ctc_case("ctc_native_log_space_no_normalize", "lsm", beam_width=1, use_native=True, output_in_log_space=True,
+              ctc_opts={"logits_normalize": False, "grad_wrt_softmax_in": False}),
+    _ctc_case("ctc_native_scores_no_normalize", "lin", beam_width=1, use_native=True, output_in_log_space=True,
+              ctc_opts={"logits_normalize": False}),
+    _ctc_case("ctc_tf_log_space", "lsm", output_in_log_space=True),
 ]

@@ -2,11 +2,19 @@
 
 The output layer gets ``target dim + 1`` classes; the blank is the last class (as the reference). Options:
 ``ctc_opts`` (dict passed to ``ctc_loss``: ``preprocess_collapse_repeated``, ``ctc_merge_repeated``,
-``ignore_longer_outputs_than_inputs``), ``beam_width`` (error decoding; 1 = greedy), ``output_in_log_space``.
-``use_native`` is accepted (TF's kernel is always used); ``use_viterbi``, ``target_collapse_repeated`` and
-``auto_clip_target_len`` are rejected (not implemented). The value is summed over
-sequences; num_frames is the sum of target lengths; the error is the label edit distance of the greedy
-decoding, summed (label error rate when divided by num_frames).
+``ignore_longer_outputs_than_inputs``), ``beam_width`` (error decoding: beam search, default 100 as the
+reference; 1 = greedy), ``output_in_log_space``.
+
+``use_native`` (the reference's own CTC kernel; here the same sums with TF's kernel) needs ``beam_width`` 1 (else
+computing the loss raises, as the reference) and takes the native options in ``ctc_opts``: ``logits_normalize``
+(default True; False: the scores are used as log-probabilities as they are, without a log-softmax: the value is
+TF's CTC minus each frame's ``logsumexp``), ``grad_wrt_softmax_in`` (default True: the gradient w.r.t. the scores
+``s`` is ``exp(s) - posteriors``, as for the input of a softmax; False: ``-posteriors``). For log-softmax inputs all variants give
+TF's CTC value and the same gradient below the log-softmax.
+
+``use_viterbi``, ``target_collapse_repeated`` and ``auto_clip_target_len`` are rejected (not implemented). The
+value is summed over sequences; num_frames is the sum of target lengths; the error is the label edit distance of
+the decoding, summed (label error rate when divided by num_frames).
 """
 
 from __future__ import annotations
@@ -19,6 +27,9 @@ from returnn.tf.layers.core.loss import Loss
 from returnn.tf.layers.core.registry import register_loss
 
 
+_NATIVE_OPTS = ("logits_normalize", "grad_wrt_softmax_in")
+
+
 @register_loss
 class CtcLoss(Loss):
     """CTC; output ``{B, T, F+1}``, target sparse ``{B, T'}`` with per-sequence lengths."""
@@ -27,7 +38,7 @@ class CtcLoss(Loss):
     recurrent = True
 
     def __init__(self, target_collapse_repeated: bool = False, auto_clip_target_len: bool = False,
-                 output_in_log_space: bool = False, beam_width: int = 1, ctc_opts: Optional[Dict[str, Any]] = None,
+                 output_in_log_space: bool = False, beam_width: int = 100, ctc_opts: Optional[Dict[str, Any]] = None,
                  use_native: bool = False, use_viterbi: bool = False, **kwargs: Any):
         super().__init__(**kwargs)
         for opt, value in (("target_collapse_repeated", target_collapse_repeated),
@@ -35,6 +46,8 @@ class CtcLoss(Loss):
             if value:
                 raise TypeError(f"ctc loss option {opt}={value!r} is not supported in this implementation")
         self.ctc_opts = dict(ctc_opts or {})
+        self.use_native = use_native
+        self.native_opts = {k: self.ctc_opts.pop(k) for k in _NATIVE_OPTS if use_native and k in self.ctc_opts}
         self.beam_width = beam_width
         self.output_in_log_space = output_in_log_space
 
@@ -59,10 +72,27 @@ class CtcLoss(Loss):
         return tf.SparseTensor(idx, vals, tf.cast(tf.shape(target.placeholder), tf.int64))
 
     def get_value(self) -> tf.Tensor:
+        """:raises LayerArgError: ``use_native`` with a ``beam_width`` other than 1 (the reference asserts it)"""
         logits = self._logits_tm()
         seq_lens = self.output.get_sequence_lengths()
+        if self.use_native and self.beam_width != 1:
+            from returnn.errors import LayerArgError
+            layer = self.layer
+            raise LayerArgError(layer=layer.name, layer_class=layer.layer_class, arg="loss_opts",
+                                problem="ctc with use_native needs beam_width 1 (as the reference):",
+                                got={"beam_width": self.beam_width}, hint='add "beam_width": 1 to loss_opts')
         loss = tf.compat.v1.nn.ctc_loss(labels=self._sparse_target(), inputs=logits, sequence_length=seq_lens,
                                         time_major=True, **self.ctc_opts)
+        if self.use_native and not self.native_opts.get("logits_normalize", True):
+            mask = tf.cast(tf.transpose(tf.sequence_mask(seq_lens, maxlen=tf.shape(logits)[0])), logits.dtype)
+            norm = tf.reduce_sum(tf.reduce_logsumexp(logits, axis=-1) * mask, axis=0)  # [B]
+            if self.native_opts.get("grad_wrt_softmax_in", True):
+                # value without the normalisation; gradient exp(s) - posteriors (TF's: softmax(s) - posteriors)
+                extra = tf.stop_gradient(tf.exp(logits) - tf.nn.softmax(logits)) * logits * mask[:, :, None]
+                extra = tf.reduce_sum(extra, axis=[0, 2])
+                loss += extra - tf.stop_gradient(extra)
+                norm = tf.stop_gradient(norm)
+            loss -= norm
         return tf.reduce_sum(loss)
 
     def get_error(self) -> tf.Tensor:
