@@ -13,15 +13,15 @@ Python traceback, unless ``log_verbosity >= 5`` or ``--debug`` is given.
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import Any, List, Optional, Sequence
 
 _NOT_GIVEN = object()
 
 
-def _detail_lines(*, suggestions: Sequence[str] = (), expected: Optional[str] = None, got: Any = _NOT_GIVEN,
-                  hint: Optional[str] = None) -> list:
-    """The indented lines under an error's headline: did-you-mean, expected, got (``repr`` unless already a
-    rendered string), hint."""
+def format_details(*, suggestions: Sequence[str] = (), expected: Optional[str] = None, got: Any = _NOT_GIVEN,
+                   hint: Optional[str] = None, known: Sequence[str] = ()) -> List[str]:
+    """The indented lines under an error's headline, in this order: did-you-mean, expected, got (``repr`` unless
+    already a rendered string), hint, known names. The one renderer of these lines for every error class."""
     lines = []
     if suggestions:
         lines.append("  did you mean: " + ", ".join(repr(s) for s in suggestions) + "?")
@@ -31,6 +31,8 @@ def _detail_lines(*, suggestions: Sequence[str] = (), expected: Optional[str] = 
         lines.append(f"  got:      {got if isinstance(got, _Rendered) else repr(got)}")
     if hint:
         lines.append(f"  hint: {hint}")
+    if known:
+        lines.append("  known: " + ", ".join(known))
     return lines
 
 
@@ -39,7 +41,22 @@ class _Rendered(str):
 
 
 class ReturnnError(Exception):
-    """Base class of all errors this project raises on purpose for bad user input."""
+    """Base class of all errors this project raises on purpose for bad user input.
+
+    Every subclass pickles (errors cross process boundaries: ``MultiProcDataset`` workers, distributed training):
+    the message (``args``) and the structured fields (``key``, ``layer``, ``suggestions``, ...) are restored
+    without calling ``__init__``, whose keyword-only arguments ``BaseException``'s own pickling cannot pass.
+    """
+
+    def __reduce__(self) -> tuple:
+        state = dict(self.__dict__)
+        if isinstance(self, OSError):  # these live in OSError's slots, not in __dict__
+            state.update({name: getattr(self, name) for name in _OS_ERROR_FIELDS})
+        return _rebuild_error, (type(self), self.args, state)
+
+
+#: the pickling of :class:`ReturnnError`, for error classes with another base (``error_cls.__reduce__ = ...``)
+_reduce_error = ReturnnError.__reduce__
 
 
 class ConfigError(ReturnnError, ValueError):
@@ -82,14 +99,8 @@ class ConfigValueError(ConfigError):
         self.got = got
         self.suggestions = tuple(suggestions)
         self.hint = hint
-        text = f"config key {key!r}: expected {expected}"
-        if got is not _NOT_GIVEN:
-            text += f", got {got!r}"
-        if self.suggestions:
-            text += "\n  did you mean: " + ", ".join(repr(s) for s in self.suggestions) + "?"
-        if hint:
-            text += f"\n  hint: {hint}"
-        super().__init__(text)
+        headline = f"config key {key!r}: expected {expected}" + (f", got {got!r}" if got is not _NOT_GIVEN else "")
+        super().__init__("\n".join([headline] + format_details(suggestions=self.suggestions, hint=hint)))
 
 
 class UnknownNameError(ConfigError, LookupError):
@@ -109,16 +120,9 @@ class UnknownNameError(ConfigError, LookupError):
         self.known = tuple(known)
         self.hint = hint
         self.context = context
-        text = f"unknown {kind} {name!r}"
-        if context:
-            text += f" ({context})"
-        if self.suggestions:
-            text += "\n  did you mean: " + ", ".join(repr(s) for s in self.suggestions) + "?"
-        if hint:
-            text += f"\n  hint: {hint}"
-        if self.known:
-            text += "\n  known: " + ", ".join(self.known)
-        super().__init__(text)
+        headline = f"unknown {kind} {name!r}" + (f" ({context})" if context else "")
+        super().__init__("\n".join([headline] + format_details(suggestions=self.suggestions, hint=hint,
+                                                                known=self.known)))
 
     def __str__(self) -> str:  # LookupError/KeyError would otherwise repr() the message
         return self.args[0]
@@ -142,7 +146,7 @@ class LayerArgError(ConfigError, TypeError):
         self.layer, self.layer_class, self.arg, self.problem = layer, layer_class, arg, problem
         self.expected, self.got, self.suggestions, self.hint = expected, got, tuple(suggestions), hint
         lines = [f"layer {layer!r} {{\"class\": \"{layer_class}\"}}: {problem} {arg!r}"]
-        lines += _detail_lines(suggestions=self.suggestions, expected=expected, got=got, hint=hint)
+        lines += format_details(suggestions=self.suggestions, expected=expected, got=got, hint=hint)
         super().__init__("\n".join(lines))
 
 
@@ -157,7 +161,7 @@ class TensorArgError(ConfigError, TypeError):
     def __init__(self, what: str, problem: str, *, expected: Optional[str] = None, got: Any = _NOT_GIVEN,
                  hint: Optional[str] = None):
         self.what, self.problem = what, problem
-        lines = [f"{what}: {problem}"] + _detail_lines(expected=expected, got=got, hint=hint)
+        lines = [f"{what}: {problem}"] + format_details(expected=expected, got=got, hint=hint)
         super().__init__("\n".join(lines))
 
 
@@ -221,7 +225,7 @@ class LayerShapeError(ConfigError):
         self.layer, self.layer_class, self.problem = layer, layer_class, problem
         self.expected, self.got, self.hint = expected, got, hint
         lines = [f"layer {layer!r} {{\"class\": \"{layer_class}\"}}: {problem}"]
-        lines += _detail_lines(expected=expected, got=_NOT_GIVEN if got is None else _Rendered(got), hint=hint)
+        lines += format_details(expected=expected, got=_NOT_GIVEN if got is None else _Rendered(got), hint=hint)
         super().__init__("\n".join(lines))
 
 
@@ -241,17 +245,14 @@ class DistributedError(ReturnnError, RuntimeError):
     """
 
 
+_OS_ERROR_FIELDS = ("errno", "strerror", "filename", "filename2")
+
+
 def _rebuild_error(cls: type, args: tuple, state: dict) -> BaseException:
-    """Unpickles an error with keyword-only constructor arguments (used by ``__reduce__``)."""
+    """Unpickles an error (see :meth:`ReturnnError.__reduce__`): a new instance with ``args`` and the fields of
+    ``state``, without calling ``__init__``."""
     err = cls.__new__(cls)
     Exception.__init__(err, *args)
-    err.__dict__.update(state)
+    for name, value in state.items():
+        setattr(err, name, value)
     return err
-
-
-def _reduce_error(self: BaseException) -> tuple:
-    return _rebuild_error, (type(self), self.args, self.__dict__.copy())
-
-
-AxisDescriptionError.__reduce__ = _reduce_error  # type: ignore[method-assign]
-LayerShapeError.__reduce__ = _reduce_error  # type: ignore[method-assign]
