@@ -85,6 +85,8 @@ def _search_net(extra_unit, extra_top=None, output="output", beam=3):
 CASES = [
     {"name": "rec_lstmp", "extern_data": _DATA, "network": _rec("lstmp")},
     {"name": "rec_lstmp_bw", "extern_data": _DATA, "network": _rec("LSTMP", direction=-1)},
+    {"name": "rec_nativelstm2_rec_weight_dropout", "extern_data": _DATA,
+     "network": _rec("nativelstm2", {"rec_weight_dropout": 0.3, "forget_bias": 0.0})},
     {"name": "rec_zoneoutlstm", "extern_data": _DATA,
      "network": _rec("zoneoutlstm", {"zoneout_factor_cell": 0.15, "zoneout_factor_output": 0.05})},
     {"name": "rec_ZoneoutLSTM_zoneout_output", "extern_data": _DATA,

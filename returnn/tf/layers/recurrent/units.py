@@ -44,8 +44,10 @@ from typing import Any, Dict, Optional, Sequence, Tuple
 
 import tensorflow as tf
 
+from returnn.errors import LayerArgError
 from returnn.log import log
 from returnn.tf.layers.recurrent.cells import LayerNormVariantsLSTMCell, ZoneoutLSTMCell
+from returnn.tf.ops.dropout import cond_on_train_flag
 from returnn.tf.ops.rnn.cell_loop import run_cell_loop
 from returnn.tf.ops.rnn.lstm import lstm
 from returnn.tf.ops.rnn.simple_loop import basic_rnn, gru
@@ -103,13 +105,43 @@ def _reorder_tf_cell_gates(m: tf.Tensor, n: int) -> tf.Tensor:
 
 
 class NativeLstmUnit(RecUnit):
-    """The reference's NativeLstm2 layout (``W``, ``W_re``, ``b``)."""
+    """The reference's NativeLstm2 layout (``W``, ``W_re``, ``b``).
+
+    ``unit_opts`` (as the reference): ``forget_bias`` (only 0; other values raise, as the reference: "should be
+    done via right param init"); for the NativeLstm2 units also ``rec_weight_dropout`` (dropout on ``W_re`` in
+    training, one mask per run over the sequence, scaled by 1/(1-rate); inside a rec loop one mask per step) and
+    ``rec_weight_dropout_shape`` (noise shape of ``W_re``, None per axis for independent noise, 1 to share).
+    """
 
     state_names = ("c", "h")
+    allowed_unit_opts = ("forget_bias", "rec_weight_dropout", "rec_weight_dropout_shape")
+    native_forget_bias_check = True  # TF-cell layouts have their own forget_bias
 
-    def __init__(self, name: str, unit_opts: Optional[Dict[str, Any]] = None, impl: str = "auto"):
+    def __init__(self, name: str, unit_opts: Optional[Dict[str, Any]] = None, impl: str = "auto",
+                 native2: bool = True, layer_name: str = "?"):
         super().__init__(name, unit_opts)
         self.impl = impl
+        if not native2:  # the reference's NativeLstmCell
+            self.allowed_unit_opts = ("forget_bias",)
+        if self.native_forget_bias_check and self.unit_opts.get("forget_bias", 0.0):
+            raise LayerArgError(layer=layer_name, layer_class="rec", arg="unit_opts",
+                                problem=f"forget_bias is not supported for unit {name!r} (as in the reference; "
+                                        "it should be done via the param init):", got=self.unit_opts,
+                                hint='remove forget_bias, or use e.g. "bias_init"')
+        self.rec_weight_dropout = float(self.unit_opts.get("rec_weight_dropout", 0.0) or 0.0)
+        self.rec_weight_dropout_shape = self.unit_opts.get("rec_weight_dropout_shape")
+        self.train_flag: Any = False
+
+    def _dropped_w_re(self, w_re: tf.Tensor) -> tf.Tensor:
+        if not self.rec_weight_dropout:
+            return w_re
+        noise_shape = None
+        if self.rec_weight_dropout_shape is not None:
+            noise_shape = [dim if s is None else s for s, dim in zip(self.rec_weight_dropout_shape,
+                                                                         w_re.shape.as_list())]
+        rate = self.rec_weight_dropout
+        return cond_on_train_flag(self.train_flag, lambda: tf.nn.dropout(w_re, rate=rate, noise_shape=noise_shape),
+                                  lambda: w_re)
 
     def param_specs(self, n_in, n):
         return [("W", (n_in, 4 * n), "forward"), ("W_re", (n, 4 * n), "recurrent"), ("b", (4 * n,), "bias")]
@@ -120,6 +152,7 @@ class NativeLstmUnit(RecUnit):
 
     def step(self, x, state, params, n):
         w, w_re, b = self.get_weights(params, int(x.shape[-1]), n)
+        w_re = self._dropped_w_re(w_re)
         j, i, f, o = tf.split(tf.matmul(x, w) + tf.matmul(state["h"], w_re) + b, 4, axis=-1)
         c = tf.sigmoid(f) * state["c"] + tf.sigmoid(i) * tf.tanh(j)
         h = tf.sigmoid(o) * tf.tanh(c)
@@ -127,6 +160,7 @@ class NativeLstmUnit(RecUnit):
 
     def run(self, x, seq_len, params, n, direction, initial_state):
         w, w_re, b = self.get_weights(params, int(x.shape[-1]), n)
+        w_re = self._dropped_w_re(w_re)
         y, (c, h) = lstm(x, seq_len, w, w_re, b, direction=direction, initial_c=initial_state["c"],
                          initial_h=initial_state["h"], impl=self.impl)
         return y, {"c": c, "h": h}
@@ -145,6 +179,8 @@ class CudnnLstmUnit(NativeLstmUnit):
 class NativeLstmLowMemUnit(NativeLstmUnit):
     """``nativelstmlowmem``: one ``W`` [n_in + n, 4n] (input rows, then recurrent rows) and ``b``."""
 
+    allowed_unit_opts = ()
+
     def param_specs(self, n_in, n):
         return [("W", (n_in + n, 4 * n), "recurrent"), ("b", (4 * n,), ("const", 0.0))]
 
@@ -156,6 +192,7 @@ class TFCellLstmUnit(NativeLstmUnit):
     """``standardlstm`` (``lstm_cell``) / ``basiclstm`` (``basic_lstm_cell``): TF's LSTMCell layout."""
 
     allowed_unit_opts = ("forget_bias",)
+    native_forget_bias_check = False
 
     def __init__(self, name, unit_opts=None, cell_name="lstm_cell"):
         super().__init__(name, unit_opts)
@@ -256,9 +293,12 @@ class StepCellUnit(RecUnit):
 
 # factories: (name, unit_opts, layer_name) -> RecUnit
 UNITS: Registry[Any] = Registry("rec unit", normalize=str.lower)
-for _name in ("lstm", "lstmp", "nativelstm", "nativelstm2", "lstmblock"):
-    UNITS.register(_name, lambda name, unit_opts, layer_name: NativeLstmUnit(name, unit_opts))
-UNITS.register("lstmblockfused", lambda name, unit_opts, layer_name: NativeLstmUnit(name, unit_opts, impl="block"))
+for _name in ("lstm", "lstmp", "nativelstm2", "lstmblock"):
+    UNITS.register(_name, lambda name, unit_opts, layer_name: NativeLstmUnit(name, unit_opts, layer_name=layer_name))
+UNITS.register("nativelstm",
+               lambda name, unit_opts, layer_name: NativeLstmUnit(name, unit_opts, native2=False, layer_name=layer_name))
+UNITS.register("lstmblockfused",
+               lambda name, unit_opts, layer_name: NativeLstmUnit(name, unit_opts, impl="block", layer_name=layer_name))
 UNITS.register("cudnnlstm", lambda name, unit_opts, layer_name: CudnnLstmUnit(name, unit_opts))
 UNITS.register("nativelstmlowmem", lambda name, unit_opts, layer_name: NativeLstmLowMemUnit(name, unit_opts))
 UNITS.register("standardlstm",
