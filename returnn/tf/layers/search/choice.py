@@ -68,7 +68,8 @@ class ChoiceLayer(LayerBase):
         do_search = _do_search(self.network, search)
         if not do_search:
             target = self._target_frame()
-            self.output.placeholder = tf.cast(target.placeholder, tf.int32)
+            # int32 labels; a dense target (input_type "regression") keeps its dtype
+            self.output.placeholder = tf.cast(target.placeholder, self.output.dtype)
             return
         if search_state is None:
             raise LayerArgError(layer=self.name, layer_class=self.layer_class, arg="search",

@@ -26,6 +26,7 @@ from returnn.tf.network.errors import LayerNotFound
 from returnn.util.suggest import close_matches
 
 STEP_INDEX = ":i"
+_FAILED = object()  # a source left out in the first template pass (see SubnetTemplates._partial_sources_get_layer)
 SOURCE_KEYS = ("data", "data:source")
 
 
@@ -90,6 +91,7 @@ class SubnetTemplates:
         self.layers: Dict[str, TemplateLayer] = {}
         self._previous: Dict[str, TemplateLayer] = {}
         self._constructing: List[str] = []
+        self._tolerant = False
         for name, desc in unit.items():
             validate_layer_dict(f"{rec_name}/{name}", desc)
 
@@ -134,6 +136,7 @@ class SubnetTemplates:
             self._previous = self.layers
             self.layers = {}
             tolerant = pass_idx == 0
+            self._tolerant = tolerant
             for name in self.unit:
                 try:
                     self._construct(name)
@@ -182,7 +185,15 @@ class SubnetTemplates:
             d.pop("class")
             d["name"] = name
             d["network"] = self.sub_net
-            layer_class.transform_config_dict(d, network=self.sub_net, get_layer=self._make_get_layer(tmpl))
+            get_layer = self._make_get_layer(tmpl)
+            if self._tolerant:
+                get_layer = self._partial_sources_get_layer(get_layer)
+            layer_class.transform_config_dict(d, network=self.sub_net, get_layer=get_layer)
+            if self._tolerant and isinstance(d.get("sources"), list):
+                d["sources"] = [src for src in d["sources"] if src is not _FAILED]
+                if not d["sources"] and desc.get("from") not in ([], None, "none"):
+                    raise LayerArgError(layer=name, layer_class=tmpl.layer_class, arg="from",
+                                        problem="no source template could be built (first template pass)", got=[])
             tmpl.kwargs = d
             tmpl.output = layer_class.get_out_data_from_opts(**d)
             tmpl.loss = d.get("loss")
@@ -193,6 +204,20 @@ class SubnetTemplates:
             self._constructing.pop()
         self.layers[name] = tmpl
         return tmpl
+
+    def _partial_sources_get_layer(self, get_layer: Callable[[str], Any]) -> Callable[[str], Any]:
+        """First template pass only: a source whose template cannot be built yet (it depends, through a cycle via
+        ``prev:``, on a layer whose template is only guessed) is left out, so the layer's template comes from its
+        other sources, as the reference does; e.g. ``att_energy_in`` from ``base:enc_ctx`` and ``s`` while the
+        location feedback from ``prev:accum_att_weights`` is not known yet. Later passes are strict."""
+        def partial_get_layer(src: str) -> Any:
+            try:
+                return get_layer(src)
+            except LayerNotFound:
+                raise
+            except Exception:  # noqa: BLE001 (a guessed prev: template does not fit yet)
+                return _FAILED
+        return partial_get_layer
 
     def _make_get_layer(self, tmpl: TemplateLayer) -> Callable[[str], Any]:
         def get_layer(src: str) -> Any:
