@@ -4,6 +4,7 @@ re-exported from the module that owns it."""
 import returnn.tf.layers  # noqa: F401  (registers all built-in layers)
 from returnn.tf.layers.alignment.fast_bw import FastBaumWelchLayer as FastBaumWelchLayer
 from returnn.tf.layers.alignment.forced_align import ForcedAlignmentLayer as ForcedAlignmentLayer
+from returnn.tf.layers.control.cond import CondLayer as CondLayer
 from returnn.tf.layers.control.subnetwork import SubnetworkLayer as SubnetworkLayer
 from returnn.tf.layers.conv.conv import ConvLayer as ConvLayer
 from returnn.tf.layers.conv.pool import PoolLayer as PoolLayer
@@ -75,13 +76,13 @@ from returnn.tf.layers.reduce.cumsum import CumsumLayer as CumsumLayer
 from returnn.tf.layers.reduce.reduce import ReduceLayer as ReduceLayer
 from returnn.tf.layers.reduce.reduce_out import ReduceOutLayer as ReduceOutLayer
 from returnn.tf.layers.search.edit_distance_loss import EditDistanceLoss as EditDistanceLoss
+from returnn.tf.layers.search.select_search_sources import SelectSearchSourcesLayer as SelectSearchSourcesLayer
 from returnn.tf.layers.shape.expand_dims import ExpandDimsLayer as ExpandDimsLayer
 from returnn.tf.layers.shape.flatten_batch import FlattenBatchLayer as FlattenBatchLayer
 from returnn.tf.layers.shape.gather import GatherLayer as GatherLayer
 from returnn.tf.layers.shape.merge_dims import CombineDimsLayer as CombineDimsLayer
 from returnn.tf.layers.shape.merge_dims import MergeDimsLayer as MergeDimsLayer
 from returnn.tf.layers.shape.pad import PadLayer as PadLayer
-from returnn.tf.layers.search.select_search_sources import SelectSearchSourcesLayer as SelectSearchSourcesLayer
 from returnn.tf.layers.shape.postfix_in_time import PostfixInTimeLayer as PostfixInTimeLayer
 from returnn.tf.layers.shape.prefix_in_time import PrefixInTimeLayer as PrefixInTimeLayer
 from returnn.tf.layers.shape.reinterpret_data import ReinterpretDataLayer as ReinterpretDataLayer
