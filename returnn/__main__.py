@@ -18,6 +18,7 @@ from returnn import __long_version__
 from returnn.config import NAMED_OPTIONS, Config, set_global_config
 from returnn.errors import ReturnnError
 from returnn.log import log
+from returnn.options.unknown_keys import warn_misspelled_keys
 from returnn.util.backend import BackendEngine
 from returnn.util.behavior_version import BehaviorVersion
 from returnn.util.system import get_hostname
@@ -129,9 +130,10 @@ def init_backend_engine() -> None:
 
 
 def _start_up(cfg: Config, argv: Sequence[str]) -> None:
-    """``rnn.py``'s start-up after the config is built: log, banner, backend."""
+    """``rnn.py``'s start-up after the config is built: log, banner, warnings about misspelled keys, backend."""
     init_log()
     print_startup_banner(list(argv))
+    warn_misspelled_keys(cfg)
     init_backend_engine()
 
 
@@ -191,6 +193,7 @@ def init(config_filename: Optional[str] = None, command_line_options: Sequence[s
     if extra_greeting:
         print(extra_greeting, file=log.v1)
     print_startup_banner(command_line_options, config_filename)
+    warn_misspelled_keys(config)
     init_backend_engine()
     if need_data():
         init_data()

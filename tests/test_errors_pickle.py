@@ -41,8 +41,8 @@ EXAMPLES = [
 
 
 def _error_classes():
-    return sorted((cls for cls in vars(errors_mod).values()
-                   if isinstance(cls, type) and issubclass(cls, BaseException) and cls.__module__ == errors_mod.__name__),
+    return sorted((cls for cls in vars(errors_mod).values() if isinstance(cls, type)
+                   and issubclass(cls, BaseException) and cls.__module__ == errors_mod.__name__),
                   key=lambda cls: cls.__name__)
 
 

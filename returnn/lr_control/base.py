@@ -12,6 +12,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 from returnn.errors import ConfigValueError
 from returnn.log import log
 from returnn.lr_control.file_format import EpochData, read_learning_rate_file, write_learning_rate_file
+from returnn.options.lr_control import LearningRateControlOptions
 
 DefaultLearningRates = Union[List[float], Dict[int, float]]
 
@@ -68,18 +69,22 @@ class LearningRateControl:
     @classmethod
     def load_initial_kwargs_from_config(cls, config) -> Dict[str, Any]:
         """Constructor kwargs from the config keys listed in the module docstring."""
+        return cls.kwargs_from_options(LearningRateControlOptions.from_config(config))
+
+    @classmethod
+    def kwargs_from_options(cls, opts: LearningRateControlOptions) -> Dict[str, Any]:
+        """Constructor kwargs from the parsed options (the strategies add their own)."""
         return {
-            "default_learning_rate": config.float("learning_rate", 1.0),
-            "min_learning_rate": config.float("min_learning_rate", 0.0),
-            "default_learning_rates": _learning_rates_from_config(config),
-            "error_measure": config.value("learning_rate_control_error_measure", None),
-            "relative_error_also_relative_to_learning_rate": config.bool(
-                "learning_rate_control_relative_error_relative_lr", False),
-            "min_num_epochs_per_new_learning_rate": config.int("learning_rate_control_min_num_epochs_per_new_lr", 0),
-            "relative_error_div_by_old": config.bool("newbob_relative_error_div_by_old", False),
-            "learning_rate_decay": config.float("newbob_learning_rate_decay", 0.5),
-            "learning_rate_growth": config.float("newbob_learning_rate_growth", 1.0),
-            "filename": config.value("learning_rate_file", None),
+            "default_learning_rate": opts.learning_rate,
+            "min_learning_rate": opts.min_learning_rate,
+            "default_learning_rates": opts.learning_rates,
+            "error_measure": opts.learning_rate_control_error_measure,
+            "relative_error_also_relative_to_learning_rate": opts.learning_rate_control_relative_error_relative_lr,
+            "min_num_epochs_per_new_learning_rate": opts.learning_rate_control_min_num_epochs_per_new_lr,
+            "relative_error_div_by_old": opts.newbob_relative_error_div_by_old,
+            "learning_rate_decay": opts.newbob_learning_rate_decay,
+            "learning_rate_growth": opts.newbob_learning_rate_growth,
+            "filename": opts.learning_rate_file,
         }
 
     @classmethod
@@ -352,29 +357,3 @@ class _RawRepr:
 
     def __repr__(self) -> str:
         return self.text
-
-
-def _learning_rates_from_config(config) -> DefaultLearningRates:
-    if not config.has("learning_rates"):
-        return []
-    value = config.typed_value("learning_rates", None) if config.is_typed("learning_rates") else None
-    if value is None and not config.is_typed("learning_rates"):
-        raw = config.value("learning_rates", "")
-        try:
-            import numpy
-            value = eval(raw, {"numpy": numpy, "np": numpy}) if raw.strip() else []  # noqa: S307  (as reference)
-        except Exception:
-            value = config.float_list("learning_rates")
-    if value is None:
-        return []
-    if isinstance(value, dict):
-        try:
-            return {int(k): float(v) for k, v in value.items()}
-        except (TypeError, ValueError):
-            raise ConfigValueError("learning_rates", expected="a dict epoch → learning rate", got=value) from None
-    if isinstance(value, (list, tuple)) or hasattr(value, "tolist"):
-        try:
-            return [float(v) for v in list(value)]
-        except (TypeError, ValueError):
-            raise ConfigValueError("learning_rates", expected="a list of learning rates", got=value) from None
-    raise ConfigValueError("learning_rates", expected="a list of learning rates or a dict epoch → rate", got=value)

@@ -7,6 +7,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from returnn.errors import ConfigValueError
 from returnn.lr_control.base import LearningRateControl
+from returnn.options.lr_control import LearningRateControlOptions
 
 
 class ConstantLearningRate(LearningRateControl):
@@ -59,9 +60,9 @@ class NewbobRelative(_NewbobLastTwoEpochs):
         self.relative_error_threshold = self.threshold = float(relative_error_threshold)
 
     @classmethod
-    def load_initial_kwargs_from_config(cls, config) -> Dict[str, Any]:
-        kwargs = super().load_initial_kwargs_from_config(config)
-        kwargs["relative_error_threshold"] = config.float("newbob_relative_error_threshold", -0.01)
+    def kwargs_from_options(cls, opts: LearningRateControlOptions) -> Dict[str, Any]:
+        kwargs = super().kwargs_from_options(opts)
+        kwargs["relative_error_threshold"] = opts.newbob_relative_error_threshold
         return kwargs
 
     def score_change(self, old_epoch: int, new_epoch: int) -> Optional[float]:
@@ -80,9 +81,9 @@ class NewbobAbs(_NewbobLastTwoEpochs):
         self.error_threshold = self.threshold = float(error_threshold)
 
     @classmethod
-    def load_initial_kwargs_from_config(cls, config) -> Dict[str, Any]:
-        kwargs = super().load_initial_kwargs_from_config(config)
-        kwargs["error_threshold"] = config.float("newbob_error_threshold", -0.01)
+    def kwargs_from_options(cls, opts: LearningRateControlOptions) -> Dict[str, Any]:
+        kwargs = super().kwargs_from_options(opts)
+        kwargs["error_threshold"] = opts.newbob_error_threshold
         return kwargs
 
     def score_change(self, old_epoch: int, new_epoch: int) -> Optional[float]:
@@ -114,13 +115,12 @@ class NewbobMultiEpoch(LearningRateControl):
                                    got=(self.num_epochs, self.update_interval))
 
     @classmethod
-    def load_initial_kwargs_from_config(cls, config) -> Dict[str, Any]:
-        kwargs = super().load_initial_kwargs_from_config(config)
-        num_epochs = config.int("newbob_multi_num_epochs", 5)
-        kwargs["num_epochs"] = num_epochs
-        kwargs["update_interval"] = config.int("newbob_multi_update_interval", num_epochs)
-        kwargs["relative_error_threshold"] = config.float("newbob_relative_error_threshold", -0.01)
-        kwargs["relative_error_grow_threshold"] = config.float("newbob_relative_error_grow_threshold", None)
+    def kwargs_from_options(cls, opts: LearningRateControlOptions) -> Dict[str, Any]:
+        kwargs = super().kwargs_from_options(opts)
+        kwargs["num_epochs"] = opts.newbob_multi_num_epochs
+        kwargs["update_interval"] = opts.newbob_multi_update_interval or opts.newbob_multi_num_epochs
+        kwargs["relative_error_threshold"] = opts.newbob_relative_error_threshold
+        kwargs["relative_error_grow_threshold"] = opts.newbob_relative_error_grow_threshold
         return kwargs
 
     def calc_learning_rate_for_epoch(self, epoch: int) -> float:

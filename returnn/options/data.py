@@ -1,0 +1,36 @@
+"""Keys of the datasets and the data description (read by :mod:`returnn.datasets.from_config` and the extern-data
+setup)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Optional
+
+from returnn.options.declare import OptionGroup, option
+
+
+@dataclasses.dataclass(frozen=True)
+class DataOptions(OptionGroup):
+    """Datasets (:func:`returnn.datasets.from_config.init_datasets_from_config`) and the network's data."""
+
+    topic = "data"
+
+    train: Any = option(None, "the training dataset: a dataset dict ({'class': ..., ...}) or a string spec",
+                        kind="any_or_str")
+    dev: Any = option(None, "the dataset scored after each epoch (and by task eval)", kind="any_or_str")
+    eval: Any = option(None, "another dataset scored after each epoch; the default data of forward/search",
+                       kind="any_or_str")
+    eval_datasets: Any = option(None, "more datasets to score: a dict name -> dataset dict", kind="any")
+    batching: Optional[str] = option(None, "the train dataset's default seq_ordering ('random', 'sorted', "
+                                           "'laplace:N', ...)", kind="str")
+    chunking: Any = option(None, "cut training sequences into chunks: 'size:step' or a dict (0: off)",
+                           kind="any_or_str")
+    chunk_eval: bool = option(False, "apply 'chunking' to the eval datasets too", kind="bool")
+    min_chunk_size: Optional[int] = option(None, "drop chunks shorter than this", kind="int")
+    window: int = option(1, "stack this many neighbouring frames of the input", kind="int")
+    extern_data: Any = option(None, "the data keys of the network: a dict key -> {'dim', 'shape', 'sparse', "
+                                    "'dim_tags', ...}", kind="any")
+    num_inputs: Any = option(None, "old style: the input feature dim (with num_outputs)", kind="any")
+    num_outputs: Any = option(None, "old style: dict data key -> dim or [dim, ndim] (or the target dim)",
+                              kind="any")
+    default_input: str = option("data", "the data key that a layer without 'from' reads", kind="str")

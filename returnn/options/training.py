@@ -1,0 +1,44 @@
+"""Keys of the training loop (epochs, saving, faults, model selection between epochs)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Optional
+
+from returnn.options.declare import OptionGroup, option
+
+
+def _check_use_last_best_model(value: Any) -> Optional[str]:
+    if isinstance(value, (bool, dict)):
+        return None
+    return "True/False or a dict with modulo, only_last_n, filter_score, min_score_dist, ..."
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainingOptions(OptionGroup):
+    """The training loop (:mod:`returnn.tf.engine.training`)."""
+
+    topic = "training"
+
+    num_epochs: int = option(5, "the last epoch to train", kind="int")
+    save_interval: int = option(1, "save a checkpoint every N epochs (the last epoch always); values < 1 count as 1",
+                                kind="int")
+    save_epoch1_initial_model: bool = option(False, "before epoch 1, save the initial params as <model>.000",
+                                             kind="bool")
+    stop_on_nonfinite_train_score: bool = option(True, "a NaN/inf training loss stops training (False: the step "
+                                                       "is left out of the epoch's score)", kind="bool")
+    use_last_best_model: Any = option(None, "True or a dict (modulo, only_last_n, filter_score, min_score_dist, "
+                                            "...): before the next epoch, continue from an earlier epoch whose "
+                                            "score is better than the last one's", kind="any",
+                                      check=_check_use_last_best_model)
+    use_learning_rate_control_always: bool = option(False, "use the learning-rate control's rate also during "
+                                                           "pretrain and in the first epoch after it", kind="bool")
+    cleanup_old_models: Any = option(None, "True or a dict (keep_last_n, keep_best_n, keep): delete old checkpoints "
+                                           "after each epoch", kind="any")
+    tf_log_dir: Optional[str] = option(None, "directory of the TensorBoard summaries (default: the directory of "
+                                             "'model')", kind="str")
+
+    @property
+    def effective_save_interval(self) -> int:
+        """:attr:`save_interval`, at least 1."""
+        return max(self.save_interval, 1)
