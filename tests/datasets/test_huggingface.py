@@ -6,6 +6,9 @@ from returnn.datasets import init_dataset
 from returnn.errors import DatasetArgError
 
 datasets = pytest.importorskip("datasets")  # the optional third-party package this dataset wraps
+if getattr(datasets, "__file__", None) is None:
+    # Without the HuggingFace package, "import datasets" finds this test folder as a namespace package.
+    pytest.skip("the HuggingFace 'datasets' package is not installed", allow_module_level=True)
 
 
 @pytest.fixture(scope="module")
