@@ -71,6 +71,25 @@ def _ctc_case(name, src, **loss_opts):
                             lsm={"class": "activation", "activation": "log_softmax", "from": "lin"})
 
 
+def _ocd_case(name, blank_idx):
+    """In a rec loop over "hyp" (no search): labels = argmax of a softmax fed by the previous completions."""
+    target = {"target": "layer:base:data:classes", "blank_idx": blank_idx, "is_output_layer": True}
+    unit = {
+        "ocf": {"class": "eval", "from": "oc", "eval": "tf.cast(source(0), tf.float32)",
+                "out_type": {"dtype": "float32"}},
+        "emb": {"class": "linear", "activation": "tanh", "n_out": 3, "from": ["prev:ocf", "data:source"]},
+        "prob": {"class": "softmax", "from": "emb", "n_out": 5},
+        "label": {"class": "reduce", "mode": "argmax", "axis": "F", "from": "prob"},
+        "edt": {"class": "edit_distance_table", "from": "label", **target},
+        "oc": {"class": "optimal_completions", "from": "prev:edt", **target},
+        "output": {"class": "copy", "from": "prob"}}
+    net = {"output": {"class": "rec", "from": "data", "unit": unit},
+           "oc_all": {"class": "copy", "from": "output/oc", "is_output_layer": True},
+           "edt_all": {"class": "copy", "from": "output/edt", "is_output_layer": True}}
+    return {"name": name, "extern_data": {"data": {"dim": 2}, "classes": {"dim": 5, "sparse": True}},
+            "network": net, "output": "oc_all", "batch": 4}
+
+
 CASES = [
     _loss_case("loss_ce", "ce"),
     _loss_case("loss_ce_label_smoothing", "ce", loss_opts_={"label_smoothing": 0.1}),
@@ -139,4 +158,6 @@ CASES = [
     _ctc_case("ctc_native_scores_no_normalize", "lin", beam_width=1, use_native=True, output_in_log_space=True,
               ctc_opts={"logits_normalize": False}),
     _ctc_case("ctc_tf_log_space", "lsm", output_in_log_space=True),
+    _ocd_case("edit_distance_table_and_optimal_completions", None),
+    _ocd_case("edit_distance_table_and_optimal_completions_blank", 3),
 ]

@@ -257,6 +257,26 @@ _EXAMPLES: Dict[str, LayerExample] = {
         {"data": {"dim": 5}, "a": {"dim": 4, "sparse": True}, "b": {"dim": 4, "sparse": True}},
         {"output": {"class": "edit_distance", "a": "data:a", "b": "data:b"}}, grad=False,
         notes="Levenshtein distance per sequence between two label sequences."),
+    "edit_distance_table": LayerExample(
+        _DATA, _loop({"lin": {"class": "linear", "activation": None, "n_out": 4, "from": "data:source"},
+                      "label": {"class": "reduce", "mode": "argmax", "axis": "F", "from": "lin"},
+                      "output": {"class": "edit_distance_table", "from": "label",
+                                 "target": "layer:base:data:classes"}}),
+        grad=False,
+        notes="Inside a ``rec`` unit: the row of the edit-distance table between the labels so far (``label`` "
+              "of each step) and the whole target sequence, one column per target position plus one."),
+    "optimal_completions": LayerExample(
+        _DATA, _loop({"ocf": {"class": "eval", "from": "oc", "eval": "tf.cast(source(0), tf.float32)",
+                              "out_type": {"dtype": "float32"}},
+                      "lin": {"class": "linear", "activation": None, "n_out": 4, "from": ["prev:ocf", "data:source"]},
+                      "label": {"class": "reduce", "mode": "argmax", "axis": "F", "from": "lin"},
+                      "edt": {"class": "edit_distance_table", "from": "label", "target": "layer:base:data:classes"},
+                      "oc": {"class": "optimal_completions", "from": "prev:edt", "target": "layer:base:data:classes"},
+                      "output": {"class": "copy", "from": "oc"}}),
+        grad=False,
+        notes="Inside a ``rec`` unit: from the previous step's edit-distance row, the target labels (a {0,1} mask "
+              "over the 4 classes) that keep the edit distance optimal (optimal completion distillation); here fed "
+              "back into the next step's ``lin``."),
     "loss": LayerExample(
         _DATA, {"emb": _EMB, "probs": {"class": "linear", "activation": "softmax", "n_out": 4, "from": "emb"},
                 "output": {"class": "loss", "from": "probs", "loss_": "ce", "target_": "classes"}},

@@ -4,3 +4,4 @@
 from returnn.tf.layers.loss_layers import loss as _loss  # noqa: F401
 from returnn.tf.layers.loss_layers import sparse_softmax_ce as _sparse_softmax_ce  # noqa: F401
 from returnn.tf.layers.loss_layers import edit_distance as _edit_distance  # noqa: F401
+from returnn.tf.layers.loss_layers import edit_distance_table as _edit_distance_table  # noqa: F401

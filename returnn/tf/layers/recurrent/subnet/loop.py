@@ -282,6 +282,14 @@ def _run_while_loop_v1(cell: Any, loop: _Loop):
     prev_init = {}
     for name in cell.prev_in_loop:
         frame = loop.frame_templates[name]
+        own_initial = getattr(cell.layers[name].cls, "get_rec_initial_output_raw", None)  # e.g. edit_distance_table
+        if own_initial is not None and cell.unit[name].get("initial_output") is None:
+            value = own_initial(batch, name=name, **{k: v for k, v in cell.layers[name].kwargs.items()
+                                                     if k not in ("sources", "network", "name")})
+            value = loop.tile_raw(value, frame.batch_dim_axis)
+            value.set_shape(frame.batch_shape)
+            prev_init[name] = value
+            continue
         value = initial_output_value(cell.unit[name].get("initial_output"), frame, batch, cell.get_base_layer,
                                      var_scope_name=name)
         value = loop.tile_raw(value, frame.batch_dim_axis)
