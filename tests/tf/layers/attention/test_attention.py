@@ -69,3 +69,72 @@ def test_attention_in_rec_unit_matches_numpy(session):
             energy = ((ctx_all[b, :n] + s) @ p["output/rec/energy/W"])[:, 0]
             context = (_softmax(energy)[:, None] * X[b, :n]).sum(axis=0)
             np.testing.assert_allclose(y[t, b], context, rtol=1e-5, atol=1e-5)
+
+
+# Deterministic input for the reference-observed cases below: data [2, 3, 12], lengths [3, 2]; the weights are a
+# softmax over time of the first H features, the base is the data (optionally split).
+_GA_X = (np.arange(2 * 3 * 12).reshape(2, 3, 12) % 7 - 3).astype("float32") / 4.
+_GA_LENS = [3, 2]
+
+
+def _generic_attention_net(w_dim, base_dims):
+    return {"e": {"class": "slice", "axis": "F", "slice_end": w_dim, "from": "data"},
+            "w": {"class": "softmax_over_spatial", "from": "e"},
+            "val": ({"class": "split_dims", "axis": "F", "dims": base_dims, "from": "data"} if base_dims
+                    else {"class": "copy", "from": "data"}),
+            "output": {"class": "generic_attention", "weights": "w", "base": "val"}}
+
+
+def _masked_softmax_np(e, lens):
+    w = np.zeros_like(e)  # [B, T, H]
+    for b, n in enumerate(lens):
+        x = np.exp(e[b, :n] - e[b, :n].max(axis=0))
+        w[b, :n] = x / x.sum(axis=0)
+    return w
+
+
+def test_generic_attention_heads_match_split_base(session):
+    """weights {B,T,H}, base {B,T,H,V} (split_dims): {B,H,V} summed per head, as the reference (observed)."""
+    net = build_net(_generic_attention_net(3, (3, 4)), extern_data={"data": {"dim": 12}})
+    out = net.get_layer("output").output
+    assert out.batch_shape == (None, 3, 4) and out.feature_dim_axis == 2
+    assert out.dims[1] is net.get_layer("e").output.dims[-1]  # the weights' head axis
+    y = session.run(out.placeholder, make_feed(net, {"data": _GA_X}, {"data": _GA_LENS}))
+    w = _masked_softmax_np(_GA_X[..., :3], _GA_LENS)
+    np.testing.assert_allclose(y, np.einsum("bth,bthv->bhv", w, _GA_X.reshape(2, 3, 3, 4)), rtol=1e-5, atol=1e-6)
+    observed_ref = np.array([[[0.150616, 0.400616, -0.273825, -0.023825],
+                              [-0.334527, -0.084527, 0.165473, 0.150616],
+                              [0.130024, 0.094964, 0.344964, -0.399992]],
+                             [[0.471625, -0.63865, -0.38865, -0.13865],
+                              [0.31123, 0.56123, -0.278074, -0.028074],
+                              [-0.43877, -0.18877, 0.06123, 0.31123]]])
+    np.testing.assert_allclose(y, observed_ref, atol=2e-6)
+
+
+def test_generic_attention_unmatched_heads_outer_product(session):
+    """weights {B,T,3}, base {B,T,12}: {B,3,12} (each head's weighted sum of the whole base), as the reference."""
+    net = build_net(_generic_attention_net(3, None), extern_data={"data": {"dim": 12}})
+    out = net.get_layer("output").output
+    assert out.batch_shape == (None, 3, 12) and out.feature_dim_axis == 2
+    y = session.run(out.placeholder, make_feed(net, {"data": _GA_X}, {"data": _GA_LENS}))
+    w = _masked_softmax_np(_GA_X[..., :3], _GA_LENS)
+    np.testing.assert_allclose(y, np.einsum("bth,btf->bhf", w, _GA_X), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(y[1, 1, :4], [-0.028074, -0.43877, -0.18877, 0.06123], atol=2e-6)  # observed
+
+
+def test_generic_attention_size1_weights_squeezed(session):
+    """weights {B,T,1}: auto_squeeze drops the 1 ({B,F}); with auto_squeeze=False it stays ({B,1,F})."""
+    net = build_net(_generic_attention_net(1, None), extern_data={"data": {"dim": 12}})
+    assert net.get_layer("output").output.batch_shape == (None, 12)
+    d = _generic_attention_net(1, None)
+    d["output"]["auto_squeeze"] = False
+    net = build_net(d, extern_data={"data": {"dim": 12}})
+    assert net.get_layer("output").output.batch_shape == (None, 1, 12)
+
+
+def test_generic_attention_rejects_unmatched_base_axis(session):
+    """base {B,T,5,3} with weights {B,T,3}: the base axis of 5 matches no weights axis (the reference asserts)."""
+    from returnn.errors import LayerShapeError
+    import pytest
+    with pytest.raises(LayerShapeError, match="match one weights axis"):
+        build_net(_generic_attention_net(3, (5, 3)), extern_data={"data": {"dim": 15}})
