@@ -20,6 +20,7 @@ of the keys, every other key are not available for inference unless the entry sa
 
 from __future__ import annotations
 
+import numbers
 from typing import Any, Dict, Iterable, Optional
 
 from returnn.errors import ConfigValueError
@@ -51,6 +52,27 @@ def dim_ndim_to_kwargs(value: Any, *, where: str) -> Dict[str, Any]:
     return {"dim": dim, "shape": (None,) * (ndim - 1) + (dim,), "sparse": False}
 
 
+def check_tensor_kwargs_dims(opts: Dict[str, Any], *, where: str) -> None:
+    """Checks the sizes in one ``extern_data`` entry of Tensor kwargs: ``dim`` an int >= 0 or None, every
+    ``shape`` entry an int >= 0 or None (the reference fails on others too, with ``TypeError: unexpected dimension
+    type`` from ``Dim`` or ``Dimension -3 must be >= 0`` from TensorFlow).
+
+    :raises ConfigValueError: naming ``where`` (e.g. ``extern_data['data']``), the key and the value found
+    """
+    def _bad(size: Any) -> bool:
+        return size is not None and (not isinstance(size, numbers.Integral) or isinstance(size, bool) or size < 0)
+
+    if "dim" in opts and _bad(opts["dim"]):
+        raise ConfigValueError(where, expected="'dim' an int >= 0 (classes of a sparse input, features of a dense "
+                                               "one) or None", got=opts["dim"],
+                               hint=f"unexpected dimension type: {type(opts['dim'])}" if not isinstance(
+                                   opts["dim"], numbers.Integral) else "a dimension must be >= 0")
+    shape = opts.get("shape")
+    if shape is not None and (not isinstance(shape, (tuple, list)) or any(_bad(size) for size in shape)):
+        raise ConfigValueError(where, expected="'shape' a tuple of ints >= 0 or None (without the batch axis), "
+                                               "e.g. (None, 40)", got=shape)
+
+
 def extern_data_entry_to_kwargs(key: str, value: Any, *, default_input: str = "data",
                                 default_target: str = "classes", keys: Optional[Iterable[str]] = None,
                                 where: Optional[str] = None) -> Dict[str, Any]:
@@ -63,6 +85,7 @@ def extern_data_entry_to_kwargs(key: str, value: Any, *, default_input: str = "d
     where = where or f"extern_data[{key!r}]"
     if isinstance(value, dict):
         opts = dict(value)
+        check_tensor_kwargs_dims(opts, where=where)
     else:
         opts = dim_ndim_to_kwargs(value, where=where)
     if "available_for_inference" not in opts:

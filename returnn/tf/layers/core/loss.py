@@ -61,6 +61,48 @@ class Loss:
         self.output_with_activation = output_with_activation
         self.target = target
         self.layer = layer
+        self._check_output_against_target()
+
+    def _check_output_against_target(self) -> None:
+        """As the reference's loss init: the output must have the target's axes (plus the class axis of a sparse
+        target), both with or both without a time axis, and the target's dim (plus
+        :meth:`get_auto_output_layer_dim_extra`) on its feature axis. Skipped without target and for sparse outputs
+        (losses on search results: ``bleu``, ``expected_loss``).
+
+        :raises LayerShapeError: naming the layer, the loss, the target, what was expected and what was found
+        """
+        out, target = self.output, self.target
+        if target is None or out is None or out.sparse:
+            return
+        from returnn.errors import LayerShapeError
+
+        name = getattr(self.layer, "name", "?")
+        layer_class = getattr(self.layer, "layer_class", None) or "?"
+        target_name = getattr(self.layer, "target", None) or target.name
+        target_desc = f"target {target_name!r} {target.get_description(with_name=False)}"
+        want_ndim = target.batch_ndim + (1 if target.sparse else 0)
+        problem = None
+        if out.batch_ndim != want_ndim:
+            problem = (f"loss {self.class_name!r}: output has {out.batch_ndim} axes, the {target_desc} needs "
+                       f"{want_ndim}" + (" (its axes plus the class axis)" if target.sparse else ""))
+            expected = f"an output with {want_ndim} axes"
+            hint = ("sources of different feature dims (e.g. in a combine or eval layer) broadcast into separate "
+                    "axes; give them the same dim") if out.batch_ndim > want_ndim else None
+        elif out.have_time_axis() != target.have_time_axis():
+            problem = (f"loss {self.class_name!r}: output {'has' if out.have_time_axis() else 'has no'} time axis, "
+                       f"the {target_desc} {'has' if target.have_time_axis() else 'has none'}")
+            expected = "output and target both with or both without a time axis"
+            hint = None
+        else:
+            extra = self.get_auto_output_layer_dim_extra()
+            if out.dim is not None and target.dim is not None and out.dim != target.dim + extra:
+                problem = (f"loss {self.class_name!r}: output feature dim {out.dim} does not match the {target_desc}")
+                expected = f"feature dim {target.dim + extra}" + (f" (target dim {target.dim} + {extra})" if extra
+                                                                  else "")
+                hint = None
+        if problem:
+            raise LayerShapeError(layer=name, layer_class=layer_class, problem=problem, expected=expected,
+                                  got=out.get_description(with_name=False), hint=hint)
 
     # ---- framewise helpers
     @staticmethod

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import inspect
+import numbers
 from typing import Any, FrozenSet, Mapping, Set, Type
 
 from returnn.errors import LayerArgError, UnknownNameError
+from returnn.tensor import NotSpecified
 from returnn.tf.layers.core.common_args import COMMON_LAYER_ARGS, INTERNAL_LAYER_KWARGS
 from returnn.tf.layers.core.registry import LAYERS, is_user_layer_class
 from returnn.util.suggest import close_matches
@@ -59,6 +61,7 @@ def validate_layer_dict(name: str, layer_dict: Mapping[str, Any]) -> Type[Any]:
         layer_class = LAYERS.get(layer_dict["class"], context=f"in layer {name!r}")
     except UnknownNameError:
         raise
+    _check_n_out(name, layer_class, layer_dict)
     if is_user_layer_class(layer_class):
         # a config's own layer class may take args through **kwargs (kwargs.pop(...)); as in the reference, an
         # arg nobody takes is reported by LayerBase.__init__ (unknown argument)
@@ -74,3 +77,20 @@ def validate_layer_dict(name: str, layer_dict: Mapping[str, Any]) -> Type[Any]:
             expected=f"an argument of {layer_class.layer_class!r}: {', '.join(accepted) or '(none)'}"
                      " (or a common layer arg: from, n_out, loss, target, dropout, L2, ...)")
     return layer_class
+
+
+def _check_n_out(name: str, layer_class: Type[Any], layer_dict: Mapping[str, Any]) -> None:
+    """``n_out``, when given, is an int >= 0 or None (the reference fails later on others: TensorFlow's
+    ``ValueError: Dimension -3 must be >= 0`` when the weights are created).
+
+    :raises LayerArgError: naming the layer, ``n_out`` and the value found
+    """
+    n_out = layer_dict.get("n_out")
+    if n_out is None or n_out is NotSpecified:
+        return
+    if not isinstance(n_out, numbers.Integral) or isinstance(n_out, bool) or n_out < 0:
+        raise LayerArgError(layer=name, layer_class=getattr(layer_class, "layer_class", None) or layer_class.__name__,
+                            arg="n_out", problem="invalid value for",
+                            expected="an int >= 0 (the size of the output's feature axis), or leave it out to take "
+                                     "it from the loss target",
+                            got=n_out)
