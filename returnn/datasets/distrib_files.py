@@ -2,7 +2,7 @@
 path ``returnn.datasets.distrib_files``.
 
 ``files`` (a list of paths, a text file listing them, or a function returning the list) are distributed over
-the ``partition_epoch`` sub-epochs of a full epoch: with ``seq_ordering`` starting with ``random`` the files are
+the ``partition_epoch`` sub-epochs of a full epoch: with ``seq_ordering="random"`` the files are
 shuffled per full epoch (``numpy.random.RandomState(full_epoch)``, as the reference), else kept in order; then
 the list is split into ``partition_epoch`` contiguous parts of about equal size on disk (see
 ``distribute_files``; every sub-epoch gets at least one file), sub-epoch ``k`` gets part ``k``.
@@ -106,7 +106,7 @@ class DistributeFilesDataset(CachedDataset2):
         the list
     :param get_sub_epoch_dataset: ``(files) -> dataset dict``
     :raises DatasetArgError: no files, fewer files than ``partition_epoch``, a sub dataset dict without an explicit
-        ``seq_ordering``, ``distrib_shard_files``
+        ``seq_ordering``, a ``seq_ordering`` other than ``default`` / ``random``, ``distrib_shard_files``
     """
 
     def __init__(self, *, files: Union[List[Any], str, Callable[[], List[Any]]],
@@ -126,6 +126,12 @@ class DistributeFilesDataset(CachedDataset2):
                     files = [line.strip() for line in f if line.strip()]
             except OSError as exc:
                 raise DatasetFileError(files, f"DistributeFilesDataset option 'files': cannot read: {exc}") from None
+        if self.seq_ordering not in ("default", "random"):
+            # the reference: ValueError "seq_ordering ... not supported" at init_seq_order
+            raise DatasetArgError(
+                f"DistributeFilesDataset option 'seq_ordering': expected 'default' or 'random' (the order of the files "
+                f"per full epoch; the sequence order within a sub-epoch is set by the sub dataset's own seq_ordering), "
+                f"got {self.seq_ordering!r}")
         self.files = list(files)
         if not self.files:
             raise DatasetArgError("DistributeFilesDataset: 'files' is empty")
@@ -154,7 +160,7 @@ class DistributeFilesDataset(CachedDataset2):
         full = full_epoch(epoch, self.partition_epoch)
         if full not in self._files_per_sub_epoch:
             files = list(self.files)
-            if self.seq_ordering.startswith("random"):
+            if self.seq_ordering == "random":
                 order = list(range(len(files)))
                 np.random.RandomState(full).shuffle(order)
                 files = [files[i] for i in order]

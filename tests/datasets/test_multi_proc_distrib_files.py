@@ -187,3 +187,16 @@ def test_distribute_files_dataset_hdf(tmp_path):
         ds.get_total_num_seqs()
     ds1, _ = run(1, "default", [1])
     assert ds1.get_total_num_seqs() == 17 and ds1.num_seqs == 17
+    # the reference: ValueError "seq_ordering 'sorted' not supported" (only 'default' and 'random' are)
+    for seq_ordering in ("sorted", "random:1", "laplace:.10"):
+        with pytest.raises(DatasetArgError, match="'seq_ordering': expected 'default' or 'random'"):
+            run(2, seq_ordering, [])
+    # the reference: ValueError "len(files) 6 < partition_epoch 7"
+    with pytest.raises(DatasetArgError, match="6 files for partition_epoch=7"):
+        run(7, "default", [])
+    list_file = tmp_path / "files.txt"
+    list_file.write_text("\n".join(files[:2]) + "\n")  # one path per line, as the reference reads it
+    ds = init_dataset({"class": "DistributeFilesDataset", "files": str(list_file), "partition_epoch": 2,
+                       "get_sub_epoch_dataset": get_sub_epoch_dataset})
+    ds.init_seq_order(epoch=2)
+    assert _iterate(ds) == t[1]
