@@ -161,6 +161,32 @@ class RnnCellLayer(ConcatInputLayer):
             y, self.rec_state = cell.step(cell.project_input(x, params, n_in, n), state, params, n_in, n)
         self.output.placeholder = y
 
+    @classmethod
+    def hidden_state_names(cls, unit: str = "lstm", **_kwargs: Any) -> Tuple[str, ...]:
+        """:return: the state parts in the order of ``get_last_hidden_state("*")``: ``("c", "h")`` for LSTMs
+            (the reference's ``LSTMStateTuple`` order, observed), else ``("h",)``"""
+        return ("c", "h") if _kind("rnn_cell", unit) == "lstm" else ("h",)
+
+    @classmethod
+    def get_last_hidden_state_dim_from_opts(cls, key: Any = "*", *, n_out: Any = None, out_dim: Any = None,
+                                            unit: str = "lstm", **_kwargs: Any) -> int:
+        """:return: feature dim of :meth:`get_last_hidden_state` for ``key`` (from the layer dict)"""
+        n = out_dim.dimension if out_dim is not None else n_out
+        return n * len(cls.hidden_state_names(unit)) if key in (None, "*") else n
+
+    def get_last_hidden_state_dim(self, key: Any = "*") -> int:
+        """:return: feature dim of :meth:`get_last_hidden_state` for ``key``"""
+        return self.output.dim * (len(self.rec_state) if key in (None, "*") else 1)
+
+    def get_last_hidden_state(self, key: Any = "*") -> tf.Tensor:
+        """The state after this step (as the reference: ``"*"`` concatenates all parts, ``[c, h]`` for LSTMs).
+
+        :return: float32 ``[B, n]`` (``[B, 2n]`` for ``"*"`` on LSTMs)
+        :raises LayerArgError: unknown ``key``"""
+        from returnn.tf.layers.recurrent.get_last_hidden_state import select_hidden_state
+        names = [k for k in ("c", "h") if k in self.rec_state] + sorted(set(self.rec_state) - {"c", "h"})
+        return select_hidden_state(self.name, self.rec_state, names, key)
+
     def _register_initial_state_vars(self) -> None:
         """Adds the variables of ``initial_state="var"`` (made by :meth:`get_rec_initial_state` in this layer's
         scope) to the layer's params: trainable, counted and saved like the weights."""

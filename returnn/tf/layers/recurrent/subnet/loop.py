@@ -17,6 +17,7 @@ import tensorflow as tf
 from returnn.errors import LayerArgError
 from returnn.tensor import Tensor
 from returnn.tf.layers.recurrent.subnet.initial import initial_output_value
+from returnn.tf.layers.recurrent.get_last_hidden_state import attach_prev_hidden_state
 from returnn.tf.layers.recurrent.subnet.move_out import (OutsideNet, frame_at, make_internal, register_losses,
                                                           time_major_with_raw)
 from returnn.tf.layers.search.beam import SearchBeam, backtrack, gather_beams, tile_beam
@@ -92,6 +93,11 @@ class _Step:
             out = loop.frame_templates[name].copy_template(name=f"prev:{name}")
             out.placeholder = prev_values[name]
             self.net.layers[f"prev:{name}"] = make_internal(f"prev:{name}", self.net, out)
+            names_of = getattr(cell.layers[name].cls, "hidden_state_names", None)
+            if name in states and names_of is not None:  # get_last_hidden_state of prev:X (e.g. an rnn_cell)
+                desc = {k: v for k, v in cell.unit[name].items() if k != "class"}
+                attach_prev_hidden_state(self.net.layers[f"prev:{name}"], states[name], names_of(**desc),
+                                         cell.layers[name].output.dim)
         self._gathered: Dict[str, Any] = {}
 
     def get_layer(self, src: str) -> Any:
@@ -110,6 +116,11 @@ class _Step:
             out = layer.output.copy()
             out.placeholder = gather_beams(out.placeholder, choice.search_src_rows, out.batch_dim_axis)
             self._gathered[src] = make_internal(f"{name}:gathered", self.net, out)
+            states = getattr(layer, "hidden_states", None)
+            if states is not None:  # get_last_hidden_state of prev:X: the state in the same beam order
+                attach_prev_hidden_state(self._gathered[src],
+                                         {k: gather_beams(v, choice.search_src_rows, 0) for k, v in states.items()},
+                                         layer.hidden_state_names, out.dim)
         return self._gathered[src]
 
     def _resolve(self, src: str) -> Any:

@@ -17,7 +17,7 @@ rebuilding all templates with the templates of the previous pass until they no l
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional, Set
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from returnn.errors import LayerArgError
 from returnn.tensor import FeatureDim, Tensor
@@ -56,12 +56,22 @@ class TemplateLayer:
         self.params: Dict[str, Any] = {}
         self.loss = self.kwargs.get("loss")
         self.target = self.kwargs.get("target")
+        self.hidden_state_of: Optional[Tuple[Any, Dict[str, Any]]] = None  # prev:X: (class, layer dict) of X
 
     def __repr__(self) -> str:
         return f"<TemplateLayer {self.name!r} {self.layer_class} {self.output.get_dims_repr()}>"
 
     def is_choice(self) -> bool:
         return self.layer_class == "choice"
+
+    def get_last_hidden_state_dim(self, key: Any = "*") -> Optional[int]:
+        """:return: feature dim of the layer's hidden state for ``key`` (a ``prev:X`` template: that of ``X``), or
+            None when the layer has no hidden state (its class has no ``get_last_hidden_state_dim_from_opts``)"""
+        cls, desc = self.hidden_state_of or (self.cls, self.layer_desc)
+        from_opts = getattr(cls, "get_last_hidden_state_dim_from_opts", None)
+        if from_opts is None:
+            return None
+        return from_opts(key, **{k: v for k, v in desc.items() if k != "class"})
 
 
 def frame_template(full: Tensor, name: str) -> Tensor:
@@ -235,7 +245,11 @@ class SubnetTemplates:
                 out = self.layers[target].output
             else:
                 out = self._guess(target).output
-            return TemplateLayer(src, self.sub_net, out.copy_template(name=f"prev:{target}"))
+            prev = TemplateLayer(src, self.sub_net, out.copy_template(name=f"prev:{target}"))
+            from returnn.tf.layers.core.registry import get_layer_class
+            prev.hidden_state_of = (get_layer_class(self.unit[target].get("class"), raise_exception=False),
+                                    self.unit[target])
+            return prev
         if src.startswith("base:"):
             _add(consumer.base_deps, src[len("base:"):])
             try:
