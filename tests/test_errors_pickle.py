@@ -3,8 +3,10 @@ fields (errors cross process boundaries: ``MultiProcDataset`` workers, distribut
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import pickle
+import pkgutil
 
 import pytest
 
@@ -17,6 +19,7 @@ from returnn.errors import (
     DatasetFileError,
     LayerArgError,
     LayerShapeError,
+    ReturnnError,
     TensorArgError,
     UnknownLearningRateControlError,
     UnknownNameError,
@@ -40,10 +43,28 @@ EXAMPLES = [
 ]
 
 
+def _import_all_modules():
+    """Imports every module of the package, so that every ReturnnError subclass exists (a module that fails to
+    import fails this test: the project's own modules are never skipped)."""
+    import returnn
+
+    for info in pkgutil.walk_packages(returnn.__path__, "returnn."):
+        importlib.import_module(info.name)
+
+
+def _walk_subclasses(cls):
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from _walk_subclasses(sub)
+
+
 def _error_classes():
-    return sorted((cls for cls in vars(errors_mod).values() if isinstance(cls, type)
-                   and issubclass(cls, BaseException) and cls.__module__ == errors_mod.__name__),
-                  key=lambda cls: cls.__name__)
+    """Every subclass of ReturnnError in this package (walked recursively), and the classes of returnn.errors."""
+    _import_all_modules()
+    classes = {cls for cls in _walk_subclasses(ReturnnError) if cls.__module__.startswith("returnn.")}
+    classes |= {cls for cls in vars(errors_mod).values() if isinstance(cls, type)
+                and issubclass(cls, BaseException) and cls.__module__ == errors_mod.__name__}
+    return sorted(classes, key=lambda cls: (cls.__module__, cls.__qualname__))
 
 
 def _auto_instance(cls):
@@ -59,12 +80,19 @@ def _auto_instance(cls):
     return cls(*args, **kwargs) if (args or kwargs) else cls("a message")
 
 
+def _more_examples():
+    """Instances of classes outside returnn.errors whose required arguments must fit together."""
+    from returnn.tf.network.errors import NetworkConstructionDependencyLoopException
+
+    return [NetworkConstructionDependencyLoopException(network=None, layer_name="a", constructing_layers=["a", "b"])]
+
+
 def _instances():
-    by_class = {type(err): err for err in EXAMPLES}
+    by_class = {type(err): err for err in EXAMPLES + _more_examples()}
     return [by_class.get(cls) or _auto_instance(cls) for cls in _error_classes()]
 
 
-@pytest.mark.parametrize("err", _instances(), ids=lambda err: type(err).__name__)
+@pytest.mark.parametrize("err", _instances(), ids=lambda err: f"{type(err).__module__}.{type(err).__qualname__}")
 def test_round_trip(err):
     copy = pickle.loads(pickle.dumps(err))
     assert type(copy) is type(err)
@@ -86,9 +114,14 @@ def test_examples_cover_the_fields():
 
 
 def test_every_class_is_covered():
-    """A new class in returnn.errors is picked up by test_round_trip (by signature when not in EXAMPLES)."""
+    """A new ReturnnError subclass anywhere in the package is picked up by test_round_trip (by signature when not in EXAMPLES)."""
     assert {type(err) for err in _instances()} == set(_error_classes())
-    assert len(_error_classes()) >= 15
+    names = {f"{cls.__module__}.{cls.__qualname__}" for cls in _error_classes()}
+    assert len(names) >= 33
+    assert {"returnn.tf.network.errors.LayerNotFound", "returnn.tf.engine.runner.NonFiniteLossError",
+            "returnn.util.behavior_version.BehaviorVersion.RequirementNotSatisfied",
+            "returnn.tf.layers.core.registry.LayerClassRegistrationError",
+            "returnn.datasets.sprint.SprintNotAvailableError"} <= names
 
 
 def test_subclass_elsewhere_pickles_too():
@@ -110,3 +143,22 @@ def test_one_renderer_for_detail_lines():
         "config key 'batch_size': expected an int > 0, got 0", "  did you mean: 'max_seqs'?", "  hint: set it"]
     assert str(EXAMPLES[2]).splitlines() == [
         "unknown layer class 'lstm' (layer 'enc')", "  did you mean: 'rec'?", "  hint: use rec", "  known: rec, linear"]
+
+
+def test_hint_lines_through_the_renderer():
+    """Error classes outside returnn.errors render their hint line with format_details (same text)."""
+    from returnn.errors import format_details
+    from returnn.tf.layers.core.registry import LayerClassRegistrationError, register_layer_class
+    from returnn.tf.util.errors import NativeOpsUnavailableError
+
+    assert str(NativeOpsUnavailableError("x")).splitlines()[1] == format_details(
+        hint="replace the custom op by TF ops in the config (e.g. an 'eval' layer), or use the reference RETURNN "
+             "for this config")[0]
+
+    class NoName:
+        layer_class = None
+
+    with pytest.raises(LayerClassRegistrationError) as exc_info:
+        register_layer_class(NoName)
+    assert str(exc_info.value).splitlines()[1] == \
+        '  hint: set e.g. layer_class = "my_layer" in the class body, then use {"class": "my_layer"}'

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from returnn.errors import DatasetArgError
+from returnn.errors import DatasetArgError, format_details
 from returnn.datasets.dataset import Dataset
 from returnn.datasets.registry import register_dataset
 
@@ -35,7 +35,7 @@ class SprintNotAvailableError(DatasetArgError):
         super().__init__(
             f"dataset {{\"class\": \"{cls_name}\"}}: option {option!r} = {value!r}: this dataset needs RASR "
             f"(Sprint), which this project does not support (no RASR process is started, no RASR cache reader)\n"
-            f"  hint: {_HINT}")
+            + "\n".join(format_details(hint=_HINT)))
 
 
 class SprintDatasetBase(Dataset):

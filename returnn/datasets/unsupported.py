@@ -12,7 +12,7 @@ than "unknown dataset class").
 
 from __future__ import annotations
 
-from returnn.errors import DatasetArgError
+from returnn.errors import DatasetArgError, format_details
 from returnn.datasets.dataset import Dataset
 from returnn.datasets.registry import register_dataset
 
@@ -33,8 +33,8 @@ _HINTS = {
 
 def _make(name: str) -> type:
     def __init__(self, *args, **kwargs):
-        raise DatasetArgError(f"dataset {{\"class\": \"{name}\"}} is not supported by this project\n  hint: "
-                              f"{_HINTS[name]}")
+        raise DatasetArgError("\n".join([f"dataset {{\"class\": \"{name}\"}} is not supported by this project"]
+                                        + format_details(hint=_HINTS[name])))
 
     cls = type(name, (Dataset,), {"__init__": __init__, "__doc__": f"Not supported here: {_HINTS[name]}.",
                                   "__module__": __name__, "accepts_any_kwargs": True})

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-from returnn.errors import ConfigError, _reduce_error
+from returnn.errors import ConfigError, _reduce_error, format_details
 
 
 class NetworkLayerException(ConfigError):
@@ -57,9 +57,9 @@ class NotInsideRecLoopError(NetworkLayerException, AssertionError):
     reference asserts; ``except AssertionError`` still catches this)."""
 
     def __init__(self, message: str, layer_name: str = "?", network: object = None):
-        super().__init__(message + "\n  hint: only layers inside a rec layer's unit (run per step) have a step index;"
-                         " get_rec_step_info(must_exist=False) returns None instead", layer_name=layer_name,
-                         network=network)
+        hint = ("only layers inside a rec layer's unit (run per step) have a step index; "
+                "get_rec_step_info(must_exist=False) returns None instead")
+        super().__init__("\n".join([message] + format_details(hint=hint)), layer_name=layer_name, network=network)
 
 
 class CannotHandleUndefinedSourcesException(NetworkLayerException):

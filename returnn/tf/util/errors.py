@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from returnn.errors import ReturnnError
+from returnn.errors import ReturnnError, format_details
 
 
 class TFUtilArgError(ReturnnError, AssertionError):
@@ -47,8 +47,8 @@ class NativeOpsUnavailableError(ReturnnError, RuntimeError):
 
     def __init__(self, base_name: Any):
         self.base_name = base_name
-        super().__init__(
+        super().__init__("\n".join([
             f"OpCodeCompiler(base_name={base_name!r}): native ops are not compiled here (this project builds no "
-            "C++/CUDA TF ops); the config's custom op cannot be used.\n"
-            "  hint: replace the custom op by TF ops in the config (e.g. an 'eval' layer), or use the reference "
-            "RETURNN for this config")
+            "C++/CUDA TF ops); the config's custom op cannot be used."] + format_details(
+            hint="replace the custom op by TF ops in the config (e.g. an 'eval' layer), or use the reference "
+                 "RETURNN for this config")))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, List, Type
 
-from returnn.errors import ConfigError
+from returnn.errors import ConfigError, format_details
 from returnn.util.registry import Registry
 
 LAYER_NAME_HINTS = {
@@ -84,8 +84,8 @@ def register_layer_class(layer_class: Type[Any]) -> None:
     name = getattr(layer_class, "layer_class", None)
     if not name or not isinstance(name, str):
         raise LayerClassRegistrationError(
-            f"cannot register layer class {layer_class!r}: it has no layer_class name"
-            "\n  hint: set e.g. layer_class = \"my_layer\" in the class body, then use {\"class\": \"my_layer\"}")
+            "\n".join([f"cannot register layer class {layer_class!r}: it has no layer_class name"] + format_details(
+                hint='set e.g. layer_class = "my_layer" in the class body, then use {"class": "my_layer"}')))
     if name in LAYERS:
         existing = LAYERS.get(name)
         same = existing is layer_class or (
@@ -93,8 +93,8 @@ def register_layer_class(layer_class: Type[Any]) -> None:
             and getattr(existing, "__qualname__", None) == getattr(layer_class, "__qualname__", None))
         if not same:
             raise LayerClassRegistrationError(
-                f"cannot register layer class {layer_class!r} as {name!r}: that name is already taken by {existing!r}"
-                "\n  hint: choose another layer_class name")
+                "\n".join([f"cannot register layer class {layer_class!r} as {name!r}: that name is already taken by "
+                           f"{existing!r}"] + format_details(hint="choose another layer_class name")))
     LAYERS.register(name, layer_class, overwrite=True)
 
 
