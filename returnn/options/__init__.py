@@ -15,6 +15,7 @@ from returnn.options.declare import OptionGroup as OptionGroup
 from returnn.options.declare import option as option
 from returnn.options.distributed import DistributedKeys as DistributedKeys
 from returnn.options.lr_control import LearningRateControlOptions as LearningRateControlOptions
+from returnn.options.precision import PrecisionOptions as PrecisionOptions
 from returnn.options.run import RunOptions as RunOptions
 from returnn.options.tasks import AnalysisOptions as AnalysisOptions
 from returnn.options.tasks import EvalOptions as EvalOptions
@@ -25,4 +26,5 @@ from returnn.options.updater import UpdaterOptions as UpdaterOptions
 
 #: every options group, in the order of the docs
 GROUPS = (RunOptions, DataOptions, CheckpointOptions, TrainingOptions, BatchingOptions, UpdaterOptions,
-          LearningRateControlOptions, EvalOptions, ForwardOptions, SearchOptions, AnalysisOptions, DistributedKeys)
+          LearningRateControlOptions, EvalOptions, ForwardOptions, SearchOptions, AnalysisOptions, DistributedKeys,
+          PrecisionOptions)

@@ -155,6 +155,14 @@ class TFNetwork:
         (``self.network._config.typed_dict[...]``)."""
         return self.config
 
+    @property
+    def amp(self) -> Any:
+        """The mixed-precision cast policy of config key ``tf_amp`` (:class:`returnn.tf.util.amp.AmpPolicy`), read
+        once per root network; layers compute their matmuls/convolutions through it."""
+        from returnn.tf.util.amp import policy_of_network
+
+        return policy_of_network(self)
+
     def cond_on_train(self, fn_train: Callable[[], Any], fn_eval: Callable[[], Any]) -> Any:
         """:return: ``fn_train()`` in training, ``fn_eval()`` otherwise: called directly when ``train_flag`` is a
         python bool, else both in a ``tf.cond`` on the train flag placeholder (as the reference)"""
