@@ -65,7 +65,8 @@ class SelfAttentionLayer(ConcatInputLayer):
         x = inp.placeholder
         if inp.sparse:
             x = tf.one_hot(x, n_in)
-        qkv = tf.tensordot(x, qkv_w, axes=[[2], [0]])  # [B, T, 2K + V]
+        amp = self.network.amp  # tf_amp: the products in bfloat16/float16, results (softmax input) float32
+        qkv = amp.call(lambda x_, w_: tf.tensordot(x_, w_, axes=[[2], [0]]), x, qkv_w)  # [B, T, 2K + V]
         batch, length = tf.shape(x)[0], tf.shape(x)[1]
         q, k, v = tf.split(qkv, [total_key_dim, total_key_dim, n_out], axis=2)
 
@@ -75,7 +76,7 @@ class SelfAttentionLayer(ConcatInputLayer):
         q = split_heads(q, total_key_dim) * (float(total_key_dim // heads) ** -0.5)
         k = split_heads(k, total_key_dim)
         v = split_heads(v, n_out)
-        energy = tf.matmul(q, k, transpose_b=True)  # [B, H, T, T']
+        energy = amp.matmul(q, k, transpose_b=True)  # [B, H, T, T']
         if key_shift is not None:
             shift = key_shift.output.copy_as_time_major().placeholder  # [T, T', d]
             energy = energy + tf.einsum("bhid,ijd->bhij", q, shift)
@@ -92,7 +93,7 @@ class SelfAttentionLayer(ConcatInputLayer):
             tmp.placeholder = weights
             weights = apply_dropout(tmp, attention_dropout, train_flag=self.network.train_flag,
                                     seed=self.network.random.randint(2 ** 31))
-        out = tf.matmul(weights, v)  # [B, H, T, v]
+        out = amp.matmul(weights, v)  # [B, H, T, v]
         out = tf.reshape(tf.transpose(out, [0, 2, 1, 3]), [batch, length, n_out])
         tmpl = self.output.copy_as_batch_major().copy_with_time_dim_axis(1)
         tmpl.placeholder = out
@@ -108,7 +109,8 @@ class SelfAttentionLayer(ConcatInputLayer):
         inp = self.input_data.copy_as_batch_major()
         x = tf.cast(inp.placeholder, tf.float32) if not inp.sparse else tf.one_hot(inp.placeholder, inp.dim)
         qkv_w = self.create_param("QKV", (inp.dim, 2 * key_dim + n_out), init)
-        q, k, v = tf.split(tf.matmul(x, qkv_w), [key_dim, key_dim, n_out], axis=1)
+        amp = self.network.amp  # tf_amp: the products in bfloat16/float16, results float32
+        q, k, v = tf.split(amp.matmul(x, qkv_w), [key_dim, key_dim, n_out], axis=1)
         dk, dv = key_dim // heads, n_out // heads
         batch = tf.shape(x)[0]
         q = tf.reshape(q, [batch, heads, 1, dk]) * (float(dk) ** -0.5)
@@ -116,7 +118,7 @@ class SelfAttentionLayer(ConcatInputLayer):
         here = tf.equal(tf.range(max_len), step)[None, None, :, None]  # [1, 1, T, 1]
         keys = tf.where(here, tf.reshape(k, [batch, heads, 1, dk]), state["k"])
         values = tf.where(here, tf.reshape(v, [batch, heads, 1, dv]), state["v"])
-        energy = tf.matmul(q, keys, transpose_b=True)  # [B, H, 1, T]
+        energy = amp.matmul(q, keys, transpose_b=True)  # [B, H, 1, T]
         if key_shift is not None:
             shift = key_shift.output.placeholder  # [T, dk]: this query's row of the relative encodings
             if key_shift.output.batch_ndim != 2 or key_shift.output.batch_dim_axis is not None:
@@ -127,7 +129,7 @@ class SelfAttentionLayer(ConcatInputLayer):
             energy = energy + tf.einsum("bhqd,td->bhqt", q, shift)
         valid = (tf.range(max_len) <= step)[None, None, None, :]
         energy = tf.where(tf.broadcast_to(valid, tf.shape(energy)), energy, tf.fill(tf.shape(energy), -1e30))
-        out = tf.matmul(tf.nn.softmax(energy, axis=-1), values)  # [B, H, 1, dv]
+        out = amp.matmul(tf.nn.softmax(energy, axis=-1), values)  # [B, H, 1, dv]
         self.rec_state = {"k": keys, "v": values}
         self.output.placeholder = tf.reshape(out, [batch, n_out])
 

@@ -47,7 +47,8 @@ class ConvLayer(ConcatInputLayer):
         seed = self.network.random.randint(2 ** 31)
         weights = self.create_param("W", tuple(filter_size) + (n_in // groups, n_out),
                                     get_initializer(forward_weights_init, seed=seed, key=f"{self.name}/forward_weights_init"))
-        y = tf.nn.convolution(x, weights, strides=list(strides), padding=padding.upper(), dilations=list(dilation))
+        y = self.network.amp.call(tf.nn.convolution, x, weights, strides=list(strides), padding=padding.upper(),
+                                  dilations=list(dilation))  # tf_amp: bfloat16/float16 inside, float32 out
         if with_bias is True:
             bias = self.create_param("bias", (n_out,), get_initializer(bias_init, key=f"{self.name}/bias_init"))
             y = y + bias

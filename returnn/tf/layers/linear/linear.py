@@ -64,7 +64,7 @@ class LinearLayer(ConcatInputLayer):
             if x_in.shape.rank != 2:
                 leading = tf.shape(x_in)[:-1]
                 x_in = tf.reshape(x_in, [-1, n_in])
-            x = dense_matmul(x_in, weights)
+            x = self.network.amp.call(dense_matmul, x_in, weights)  # tf_amp: bfloat16/float16 inside, float32 out
         if with_bias:
             b_init = get_initializer(bias_init, seed=seed + 1, key=f"{self.name}/bias_init")
             x = tf.nn.bias_add(x, self.create_param("b", (n_out,), b_init))

@@ -50,6 +50,7 @@ from returnn.tf.layers.recurrent.cells import LayerNormVariantsLSTMCell, Zoneout
 from returnn.tf.ops.dropout import cond_on_train_flag
 from returnn.tf.ops.rnn.cell_loop import run_cell_loop
 from returnn.tf.ops.rnn.lstm import lstm
+from returnn.tf.util.amp import OFF as AMP_OFF
 from returnn.tf.ops.rnn.simple_loop import basic_rnn, gru
 from returnn.util.registry import Registry
 
@@ -65,6 +66,8 @@ class RecUnit:
     name = "?"
     state_names: Tuple[str, ...] = ("h",)
     allowed_unit_opts: Tuple[str, ...] = ()
+    #: the network's ``tf_amp`` cast policy (set by the rec layer; the LSTM units' gate matmuls follow it)
+    amp: Any = AMP_OFF
 
     def __init__(self, name: str, unit_opts: Optional[Dict[str, Any]] = None):
         self.name = name
@@ -153,7 +156,7 @@ class NativeLstmUnit(RecUnit):
     def step(self, x, state, params, n):
         w, w_re, b = self.get_weights(params, int(x.shape[-1]), n)
         w_re = self._dropped_w_re(w_re)
-        j, i, f, o = tf.split(tf.matmul(x, w) + tf.matmul(state["h"], w_re) + b, 4, axis=-1)
+        j, i, f, o = tf.split(self.amp.matmul(x, w) + self.amp.matmul(state["h"], w_re) + b, 4, axis=-1)
         c = tf.sigmoid(f) * state["c"] + tf.sigmoid(i) * tf.tanh(j)
         h = tf.sigmoid(o) * tf.tanh(c)
         return h, {"c": c, "h": h}
@@ -162,7 +165,7 @@ class NativeLstmUnit(RecUnit):
         w, w_re, b = self.get_weights(params, int(x.shape[-1]), n)
         w_re = self._dropped_w_re(w_re)
         y, (c, h) = lstm(x, seq_len, w, w_re, b, direction=direction, initial_c=initial_state["c"],
-                         initial_h=initial_state["h"], impl=self.impl)
+                         initial_h=initial_state["h"], impl=self.impl, compute_dtype=self.amp.compute_dtype)
         return y, {"c": c, "h": h}
 
 

@@ -19,12 +19,13 @@ from __future__ import annotations
 import tensorflow as tf
 
 from returnn.tf.ops.rnn.real_frames import RealFrames
+from returnn.tf.util.amp import cast_matmul
 
 PACK_MIN_INPUT_DIM = 64
 
 
 def input_projection(x: tf.Tensor, w: tf.Tensor, b: tf.Tensor, frames: RealFrames, *,
-                     zero_padded: bool = False) -> tf.Tensor:
+                     zero_padded: bool = False, compute_dtype: tf.DType = tf.float32) -> tf.Tensor:
     """
     :param x: float32 [T, B, n_in], time-major; T and B dynamic
     :param w: float32 [n_in, m] weights
@@ -32,6 +33,8 @@ def input_projection(x: tf.Tensor, w: tf.Tensor, b: tf.Tensor, frames: RealFrame
     :param frames: the real frames of ``x`` (from its sequence lengths)
     :param zero_padded: whether padded frames must be exactly 0 in the result (else they may hold
         ``x @ W + b`` or 0)
+    :param compute_dtype: the dtype of the matmuls (forward and gradient; ``tf_amp``, :mod:`returnn.tf.util.amp`);
+        inputs, bias addition and result stay float32
     :return: float32 [T, B, m], ``x @ W + b`` at the real frames
     """
     shape = tf.shape(x)
@@ -39,9 +42,9 @@ def input_projection(x: tf.Tensor, w: tf.Tensor, b: tf.Tensor, frames: RealFrame
     x_rows = tf.reshape(x, [-1, n_in if n_in is not None else shape[-1]])
     out_shape = tf.stack([shape[0], shape[1], m if m is not None else tf.shape(w)[-1]])
     if n_in is None or n_in < PACK_MIN_INPUT_DIM:
-        xw = tf.reshape(tf.nn.bias_add(tf.matmul(x_rows, w), b), out_shape)
+        xw = tf.reshape(tf.nn.bias_add(cast_matmul(x_rows, w, compute_dtype), b), out_shape)
         return tf.where(frames.mask[:, :, None], xw, tf.zeros_like(xw)) if zero_padded else xw
-    xw = _PROJECTION[zero_padded](x_rows, w, b, frames.flat_mask, frames.rows, frames.pack)
+    xw = _projection(zero_padded, compute_dtype)(x_rows, w, b, frames.flat_mask, frames.rows, frames.pack)
     return tf.reshape(xw, out_shape)
 
 
@@ -50,9 +53,12 @@ def _bias_grad(dxw: tf.Tensor) -> tf.Tensor:
     return tf.raw_ops.BiasAddGrad(out_backprop=dxw)
 
 
-def _make_projection(zero_padded: bool):
+def _make_projection(zero_padded: bool, compute_dtype: tf.DType = tf.float32):
     """:return: f(x_rows [T*B, n_in], w, b, flat_mask bool [T*B], rows int64 [N, 1], pack bool scalar) -> [T*B, m],
     with its gradient (``pack``: project the ``rows`` only)"""
+
+    def mm(a, b_, **kwargs):
+        return cast_matmul(a, b_, compute_dtype, **kwargs)
 
     @tf.custom_gradient
     def projection(x_rows, w, b, flat_mask, rows, pack):
@@ -60,10 +66,10 @@ def _make_projection(zero_padded: bool):
         out_shape = tf.stack([x_rows_shape[0], tf.shape(w, out_type=tf.int64)[-1]])
 
         def real_rows():
-            return tf.scatter_nd(rows, tf.nn.bias_add(tf.matmul(tf.gather_nd(x_rows, rows), w), b), out_shape)
+            return tf.scatter_nd(rows, tf.nn.bias_add(mm(tf.gather_nd(x_rows, rows), w), b), out_shape)
 
         def all_rows():
-            xw = tf.nn.bias_add(tf.matmul(x_rows, w), b)
+            xw = tf.nn.bias_add(mm(x_rows, w), b)
             return tf.where(flat_mask[:, None], xw, tf.zeros_like(xw)) if zero_padded else xw
 
         xw = tf.cond(pack, real_rows, all_rows)
@@ -71,13 +77,13 @@ def _make_projection(zero_padded: bool):
         def grad(dxw):
             def real_rows_grad():
                 dxw_real = tf.gather_nd(dxw, rows)
-                dx = tf.scatter_nd(rows, tf.matmul(dxw_real, w, transpose_b=True), x_rows_shape)
-                dw = tf.matmul(tf.gather_nd(x_rows, rows), dxw_real, transpose_a=True)
+                dx = tf.scatter_nd(rows, mm(dxw_real, w, transpose_b=True), x_rows_shape)
+                dw = mm(tf.gather_nd(x_rows, rows), dxw_real, transpose_a=True)
                 return dx, dw, _bias_grad(dxw_real)
 
             def all_rows_grad():
                 dxw_ = tf.where(flat_mask[:, None], dxw, tf.zeros_like(dxw)) if zero_padded else dxw
-                return tf.matmul(dxw_, w, transpose_b=True), tf.matmul(x_rows, dxw_, transpose_a=True), \
+                return mm(dxw_, w, transpose_b=True), mm(x_rows, dxw_, transpose_a=True), \
                     _bias_grad(dxw_)
 
             dx, dw, db = tf.cond(pack, real_rows_grad, all_rows_grad)
@@ -88,4 +94,13 @@ def _make_projection(zero_padded: bool):
     return projection
 
 
-_PROJECTION = {False: _make_projection(zero_padded=False), True: _make_projection(zero_padded=True)}
+_PROJECTION = {(False, tf.float32): _make_projection(zero_padded=False),
+               (True, tf.float32): _make_projection(zero_padded=True)}
+
+
+def _projection(zero_padded: bool, compute_dtype: tf.DType):
+    """:return: the projection function of :func:`_make_projection` (made once per argument pair)"""
+    key = (zero_padded, tf.as_dtype(compute_dtype))
+    if key not in _PROJECTION:
+        _PROJECTION[key] = _make_projection(*key)
+    return _PROJECTION[key]

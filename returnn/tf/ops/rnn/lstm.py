@@ -55,7 +55,7 @@ def select_lstm_impl(impl: str = "auto", num_cells: Optional[int] = None) -> str
 
 def lstm(x: tf.Tensor, seq_len: tf.Tensor, w: tf.Tensor, w_re: tf.Tensor, b: tf.Tensor, *,
          direction: int = 1, initial_c: Optional[tf.Tensor] = None, initial_h: Optional[tf.Tensor] = None,
-         impl: str = "auto") -> Tuple[tf.Tensor, Tuple[tf.Tensor, tf.Tensor]]:
+         impl: str = "auto", compute_dtype: tf.DType = tf.float32) -> Tuple[tf.Tensor, Tuple[tf.Tensor, tf.Tensor]]:
     """
     :param x: float32 [T, B, n_in], time-major input; T and B dynamic
     :param seq_len: int32 [B], number of real frames per sequence (<= T)
@@ -67,6 +67,9 @@ def lstm(x: tf.Tensor, seq_len: tf.Tensor, w: tf.Tensor, w_re: tf.Tensor, b: tf.
     :param initial_c: float32 [B, n] initial cell state, default zeros
     :param initial_h: float32 [B, n] initial output, default zeros
     :param impl: ``"auto"`` (default) or one of :data:`LSTM_IMPLS`
+    :param compute_dtype: the dtype of the gate matmuls (``tf_amp``, :mod:`returnn.tf.util.amp`): ``"loop"`` runs
+        its input projection and recurrent matmuls in it; ``"block"`` runs in float16 for float16 and stays float32
+        for bfloat16 (``BlockLSTM`` has no bfloat16 kernel). Everything else, and the result, is float32
     :return: (y, (c_last, h_last)): y float32 [T, B, n], exactly 0 at padded frames; c_last, h_last
         float32 [B, n], the state after the last real frame in the direction of processing (the
         initial state for sequences of length 0)
@@ -82,16 +85,17 @@ def lstm(x: tf.Tensor, seq_len: tf.Tensor, w: tf.Tensor, w_re: tf.Tensor, b: tf.
         initial_c = zeros if initial_c is None else initial_c
         initial_h = zeros if initial_h is None else initial_h
     if impl == "loop" and direction == -1 and zero_state:
-        return _lstm_loop_backward_in_time(x, seq_len, w, w_re, b, initial_c, initial_h)
+        return _lstm_loop_backward_in_time(x, seq_len, w, w_re, b, initial_c, initial_h, compute_dtype)
     if direction == -1:
         x = reverse_by_length(x, seq_len)
     if impl == "loop":
         # Padded frames come after the real ones and get no gradient (y is masked below): ``frames`` is valid.
         frames = RealFrames(seq_len, tf.shape(x)[0])
-        h_all, c_all = lstm_loop(input_projection(x, w, b, frames), w_re, initial_c, initial_h, frames=frames)
+        h_all, c_all = lstm_loop(input_projection(x, w, b, frames, compute_dtype=compute_dtype), w_re, initial_c,
+                                 initial_h, frames=frames, compute_dtype=compute_dtype)
         y = zero_padded_frames(h_all, seq_len, mask=frames.mask)
     else:
-        h_all, c_all = lstm_block(x, w, w_re, b, initial_c, initial_h, max_len=tf.reduce_max(seq_len))
+        h_all, c_all = _block_in(compute_dtype, x, w, w_re, b, initial_c, initial_h, max_len=tf.reduce_max(seq_len))
         y = zero_padded_frames(h_all, seq_len)
     c_last, h_last = last_frames([c_all, h_all], seq_len, [initial_c, initial_h])
     if direction == -1:
@@ -99,7 +103,15 @@ def lstm(x: tf.Tensor, seq_len: tf.Tensor, w: tf.Tensor, w_re: tf.Tensor, b: tf.
     return y, (c_last, h_last)
 
 
-def _lstm_loop_backward_in_time(x, seq_len, w, w_re, b, initial_c, initial_h):
+def _block_in(compute_dtype: tf.DType, x, w, w_re, b, c0, h0, max_len):
+    """:func:`lstm_block` in float16 for ``compute_dtype`` float16 (results float32), else in float32"""
+    if compute_dtype != tf.float16:
+        return lstm_block(x, w, w_re, b, c0, h0, max_len=max_len)
+    h_all, c_all = lstm_block(*[tf.cast(t, tf.float16) for t in (x, w, w_re, b, c0, h0)], max_len=max_len)
+    return tf.cast(h_all, tf.float32), tf.cast(c_all, tf.float32)
+
+
+def _lstm_loop_backward_in_time(x, seq_len, w, w_re, b, initial_c, initial_h, compute_dtype=tf.float32):
     """
     Direction -1 with a zero initial state, without reversing each sequence by its length: the loop runs
     from frame T-1 down to 0 over the padded batch, and the projected input of padded frames is set to 0,
@@ -109,9 +121,9 @@ def _lstm_loop_backward_in_time(x, seq_len, w, w_re, b, initial_c, initial_h):
     layer's training step on CPU).
     """
     frames = RealFrames(seq_len, tf.shape(x)[0])
-    xw = input_projection(x, w, b, frames, zero_padded=True)
+    xw = input_projection(x, w, b, frames, zero_padded=True, compute_dtype=compute_dtype)
     # Padded frames start from h = 0, so they add nothing to dW_re: ``frames`` is valid.
-    h_all, c_all = lstm_loop(xw, w_re, initial_c, initial_h, reverse=True, frames=frames)
+    h_all, c_all = lstm_loop(xw, w_re, initial_c, initial_h, reverse=True, frames=frames, compute_dtype=compute_dtype)
     # Frame 0 is the last one processed; the state stayed zero (the initial state) for sequences of length 0.
     # h is exactly zero at padded frames already.
     return h_all, (c_all[0], h_all[0])

@@ -34,10 +34,12 @@ from typing import Optional, Tuple
 import tensorflow as tf
 
 from returnn.tf.ops.rnn.real_frames import RealFrames
+from returnn.tf.util.amp import cast_matmul
 
 
 def lstm_loop(xw: tf.Tensor, w_re: tf.Tensor, c0: tf.Tensor, h0: tf.Tensor, *,
-              reverse: bool = False, frames: Optional[RealFrames] = None) -> Tuple[tf.Tensor, tf.Tensor]:
+              reverse: bool = False, frames: Optional[RealFrames] = None,
+              compute_dtype: tf.DType = tf.float32) -> Tuple[tf.Tensor, tf.Tensor]:
     """
     :param xw: float32 [T, B, 4*n], the projected input ``x @ W + b`` of every frame (time-major)
     :param w_re: float32 [n, 4*n] recurrent weights
@@ -49,6 +51,8 @@ def lstm_loop(xw: tf.Tensor, w_re: tf.Tensor, c0: tf.Tensor, h0: tf.Tensor, *,
         ``frames.pack``. Only valid when padded frames contribute nothing to it, i.e. when they get no gradient
         and come after the real frames, or when their previous output ``h`` is 0 (see
         :func:`returnn.tf.ops.rnn.lstm.lstm`).
+    :param compute_dtype: the dtype of the recurrent matmuls (forward ``h @ W_re``, backward ``dz @ W_re^T`` and
+        ``dW_re``; ``tf_amp``, :mod:`returnn.tf.util.amp`); states, gates and gradients stay float32
     :return: (h [T, B, n], c [T, B, n]) of every frame in the original frame order, padded frames included
         (not masked)
     """
@@ -56,7 +60,10 @@ def lstm_loop(xw: tf.Tensor, w_re: tf.Tensor, c0: tf.Tensor, h0: tf.Tensor, *,
         rows, pack = tf.zeros([0, 1], tf.int64), tf.constant(False)
     else:
         rows, pack = frames.rows, frames.pack
-    return _LSTM_LOOPS[reverse](xw, w_re, c0, h0, rows, pack)
+    key = (reverse, tf.as_dtype(compute_dtype))
+    if key not in _LSTM_LOOPS:
+        _LSTM_LOOPS[key] = _make_lstm_loop(*key)
+    return _LSTM_LOOPS[key](xw, w_re, c0, h0, rows, pack)
 
 
 def _dim(x: tf.Tensor, axis: int):
@@ -77,9 +84,12 @@ def _previous_frames(all_frames: tf.Tensor, initial: tf.Tensor, reverse: bool) -
     return tf.concat([initial[None], all_frames], axis=0)[:-1]
 
 
-def _make_lstm_loop(reverse: bool):
-    """:return: the forward loop with its hand-written gradient, for one processing order"""
+def _make_lstm_loop(reverse: bool, compute_dtype: tf.DType = tf.float32):
+    """:return: the forward loop with its hand-written gradient, for one processing order (and matmul dtype)"""
     step = -1 if reverse else 1
+
+    def mm(a, b, **kwargs):
+        return cast_matmul(a, b, compute_dtype, **kwargs)
 
     @tf.custom_gradient
     def lstm_loop_fn(xw, w_re, c0, h0, rows, pack):
@@ -90,9 +100,10 @@ def _make_lstm_loop(reverse: bool):
         ifo_ta = tf.TensorArray(xw.dtype, size=num_frames)
         c_ta = tf.TensorArray(xw.dtype, size=num_frames, element_shape=c0.shape)
         h_ta = tf.TensorArray(xw.dtype, size=num_frames, element_shape=h0.shape)
+        w_re_c = w_re if compute_dtype == tf.float32 else tf.cast(w_re, compute_dtype)  # once, not per step
 
         def body(t, c, h, j_ta_, ifo_ta_, c_ta_, h_ta_):
-            z = xw[t] + tf.matmul(h, w_re)
+            z = xw[t] + mm(h, w_re_c)
             j, ifo = _split_gates(z, n)
             i, f, o = tf.split(ifo, 3, axis=-1)
             c = f * c + i * j
@@ -123,14 +134,14 @@ def _make_lstm_loop(reverse: bool):
             dc_out = dc_all + dh_all * dc_from_dh  # the parts of dc not coming through the recurrence
             rec = tf.stack([dc_from_dh, f], axis=1)  # [T, 2, B, n], one read per step
             dz_ta = tf.TensorArray(xw.dtype, size=num_frames, element_shape=xw.shape[1:])
-            w_re_t = tf.transpose(w_re)  # [4n, n], once, not per step
+            w_re_t = tf.transpose(w_re_c)  # [4n, n], once, not per step
 
             def back_body(t, dc_rec, dh_rec, dz_ta_):
                 dc_from_dh_t, f_t = tf.unstack(rec[t])
                 dh = dh_all[t] + dh_rec
                 dc = dc_out[t] + dc_rec + dh_rec * dc_from_dh_t
                 dz = tf.concat([dc, dc, dc, dh], axis=-1) * dz_factor[t]
-                return t - step, dc * f_t, tf.matmul(dz, w_re_t), dz_ta_.write(t, dz)
+                return t - step, dc * f_t, mm(dz, w_re_t), dz_ta_.write(t, dz)
 
             _, dc0, dh0, dz_ta = tf.while_loop(
                 lambda t, *_: t < num_frames if reverse else t >= 0, back_body,
@@ -139,8 +150,8 @@ def _make_lstm_loop(reverse: bool):
             h_prev_rows = tf.reshape(h_prev, [-1, n])
             dz_rows = tf.reshape(dz, [-1, 4 * n])
             dw_re = tf.cond(
-                pack, lambda: tf.matmul(tf.gather_nd(h_prev_rows, rows), tf.gather_nd(dz_rows, rows), transpose_a=True),
-                lambda: tf.matmul(h_prev_rows, dz_rows, transpose_a=True))
+                pack, lambda: mm(tf.gather_nd(h_prev_rows, rows), tf.gather_nd(dz_rows, rows), transpose_a=True),
+                lambda: mm(h_prev_rows, dz_rows, transpose_a=True))
             return dz, dw_re, dc0, dh0, None, None
 
         return (h_all, c_all), grad
@@ -148,4 +159,4 @@ def _make_lstm_loop(reverse: bool):
     return lstm_loop_fn
 
 
-_LSTM_LOOPS = {False: _make_lstm_loop(False), True: _make_lstm_loop(True)}
+_LSTM_LOOPS = {(False, tf.float32): _make_lstm_loop(False), (True, tf.float32): _make_lstm_loop(True)}
