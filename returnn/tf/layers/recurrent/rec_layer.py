@@ -92,6 +92,7 @@ class RecLayer(ConcatInputLayer):
                                                   trainable=self.trainable)
                 params[param_name] = self.add_param(param)
         self._unit.train_flag = self.network.train_flag  # used by units with zoneout/dropout
+        self._unit.amp = self.network.amp  # tf_amp: the LSTM units' gate matmuls
         if one_step:
             if rec_previous_state is None:
                 rec_previous_state = _initial_states(self.name, self._unit, initial_state, tf.shape(x)[0], n_out)
