@@ -137,6 +137,7 @@ class Updater:
         self.learning_rate: tf.Tensor = self._make_step_learning_rate()
         self.optimizers: Dict[Any, Optimizer] = {}
         self._accum_vars: Dict[str, tf.Variable] = {}
+        self._loss_scale: Any = None  # tf_amp = "float16": returnn.tf.util.amp.DynamicLossScale
         self.optim_op: Optional[tf.Operation] = None
         self.grads_and_vars: List[Tuple[tf.Tensor, tf.Variable]] = []
         #: distributed training (``use_horovod``) only: with ``horovod_reduce_type = "grad"`` the float32 scalar
@@ -201,7 +202,22 @@ class Updater:
         result = []
         for optimizer in self.optimizers.values():
             result += optimizer.variables()
-        return result + list(self._accum_vars.values())
+        return result + list(self._accum_vars.values()) + (self._loss_scale.variables if self._loss_scale else [])
+
+    def _make_loss_scale(self):
+        """:return: the dynamic loss scale of ``tf_amp = "float16"`` (:mod:`returnn.tf.util.amp`), else None"""
+        from returnn.tf.util.amp import AmpPolicy, DynamicLossScale, policy_of_network
+
+        policy = policy_of_network(self.network) if self.network is not None else AmpPolicy.from_config(self.config)
+        if not policy.loss_scaling:
+            return None
+        if self.accum_grad_multiple_step > 1:
+            raise ConfigValueError("tf_amp", expected="'bfloat16' or no tf_amp with accum_grad_multiple_step > 1 "
+                                   "(float16 loss scaling skips whole steps)", got=policy.dtype)
+        if self._loss_scale is None:
+            with root_variable_scope():
+                self._loss_scale = DynamicLossScale()
+        return self._loss_scale
 
     def get_slot_variables(self) -> List[tf.Variable]:
         """Alias of :meth:`get_optimizer_vars`."""
@@ -297,7 +313,10 @@ class Updater:
             return self.optim_op
         var_list = self._get_var_list()
         loss = self._get_loss()
+        loss_scale = self._make_loss_scale()
         with tf.name_scope("optimize"):
+            if loss_scale is not None:
+                loss = loss_scale.scale_loss(loss)
             grads = TF.gradients(loss, var_list, colocate_gradients_with_ops=True)
             grads_and_vars = [(grad_ops.densify(g), v) for g, v in zip(grads, var_list) if g is not None]
             missing = [v.op.name for g, v in zip(grads, var_list) if g is None]
@@ -307,6 +326,8 @@ class Updater:
                 raise ConfigValueError("network", expected="a loss that depends on at least one trainable parameter",
                                        got=[v.op.name for v in var_list])
             grads_and_vars = self._distributed_gradients(grads_and_vars, var_list)
+            if loss_scale is not None:
+                grads_and_vars, grads_finite = loss_scale.unscale(grads_and_vars)
             grads_and_vars = self._process_gradients(grads_and_vars)
             self.grads_and_vars = grads_and_vars
             for _, var in grads_and_vars:
@@ -320,6 +341,8 @@ class Updater:
                                            "returnn.tf.updater.optimizers (adam, sgd, ...) to accumulate gradients",
                                            got=self.optimizer_dict)
                 apply_op = self._accumulating_apply(grads_and_vars, num_steps)
+            elif loss_scale is not None:  # tf_amp float16: skip the update of a step with non-finite gradients
+                apply_op = loss_scale.apply_if_finite(lambda: self._apply(grads_and_vars), grads_finite)
             else:
                 apply_op = self._apply(grads_and_vars)
             if self.reset_updater_vars_mod_step > 0:
