@@ -1,0 +1,279 @@
+"""Mixed precision (``tf_amp``, returnn/tf/util/amp.py): product dtypes in the graph, float32 variables and
+checkpoints, one clear error for bad values, training in bfloat16 (and float16 loss scaling, on CPU)."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from returnn.config import Config
+from returnn.errors import ConfigValueError
+from returnn.tf.network import TFNetwork
+from returnn.tf.updater import Updater
+from returnn.tf.util import amp as amp_mod
+from returnn.tf.util.amp import AmpPolicy, DynamicLossScale
+
+TF = tf.compat.v1
+PRODUCT_OPS = ("MatMul", "BatchMatMulV2", "Conv2D", "Einsum", "_FusedMatMul")
+EXTERN = {"data": {"dim": 5}, "classes": {"dim": 4, "sparse": True}}
+# every layer kind that follows the policy: linear, conv, the LSTM units (loop kernel: > 64 cells on CPU, and the
+# rec-loop step), self_attention, softmax
+NET = {
+    "lin": {"class": "linear", "activation": "relu", "n_out": 12, "from": "data"},
+    "conv": {"class": "conv", "filter_size": (3,), "n_out": 8, "padding": "same", "from": "lin"},
+    "lstm": {"class": "rec", "unit": "nativelstm2", "n_out": 70, "from": "conv"},
+    "loop": {"class": "rec", "from": "conv", "unit": {
+        "s": {"class": "rec", "unit": "nativelstm2", "n_out": 8, "from": ["data:source", "prev:output"]},
+        "output": {"class": "copy", "from": "s"}}},
+    "att": {"class": "self_attention", "num_heads": 2, "total_key_dim": 8, "n_out": 8, "from": "lstm"},
+    "cat": {"class": "copy", "from": ["att", "loop"]},
+    "output": {"class": "softmax", "loss": "ce", "from": "cat", "target": "classes"},
+}
+
+
+SMALL_NET = {"lin": NET["lin"], "lstm": {**NET["lstm"], "from": "lin"},
+             "output": {"class": "softmax", "loss": "ce", "from": "lstm", "target": "classes"}}
+
+
+def _build(tf_amp, net_dict=None, seed=1, **config):
+    """:return: (network, updater) in the current default graph"""
+    cfg = Config({"extern_data": EXTERN, "optimizer": {"class": "adam"}, **config})
+    if tf_amp is not None:
+        cfg.set("tf_amp", tf_amp)
+    TF.set_random_seed(seed)
+    net = TFNetwork(config=cfg, train_flag=True)
+    net.construct_from_dict(net_dict or NET)
+    updater = Updater(cfg, network=net, initial_learning_rate=0.01)
+    updater.get_optim_op()
+    return net, updater
+
+
+def _feed(net, seed=0, batch=3, length=7):
+    rnd = np.random.RandomState(seed)
+    lens = np.array([length, length - 2, length - 4], "int32")[:batch]
+    data, classes = net.extern_data.data["data"], net.extern_data.data["classes"]
+    return {data.placeholder: rnd.randn(batch, length, 5).astype("float32"),
+            classes.placeholder: rnd.randint(0, 4, (batch, length)).astype("int32"),
+            data.get_sequence_lengths(): lens, classes.get_sequence_lengths(): lens}
+
+
+def _product_dtypes(graph):
+    """:return: {op type: {dtype names}} of the matmuls/convolutions in ``graph`` (loop bodies included)"""
+    result = {}
+    for op in graph.get_operations():
+        if op.type in PRODUCT_OPS:
+            result.setdefault(op.type, set()).add(op.get_attr("T").name)
+    return result
+
+
+@pytest.mark.parametrize("tf_amp, dtype", [(None, "float32"), ("bfloat16", "bfloat16")])
+def test_product_dtypes_follow_tf_amp(tf_amp, dtype):
+    with tf.Graph().as_default() as graph:
+        net, _ = _build(tf_amp)
+        found = _product_dtypes(graph)
+        # forward and gradient: MatMul (linear, softmax, LSTM input projection/recurrence/backward loop, rec step,
+        # self-attention input), BatchMatMulV2 (attention energies/weights), Conv2D (conv, 1-d as 2-d)
+        assert set(found) == {"MatMul", "BatchMatMulV2", "Conv2D"}, found
+        assert all(dtypes == {dtype} for dtypes in found.values()), found
+        # float32 softmax, loss and layer outputs
+        for op in graph.get_operations():
+            if op.type in ("Softmax", "LogSoftmax", "SparseSoftmaxCrossEntropyWithLogits"):
+                assert op.get_attr("T") == tf.float32, op.name
+        for name, layer in net.layers.items():
+            assert layer.output.dtype == "float32" or layer.output.sparse, name
+            assert layer.output.placeholder.dtype in (tf.float32, tf.int32), name
+        assert net.get_objective().dtype == tf.float32
+
+
+@pytest.mark.parametrize("tf_amp", [None, "bfloat16"])
+def test_variables_are_float32_with_the_same_names(tf_amp):
+    with tf.Graph().as_default():
+        net, updater = _build(tf_amp)
+        variables = {v.op.name: (v.dtype.base_dtype.name, tuple(v.shape.as_list())) for v in TF.global_variables()}
+    with tf.Graph().as_default():
+        _build(None)
+        reference = {v.op.name: (v.dtype.base_dtype.name, tuple(v.shape.as_list())) for v in TF.global_variables()}
+    assert variables == reference
+    assert {dtype for dtype, _ in variables.values()} <= {"float32", "int64"}
+    assert "lstm/rec/W_re" in variables and "output/W" in variables
+
+
+def _run_outputs(tf_amp, values=None):
+    """:return: (output of the net, objective, param values) for fixed params ``values`` (or the initial ones)"""
+    with tf.Graph().as_default():
+        net, _ = _build(tf_amp)
+        params = net.get_params_list()
+        with TF.Session() as session:
+            session.run(TF.global_variables_initializer())
+            if values is not None:
+                for p in params:
+                    p.load(values[p.op.name], session)
+            feed = _feed(net)
+            out, loss = session.run([net.get_default_output_layer().output.placeholder, net.get_objective()], feed)
+            return out, loss, {p.op.name: session.run(p) for p in params}
+
+
+def test_bfloat16_outputs_close_to_float32():
+    out32, loss32, values = _run_outputs(None)
+    out16, loss16, _ = _run_outputs("bfloat16", values)
+    assert not np.array_equal(out32, out16)  # computed differently
+    np.testing.assert_allclose(out16, out32, atol=0.03)  # bfloat16 has 8 bits of mantissa: ~1e-2 relative
+    assert abs(loss16 - loss32) < 0.02 * abs(loss32)
+
+
+def test_checkpoint_interchange(tmp_path):
+    """One Adam step with tf_amp bfloat16, saved; a float32 network loads it: the same values (and vice versa)."""
+    prefix = str(tmp_path / "amp-model")
+    with tf.Graph().as_default():
+        net, updater = _build("bfloat16", SMALL_NET)
+        with TF.Session() as session:
+            session.run(TF.global_variables_initializer())
+            updater.init_optimizer_vars(session)
+            before = session.run(net.get_params_list())
+            session.run(updater.get_optim_op(), _feed(net))
+            saved = {v.op.name: session.run(v) for v in TF.global_variables()}
+            TF.train.Saver(var_list={v.op.name: v for v in TF.global_variables()}).save(session, prefix)
+    assert saved["global_step"] == 1
+    assert not np.allclose(before[0], saved[net.get_params_list()[0].op.name])  # the step changed the params
+    reader = TF.train.NewCheckpointReader(prefix)
+    assert {k for k, dt in reader.get_variable_to_dtype_map().items() if dt != tf.float32} == {"global_step"}
+    for tf_amp in (None, "bfloat16"):
+        with tf.Graph().as_default():
+            net, updater = _build(tf_amp, SMALL_NET)
+            with TF.Session() as session:
+                TF.train.Saver(var_list={v.op.name: v for v in TF.global_variables()}).restore(session, prefix)
+                for v in TF.global_variables():
+                    np.testing.assert_array_equal(session.run(v), saved[v.op.name], err_msg=v.op.name)
+                session.run(net.get_objective(), _feed(net))  # evaluates
+
+
+@pytest.mark.parametrize("value", ["int8", "bf16", "float32", 16, True])
+def test_bad_value_one_clear_error(value):
+    config = Config({"extern_data": EXTERN, "tf_amp": value})
+    with pytest.raises(ConfigValueError) as exc_info:
+        AmpPolicy.from_config(config)
+    msg = str(exc_info.value)
+    assert "tf_amp" in msg and repr(value) in msg and "'bfloat16'" in msg and "'float16'" in msg, msg
+    with tf.Graph().as_default():  # building a network raises the same error at the first layer that computes
+        with pytest.raises(ConfigValueError, match="tf_amp"):
+            TFNetwork(config=config).construct_from_dict({"output": {"class": "softmax", "loss": "ce"}})
+
+
+def test_misspelled_value_gets_the_choices_suggested():
+    with pytest.raises(ConfigValueError) as exc_info:
+        AmpPolicy.from_config(Config({"tf_amp": "bfloat61"}))
+    assert "did you mean: 'bfloat16'" in str(exc_info.value)
+
+
+def test_off_and_line_based_values():
+    assert AmpPolicy.from_config(Config()) == amp_mod.OFF and not amp_mod.OFF.enabled
+    assert AmpPolicy.from_config(Config({"tf_amp": None})) == amp_mod.OFF
+    config = Config()
+    config.add_line("tf_amp", "bfloat16")  # a line-based config / ++tf_amp bfloat16
+    assert AmpPolicy.from_config(config).compute_dtype == tf.bfloat16
+
+
+@pytest.mark.skipif(bool(tf.config.list_physical_devices("GPU")), reason="float16 is accepted with a GPU")
+def test_float16_without_gpu_is_one_clear_error():
+    with pytest.raises(ConfigValueError) as exc_info:
+        AmpPolicy.from_config(Config({"tf_amp": "float16"}))
+    msg = str(exc_info.value)
+    assert "tf_amp" in msg and "'float16'" in msg and "GPU" in msg and "bfloat16" in msg, msg
+
+
+def test_float16_device_cpu_is_an_error_even_with_gpu(monkeypatch):
+    monkeypatch.setattr(tf.config, "list_physical_devices", lambda kind=None: ["GPU:0"] if kind == "GPU" else [])
+    monkeypatch.delenv("TF_DEVICE", raising=False)
+    assert AmpPolicy.from_config(Config({"tf_amp": "float16"})).loss_scaling
+    with pytest.raises(ConfigValueError, match="GPU"):
+        AmpPolicy.from_config(Config({"tf_amp": "float16", "device": "cpu"}))
+
+
+FF_NET = {"h": {"class": "linear", "activation": "tanh", "n_out": 16, "from": "data"},
+          "output": {"class": "softmax", "loss": "ce", "from": "h", "target": "classes"}}
+
+
+@pytest.mark.parametrize("tf_amp", ["bfloat16", "float16"])
+def test_training_decreases_the_loss(tf_amp, monkeypatch):
+    """Adam steps on one batch: the loss goes down; float16 (on CPU here, GPU check patched out) with loss scaling."""
+    monkeypatch.setattr(amp_mod, "_gpu_in_use", lambda config: True)
+    with tf.Graph().as_default() as graph:
+        net, updater = _build(tf_amp, FF_NET)
+        assert _product_dtypes(graph)["MatMul"] == {tf_amp}
+        with TF.Session() as session:
+            session.run(TF.global_variables_initializer())
+            updater.init_optimizer_vars(session)
+            feed = _feed(net)
+            losses = [session.run([net.get_objective(), updater.get_optim_op()], feed)[0] for _ in range(30)]
+            names = {v.op.name for v in TF.global_variables()}
+            assert ("loss_scale" in names) == (tf_amp == "float16")
+            if tf_amp == "float16":
+                # starts at 2**15; a step whose scaled float16 gradients overflow halves it (and is skipped)
+                assert session.run(updater._loss_scale.scale) in [2.0 ** k for k in range(10, 16)]
+    assert losses[-1] < 0.7 * losses[0], losses
+
+
+def test_dynamic_loss_scale_skips_non_finite_steps():
+    with tf.Graph().as_default():
+        v = TF.Variable(1.0, use_resource=True)
+        c = TF.placeholder(tf.float32, ())
+        scale = DynamicLossScale(initial_scale=8.0, growth_interval=2)
+        scaled = scale.scale_loss(v * c)
+        grads, finite = scale.unscale([(tf.gradients(scaled, [v])[0], v)])
+        step = scale.apply_if_finite(lambda: v.assign_sub(0.1 * grads[0][0]).op, finite)
+        with TF.Session() as session:
+            session.run(TF.global_variables_initializer())
+            states = []
+            for value in (2.0, np.inf, 1.0, 1.0, 1.0):
+                session.run(step, {c: value})
+                states.append(tuple(float(x) for x in session.run([v, scale.scale, scale.good_steps])))
+    np.testing.assert_allclose(states, [(0.8, 8.0, 1), (0.8, 4.0, 0), (0.7, 4.0, 1), (0.6, 8.0, 0),
+                                        (0.5, 8.0, 1)], rtol=1e-6)
+
+
+def _dev_scores(out: str):
+    return [float(x) for x in re.findall(r"^dev: score ([0-9.]+)", out, re.M)]
+
+
+ENGINE_CONFIG = """#!rnn.py
+task = "train"
+use_tensorflow = True
+train = {"class": "Task12AXDataset", "num_seqs": 30, "fixed_random_seed": 1}
+dev = {"class": "Task12AXDataset", "num_seqs": 10, "fixed_random_seed": 2}
+num_inputs = 9
+num_outputs = 2
+batch_size = 2000
+max_seqs = 10
+network = {"h": {"class": "linear", "activation": "tanh", "n_out": 16, "from": "data"},
+           "output": {"class": "softmax", "loss": "ce", "from": "h"}}
+optimizer = {"class": "adam"}
+learning_rate = 0.01
+num_epochs = 3
+log_verbosity = 4
+"""
+
+
+def _rnn(config_file, *args):
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    proc = subprocess.run([sys.executable, os.path.join(root, "rnn.py"), config_file, *args], capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return proc.stdout
+
+
+def test_rnn_py_train_bfloat16_then_eval_float32(tmp_path):
+    """rnn.py's train task with ``++tf_amp bfloat16``: the dev score goes down; its checkpoint evaluates in a
+    float32 run (no tf_amp) with nearly the same score."""
+    config_file = tmp_path / "amp.config"
+    config_file.write_text(ENGINE_CONFIG + f"model = {str(tmp_path / 'model')!r}\n")
+    scores = _dev_scores(_rnn(str(config_file), "++tf_amp", "bfloat16"))
+    assert len(scores) == 3 and scores[-1] < scores[0], scores
+    score32 = _dev_scores(_rnn(str(config_file), "++task", "eval", "++load_epoch", "3"))
+    assert len(score32) == 1 and abs(score32[0] - scores[-1]) < 0.01, (score32, scores)
