@@ -25,15 +25,39 @@ LAYERS: Registry[Any] = Registry("layer class", hints=LAYER_NAME_HINTS)
 LOSSES: Registry[Any] = Registry("loss class")
 
 
+def _register_once(registry: Registry[Any], kind: str, name: str, klass: Type[Any], aliases: Iterable[str]) -> None:
+    """Registers ``klass`` under ``name`` and ``aliases``; registering the same class again (a module reloaded:
+    same module and qualified name) replaces it.
+
+    :raises LayerClassRegistrationError: a name is taken by another class (naming both)
+    """
+    for key in (name, *aliases):
+        if key in registry:
+            existing = registry.get(key)
+            if existing is not klass and _qualified_name(existing) != _qualified_name(klass):
+                raise LayerClassRegistrationError("\n".join(
+                    [f"cannot register {kind} {_qualified_name(klass)} as {key!r}: that name is already taken by "
+                     f"{_qualified_name(existing)}"]
+                    + format_details(hint="every name is registered once; a config's own LayerBase subclass gets a "
+                                          "name of its own (register_layer_class)")))
+    registry.register(name, klass, aliases=aliases, overwrite=True)
+
+
+def _qualified_name(klass: Any) -> str:
+    return f"{getattr(klass, '__module__', '?')}.{getattr(klass, '__qualname__', klass)}"
+
+
 def register_layer(cls: Type[Any] = None, *, aliases: Iterable[str] = ()) -> Any:
     """Class decorator: registers ``cls`` under ``cls.layer_class`` (and ``aliases``).
 
     Usable as ``@register_layer`` or ``@register_layer(aliases=["forward"])``.
+
+    :raises LayerClassRegistrationError: the name is taken by another class (each name is registered once)
     """
     def apply(klass: Type[Any]) -> Type[Any]:
         if not getattr(klass, "layer_class", None):
             raise TypeError(f"{klass.__name__} has no layer_class to register under")
-        LAYERS.register(klass.layer_class, klass, aliases=aliases, overwrite=True)
+        _register_once(LAYERS, "layer class", klass.layer_class, klass, aliases)
         return klass
 
     if cls is None:
@@ -44,7 +68,7 @@ def register_layer(cls: Type[Any] = None, *, aliases: Iterable[str] = ()) -> Any
 def register_loss(cls: Type[Any] = None, *, aliases: Iterable[str] = ()) -> Any:
     """Class decorator: registers a loss class under ``cls.class_name``."""
     def apply(klass: Type[Any]) -> Type[Any]:
-        LOSSES.register(klass.class_name, klass, aliases=aliases, overwrite=True)
+        _register_once(LOSSES, "loss class", klass.class_name, klass, aliases)
         return klass
 
     if cls is None:

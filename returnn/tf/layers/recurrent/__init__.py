@@ -1,7 +1,7 @@
 """Recurrent layers: ``rec`` with a string unit (unit dicts: :mod:`.subnet`), ``rnn_cell``, and the layers used in
 rec units (``masked_computation``, ``unmask``, ``cum_concat``, ``rec_unstack``, ``rec_last_output``, ...)."""
 
-from returnn.tf.layers.recurrent.rec_layer import RecLayer as RecLayer  # noqa: F401
+from returnn.tf.layers.recurrent.subnet.rec_subnet import RecLayer as RecLayer  # noqa: F401  (the registered one)
 from returnn.tf.layers.recurrent.get_last_hidden_state import (  # noqa: F401
     GetLastHiddenStateLayer as GetLastHiddenStateLayer,
 )

@@ -1,7 +1,8 @@
 """``{"class": "rec", "unit": "<name>", "n_out": N, "direction": 1 or -1}``: a recurrent layer over time.
 
 String units (see :mod:`returnn.tf.layers.recurrent.units` for the list, their parameter names and numerics);
-a dict ``unit`` (recurrent subnetwork) is handled by :mod:`returnn.tf.layers.recurrent.subnet`.
+a dict ``unit`` (recurrent subnetwork) is handled by :mod:`returnn.tf.layers.recurrent.subnet`. The one registered
+``rec`` class is :class:`returnn.tf.layers.rec.RecLayer`; this module holds its string-unit strategy.
 
 Shapes: the input (all sources concatenated on the feature axis; ``dropout`` applied during training) must be
 ``{B, T (dynamic), F}``; the output is *time-major* ``{T, B, F=n_out}`` as in the reference, with exactly zero
@@ -22,7 +23,6 @@ from returnn.errors import LayerArgError, LayerShapeError
 from returnn.tensor import NotSpecified, Tensor
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.layer_base import base_out_template
-from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.core.sources import concat_sources_template
 from returnn.tf.layers.recurrent.units import RecUnit, get_unit
 from returnn.tf.ops.init import get_initializer
@@ -30,9 +30,11 @@ from returnn.tf.ops.init import get_initializer
 _CONST_STATES = {"zeros": 0.0, "ones": 1.0}
 
 
-@register_layer
-class RecLayer(ConcatInputLayer):
-    """Recurrent layer with a string ``unit`` (``lstm``/``nativelstm2``/... , ``gru``, ``basicrnn``).
+class StringUnitRecLayer(ConcatInputLayer):
+    """The string-unit strategy of the ``rec`` layer: a recurrent layer with a string ``unit``
+    (``lstm``/``nativelstm2``/... , ``gru``, ``basicrnn``). Not registered itself: ``"class": "rec"`` is
+    :class:`returnn.tf.layers.rec.RecLayer` (:mod:`returnn.tf.layers.recurrent.subnet.rec_subnet`), which uses this
+    strategy for a string unit and the subnetwork strategy for a unit dict.
 
     :param unit: unit name, case-insensitive; default ``"lstm"`` (the reference's NativeLstm2 layout)
     :param unit_opts: options of the unit: ``forget_bias`` (``standardlstm``/``basiclstm``), those of

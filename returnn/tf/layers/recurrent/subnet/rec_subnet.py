@@ -1,8 +1,9 @@
 """``{"class": "rec", "unit": {...}}``: the ``rec`` layer with a recurrent subnetwork as its unit.
 
-Registered under ``"rec"``, extending the string-unit rec layer
-(:class:`returnn.tf.layers.recurrent.rec_layer.RecLayer`): a ``unit`` dict is handled here, any other unit by
-the base class unchanged.
+The one class registered under ``"rec"`` (public path :class:`returnn.tf.layers.rec.RecLayer`), with two
+internal strategies: a string unit (``"nativelstm2"``, ``"gru"``, ...) runs the string-unit strategy
+(:class:`returnn.tf.layers.recurrent.rec_layer.StringUnitRecLayer`, the base class, unchanged); a unit dict runs
+the subnetwork strategy (:class:`returnn.tf.layers.recurrent.subnet.cell.SubnetworkRecCell`).
 
 Shapes: the output is time-major ``{T, B, ...}`` where ``...`` are the dims of the unit's ``output`` layer per
 frame; ``T`` is the input's time axis (``from``), else the axis of ``size_target``/``target`` (training), else a
@@ -23,7 +24,7 @@ from returnn.tensor import Tensor
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.layer_base import LayerBase
 from returnn.tf.layers.core.registry import register_layer
-from returnn.tf.layers.recurrent.rec_layer import RecLayer as _StringUnitRecLayer
+from returnn.tf.layers.recurrent.rec_layer import StringUnitRecLayer
 from returnn.tf.layers.recurrent.subnet.cell import SubnetworkRecCell
 
 _REC_ONLY_ARGS = ("unit_opts", "direction", "input_projection", "initial_state", "max_seq_len",
@@ -32,8 +33,9 @@ _REC_ONLY_ARGS = ("unit_opts", "direction", "input_projection", "initial_state",
 
 
 @register_layer
-class RecLayer(_StringUnitRecLayer):
-    """``rec`` with a string unit (see the base class) or a unit dict (see the module docstring)."""
+class RecLayer(StringUnitRecLayer):
+    """``rec`` with a string unit (the string-unit strategy: see the base class) or a unit dict (the subnetwork
+    strategy: see the module docstring)."""
 
     layer_class = "rec"
 
