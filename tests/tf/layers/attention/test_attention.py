@@ -2,6 +2,7 @@
 pattern of the search benchmark inside a rec unit (base: encoder, combine broadcasting)."""
 
 import numpy as np
+import pytest
 import tensorflow as tf
 
 import returnn.tf.layers  # noqa: F401
@@ -138,3 +139,64 @@ def test_generic_attention_rejects_unmatched_base_axis(session):
     import pytest
     with pytest.raises(LayerShapeError, match="match one weights axis"):
         build_net(_generic_attention_net(3, (5, 3)), extern_data={"data": {"dim": 15}})
+
+
+def _split_attention_net(w_dims, base_dims):
+    """weights: softmax over time of the first prod(w_dims) features split to w_dims; base: features from 40 on,
+    split to base_dims (its last entry the feature axis)."""
+    nw, nb = int(np.prod(w_dims)), int(np.prod(base_dims))
+    return {"w0": {"class": "slice", "axis": "F", "slice_start": 0, "slice_end": nw, "from": "data"},
+            "w": {"class": "split_dims", "axis": "F", "dims": w_dims, "from": "w0"},
+            "ws": {"class": "softmax_over_spatial", "from": "w"},
+            "b0": {"class": "slice", "axis": "F", "slice_start": 40, "slice_end": 40 + nb, "from": "data"},
+            "b": {"class": "split_dims", "axis": "F", "dims": base_dims, "from": "b0"},
+            "output": {"class": "generic_attention", "weights": "ws", "base": "b"}}
+
+
+# (weights axes besides B/T, base axes besides B/T incl. its feature axis last) ->
+# output axes as (weights split index or "F"), observed from the reference; None: the reference rejects it
+_GA_AXES_OBSERVED = [
+    ((1,), (1, 8), [0, "F"]),  # a size-1 head axis matched, not squeezed (LSTM decoders with AttNumHeads=1)
+    ((1, 1), (1, 8), [1, "F"]),  # the last size-1 weights axis matches, the other is squeezed
+    ((2, 1), (2, 8), [0, "F"]),
+    ((1, 2, 1), (2, 8), [1, "F"]),
+    ((2, 3), (3, 8), [1, 0, "F"]),  # matched axes first, then the unmatched ones
+    ((2, 3), (2, 8), [0, 1, "F"]),
+    ((2, 2), (2, 8), [1, 0, "F"]),  # the base's axis takes the last weights axis of its size
+    ((2, 2, 2), (2, 8), [2, 0, 1, "F"]),
+    ((2, 3, 5), (3, 5, 8), [1, 2, 0, "F"]),
+    ((2, 3, 5), (2, 5, 8), [0, 2, 1, "F"]),
+    ((2, 1), (1, 8), [1, 0, "F"]),
+    ((1, 1), (8,), ["F"]),
+    ((3, 2), (2, 3, 8), None),  # order must be kept
+    ((2, 1, 1), (1, 2, 8), None),
+    ((1,), (1, 1, 8), None),
+    ((1,), (2, 8), None),
+]
+
+
+@pytest.mark.parametrize("w_dims, base_dims, expected", _GA_AXES_OBSERVED)
+def test_generic_attention_axis_matching_as_reference(session, w_dims, base_dims, expected):
+    from returnn.errors import LayerShapeError
+    if expected is None:
+        with pytest.raises(LayerShapeError, match="same order"):
+            build_net(_split_attention_net(w_dims, base_dims), extern_data={"data": {"dim": 200}})
+        return
+    net = build_net(_split_attention_net(w_dims, base_dims), extern_data={"data": {"dim": 200}})
+    out, w = net.get_layer("output").output, net.get_layer("w").output
+    w_split = [d for d in w.dims if d.description.startswith("w_split_dims")]
+    want = [net.get_layer("b").output.dims[-1] if e == "F" else w_split[e] for e in expected]
+    assert list(out.dims[1:]) == want
+    assert out.feature_dim_axis == len(expected) and out.time_dim_axis is None
+
+
+def test_generic_attention_last_equal_size_axis_values(session):
+    """weights {B,T,2a,2b}, base {B,T,2,8}: the base's 2 is summed with 2b, output {B,2b,2a,8}; the values equal
+    the reference's for the same input (max abs diff 1.2e-7 observed) and this numpy expression."""
+    rng = np.random.RandomState(7)
+    x = rng.randn(2, 4, 120).astype("float32")
+    net = build_net(_split_attention_net((2, 2), (2, 8)), extern_data={"data": {"dim": 120}})
+    y = session.run(net.get_layer("output").output.placeholder, make_feed(net, {"data": x}, {"data": [4, 3]}))
+    w = np.stack([_masked_softmax_np(x[..., :4], [4, 3])[..., k] for k in range(4)], -1).reshape(2, 4, 2, 2)
+    want = np.einsum("btij,btjf->bjif", w, x[..., 40:56].reshape(2, 4, 2, 8))
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-6)
