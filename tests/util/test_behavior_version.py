@@ -104,3 +104,41 @@ def test_newer_than_latest_warns(capsys):
     out = capsys.readouterr().out
     assert out.startswith("WARNING: behavior_version 100 > latest known behavior_version 38. Your RETURNN version "
                           "is too old (")
+
+
+def _build_net_without_from():
+    import tensorflow as tf
+
+    from returnn.config import Config
+    from returnn.tf.network import TFNetwork
+
+    with tf.Graph().as_default():
+        net = TFNetwork(config=Config({"extern_data": {"data": {"dim": 5}}}), train_flag=False)
+        net.construct_from_dict({"a_no_from": {"class": "linear", "activation": None, "n_out": 2},
+                                 "output": {"class": "copy", "from": "a_no_from"}})
+        return net
+
+
+def test_missing_from_warns_below_version_1(capsys):
+    """Observed from the reference (behavior_version unset): the warning below, once per text; the network builds
+    with "from": "data"."""
+    from returnn.log import log
+
+    log.initialize(verbosity=[5])
+    log._printed_warning_history.discard('Missing "from" in layer definition: /a_no_from')
+    net = _build_net_without_from()
+    assert net.get_layer("a_no_from").sources[0].name == "data"
+    _build_net_without_from()
+    out = capsys.readouterr().out
+    assert out.count('DEPRECATION WARNING: Missing "from" in layer definition: /a_no_from\n'
+                     'This will be disallowed with behavior_version 1.\n') == 1
+
+
+def test_missing_from_raises_from_version_1():
+    """Observed from the reference with behavior_version = 1: BehaviorVersion.RequirementNotSatisfied with this
+    exact message."""
+    BehaviorVersion.set(1)
+    with pytest.raises(BehaviorVersion.RequirementNotSatisfied) as exc_info:
+        _build_net_without_from()
+    assert str(exc_info.value) == 'Missing "from" in layer definition: /a_no_from (required since behavior_version >= 1)'
+    assert isinstance(exc_info.value, ConfigError)  # rnn.py prints it without traceback

@@ -34,10 +34,11 @@ from returnn.tf.network.extra_nets import construct_extra_layer, split_extra_nam
 from returnn.tf.network.loss_holder import LossHolder
 from returnn.tf.network.search_choices import find_search_choices
 from returnn.tf.ops.dropout import cond_on_train_flag
+from returnn.util.behavior_version import BehaviorVersion
 from returnn.util.suggest import close_matches
 
-_MISSING_FROM_NOTE = ('DEPRECATION WARNING: Missing "from" in layer definition: {name}\n'
-                      "This will be disallowed with behavior_version 1.")
+# as the reference: a deprecation warning (once per text) below behavior_version 1, an error from 1 on
+_MISSING_FROM = 'Missing "from" in layer definition: {name}'
 
 
 class TFNetwork:
@@ -371,9 +372,9 @@ class TFNetwork:
                       get_layer: Optional[Callable[[str], LayerBase]] = None) -> LayerBase:
         layer_class = validate_layer_dict(name, layer_desc)
         if "from" not in layer_desc and layer_class.layer_class not in _NO_FROM_NEEDED:
-            print(_MISSING_FROM_NOTE.format(name=self.get_absolute_name_prefix() + "/" + name
-                                            if not self.get_absolute_name_prefix() else
-                                            self.get_absolute_name_prefix() + name), file=log.v2)
+            prefix = self.get_absolute_name_prefix()
+            BehaviorVersion.require(False, _MISSING_FROM.format(name=prefix + name if prefix else "/" + name),
+                                    version=1)
         net_dict = self.layers_desc if net_dict is None else net_dict
         self._constructing.append(name)
         try:
