@@ -114,7 +114,7 @@ def init_log() -> None:
     (distributed workers of rank > 0 log to ``<log>.rank<N>``)."""
     assert config is not None, "call init_config() first"
     if config.bool("use_horovod", False) or config.bool("distributed", False):
-        from returnn.tf.distributed.engine_hooks import rank_log_config
+        from returnn.tf.distributed.startup import rank_log_config
 
         rank_log_config(config)  # workers with rank > 0 log to <log>.rank<N>, start-up lines included
     log.init_by_config(config)
@@ -171,7 +171,7 @@ def init_engine() -> None:
     assert config is not None, "call init_config() first"
     print_tensorflow_version()
     engine = Engine(config=config)
-    engine._set_datasets(train_data, dev_data, eval_data, _eval_datasets)
+    engine.set_datasets(train_data, dev_data, eval_data, _eval_datasets)
 
 
 def init(config_filename: Optional[str] = None, command_line_options: Sequence[str] = (),
@@ -202,7 +202,7 @@ def init(config_filename: Optional[str] = None, command_line_options: Sequence[s
 
 def execute_main_task() -> None:
     """Runs the task of the global config (default ``train``)."""
-    from returnn.tasks import execute_main_task as run_task
+    from returnn.tasks import run_task
 
     assert config is not None, "call init() first"
     task = config.value("task", "train")

@@ -13,19 +13,19 @@ import numpy as np
 
 from returnn.errors import ConfigValueError
 from returnn.log import log
-from returnn.tf.engine.evaluation import batch_options
 from returnn.tf.engine.runner import Runner
+from returnn.tf.engine.state import RunState
 
 
-def get_output_layer(engine, output_layer=None):
+def get_output_layer(state: RunState, output_layer=None):
     """``output_layer`` (a layer or its name), else ``forward_output_layer``, else the default output layer.
 
     :raises ConfigValueError: unknown layer name (with the closest names)
     """
-    network = engine.network
+    network = state.network
     if output_layer is not None and not isinstance(output_layer, str):
         return output_layer
-    name = output_layer or engine.config.value("forward_output_layer", None)
+    name = output_layer or state.config.value("forward_output_layer", None)
     if not name:
         return network.get_default_output_layer()
     if name not in network.layers:
@@ -36,31 +36,31 @@ def get_output_layer(engine, output_layer=None):
     return network.get_layer(name)
 
 
-def _output_fetches(engine, layer) -> Dict[str, Any]:
+def _output_fetches(state: RunState, layer) -> Dict[str, Any]:
     """Batch-major output tensor and its sequence lengths (when it has a time axis)."""
     output = layer.output
     if hasattr(output, "copy_as_batch_major"):
-        with engine.graph.as_default():
+        with state.graph.as_default():
             output = output.copy_as_batch_major()
     fetches = {"output": output.placeholder}
     if output.time_dim_axis is not None:
-        with engine.graph.as_default():
+        with state.graph.as_default():
             fetches["output_seq_lens"] = output.get_sequence_lengths()
     return fetches
 
 
-def _forward_pass(engine, dataset, *, batch_size, step_callback, layer) -> None:
-    epoch = engine.epoch or 1
-    dataset.init_seq_order(epoch=epoch)
+def _forward_pass(state: RunState, dataset, *, batch_size, step_callback, layer) -> None:
+    epoch = state.epoch or 1
+    state.strategy.init_epoch(dataset, epoch)
     if not batch_size:
-        if not engine.config.has("forward_batch_size"):
+        if not state.config.has("forward_batch_size"):
             raise ConfigValueError("forward_batch_size", expected="the batch size (frames) for task 'forward'",
                                    got=None)
-        batch_size = engine.config.int("forward_batch_size", 0)
-    batches = dataset.generate_batches(epoch=epoch, **batch_options(engine.config, train=False,
-                                                                      batch_size=batch_size))
-    runner = Runner(engine, network=engine.network, dataset=dataset, batches=batches,
-                    name="epoch %i forward" % (engine.epoch or 0), extra_fetches=_output_fetches(engine, layer),
+        batch_size = state.config.int("forward_batch_size", 0)
+    batches = dataset.generate_batches(epoch=epoch, **state.options.batching.generate_batches_kwargs(
+        train=False, batch_size=batch_size))
+    runner = Runner(state, network=state.network, dataset=dataset, batches=batches,
+                    name="epoch %i forward" % (state.epoch or 0), extra_fetches=_output_fetches(state, layer),
                     step_callback=step_callback)
     runner.run()
 
@@ -76,7 +76,7 @@ def _split_seqs(batch, values):
         yield batch.seq_tags[i], arr
 
 
-def forward_to_hdf(engine, dataset, output_file: str, *, batch_size: int = 0, output_layer=None) -> None:
+def forward_to_hdf(state: RunState, dataset, output_file: str, *, batch_size: int = 0, output_layer=None) -> None:
     """Writes the output layer for every sequence of ``dataset`` to ``output_file`` in the HDF layout that
     ``HDFDataset`` reads (via :class:`returnn.datasets.hdf.SimpleHDFWriter`; temp file + rename).
 
@@ -86,15 +86,15 @@ def forward_to_hdf(engine, dataset, output_file: str, *, batch_size: int = 0, ou
 
     if dataset is None:
         raise ConfigValueError("eval", expected="a dataset to forward (config key 'eval' or 'forward_data')", got=None)
-    if os.path.exists(output_file) and not engine.config.bool("forward_override_hdf_output", False):
+    if os.path.exists(output_file) and not state.config.bool("forward_override_hdf_output", False):
         raise ConfigValueError("output_file", expected="a file that does not exist yet (or set "
                                                        "forward_override_hdf_output = True)", got=output_file)
-    layer = get_output_layer(engine, output_layer)
+    layer = get_output_layer(state, output_layer)
     output = layer.output
     print("Forwarding to HDF file: %s" % output_file, file=log.v3)
     print("Forward output: %s" % (output.copy_template().copy_as_batch_major(),), file=log.v4)  # as written
     labels = None
-    target = engine.config.value("target", "classes")
+    target = state.config.value("target", "classes")
     ds_labels = getattr(dataset, "labels", None) or {}
     if not output.sparse and target in ds_labels and len(ds_labels[target]) == output.dim:
         labels = ds_labels[target]
@@ -116,12 +116,12 @@ def forward_to_hdf(engine, dataset, output_file: str, *, batch_size: int = 0, ou
         writer.insert_batch(inputs=out[: batch.num_seqs], seq_len={0: np.asarray(lens[: batch.num_seqs])},
                             seq_tag=list(batch.seq_tags))
 
-    _forward_pass(engine, dataset, batch_size=batch_size, step_callback=on_step, layer=layer)
+    _forward_pass(state, dataset, batch_size=batch_size, step_callback=on_step, layer=layer)
     writer.close()
     os.replace(write_name, output_file)
 
 
-def forward_with_callback(engine, *, dataset, callback) -> None:
+def forward_with_callback(state: RunState, *, dataset, callback) -> None:
     """Runs the output layer over ``dataset`` and calls ``callback.process_seq(seq_tag=..., outputs={layer name:
     array [T, ...]})`` per sequence (``forward_callback``; an instance or a factory)."""
     from returnn.forward_iface import ForwardCallbackIface, SeqOutput
@@ -134,28 +134,28 @@ def forward_with_callback(engine, *, dataset, callback) -> None:
         if not callable(getattr(callback, method, None)):
             raise ConfigValueError("forward_callback", expected="a ForwardCallbackIface (with init, process_seq, "
                                                                 "finish) or a function returning one", got=callback)
-    layer = get_output_layer(engine)
-    name = "output" if layer is engine.network.get_default_output_layer() else layer.name
-    callback.init(model=engine.network)
+    layer = get_output_layer(state)
+    name = "output" if layer is state.network.get_default_output_layer() else layer.name
+    callback.init(model=state.network)
 
     def on_step(batch, values):
         for tag, arr in _split_seqs(batch, values):
             callback.process_seq(seq_tag=tag, outputs={name: np.asarray(arr).view(SeqOutput)})
 
-    _forward_pass(engine, dataset, batch_size=0, step_callback=on_step, layer=layer)
+    _forward_pass(state, dataset, batch_size=0, step_callback=on_step, layer=layer)
     callback.finish()
 
 
-def compute_priors(engine, dataset, output_file: Optional[str] = None) -> None:
+def compute_priors(state: RunState, dataset, output_file: Optional[str] = None) -> None:
     """Averages the output layer's posteriors over all frames of ``dataset`` and writes the log priors, one
     value per line (``numpy.savetxt``), to ``output_file``; an existing file is replaced, as the reference does.
 
     :raises ConfigValueError: no ``output_file``
     """
-    output_file = output_file or engine.config.value("output_file", None)
+    output_file = output_file or state.config.value("output_file", None)
     if not output_file:
         raise ConfigValueError("output_file", expected="the file to write the log priors to", got=None)
-    layer = get_output_layer(engine)
+    layer = get_output_layer(state)
     print("Compute priors, using output layer %r, writing to %r." % (layer, output_file), file=log.v4)
     total = np.zeros([layer.output.dim], np.float64)
     count = [0]
@@ -168,8 +168,8 @@ def compute_priors(engine, dataset, output_file: Optional[str] = None) -> None:
             total[:] += frames.reshape(-1, total.shape[0]).sum(axis=0)
             count[0] += frames.reshape(-1, total.shape[0]).shape[0]
 
-    batch_size = engine.config.int("forward_batch_size", 0) or engine.config.typed_value("batch_size", 1)
-    _forward_pass(engine, dataset, batch_size=batch_size, step_callback=on_step, layer=layer)
+    batch_size = state.config.int("forward_batch_size", 0) or state.config.typed_value("batch_size", 1)
+    _forward_pass(state, dataset, batch_size=batch_size, step_callback=on_step, layer=layer)
     priors = np.log(total / max(count[0], 1))
     tmp = output_file + ".tmp-%d" % os.getpid()
     print("Prior sum in std-space (should be close to 1.0): %r" % float(np.sum(np.exp(priors))), file=log.v4)
@@ -178,12 +178,12 @@ def compute_priors(engine, dataset, output_file: Optional[str] = None) -> None:
     print("Saved prior in %r in +log space." % (output_file,), file=log.v4)
 
 
-def forward_single(engine, dataset, seq_idx: int, output_layer_name: Optional[str] = None) -> np.ndarray:
+def forward_single(state: RunState, dataset, seq_idx: int, output_layer_name: Optional[str] = None) -> np.ndarray:
     """The output layer for one sequence of ``dataset`` (already ``init_seq_order``-ed), as the reference's
     ``Engine.forward_single``: numpy array without batch axis, cut to the sequence length (``[T, dim]``)."""
     from returnn.datasets.batching import Batch
 
-    layer = get_output_layer(engine, output_layer_name)
+    layer = get_output_layer(state, output_layer_name)
     dataset.load_seqs(seq_idx, seq_idx + 1)
     lengths = dataset.get_seq_length(seq_idx)
     keys = dataset.get_data_keys()
@@ -194,7 +194,7 @@ def forward_single(engine, dataset, seq_idx: int, output_layer_name: Optional[st
     def on_step(batch_data, values):
         outputs.extend(arr for _tag, arr in _split_seqs(batch_data, values))
 
-    runner = Runner(engine, network=engine.network, dataset=dataset, batches=[batch], name="forward_single",
-                    extra_fetches=_output_fetches(engine, layer), step_callback=on_step, report=False)
+    runner = Runner(state, network=state.network, dataset=dataset, batches=[batch], name="forward_single",
+                    extra_fetches=_output_fetches(state, layer), step_callback=on_step, report=False)
     runner.run()
     return outputs[0]

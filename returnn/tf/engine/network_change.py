@@ -12,66 +12,68 @@ Optimizer slots (Adam moments ...) start anew, as the reference's optimizer is r
 from __future__ import annotations
 
 from returnn.log import log
-from returnn.tf import distributed as dist
-from returnn.tf.distributed import engine_hooks
+from returnn.tf.engine.build import build, net_dict_for_epoch, sync_model
 from returnn.tf.engine.epoch_network import EpochConfig, copy_param_mode_of
 from returnn.tf.engine.net_dict_diff import net_dict_diff
 from returnn.tf.engine.param_copy import ParamSnapshot, assign_values, copy_params
+from returnn.tf.engine.state import Datasets, RunState
 
 
-def init_network_for_epoch(engine, epoch: int) -> bool:
+def init_network_for_epoch(state: RunState, epoch: int) -> bool:
     """See module doc. Returns whether the network was rebuilt."""
-    net_dict = engine.get_net_dict_for_epoch(epoch=epoch)
-    engine._apply_epoch_config(net_dict, epoch)
-    diff = net_dict_diff(engine.net_dict, net_dict)
+    net_dict = net_dict_for_epoch(state, epoch)
+    apply_epoch_config(state, net_dict, epoch)
+    diff = net_dict_diff(state.net_dict, net_dict)
     if not diff:
-        engine.net_dict = net_dict
+        state.net_dict = net_dict
         return False
     print("reinit because network description differs. Diff:", file=log.v3)
     for line in diff:
         print(line, file=log.v3)
-    mode = copy_param_mode_of(net_dict, engine.pretrain)
-    snapshot = ParamSnapshot(engine.network, engine.session)
-    step_var = _global_step(engine.network)
-    global_step = engine.session.run(step_var) if step_var is not None else None
-    engine._build(train=True, epoch=epoch, net_dict=net_dict, with_updater=engine.updater is not None)
-    copy_params(snapshot, engine.network, engine.session, mode)
-    new_step_var = _global_step(engine.network)
+    mode = copy_param_mode_of(net_dict, state.pretrain)
+    snapshot = ParamSnapshot(state.network, state.session)
+    step_var = _global_step(state.network)
+    global_step = state.session.run(step_var) if step_var is not None else None
+    build(state, train=True, epoch=epoch, net_dict=net_dict, with_updater=state.updater is not None)
+    copy_params(snapshot, state.network, state.session, mode)
+    new_step_var = _global_step(state.network)
     if global_step is not None and new_step_var is not None:
-        assign_values(engine.session, [(new_step_var, global_step)])
-    engine_hooks.sync_model(engine, engine._all_variables())
+        assign_values(state.session, [(new_step_var, global_step)])
+    sync_model(state)
     return True
 
 
-def apply_epoch_config(engine, net_dict, epoch: int) -> None:
+def apply_epoch_config(state: RunState, net_dict, epoch: int) -> None:
     """Applies the ``#config`` of ``net_dict`` (see :class:`~returnn.tf.engine.epoch_network.EpochConfig`) and
     re-creates the datasets whose config keys it changed (``train``, ``dev``, ``eval``, ``eval_datasets``), as the
-    reference."""
-    if engine._epoch_config is None or engine._epoch_config.config is not engine.config:
-        engine._epoch_config = EpochConfig(engine.config)
-    changed = engine._epoch_config.apply(net_dict, epoch, learning_rate_control=engine.learning_rate_control,
-                                         pretrain=engine.pretrain)
+    reference. The run's parsed options are read anew (an override may change any key)."""
+    if state.epoch_config is None or state.epoch_config.config is not state.config:
+        state.epoch_config = EpochConfig(state.config)
+    changed = state.epoch_config.apply(net_dict, epoch, learning_rate_control=state.learning_rate_control,
+                                       pretrain=state.pretrain)
+    if changed:
+        state.options.refresh()
     keys = [key for key in changed if key in ("train", "dev", "eval", "eval_datasets")]
     if keys:
-        _reinit_datasets(engine, keys)
+        _reinit_datasets(state, keys)
 
 
-def _reinit_datasets(engine, keys) -> None:
+def _reinit_datasets(state: RunState, keys) -> None:
     from returnn.datasets.from_config import init_dataset_from_config_key, init_datasets_from_config
 
-    config = engine.config
-    train_data, dev_data, eval_data = engine.train_data, engine.dev_data, engine.eval_data
-    extra = {k: v for k, v in engine.eval_datasets.items() if k not in ("dev", "eval")}
-    if "train" in keys and engine.train_data is not None:
-        train_data = init_dataset_from_config_key(config, "train", is_train=True)
-        dist.apply_random_seed_offset(train_data)
+    config = state.config
+    old = state.datasets
+    new = Datasets(train=old.train, dev=old.dev, eval=old.eval, extra=dict(old.extra))
+    if "train" in keys and old.train is not None:
+        new.train = init_dataset_from_config_key(config, "train", is_train=True)
+        state.strategy.prepare_train_data(new.train)
     if "dev" in keys:
-        dev_data = init_dataset_from_config_key(config, "dev")
+        new.dev = init_dataset_from_config_key(config, "dev")
     if "eval" in keys:
-        eval_data = init_dataset_from_config_key(config, "eval")
+        new.eval = init_dataset_from_config_key(config, "eval")
     if "eval_datasets" in keys:
-        extra = init_datasets_from_config(config)["eval_datasets"]
-    engine._set_datasets(train_data, dev_data, eval_data, extra)
+        new.extra = init_datasets_from_config(config)["eval_datasets"]
+    state.datasets = new
 
 
 def _global_step(network):

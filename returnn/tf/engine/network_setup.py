@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional, Sequence
 
-from returnn.errors import ConfigValueError
 
 
 def get_net_dict(config, epoch: Optional[int] = None) -> Dict[str, Any]:

@@ -149,7 +149,8 @@ class Progress:
 class Runner:
     """Runs the network over all batches of one pass.
 
-    :param engine: provides ``session``, ``stop_requested()``
+    :param state: the run (:class:`~returnn.tf.engine.state.RunState`): its ``session``, ``stop`` request and
+        options (``log_batch_size``, ``inference_steps_in_flight``)
     :param network: the network whose ``extern_data`` placeholders are fed
     :param dataset: with ``init_seq_order`` already called for this pass
     :param batches: the pass's :class:`~returnn.datasets.batching.BatchSetGenerator`
@@ -162,18 +163,18 @@ class Runner:
     :param nonfinite_callback: called with ``(step, values)`` when the step's loss is not finite
     :param summary_writer: optional TensorBoard writer (``returnn.tf.engine.summaries.SummaryWriter``)
     :param report: print the per-step and ``finished after`` lines
-    :param sync: distributed training only: a :class:`returnn.tf.distributed.engine_hooks.TrainSync` keeping
+    :param sync: distributed training only: a :class:`returnn.tf.distributed.strategy.TrainSync` keeping
         the workers' steps in lockstep (steps without own data feed its gradient weight 0 and are left out of
         the scores)
     """
 
-    def __init__(self, engine, *, network, dataset, batches, name: str, loss_fetches: Optional[LossFetches] = None,
+    def __init__(self, state, *, network, dataset, batches, name: str, loss_fetches: Optional[LossFetches] = None,
                  train_op=None, extra_fetches: Optional[Dict[str, Any]] = None,
                  step_callback: Optional[Callable[[Any, Dict[str, Any]], None]] = None,
                  feed_extra: Optional[Dict[Any, Any]] = None,
                  nonfinite_callback: Optional[Callable[[int, Dict[str, Any]], bool]] = None,
                  summary_writer=None, global_step_offset: int = 0, report: bool = True, sync=None):
-        self.engine = engine
+        self.state = state
         self.network = network
         self.dataset = dataset
         self.batches = batches
@@ -224,7 +225,7 @@ class Runner:
         """
         from returnn.datasets.feeding import iterate_batch_data
 
-        session = self.engine.session
+        session = self.state.session
         feeds = self._feed_placeholders()
         feed_list = []
         for _key, ph, size_ph, _tm in feeds:
@@ -248,17 +249,17 @@ class Runner:
             fetch_list.append(self.train_op)
         step_fn = session.make_callable(fetch_list, feed_list=feed_list)
         report_steps = log.v5.is_enabled() and self.report
-        log_batch_size = bool(report_steps and getattr(self.engine, "config", None) is not None
-                              and self.engine.config.bool("log_batch_size", False))
+        log_batch_size = bool(report_steps and self.state.options.run.log_batch_size)
         progress = Progress(self.name)
         num_seqs_total = self._num_seqs_total()
         result = self.result
         start = time.time()
         iterator = iterate_batch_data(self.dataset, self.batches, self.data_keys)
+        stop_requested = self.state.stop.requested
         if sync is None:
-            steps = ((batch, True, self.engine.stop_requested()) for batch in iterator)
+            steps = ((batch, True, stop_requested()) for batch in iterator)
         else:  # distributed: the same number of steps on every worker
-            steps = sync.steps(iterator, self.engine.stop_requested)
+            steps = sync.steps(iterator, stop_requested)
         in_flight = self._steps_in_flight()
         pending: "collections.deque" = collections.deque()  # (step, batch, future), oldest first
         executor = concurrent.futures.ThreadPoolExecutor(in_flight) if in_flight > 1 else None
@@ -326,13 +327,7 @@ class Runner:
         an optimizer op and without distributed sync, else 1"""
         if self.train_op is not None or self.sync is not None:
             return 1
-        config = getattr(self.engine, "config", None)
-        value = config.int("inference_steps_in_flight", 2) if config is not None else 2
-        if value < 1:
-            from returnn.errors import ConfigValueError
-            raise ConfigValueError("inference_steps_in_flight", expected="an int >= 1 (1: one step after another)",
-                                   got=value)
-        return value
+        return self.state.options.run.inference_steps_in_flight
 
     def _call(self, fn: Callable[[], Any], step: int) -> Any:
         """:return: ``fn()`` (a step's fetched values); a failure is turned into the clear errors of the runner"""
@@ -387,9 +382,7 @@ class Runner:
         :class:`~returnn.errors.DistributedError` naming the step."""
         if self.sync is None:
             return
-        from returnn.tf.distributed import translate_error
-
-        err = translate_error(exc, "%s, step %i" % (self.name, step))
+        err = self.sync.translate_error(exc, "%s, step %i" % (self.name, step))
         if err is not None:
             raise err from None
 

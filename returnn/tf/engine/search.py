@@ -24,8 +24,9 @@ import numpy as np
 
 from returnn.errors import ConfigValueError
 from returnn.log import log
-from returnn.tf.engine.evaluation import batch_options, format_values
+from returnn.tf.engine.evaluation import format_values
 from returnn.tf.engine.runner import LossFetches, Runner
+from returnn.tf.engine.state import RunState
 
 
 def get_search_dataset(config, datasets: Dict[str, Any]):
@@ -47,13 +48,13 @@ def get_search_dataset(config, datasets: Dict[str, Any]):
     return dataset
 
 
-def search(engine, dataset) -> None:
+def search(state: RunState, dataset) -> None:
     """Runs the search over ``dataset`` (network built with :meth:`Engine.init_network_from_config`
     ``(task="search")``)."""
-    config = engine.config
+    config = state.config
     names = config.typed_value("search_output_layer", "output")
     names: List[str] = [names] if isinstance(names, str) else list(names)
-    network = engine.network
+    network = state.network
     for name in names:
         if name not in network.layers:
             from returnn.util.suggest import close_matches
@@ -65,7 +66,7 @@ def search(engine, dataset) -> None:
     if file_format not in ("txt", "py"):
         raise ConfigValueError("search_output_file_format", expected="'txt' or 'py'", got=file_format)
     fetches: Dict[str, Any] = {}
-    with engine.graph.as_default():
+    with state.graph.as_default():
         for i, name in enumerate(names):
             output = network.get_layer(name).output
             if output.batch_dim_axis is not None and output.batch_dim_axis != 0:
@@ -89,7 +90,7 @@ def search(engine, dataset) -> None:
             print("Given output %r has beam SearchBeam(name=%r, beam_size=%i)." % (layer, beam.name, beam.beam_size),
                   file=log.v1)
     results: Dict[str, Any] = {}
-    epoch = engine.epoch or 1
+    epoch = state.epoch or 1
 
     def on_step(batch, values):
         for b in range(batch.num_seqs):
@@ -114,9 +115,9 @@ def search(engine, dataset) -> None:
                                   for k, seq in enumerate(seqs)]
             results[tag] = hyps[names[0]] if len(names) == 1 else hyps
 
-    dataset.init_seq_order(epoch=epoch)
-    batches = dataset.generate_batches(epoch=epoch, **batch_options(config, train=False))
-    runner = Runner(engine, network=network, dataset=dataset, batches=batches, name="epoch %i search" % epoch,
+    state.strategy.init_epoch(dataset, epoch)
+    batches = dataset.generate_batches(epoch=epoch, **state.options.batching.generate_batches_kwargs(train=False))
+    runner = Runner(state, network=network, dataset=dataset, batches=batches, name="epoch %i search" % epoch,
                     loss_fetches=loss_fetches, extra_fetches=fetches, step_callback=on_step)
     result = runner.run()
     scores = result.scores() if loss_fetches else {}
@@ -160,19 +161,3 @@ def write_search_output_file(filename: str, results: Dict[str, Any], file_format
         with open(tmp, "w") as f:
             f.write(text)
     os.replace(tmp, filename)
-
-
-def run_search_task(config, datasets: Dict[str, Any]) -> None:
-    """The ``search`` task as :func:`returnn.tf.engine.tasks.execute_main_task` dispatches it: builds the
-    network with the search flag, loads the model (``load``/``load_epoch``/newest), searches ``search_data``."""
-    from returnn.tf.engine.engine import Engine
-
-    dataset = get_search_dataset(config, datasets)
-    engine = Engine(config=config)
-    try:
-        engine._set_datasets(None, None, dataset)
-        engine.init_network_from_config(config, task="search")
-        with engine.graph.as_default():
-            search(engine, dataset)
-    finally:
-        engine.finalize()

@@ -35,6 +35,7 @@ import tensorflow as tf
 
 from returnn.errors import ConfigValueError
 from returnn.log import log
+from returnn.options import RunOptions
 
 tf1 = tf.compat.v1
 
@@ -44,7 +45,7 @@ def get_device_kind(config) -> str:
 
     :raises ConfigValueError: ``device`` is not cpu/gpu, or ``gpu`` requested but no GPU is visible
     """
-    device = os.environ.get("TF_DEVICE") or config.value("device", None)
+    device = os.environ.get("TF_DEVICE") or RunOptions.read_one(config, "device")
     has_gpu = bool(tf.config.list_physical_devices("GPU"))
     if not device:
         if not has_gpu:
@@ -80,9 +81,7 @@ def make_session_config(config, device_kind: str, graph: Optional["tf.Graph"] = 
     """
     from google.protobuf import json_format
 
-    opts: Dict[str, Any] = dict(config.typed_value("tf_session_opts", None) or {})
-    if not isinstance(opts, dict):
-        raise ConfigValueError("tf_session_opts", expected="a dict of tf.compat.v1.ConfigProto fields", got=opts)
+    opts: Dict[str, Any] = dict(RunOptions.read_one(config, "tf_session_opts") or {})
     opts.setdefault("log_device_placement", False)
     loops = count_while_loops(graph) if device_kind == "cpu" else 0
     if device_kind == "cpu":
@@ -111,14 +110,12 @@ def _camel_keys(value: Any) -> Any:
     return value
 
 
-def new_session(config, graph: "tf.Graph", device_kind: Optional[str] = None) -> "tf1.Session":
-    """A new ``tf.compat.v1.Session`` on ``graph`` configured from ``config``; in multi-process training it
-    connects to this worker's TensorFlow server (see :func:`returnn.tf.distributed.session_target`)."""
-    from returnn.tf import distributed as dist
+def new_session(config, graph: "tf.Graph", device_kind: Optional[str] = None, *, strategy=None) -> "tf1.Session":
+    """A new ``tf.compat.v1.Session`` on ``graph`` configured from ``config``, made by ``strategy`` (in multi-process
+    training it connects to this worker's TensorFlow server; default: :func:`returnn.tf.distributed.get_strategy`)."""
+    from returnn.tf.distributed.strategy import get_strategy
 
     if device_kind is None:
         device_kind = get_device_kind(config)
     proto = make_session_config(config, device_kind, graph)
-    if dist.is_active():
-        return tf1.Session(dist.session_target(), graph=graph, config=dist.make_session_config(proto))
-    return tf1.Session(graph=graph, config=proto)
+    return (strategy or get_strategy()).new_session(graph, proto)

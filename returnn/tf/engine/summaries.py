@@ -64,3 +64,40 @@ class SummaryWriter:
     def flush(self) -> None:
         if self._writer is not None:
             self._writer.flush()
+
+
+class SummaryWriters:
+    """The TensorBoard writers of a training run, one per name (``train``, ``dev-3``, ...), each in
+    ``<log_dir>/<name>-<date>`` (as the reference); with no ``log_dir`` (or a directory that cannot be written)
+    there are none.
+
+    :param log_dir: ``tf_log_dir``, else the directory of ``model``; None: no summaries
+    """
+
+    def __init__(self, log_dir: Optional[str]):
+        self.log_dir = log_dir
+        self.writers: Dict[str, Optional[SummaryWriter]] = {}
+
+    def get(self, name: str) -> Optional[SummaryWriter]:
+        """The writer of ``name`` (created on first use), or None."""
+        if name in self.writers:
+            return self.writers[name]
+        writer = None
+        if self.log_dir:
+            from returnn.log import log
+
+            path = os.path.join(self.log_dir, "%s-%s" % (name, time.strftime("%Y-%m-%d-%H-%M-%S")))
+            try:
+                writer = SummaryWriter(path)
+                print("TF: log_dir: %s" % path, file=log.v5)
+            except OSError as exc:
+                print("TF: cannot write TensorBoard summaries to %s: %s" % (path, exc), file=log.v3)
+        self.writers[name] = writer
+        return writer
+
+    def close(self) -> None:
+        """Closes every writer."""
+        for writer in self.writers.values():
+            if writer is not None:
+                writer.close()
+        self.writers = {}

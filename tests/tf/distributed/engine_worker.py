@@ -22,6 +22,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 def _install_hooks(outdir: str) -> None:
     import numpy as np
+    import tensorflow as tf
 
     import returnn.datasets.feeding as feeding
     from returnn.tf import distributed as dist
@@ -58,7 +59,7 @@ def _install_hooks(outdir: str) -> None:
     def finalize(self):
         if self.session is not None and self.graph is not None:
             with self.graph.as_default():
-                variables = engine_mod.tf1.global_variables()
+                variables = tf.compat.v1.global_variables()
             values = self.session.run(variables)
             path = os.path.join(outdir, "params.rank%i.npz" % dist.rank())
             np.savez(path + ".tmp.npz", **{v.op.name: val for v, val in zip(variables, values)})

@@ -19,16 +19,16 @@ SCRIPT = textwrap.dedent("""
     sys.path.insert(0, {repo!r})
     from tests.tf.engine import standin
     from tests.tf.engine.test_training import make_config, run_task
-    from returnn.tf.engine.engine import Engine
+    from returnn.tf.engine.state import StopSignal
 
     standin.install(standin.PermanentPatch())
-    orig = Engine.stop_requested
+    orig = StopSignal.requested
 
     def slow_stop_requested(self):  # make each step take a while so the signal lands mid-epoch
         time.sleep({delay!r})
         return orig(self)
 
-    Engine.stop_requested = slow_stop_requested
+    StopSignal.requested = slow_stop_requested
     run_task(make_config(pathlib.Path({tmp!r}), num_epochs=3, max_seqs=1))
 """)
 

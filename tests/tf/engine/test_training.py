@@ -40,10 +40,10 @@ def make_config(tmp_path, **kwargs):
 
 
 def run_task(config, task=None, capsys=None):
-    from returnn.tf.engine.tasks import execute_main_task
+    from returnn.tasks import run_task as run
 
     log.init_by_config(config)
-    execute_main_task(config, task or config.value("task", "train"))
+    run(config, task or config.value("task", "train"))
     if capsys is not None:
         return capsys.readouterr().out
     return None
@@ -222,19 +222,19 @@ def test_model_dir_not_writable(tmp_path, monkeypatch, capsys):
 
 def test_stop_request_abandons_epoch(tmp_path, monkeypatch, capsys):
     """A signal (here: the flag it sets) during epoch 2 abandons it; model.001 stays, no model.002."""
-    from returnn.tf.engine.engine import Engine
+    from returnn.tf.engine.state import StopSignal
 
     standin.install(monkeypatch)
     calls = {"n": 0}
-    orig = Engine.stop_requested
+    orig = StopSignal.requested
 
-    def stop_requested(self):
+    def requested(self):
         calls["n"] += 1
         if calls["n"] == 6:  # epoch 1 has 3 steps, dev eval 1: stop in epoch 2
-            self._stop_signal = 2
+            self.request(2)
         return orig(self)
 
-    monkeypatch.setattr(Engine, "stop_requested", stop_requested)
+    monkeypatch.setattr(StopSignal, "requested", requested)
     with pytest.raises(KeyboardInterrupt):
         run_task(make_config(tmp_path, num_epochs=3), capsys=capsys)
     out = capsys.readouterr().out
@@ -268,18 +268,21 @@ def test_use_last_best_model_loads_best_epoch(tmp_path, monkeypatch, capsys):
     loaded = []
     orig = training.maybe_use_last_best_model
 
-    def spy(engine, epoch):
-        engine.learning_rate_control.get_last_best_epoch = lambda **kw: 1 if epoch == 3 else None
-        result = orig(engine, epoch)
+    def spy(state, epoch):
+        state.learning_rate_control.get_last_best_epoch = lambda **kw: 1 if epoch == 3 else None
+        result = orig(state, epoch)
         if result is not None:
             reader = tf.compat.v1.train.NewCheckpointReader(str(tmp_path / "models" / "model.001"))
-            w = engine.session.run(engine.network.layers["output"].params["W"])
+            w = state.session.run(state.network.layers["output"].params["W"])
             loaded.append((epoch, result, np.allclose(w, reader.get_tensor("output/W"))))
         return result
 
     monkeypatch.setattr(training, "maybe_use_last_best_model", spy)
     out = run_task(make_config(tmp_path, num_epochs=3, use_last_best_model=True), capsys=capsys)
-    assert "using that model instead" in out
+    # the reference's message (returnn.lr_control.from_config.get_use_last_best_model_epoch), then the load
+    assert re.search(r"^Last epoch 2 \(score: [0-9.]+\) is not the optimal model but epoch 1 has better score "
+                     r"[0-9.]+ \(\{.*\}\), will use that model\.$", out, re.M), out
+    assert re.search(r"^loading weights from .*model\.001$", out, re.M)
     assert loaded == [(3, 1, True)]
 
 

@@ -1,5 +1,6 @@
-"""Single-process tests of returnn.tf.distributed.engine_hooks: the lockstep of training steps (with a
-simulated peer), per-rank log names, task gating, and that everything is an identity without distribution."""
+"""Single-process tests of returnn.tf.distributed.strategy and .startup: the lockstep of training steps (with a
+simulated peer), per-rank log names, task gating, the strategy chosen, and that the single-process strategy changes
+nothing."""
 
 import json
 
@@ -8,7 +9,13 @@ import pytest
 
 from returnn.config import Config
 from returnn.errors import DistributedError
-from returnn.tf.distributed import cluster, engine_hooks, host
+from returnn.tf.distributed import cluster, host, startup
+from returnn.tf.distributed.strategy import (
+    CollectiveStrategy,
+    SingleProcessStrategy,
+    TrainSync,
+    get_strategy,
+)
 from returnn.tf.distributed.discovery import WorkerInfo
 from returnn.tf.engine.runner import PassResult
 
@@ -51,7 +58,7 @@ class _Session:
 def test_lockstep_weight_zero_steps_until_all_done(fake_two_workers):
     peer, calls = fake_two_workers
     peer += [(1, 0)] * 4 + [(0, 0)]  # the peer has 4 batches, this worker 2
-    sync = engine_hooks.TrainSync(_Session(), grad_weight="weight-placeholder")
+    sync = TrainSync(_Session(), grad_weight="weight-placeholder")
     steps = list(sync.steps(["b0", "b1"], lambda: False))
     assert steps == [("b0", True, False), ("b1", True, False), ("b1", False, False), ("b1", False, False)]
     assert calls == [[1, 0], [1, 0], [0, 0], [0, 0], [0, 0]]
@@ -61,7 +68,7 @@ def test_lockstep_weight_zero_steps_until_all_done(fake_two_workers):
 def test_lockstep_stop_on_any_worker(fake_two_workers):
     peer, _ = fake_two_workers
     peer += [(1, 0), (1, 1)]  # the peer got a signal before its 2nd step
-    steps = list(engine_hooks.TrainSync(_Session()).steps(["b0", "b1", "b2"], lambda: False))
+    steps = list(TrainSync(_Session()).steps(["b0", "b1", "b2"], lambda: False))
     assert steps == [("b0", True, False), ("b1", True, True)]
 
 
@@ -69,14 +76,14 @@ def test_lockstep_empty_shard_with_grad_reduce_is_an_error(fake_two_workers):
     peer, _ = fake_two_workers
     peer += [(1, 0)]
     with pytest.raises(DistributedError, match="worker 0 of 2 got no batch at all in this epoch"):
-        list(engine_hooks.TrainSync(_Session(), grad_weight="w").steps([], lambda: False))
+        list(TrainSync(_Session(), grad_weight="w").steps([], lambda: False))
 
 
 def test_param_sync_steps(fake_two_workers, monkeypatch):
     monkeypatch.setattr(cluster.get_state(), "options",
                         cluster.DistributedOptions(enabled=True, reduce_type="param", param_sync_step=3))
     session = _Session()
-    sync = engine_hooks.TrainSync(session, average_op="avg", global_step_offset=4)
+    sync = TrainSync(session, average_op="avg", global_step_offset=4)
     for step in range(6):  # global updates 5..10: sync after 6 and 9
         sync.after_step(step)
     assert session.runs == ["avg", "avg"]
@@ -85,9 +92,9 @@ def test_param_sync_steps(fake_two_workers, monkeypatch):
 
 
 def test_rank_log_names():
-    assert engine_hooks._rank_log_names(["log/train", "stdout"], 2) == ["log/train.rank2", "stdout"]
-    assert engine_hooks._rank_log_names(["log/train.rank2"], 2) == ["log/train.rank2"]
-    assert engine_hooks._rank_log_names(["log/train"], 0) == ["log/train"]
+    assert startup._rank_log_names(["log/train", "stdout"], 2) == ["log/train.rank2", "stdout"]
+    assert startup._rank_log_names(["log/train.rank2"], 2) == ["log/train.rank2"]
+    assert startup._rank_log_names(["log/train"], 0) == ["log/train"]
 
 
 def _tf_config(rank):
@@ -98,35 +105,62 @@ def _tf_config(rank):
 def test_rank_log_config_from_tf_config(monkeypatch):
     monkeypatch.setenv("TF_CONFIG", _tf_config(1))
     config = Config({"use_horovod": True, "log": "out/train.log"})
-    engine_hooks.rank_log_config(config)
+    startup.rank_log_config(config)
     assert config.list("log") == ["out/train.log.rank1"]
-    engine_hooks.rank_log_config(config)  # idempotent
+    startup.rank_log_config(config)  # idempotent
     assert config.list("log") == ["out/train.log.rank1"]
     off = Config({"log": "out/train.log"})
-    engine_hooks.rank_log_config(off)
+    startup.rank_log_config(off)
     assert off.list("log") == ["out/train.log"]
 
 
 def test_other_tasks_only_on_rank0(monkeypatch):
     monkeypatch.setenv("TF_CONFIG", _tf_config(1))
-    assert engine_hooks.setup_task(Config({"distributed": True}), "forward") is False
+    assert startup.setup_task(Config({"distributed": True}), "forward") is False
     monkeypatch.setenv("TF_CONFIG", _tf_config(0))
-    assert engine_hooks.setup_task(Config({"distributed": True}), "forward") is True
+    assert startup.setup_task(Config({"distributed": True}), "forward") is True
     assert not cluster.is_active()
-    assert engine_hooks.setup_task(Config({}), "train") is True  # not enabled: nothing happens
+    assert startup.setup_task(Config({}), "train") is True  # not enabled: nothing happens
     assert not cluster.is_active()
 
 
-def test_identities_without_distribution():
+class _Dataset:
+    def __init__(self):
+        self.calls = []
+
+    def init_seq_order(self, epoch=None, seq_list=None, seq_order=None):
+        self.calls.append(epoch)
+
+
+def test_single_process_strategy_changes_nothing():
     assert not cluster.is_active()
-    assert engine_hooks.sync_int(7, "x") == 7 and engine_hooks.sync_float(0.5, "y") == 0.5
-    assert engine_hooks.loads_checkpoints()
-    assert engine_hooks.make_train_sync(object(), 0) is None
+    strategy = get_strategy()
+    assert isinstance(strategy, SingleProcessStrategy)
+    assert strategy.is_root and strategy.loads_checkpoints
+    assert strategy.agree_int(7, "x") == 7 and strategy.agree_float(0.5, "y") == 0.5
+    assert strategy.step_sync(_Session(), object(), 0) is None
+    assert strategy.scale_learning_rate(0.25) == 0.25
+    pairs = [("g", "v")]
+    assert strategy.transform_gradients(object(), pairs, ["v"]) is pairs
+    dataset = _Dataset()
+    strategy.init_epoch(dataset, 3)
+    assert dataset.calls == [3]
     result = PassResult(["output"])
     result.add({"cost:output": 3.0, "frames:output": 4.0, "error:output": 1.0})
-    engine_hooks.sum_pass_result(result)
+    strategy.end_of_pass(result)
     assert (result.loss, result.frames, result.error) == ({"output": 3.0}, {"output": 4.0}, {"output": 1.0})
-    engine_hooks.epoch_end(1)
+    strategy.after_save(1)
+    session = _Session()
+    strategy.sync_model(None, session, ["v"])
+    assert session.runs == []
+
+
+def test_collective_strategy_of_rank0_of_2(fake_two_workers):
+    strategy = get_strategy()
+    assert isinstance(strategy, CollectiveStrategy)
+    assert strategy.is_root and strategy.loads_checkpoints and strategy.name == "worker 0 of 2"
+    sync = strategy.step_sync(_Session(), object(), 5)
+    assert isinstance(sync, TrainSync) and sync.global_step_offset == 5 and sync.grad_weight is None
 
 
 def test_sum_pass_result_over_workers(fake_two_workers, monkeypatch):
@@ -140,5 +174,5 @@ def test_sum_pass_result_over_workers(fake_two_workers, monkeypatch):
     result = PassResult(["output"])
     result.add({"cost:output": 3.0, "frames:output": 4.0, "error:output": 1.0})
     result.num_seqs = 2
-    engine_hooks.sum_pass_result(result)
+    get_strategy().end_of_pass(result)
     assert result.scores() == {"output": 0.8} and result.errors() == {"output": 0.1} and result.num_seqs == 5
