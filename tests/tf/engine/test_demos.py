@@ -6,8 +6,6 @@ from __future__ import annotations
 import os
 import re
 
-import pytest
-
 from returnn.config import Config
 from tests.tf.engine.test_training import run_task
 
@@ -23,7 +21,6 @@ def _load(name, **overrides):
 
 
 def test_12ax_demo_train_eval_forward(tmp_path, capsys):
-    pytest.importorskip("returnn.tf.layers.recurrent")
     model = str(tmp_path / "model")
     small = dict(model=model, num_epochs=2, train={"class": "Task12AXDataset", "num_seqs": 200, "fixed_random_seed": 1},
                  dev={"class": "Task12AXDataset", "num_seqs": 30, "fixed_random_seed": 2})

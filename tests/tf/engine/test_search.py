@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import re
 
-import pytest
-
 from tests.tf.engine.test_training import run_task
 from returnn.config import Config
-
-pytest.importorskip("returnn.tf.layers.search.choice")
+import returnn.tf.layers.search.choice  # noqa: F401  (the layers this test builds)
 
 NET = {
     "output": {

@@ -5,12 +5,8 @@ from __future__ import annotations
 
 import ast
 
-import pytest
-
 from tests.tf.engine.test_search import _config
 from tests.tf.engine.test_training import run_task
-
-pytest.importorskip("returnn.tf.layers.search.choice")
 
 
 def test_search_output_nbest_py_and_txt(tmp_path, capsys):
