@@ -5,11 +5,17 @@ Runs under either implementation's Python (whichever ``returnn`` it imports), us
 (``returnn.config.Config``, ``returnn.tf.network.TFNetwork``)::
 
     case_runner.py CASES_FILE CASE_NAME OUT.npz [--params PARAMS.npz]
+    case_runner.py --batch JOBS.json
+
+``--batch``: runs several cases in this one process (TensorFlow and ``returnn`` are imported once, which is most of
+the time of a single case), each in a graph of its own; ``JOBS.json`` is a list of ``[CASES_FILE, CASE_NAME,
+OUT.npz, PARAMS.npz or null]``. Each case file is loaded once per process (a case file may register layer classes).
 
 - Builds ``case["network"]`` with ``extern_data = case["extern_data"]`` (train flag off: no dropout; eval flag
   on, so layers reading targets are built). ``"train": True`` in a case sets the train flag (for networks without
   dropout or other randomness: e.g. rec loops, which the reference builds without gradients otherwise);
-  ``"search": True`` sets the search flag (beam search in rec loops; the eval flag is then off).
+  ``"search": True`` sets the search flag (beam search in rec loops; the eval flag is then off unless the case sets
+  ``"eval": True``, as for losses on the beam, which are only collected with the eval or train flag).
 - Feeds inputs drawn from a fixed seed: dense extern data ~ N(0, 1), sparse ones uniform in ``[0, dim)``,
   sequence lengths in ``[1, max_len]`` with the longest sequence full length (batch 3, max_len 7 unless the
   case sets ``batch``/``max_len``).
@@ -33,10 +39,16 @@ import traceback
 import numpy as np
 
 
+_LOADED = {}
+
+
 def load_case(cases_file: str, name: str) -> dict:
-    spec = importlib.util.spec_from_file_location("layer_cases", cases_file)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = _LOADED.get(cases_file)
+    if mod is None:
+        spec = importlib.util.spec_from_file_location("layer_cases", cases_file)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        _LOADED[cases_file] = mod
     for case in mod.CASES:
         if case["name"] == name:
             return case
@@ -108,7 +120,8 @@ def run(cases_file: str, name: str, out_file: str, params_file: str = None) -> d
     with tf.Graph().as_default() as graph:
         tf.compat.v1.set_random_seed(42)
         search = bool(case.get("search", False))
-        network = TFNetwork(config=config, train_flag=bool(case.get("train", False)), eval_flag=not search,
+        network = TFNetwork(config=config, train_flag=bool(case.get("train", False)),
+                            eval_flag=bool(case.get("eval", not search)),
                             search_flag=search)
         network.construct_from_dict(case["network"])
         out = network.get_layer(case.get("output", "output")).output
@@ -143,21 +156,36 @@ def run(cases_file: str, name: str, out_file: str, params_file: str = None) -> d
     return result
 
 
+def run_and_save(cases_file: str, name: str, out_file: str, params_file: str = None) -> None:
+    try:
+        result = run(cases_file, name, out_file, params_file)
+        result["status"] = np.array("ok")
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: BLE001 (reported in the result file)
+        result = {"status": np.array("error"),
+                  "error": np.array(f"{type(exc).__name__}: {exc}\n{traceback.format_exc()[-3000:]}")}
+    np.savez(out_file, **result)
+
+
 def main() -> None:
     args = sys.argv[1:]
+    if args[:1] == ["--batch"]:
+        import json
+
+        with open(args[1]) as f:
+            jobs = json.load(f)
+        for cases_file, name, out_file, params_file in jobs:
+            print(f"case {name}", flush=True)
+            run_and_save(cases_file, name, out_file, params_file)
+        return
     params_file = None
     if "--params" in args:
         i = args.index("--params")
         params_file = args[i + 1]
         del args[i:i + 2]
     cases_file, name, out_file = args
-    try:
-        result = run(cases_file, name, out_file, params_file)
-        result["status"] = np.array("ok")
-    except BaseException as exc:  # noqa: BLE001 (reported in the result file)
-        result = {"status": np.array("error"),
-                  "error": np.array(f"{type(exc).__name__}: {exc}\n{traceback.format_exc()[-3000:]}")}
-    np.savez(out_file, **result)
+    run_and_save(cases_file, name, out_file, params_file)
 
 
 if __name__ == "__main__":

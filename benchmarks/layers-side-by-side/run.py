@@ -13,12 +13,19 @@ and optionally ``output`` (layer name, default ``"output"``), ``batch``, ``max_l
 out), then under ours with those values loaded by name (so the parameter names must agree). Reported per case:
 the max abs difference of the output (padded frames zeroed)
 and of the gradients (parameters and float inputs). Targets: ≤ 1e-5 forward, ≤ 1e-4 gradients.
+
+By default all selected cases of one side run in one process (``case_runner.py --batch``: TensorFlow is imported
+once; the import is most of a single case's time). A case whose result is missing after the batch (the process
+crashed or ran past ``--batch-timeout``), and a case that fails in the batch, is run again in a process of its own
+(its verdict is that run's), so a case is never judged by state another case left behind. ``--single`` runs every
+case in a process of its own.
 """
 
 from __future__ import annotations
 
 import argparse
 import glob
+import json
 import os
 import subprocess
 import sys
@@ -43,17 +50,50 @@ def case_names(cases_file: str) -> List[str]:
     return [c["name"] for c in mod.CASES]
 
 
+def _env() -> dict:
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+    env.pop("PYTHONPATH", None)
+    return env
+
+
+def _load(out: str) -> dict:
+    with np.load(out) as f:
+        return {k: f[k] for k in f.files}
+
+
 def run_side(python: str, cases_file: str, name: str, out: str, params: Optional[str] = None) -> dict:
+    """one case in a process of its own"""
+    if os.path.exists(out):
+        os.remove(out)
     cmd = [python, os.path.join(HERE, "case_runner.py"), cases_file, name, out]
     if params:
         cmd += ["--params", params]
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-    env.pop("PYTHONPATH", None)
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd="/")
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=_env(), cwd="/")
     if not os.path.exists(out):
         return {"status": "error", "error": f"runner crashed (rc {proc.returncode}): {proc.stderr[-1500:]}"}
-    with np.load(out) as f:
-        return {k: f[k] for k in f.files}
+    return _load(out)
+
+
+def run_side_batch(python: str, jobs: List[tuple], tmp: str, tag: str, timeout: float) -> List[dict]:
+    """``jobs``: (cases_file, name, out, params); all in one process, then the missing or failed ones singly"""
+    for job in jobs:
+        if os.path.exists(job[2]):
+            os.remove(job[2])
+    jobs_file = os.path.join(tmp, f"jobs-{tag}.json")
+    with open(jobs_file, "w") as f:
+        json.dump([list(j) for j in jobs], f)
+    cmd = [python, os.path.join(HERE, "case_runner.py"), "--batch", jobs_file]
+    try:
+        subprocess.run(cmd, capture_output=True, text=True, env=_env(), cwd="/", timeout=timeout)
+    except subprocess.TimeoutExpired:
+        print(f"{tag}: the batch ran past {timeout:g} s; the cases without a result run singly", flush=True)
+    results = []
+    for cases_file, name, out, params in jobs:
+        res = _load(out) if os.path.exists(out) else None
+        if res is None or str(res.get("status")) != "ok":
+            res = run_side(python, cases_file, name, out, params)
+        results.append(res)
+    return results
 
 
 def compare(ref: dict, ours: dict) -> dict:
@@ -85,25 +125,36 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--cases", nargs="*", default=None, help="case files (default: cases/*.py)")
     ap.add_argument("--only", nargs="*", default=[], help="substrings of case names")
     ap.add_argument("--write-readme", action="store_true")
+    ap.add_argument("--single", action="store_true", help="every case in a process of its own (slower)")
+    ap.add_argument("--batch-timeout", type=float, default=3600.0, help="seconds for one side's batch process")
     args = ap.parse_args(argv)
     files = args.cases or sorted(glob.glob(os.path.join(HERE, "cases", "*.py")))
+    selected = []  # (family, cases_file, name)
+    for cases_file in files:
+        family = os.path.splitext(os.path.basename(cases_file))[0]
+        for name in case_names(cases_file):
+            if not args.only or any(s in name for s in args.only):
+                selected.append((family, os.path.abspath(cases_file), name))
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for cases_file in files:
-            family = os.path.splitext(os.path.basename(cases_file))[0]
-            for name in case_names(cases_file):
-                if args.only and not any(s in name for s in args.only):
-                    continue
-                ref_out, ours_out = os.path.join(tmp, "ref.npz"), os.path.join(tmp, "ours.npz")
-                for p in (ref_out, ours_out):
-                    if os.path.exists(p):
-                        os.remove(p)
-                ref = run_side(args.ref_python, os.path.abspath(cases_file), name, ref_out)
-                ours = (run_side(args.ours_python, os.path.abspath(cases_file), name, ours_out, ref_out)
+        outs = [(os.path.join(tmp, f"ref-{i}.npz"), os.path.join(tmp, f"ours-{i}.npz")) for i in range(len(selected))]
+        if args.single:
+            for (family, cases_file, name), (ref_out, ours_out) in zip(selected, outs):
+                ref = run_side(args.ref_python, cases_file, name, ref_out)
+                ours = (run_side(args.ours_python, cases_file, name, ours_out, ref_out)
                         if str(ref.get("status")) == "ok" else {"status": "skipped"})
-                res = compare(ref, ours)
-                rows.append((family, name, res))
-                print(f"{family}/{name}: {format_result(res)}", flush=True)
+                rows.append((family, name, compare(ref, ours)))
+                print(f"{family}/{name}: {format_result(rows[-1][2])}", flush=True)
+        else:
+            refs = run_side_batch(args.ref_python, [(c, n, o[0], None) for (_, c, n), o in zip(selected, outs)],
+                                  tmp, "reference", args.batch_timeout)
+            ok = [i for i, r in enumerate(refs) if str(r.get("status")) == "ok"]
+            ours_list = run_side_batch(args.ours_python, [(selected[i][1], selected[i][2], outs[i][1], outs[i][0])
+                                                          for i in ok], tmp, "ours", args.batch_timeout)
+            ours_by_index = dict(zip(ok, ours_list))
+            for i, (family, _, name) in enumerate(selected):
+                rows.append((family, name, compare(refs[i], ours_by_index.get(i, {"status": "skipped"}))))
+                print(f"{family}/{name}: {format_result(rows[-1][2])}", flush=True)
     report = make_report(rows)
     print(report)
     if args.write_readme:
