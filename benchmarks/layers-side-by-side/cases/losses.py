@@ -16,14 +16,17 @@ def _loss_case(name, loss, **opts):
 _LM_DATA = {"data": {"dim": 20, "sparse": True}}
 
 
-def _loss_value_case(name, loss_layer, extern_data=None, max_len=7, **extra_layers):
-    """The output is an ``eval`` of the summed loss value of layer ``sm`` (a scalar), as both sides compute it."""
+def _loss_value_case(name, loss_layer, extern_data=None, max_len=7, value="loss", **extra_layers):
+    """The output is an ``eval`` of the summed loss value (``value="error"``: error value) of layer ``sm`` (a scalar),
+    as both sides compute it."""
     net = dict(extra_layers)
     net["sm"] = loss_layer
     net["output"] = {"class": "eval", "from": "sm", "out_type": {"shape": (), "batch_dim_axis": None,
-                                                                 "time_dim_axis": None, "dim": None},
-                     "eval": "self.network.get_losses_initialized()[0]['sm'].get_loss_value()"
-                             " + 0.0 * tf.reduce_sum(source(0, auto_convert=False, as_data=True).placeholder)"}
+                                                                 "time_dim_axis": None, "dim": None,
+                                                                 "dtype": "float32", "sparse": False},
+                     "eval": f"self.network.get_losses_initialized()[0]['sm'].get_{value}_value()"
+                             " + 0.0 * tf.reduce_sum(tf.cast(source(0, auto_convert=False, as_data=True).placeholder,"
+                             " tf.float32))"}
     return {"name": name, "extern_data": extern_data or _DATA, "network": net, "max_len": max_len, "batch": 6}
 
 
@@ -69,6 +72,26 @@ def _ctc_case(name, src, **loss_opts):
                                    "loss_opts": loss_opts}, _VIA_DATA, max_len=9,
                             lin={"class": "linear", "activation": None, "from": "data", "n_out": 5},
                             lsm={"class": "activation", "activation": "log_softmax", "from": "lin"})
+
+
+# search losses: a small decoder searched with a beam of 3 (the losses read the beam's scores and hypotheses)
+_SEARCH_DATA = {"data": {"dim": 3}, "classes": {"dim": 5, "sparse": True}}
+_SEARCH_ENC = {"class": "reduce", "mode": "mean", "axis": "T", "from": "data"}
+_SEARCH_DEC = {"class": "rec", "from": [], "max_seq_len": 6, "target": "classes", "unit": {
+    "emb": {"class": "linear", "activation": None, "n_out": 4, "from": "prev:output"},
+    "s": {"class": "linear", "activation": "tanh", "n_out": 4, "from": ["emb", "base:enc"]},
+    "prob": {"class": "softmax", "from": "s", "target": "classes"},
+    "output": {"class": "choice", "from": "prob", "beam_size": 3, "target": "classes", "input_type": "prob",
+               "initial_output": 0},
+    "end": {"class": "compare", "from": "output", "value": 0}}}
+
+
+def _search_loss_case(name, layer, value="loss", train=False):
+    """``train``: with the train flag (as in MBR training: the gradient through the beam scores); without it, the
+    reference's beam scores carry no gradient"""
+    case = _loss_value_case(name, layer, _SEARCH_DATA, max_len=5, value=value, enc=_SEARCH_ENC, dec=_SEARCH_DEC)
+    case.update(search=True, eval=True, batch=4, train=train)
+    return case
 
 
 def _ocd_case(name, blank_idx):
@@ -158,6 +181,25 @@ CASES = [
     _ctc_case("ctc_native_scores_no_normalize", "lin", beam_width=1, use_native=True, output_in_log_space=True,
               ctc_opts={"logits_normalize": False}),
     _ctc_case("ctc_tf_log_space", "lsm", output_in_log_space=True),
+    _search_loss_case("search_score_decide", {"class": "decide", "from": "dec", "loss": "search_score",
+                                              "target": "classes"}),
+    _search_loss_case("search_score_beam", {"class": "copy", "from": "dec", "loss": "search_score"}),
+    _search_loss_case("expected_loss_edit_distance", {
+        "class": "copy", "from": "dec", "loss": "expected_loss", "target": "classes",
+        "loss_opts": {"loss": {"class": "edit_distance"}, "loss_kind": "error"}}),
+    _search_loss_case("expected_loss_edit_distance_no_norm", {
+        "class": "copy", "from": "dec", "loss": "expected_loss", "target": "classes",
+        "loss_opts": {"loss": {"class": "edit_distance"}, "loss_kind": "error", "divide_beam_size": False,
+                      "norm_scores_stop_gradient": False, "subtract_average_loss": False}}),
+    _search_loss_case("search_score_beam_train", {"class": "copy", "from": "dec", "loss": "search_score"}, train=True),
+    _search_loss_case("expected_loss_edit_distance_train", {
+        "class": "copy", "from": "dec", "loss": "expected_loss", "target": "classes",
+        "loss_opts": {"loss": {"class": "edit_distance"}, "loss_kind": "error"}}, train=True),
+    _search_loss_case("expected_loss_bleu", {
+        "class": "copy", "from": "dec", "loss": "expected_loss", "target": "classes",
+        "loss_opts": {"loss": {"class": "bleu"}, "loss_kind": "error"}}),
+    _search_loss_case("bleu_error_decide", {"class": "decide", "from": "dec", "loss": "bleu", "target": "classes"},
+                      value="error"),
     _ocd_case("edit_distance_table_and_optimal_completions", None),
     _ocd_case("edit_distance_table_and_optimal_completions_blank", 3),
 ]
