@@ -102,8 +102,7 @@ class SubnetTemplates:
         self._previous: Dict[str, TemplateLayer] = {}
         self._constructing: List[str] = []
         self._tolerant = False
-        for name, desc in unit.items():
-            validate_layer_dict(f"{rec_name}/{name}", desc)
+        self.failed: Dict[str, Exception] = {}  # unneeded layers whose template cannot be built (never constructed)
 
     # ---- names
     def full_name(self, name: str) -> str:
@@ -147,18 +146,45 @@ class SubnetTemplates:
             self.layers = {}
             tolerant = pass_idx == 0
             self._tolerant = tolerant
+            self.failed = {}
             for name in self.unit:
                 try:
                     self._construct(name)
                 except LayerNotFound:
                     raise
-                except Exception:  # noqa: BLE001 (first pass: guessed prev: templates may not fit yet)
-                    if not tolerant:
-                        raise
+                except Exception as exc:  # noqa: BLE001 (first pass: guessed prev: templates may not fit yet)
                     self._constructing.clear()
+                    if not tolerant:
+                        self.failed.setdefault(name, exc)
             if pass_idx > 0 and self._signature(self.layers) == signature_before:
                 break
+        self._raise_needed_failures()
         return self.layers
+
+    def _raise_needed_failures(self) -> None:
+        """As the reference, a layer of the unit that nothing needs is never constructed, so its errors (e.g. an
+        argument of an old RETURNN version in an unused layer, or the sources of a ``choice`` in training) do not
+        matter. Needed: ``output``, ``end``, layers with ``is_output_layer``/``need_last``, with a ``loss`` (not
+        searching) or ``choice`` layers (searching), and what they use (same step or ``prev:``).
+
+        :raises Exception: the template error of the first needed layer that failed"""
+        if not self.failed:
+            return
+        search = bool(self.sub_net.search_flag)
+        roots = [n for n, d in self.unit.items()
+                 if n in ("output", "end") or (isinstance(d, dict) and (
+                     d.get("is_output_layer") or d.get("need_last")
+                     or (d.get("loss") and not search) or (d.get("class") == "choice" and search)))]
+        needed, todo = set(roots), list(roots)
+        while todo:
+            name = todo.pop()
+            if name in self.failed:
+                raise self.failed[name]
+            tmpl = self.layers.get(name)
+            for dep in (tmpl.deps + tmpl.prev_deps) if tmpl is not None else ():
+                if dep not in needed:
+                    needed.add(dep)
+                    todo.append(dep)
 
     @staticmethod
     def _signature(layers: Dict[str, TemplateLayer]) -> Dict[str, Any]:
