@@ -30,10 +30,16 @@ from returnn.tf.layers.core.layer_base import LayerBase
 from returnn.tf.layers.core.registry import register_layer
 
 
-def _weights_axes(weights: Tensor, weights_axis: Any) -> Tuple[Tensor, int, List[int]]:
-    """:return: weights (batch-major), its time axis, its remaining axes (excluding batch and time)"""
+def _weights_axes(weights: Tensor, weights_axis: Any, base: Tensor) -> Tuple[Tensor, int, List[int]]:
+    """:return: weights (batch-major), its axis summed over, its remaining axes (excluding batch and that axis).
+    Without ``weights_axis``, the summed axis is the weights axis with the base's time Dim where there is one (so
+    weights ``{B, T_dec, T_enc}`` stacked over a decoder loop reduce ``T_enc``, as the reference), else ``"T"``."""
     w = weights.copy_as_batch_major() if weights.batch_dim_axis is not None else weights
-    t_axis = w.get_axis_from_description(weights_axis or "T")
+    base_time = base.dims[base.time_dim_axis] if base.time_dim_axis is not None else None
+    if weights_axis is None and base_time is not None and base_time in w.dims:
+        t_axis = w.dims.index(base_time)
+    else:
+        t_axis = w.get_axis_from_description(weights_axis or "T")
     rest = [i for i in range(w.batch_ndim) if i not in (w.batch_dim_axis, t_axis)]
     return w, t_axis, rest
 
@@ -87,8 +93,8 @@ class GenericAttentionLayer(LayerBase):
     def __init__(self, weights: LayerBase, base: LayerBase, weights_axis: Any = None, auto_squeeze: bool = True,
                  **kwargs: Any):
         super().__init__(**kwargs)
-        w, w_t, w_rest = _weights_axes(weights.output, weights_axis)
         b = base.output.copy_as_batch_major()
+        w, w_t, w_rest = _weights_axes(weights.output, weights_axis, b)
         b_t, b_f, b_rest, mapping, matched, kept = _match(self.name, w, w_rest, b, auto_squeeze)
         w_raw = tf.cast(w.placeholder, b.placeholder.dtype)
         letters = iter("cdeghijklmnopqrsuvwxyz")
@@ -118,8 +124,8 @@ class GenericAttentionLayer(LayerBase):
     def get_out_data_from_opts(cls, name: str, network: Any, weights: Any = None, base: Any = None,
                                weights_axis: Any = None, auto_squeeze: bool = True, **kwargs: Any) -> Tensor:
         """:return: ``{B, H..., F}`` (see the module docstring)"""
-        w, _, w_rest = _weights_axes(weights.output, weights_axis)
         b = base.output.copy_as_batch_major()
+        w, _, w_rest = _weights_axes(weights.output, weights_axis, b)
         _, b_f, _, _, matched, kept = _match(name, w, w_rest, b, auto_squeeze)
         batch: Optional[Any] = None
         if w.batch_dim_axis is not None:
@@ -127,7 +133,8 @@ class GenericAttentionLayer(LayerBase):
         elif b.batch_dim_axis is not None:
             batch = b.dims[b.batch_dim_axis]
         dims = ([batch] if batch is not None else []) + [w.dims[j] for j in matched + kept] + [b.dims[b_f]]
+        time_axis = next((k for k, d in enumerate(dims) if d.dimension is None and not d.is_batch_dim()), None)
         return Tensor(name=f"{name.split('/')[-1]}_output", dims=dims, dtype=b.dtype,
-                      feature_dim_axis=len(dims) - 1, time_dim_axis=None,
+                      feature_dim_axis=len(dims) - 1, time_dim_axis=time_axis,
                       beam=w.beam or b.beam, batch=w.batch or b.batch,
                       available_for_inference=b.available_for_inference)

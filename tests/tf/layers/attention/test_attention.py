@@ -200,3 +200,29 @@ def test_generic_attention_last_equal_size_axis_values(session):
     w = np.stack([_masked_softmax_np(x[..., :4], [4, 3])[..., k] for k in range(4)], -1).reshape(2, 4, 2, 2)
     want = np.einsum("btij,btjf->bjif", w, x[..., 40:56].reshape(2, 4, 2, 8))
     np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-6)
+
+
+def test_generic_attention_weights_with_a_second_time_axis(session):
+    """weights {B, T2, T} (e.g. stacked over a decoder loop) with base {B, T, F}: the sum runs over the base's time
+    axis T, T2 stays as the output's time axis; with a size-1 head on both sides it is kept and comes first. Shapes
+    and values observed from the reference."""
+    net = build_net({
+        "e": {"class": "dot", "red1": "F", "red2": "F", "var1": "T", "var2": "T", "from": ["data:data2", "data"]},
+        "w": {"class": "softmax_over_spatial", "axis": "dyn:-1", "from": "e"},
+        "b": {"class": "split_dims", "axis": "F", "dims": (1, 6), "from": "data"},
+        "e1": {"class": "expand_dims", "axis": "F", "from": "e"},
+        "w1": {"class": "softmax_over_spatial", "axis": "dyn:-1", "from": "e1"},
+        "out": {"class": "generic_attention", "weights": "w", "base": "data", "is_output_layer": True},
+        "out1": {"class": "generic_attention", "weights": "w1", "base": "b", "is_output_layer": True}},
+        extern_data={"data": {"dim": 6}, "data2": {"dim": 6}})
+    out, out1 = net.get_layer("out").output, net.get_layer("out1").output
+    t_dec = net.extern_data.data["data2"].dims[1]
+    assert out.dims[1] == t_dec and out.time_dim_axis == 1 and out.feature_dim_axis == 2 and out.batch_ndim == 3
+    assert out1.dims[1] == net.get_layer("e1").output.dims[-1] and out1.dims[2] == t_dec and out1.time_dim_axis == 2
+    assert out1.batch_shape == (None, 1, None, 6)
+    rng = np.random.RandomState(2)
+    x, x2 = rng.randn(2, 4, 6).astype("float32"), rng.randn(2, 3, 6).astype("float32")
+    y = session.run(out.placeholder, make_feed(net, {"data": x, "data2": x2}, {"data": [4, 2], "data2": [3, 2]}))
+    observed = [-0.1725655049085617, -0.7503706812858582, -0.12743458151817322, -0.35511985421180725,
+                -0.017266439273953438, 0.5299254655838013, -0.5018091201782227, -0.04011917486786842]
+    np.testing.assert_allclose(y.ravel()[:8], observed, rtol=1e-5, atol=1e-6)
