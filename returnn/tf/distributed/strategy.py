@@ -15,8 +15,8 @@ The points, in the order of a training run:
 2. epoch start: :meth:`~DistributionStrategy.agree_float` (the learning rate), :meth:`~DistributionStrategy.init_epoch`
    of each dataset before its pass;
 3. step: :meth:`~DistributionStrategy.step_sync` gives the train pass's :class:`TrainSync` (lockstep steps,
-   weight-0 steps, parameter averaging); the updater calls :meth:`~DistributionStrategy.transform_gradients` and
-   :meth:`~DistributionStrategy.scale_learning_rate`;
+   weight-0 steps, parameter averaging); the graph side (gradient all-reduce, parameter averaging op,
+   ``horovod_scale_lr``) is built by the updater with :mod:`.training`;
 4. end of pass: :meth:`~DistributionStrategy.end_of_pass` (scores summed over the workers);
 5. save: only :attr:`~DistributionStrategy.is_root` writes checkpoints, the learning-rate file, summaries and
    output files; :meth:`~DistributionStrategy.after_save` lets the others wait for it.
@@ -24,7 +24,7 @@ The points, in the order of a training run:
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -86,18 +86,6 @@ class DistributionStrategy:
 
     def after_save(self, epoch: int) -> None:
         """At the end of ``epoch``, after the root saved everything."""
-
-    # ------------------------------------------------------------------ updater
-
-    def transform_gradients(self, updater, grads_and_vars: List[Tuple[Any, Any]], var_list: Sequence
-                            ) -> List[Tuple[Any, Any]]:
-        """The gradients the updater applies (distributed: averaged over the workers)."""
-        return grads_and_vars
-
-    def scale_learning_rate(self, learning_rate: float) -> float:
-        """The learning rate the updater sets (distributed with ``horovod_scale_lr``: times the number of
-        workers)."""
-        return learning_rate
 
 
 class SingleProcessStrategy(DistributionStrategy):
@@ -180,20 +168,6 @@ class CollectiveStrategy(DistributionStrategy):
 
     def after_save(self, epoch: int) -> None:
         host.barrier("epoch%d" % epoch)
-
-    def transform_gradients(self, updater, grads_and_vars, var_list):
-        """``horovod_reduce_type = "grad"``: the raw gradients averaged over the workers, weighted by the updater's
-        ``dist_grad_weight`` placeholder (created here); ``"param"``: builds the updater's ``dist_average_op``."""
-        from .training import allreduce_gradients, average_variables_op, make_grad_weight_placeholder
-
-        if self.options.reduce_type == "grad":
-            updater.dist_grad_weight = make_grad_weight_placeholder()
-            return allreduce_gradients(grads_and_vars, weight=updater.dist_grad_weight)
-        updater.dist_average_op = average_variables_op(var_list)
-        return grads_and_vars
-
-    def scale_learning_rate(self, learning_rate: float) -> float:
-        return learning_rate * self.size if self.options.scale_lr else learning_rate
 
 
 def get_strategy() -> DistributionStrategy:

@@ -139,9 +139,6 @@ def test_single_process_strategy_changes_nothing():
     assert strategy.is_root and strategy.loads_checkpoints
     assert strategy.agree_int(7, "x") == 7 and strategy.agree_float(0.5, "y") == 0.5
     assert strategy.step_sync(_Session(), object(), 0) is None
-    assert strategy.scale_learning_rate(0.25) == 0.25
-    pairs = [("g", "v")]
-    assert strategy.transform_gradients(object(), pairs, ["v"]) is pairs
     dataset = _Dataset()
     strategy.init_epoch(dataset, 3)
     assert dataset.calls == [3]
