@@ -18,6 +18,13 @@ is not a submodule; importing a submodule (``from tensorflow.python.keras.optimi
 its package's body. ``import returnn.tf`` on 2 cores, alternating runs: 1.66–1.83 → 1.44–1.48 s (2446 → 2111
 modules).
 
+**Safety.** The module names above are TensorFlow internals, so the speed-up is only used with the TensorFlow
+versions they were verified against (:data:`VERIFIED_TF_VERSIONS`, major.minor, read from the installed
+package's metadata without importing it; ``tests/tf/test_tensorflow_import.py`` checks every name against the
+installed TensorFlow). With any other version, when the version cannot be read, or with the environment variable
+``RETURNN_TF_PLAIN_IMPORT=1``, :func:`import_tensorflow` is a plain ``import tensorflow`` (same behaviour, about
+0.3 s slower).
+
 This module must not import TensorFlow at module level: :mod:`returnn.tf` calls :func:`import_tensorflow`
 before anything else imports it.
 """
@@ -31,6 +38,13 @@ import sys
 from types import ModuleType
 from typing import Optional, Sequence
 
+#: TensorFlow versions (major.minor) whose module layout the names below were verified against
+VERIFIED_TF_VERSIONS = ("2.21",)
+#: the distributions that install the ``tensorflow`` package (their metadata gives its version)
+TF_DISTRIBUTIONS = ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tensorflow-intel", "tensorflow-macos",
+                    "tf-nightly", "tf-nightly-cpu")
+#: set to 1 to always import TensorFlow plainly
+PLAIN_IMPORT_ENV = "RETURNN_TF_PLAIN_IMPORT"
 # the top-level packages TensorFlow's __init__ imports eagerly (Keras 3; ``tf_keras`` with TF_USE_LEGACY_KERAS)
 KERAS_PACKAGES = ("keras", "tf_keras")
 # modules created as stand-ins (:class:`_DeferredModule`) while TensorFlow is imported: their bodies run on first use
@@ -124,14 +138,43 @@ class _TensorFlowImportFinder(importlib.abc.MetaPathFinder):
         return None
 
 
+def installed_tensorflow_version() -> Optional[str]:
+    """:return: the installed TensorFlow's version (e.g. ``"2.21.0"``) from package metadata, without importing it;
+    None if no known distribution is installed (e.g. a source build)"""
+    from importlib import metadata
+
+    for dist in TF_DISTRIBUTIONS:
+        try:
+            return metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            continue
+    return None
+
+
+def speedup_applies(version: Optional[str] = None) -> bool:
+    """:return: whether :func:`import_tensorflow` may skip/defer modules: the installed TensorFlow's major.minor is
+    in :data:`VERIFIED_TF_VERSIONS` and ``RETURNN_TF_PLAIN_IMPORT`` is not set
+    :param version: instead of the installed version (for tests)
+    """
+    import os
+
+    if os.environ.get(PLAIN_IMPORT_ENV, "") not in ("", "0"):
+        return False
+    version = installed_tensorflow_version() if version is None else version
+    if not version:
+        return False
+    return ".".join(version.split(".")[:2]) in VERIFIED_TF_VERSIONS
+
+
 def import_tensorflow() -> ModuleType:
     """Imports and returns the ``tensorflow`` module, skipping its eager Keras import and deferring
-    :data:`DEFERRED_MODULES` (see the module doc).
+    :data:`DEFERRED_MODULES` (see the module doc) when :func:`speedup_applies`; else a plain ``import tensorflow``.
 
     Nothing changes when TensorFlow or Keras is already imported. The finder is removed again before this
     returns, also when ``import tensorflow`` raises.
     """
-    if "tensorflow" in sys.modules or any(name in sys.modules for name in KERAS_PACKAGES):
+    if ("tensorflow" in sys.modules or any(name in sys.modules for name in KERAS_PACKAGES)
+            or not speedup_applies()):
         import tensorflow
 
         return tensorflow

@@ -169,3 +169,48 @@ def test_deferred_module_body_may_replace_itself_and_errors_propagate(toy_packag
     with pytest.raises(ImportError, match="toybad body failed"):
         toybad.anything
     assert "toybad" not in sys.modules  # as after a failed import
+
+
+def test_speedup_only_with_verified_versions(monkeypatch):
+    monkeypatch.delenv(tensorflow_import.PLAIN_IMPORT_ENV, raising=False)
+    assert tensorflow_import.speedup_applies("2.21.0") and tensorflow_import.speedup_applies("2.21.7")
+    assert not tensorflow_import.speedup_applies("2.22.0") and not tensorflow_import.speedup_applies("2.20.1")
+    assert not tensorflow_import.speedup_applies("")  # version unknown (e.g. a source build): plain import
+    monkeypatch.setenv(tensorflow_import.PLAIN_IMPORT_ENV, "1")
+    assert not tensorflow_import.speedup_applies("2.21.0")
+
+
+def test_module_names_verified_against_installed_tensorflow():
+    """Every skipped/deferred name exists in the installed TensorFlow (checked after a plain import); if the
+    installed version is not a verified one, the speed-up is off."""
+    version = tensorflow_import.installed_tensorflow_version()
+    applies = tensorflow_import.speedup_applies(version)
+    assert applies == (".".join((version or "").split(".")[:2]) in tensorflow_import.VERIFIED_TF_VERSIONS)
+    if not applies:
+        return
+    out = _run(
+        "import importlib, importlib.util, sys\n"
+        "import tensorflow\n"
+        "from returnn.tf.tensorflow_import import DEFERRED_MODULES\n"
+        "for name in DEFERRED_MODULES:\n"
+        "    parent = name.rpartition('.')[0]\n"
+        "    importlib.import_module(parent)\n"
+        "    print(name, importlib.util.find_spec(name) is not None)\n")
+    missing = [line for line in out.splitlines() if line.endswith(" False")]
+    assert missing == [] and len(out.splitlines()) == len(tensorflow_import.DEFERRED_MODULES)
+
+
+def test_plain_import_with_env_var():
+    """RETURNN_TF_PLAIN_IMPORT=1: a plain ``import tensorflow`` (Keras imported eagerly by TensorFlow, no stand-in
+    modules), and the backend works the same."""
+    env_code = (
+        "import os, sys\n"
+        "os.environ['RETURNN_TF_PLAIN_IMPORT'] = '1'\n"
+        "import returnn.tf\n"
+        "import tensorflow as tf\n"
+        "from returnn.tf.tensorflow_import import _DeferredModule\n"
+        "print('deferred:', any(isinstance(m, _DeferredModule) for m in list(sys.modules.values())))\n"
+        "with tf.Graph().as_default():\n"
+        "    print('sum:', tf.compat.v1.Session().run(tf.reduce_sum(tf.ones([2, 3]))))\n")
+    out = _run(env_code)
+    assert "deferred: False" in out and "sum: 6.0" in out
