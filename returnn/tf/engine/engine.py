@@ -131,6 +131,17 @@ class Engine(EngineBase):
         """name → dataset scored after each epoch and by the ``eval`` task (``dev``, ``eval``, ``eval_datasets``)."""
         return self.state.datasets.evaluated
 
+    def get_eval_datasets(self) -> Dict[str, Any]:
+        """name → dataset scored after each epoch (``dev``, ``eval``, ``eval_datasets``), as the reference."""
+        return dict(self.state.datasets.evaluated)
+
+    @staticmethod
+    def format_score(score: Dict[str, float]) -> str:
+        """The reference's score text: one value ``X``, several ``a X b Y`` (names sorted), none ``None``."""
+        from returnn.tf.engine.evaluation import format_values
+
+        return format_values(score) if score else "None"
+
     # ------------------------------------------------------------------ datasets
 
     def set_datasets(self, train_data=None, dev_data=None, eval_data=None,
@@ -165,7 +176,9 @@ class Engine(EngineBase):
         build.close_session(self.state)
 
     def finalize(self) -> None:
-        """Releases the session (reference API)."""
+        """Releases the session and closes the summary writers (reference API)."""
+        if self.state.summary_writers is not None:
+            self.state.summary_writers.close()
         self.close_session()
 
     # ------------------------------------------------------------------ init entry points
@@ -291,6 +304,20 @@ class Engine(EngineBase):
         from returnn.tf.engine.training import train
 
         train(self.state)
+
+    @_in_graph
+    def train_epoch(self) -> Dict[str, float]:
+        """Trains epoch :attr:`epoch` (its network, the train pass, save, evaluation, learning-rate control), as one
+        iteration of :meth:`train`. Returns the epoch's scores."""
+        from returnn.tf.engine.network_change import init_network_for_epoch
+        from returnn.tf.engine.summaries import SummaryWriters
+        from returnn.tf.engine.training import summary_log_dir, train_epoch
+
+        state = self.state
+        if state.summary_writers is None:
+            state.summary_writers = SummaryWriters(summary_log_dir(state))
+        init_network_for_epoch(state, state.epoch)
+        return train_epoch(state, state.epoch, save=state.model_filename is not None)
 
     @_in_graph
     def eval_model(self, output_file: Optional[str] = None, output_per_seq_file: Optional[str] = None,

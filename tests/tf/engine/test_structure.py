@@ -121,3 +121,26 @@ def test_engine_attributes_are_the_run_state(tmp_path, monkeypatch, capsys):
     assert state.epoch == 7 and state.epoch_str() == "epoch 7"
     engine.finalize()
     assert state.session is None
+
+
+def test_engine_train_epoch_and_score_format(tmp_path, monkeypatch, capsys):
+    """The reference's Engine.train_epoch (one epoch of train()), get_eval_datasets and format_score."""
+    from returnn.tf.engine import Engine
+
+    standin.install(monkeypatch)
+    config = make_config(tmp_path, num_epochs=3)
+    engine = Engine(config=config)
+    engine.init_datasets_from_config()
+    engine.init_train_from_config(config, engine.train_data, engine.dev_data)
+    assert engine.get_eval_datasets() == {"dev": engine.dev_data}
+    assert engine.epoch == 1
+    scores = engine.train_epoch()
+    assert sorted(k for k in scores if not k.startswith(":meta:")) == ["dev_error", "dev_score", "train_error",
+                                                                         "train_score"]
+    assert os.path.exists(tmp_path / "models" / "model.001.index")
+    assert not os.path.exists(tmp_path / "models" / "model.002.index")
+    engine.finalize()
+    # as observed from the reference's Engine.format_score
+    assert Engine.format_score({"x": 1.5}) == "1.5"
+    assert Engine.format_score({"x": 1.5, "y": 0.25}) == "x 1.5 y 0.25"
+    assert Engine.format_score({}) == "None"
