@@ -92,6 +92,21 @@ def test_switch(session):
     np.testing.assert_allclose(out2, np.full_like(X, 3.0))
 
 
+def test_switch_in_rec_unit_on_first_frame(session):
+    """As in published internal-LM configs: the condition is a layer of the unit (``:i == 0``), the other branches a
+    ``base:`` layer and a same-step layer; frame 0 takes ``true_from``, the others ``false_from``."""
+    unit = {"first": {"class": "compare", "from": ":i", "kind": "equal", "value": 0},
+            "zero": {"class": "eval", "from": "data:source", "eval": "source(0) * 0."},
+            "output": {"class": "switch", "condition": "first", "true_from": "zero", "false_from": "base:mean"}}
+    net, out, _ = _run(session, {"mean": {"class": "reduce", "mode": "mean", "axes": "T", "from": "data"},
+                                 "rec": {"class": "rec", "from": "data", "unit": unit},
+                                 "output": {"class": "copy", "from": "rec"}})
+    mean = np.where(MASK[:, :, None], X, 0).sum(1) / np.array(LENS)[:, None]
+    expected = np.where((np.arange(5) == 0)[None, :, None], 0.0, mean[:, None, :])
+    out = out.transpose(1, 0, 2) if out.shape[0] == 5 else out
+    np.testing.assert_allclose(np.where(MASK[:, :, None], out, 0), np.where(MASK[:, :, None], expected, 0), rtol=1e-5)
+
+
 @pytest.mark.parametrize("act, fn", [("relu", lambda x: np.maximum(x, 0)), ("tanh", np.tanh),
                                      ("2*sigmoid", lambda x: 2 / (1 + np.exp(-x))),
                                      ("relu+tanh", lambda x: np.tanh(np.maximum(x, 0))),

@@ -16,6 +16,7 @@ MASK = (np.arange(5)[None, :] < np.array(LENS)[:, None])[:, :, None]
 @pytest.mark.parametrize("mode, expected", [
     ("sum", lambda: np.where(MASK, X, 0).sum(1)),
     ("mean", lambda: np.where(MASK, X, 0).sum(1) / np.array(LENS)[:, None]),
+    ("avg", lambda: np.where(MASK, X, 0).sum(1) / np.array(LENS)[:, None]),  # the reference's alias of "mean"
     ("max", lambda: np.where(MASK, X, -np.inf).max(1)),
     ("min", lambda: np.where(MASK, X, np.inf).min(1)),
     ("logsumexp", lambda: np.log(np.where(MASK, np.exp(X), 0).sum(1))),
@@ -41,7 +42,7 @@ def test_reduce_feature_keep_dims_and_argmax(session):
 
 def test_reduce_bad_mode_and_axis(session):
     with pytest.raises(LayerArgError) as info:
-        build_net({"output": {"class": "reduce", "mode": "avg", "axes": "T", "from": "data"}}, {"data": {"dim": 4}})
+        build_net({"output": {"class": "reduce", "mode": "average", "axes": "T", "from": "data"}}, {"data": {"dim": 4}})
     assert info.value.arg == "mode"
     with pytest.raises(AxisDescriptionError) as info2:
         build_net({"output": {"class": "reduce", "mode": "sum", "axes": "S:3", "from": "data"}}, {"data": {"dim": 4}})

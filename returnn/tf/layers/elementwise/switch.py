@@ -15,7 +15,8 @@ from returnn.tf.layers.core.registry import register_layer
 
 
 def _is_layer(x: Any) -> bool:
-    return isinstance(x, LayerBase)
+    """:return: whether ``x`` is a layer, or its stand-in while a ``rec`` unit's templates are built"""
+    return isinstance(x, LayerBase) or isinstance(getattr(x, "output", None), Tensor)
 
 
 @register_layer

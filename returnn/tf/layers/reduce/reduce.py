@@ -25,6 +25,11 @@ _FILL = {"sum": 0.0, "mean": 0.0, "max": -math.inf, "min": math.inf, "prod": 1.0
          "any": False, "all": True, "argmax": -math.inf, "argmin": math.inf}
 _TF = {"sum": tf.reduce_sum, "max": tf.reduce_max, "min": tf.reduce_min, "prod": tf.reduce_prod,
        "logsumexp": tf.reduce_logsumexp, "any": tf.reduce_any, "all": tf.reduce_all}
+_ALIASES = {"avg": "mean"}  # the reference accepts "avg" (observed: the same values as "mean", padding masked)
+
+
+def _mode(mode: str) -> str:
+    return _ALIASES.get(mode.lower(), mode.lower())
 
 
 @register_layer
@@ -37,7 +42,7 @@ class ReduceLayer(ConcatInputLayer):
                  enforce_batch_dim_axis: Optional[int] = None, use_time_mask: bool = True, **kwargs: Any):
         super().__init__(**kwargs)
         inp = self.input_data
-        mode = mode.lower()
+        mode = _mode(mode)
         ax = inp.get_axes_from_description(axes if axes is not None else axis)
         x = inp.placeholder
         if use_time_mask:
@@ -74,7 +79,8 @@ class ReduceLayer(ConcatInputLayer):
     def get_out_data_from_opts(cls, name: str, sources: Any = (), mode: str = "", axes: Any = None, axis: Any = None,
                                keep_dims: bool = False, **kwargs: Any) -> Tensor:
         """:raises LayerArgError: unknown mode; missing axes; several axes for argmax/argmin"""
-        if mode.lower() not in _FILL:
+        mode = _mode(mode)
+        if mode not in _FILL:
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="mode", problem="invalid value",
                                 got=mode, expected=" | ".join(_FILL), suggestions=close_matches(mode, _FILL))
         if axes is None and axis is None:

@@ -60,7 +60,8 @@ class GatherLayer(ConcatInputLayer):
             out = inp.copy_template_excluding_axis(ax)
             out.name = f"{name}_output"
             return out
-        if not isinstance(position, LayerBase) or not position.output.dtype.startswith("int"):
+        is_layer = isinstance(position, LayerBase) or isinstance(getattr(position, "output", None), Tensor)
+        if not is_layer or not position.output.dtype.startswith("int"):
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="position", problem="invalid value",
                                 got=position, expected="an int or a layer with int indices")
         inp = inp.copy_as_batch_major()

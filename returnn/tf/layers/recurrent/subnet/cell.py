@@ -228,6 +228,7 @@ class SubnetworkRecCell:
             over_time = {n for n in stateful if self._can_run_over_time(n)}
             roots = ((stateful - inputs - over_time) & needed) | {p for n in needed for p in layers[n].prev_deps}
             roots |= needed_roots - {"output"} - {n for n in needed_roots if layers[n].loss}
+            roots |= {n for n in needed if ":i" in layers[n].data_deps}  # the step index exists only in the loop
             roots -= inputs
         else:
             roots = set(needed)
