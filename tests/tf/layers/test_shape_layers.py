@@ -95,6 +95,20 @@ def test_squeeze_no_size1_axis_errors(session):
         build_net({"output": {"class": "squeeze", "axis": "auto", "from": "data"}}, {"data": {"dim": 4}})
 
 
+def test_squeeze_dynamic_time_axis_of_one_frame(session):
+    """As published TTS/SAT configs (a speaker label stored as a one-frame sequence): ``{B,T} -> {B}`` sparse, as the
+    reference's template (observed: ``[B] int32 sparse_dim=spk``); the static-size check is left to the graph."""
+    net = build_net({"output": {"class": "squeeze", "axis": "T", "from": "data:spk"}},
+                    {"data": {"dim": 3}, "spk": {"dim": 7, "shape": (None,), "sparse": True}})
+    out_t = net.layers["output"].output
+    assert out_t.batch_shape == (None,) and out_t.sparse and out_t.dim == 7
+    spk = net.extern_data.data["spk"]
+    feed = {spk.placeholder: [[3], [5]], spk.get_sequence_lengths(): [1, 1]}
+    np.testing.assert_array_equal(session.run(out_t.placeholder, feed), [3, 5])
+    with pytest.raises(LayerArgError, match="size != 1"):
+        build_net({"output": {"class": "squeeze", "axis": "F", "from": "data"}}, {"data": {"dim": 4}})
+
+
 def test_transpose(session):
     net, out, _ = _run(session, {"output": {"class": "transpose", "perm": {"T": "F", "F": "T"}, "from": "data"}})
     np.testing.assert_allclose(out, X.transpose(0, 2, 1))

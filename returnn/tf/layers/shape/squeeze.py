@@ -1,6 +1,8 @@
-"""``{"class": "squeeze", "axis": "auto"|<axis description>}``: remove static size-1 axes.
+"""``{"class": "squeeze", "axis": "auto"|<axis description>}``: remove size-1 axes.
 
-``"auto"`` removes all non-batch axes of static size 1; ``allow_no_op`` permits that nothing is removed.
+``"auto"`` removes all non-batch axes of static size 1; ``allow_no_op`` permits that nothing is removed. An axis
+named explicitly may also be dynamic (as the reference: e.g. ``"T"`` of a per-sequence label stored with one frame,
+``{B,T} -> {B}``); its size must then be 1 when the graph runs (``tf.squeeze`` checks it).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ def _axes(inp: Tensor, axis: Any, allow_no_op: bool, name: str, layer_class: str
         axes = [i for i, d in enumerate(inp.dims) if not d.is_batch_dim() and d.dimension == 1]
     else:
         axes = inp.get_axes_from_description(axis)
-        bad = [a for a in axes if inp.dims[a].dimension != 1]
+        bad = [a for a in axes if inp.dims[a].dimension not in (1, None)]
         if bad:
             raise LayerArgError(layer=name, layer_class=layer_class, arg="axis", problem="selects axes of size != 1:",
                                 got=[repr(inp.dims[a]) for a in bad])
