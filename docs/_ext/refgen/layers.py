@@ -186,21 +186,22 @@ def _common_args_page() -> str:
     from returnn.tf.layers.core import common_args
     from returnn.tf.layers.core.layer_base import LayerBase
     params = {p.name: p for p in _signature_params(LayerBase.__init__)}
-    meanings = rst.param_docs([LayerBase.__doc__ or "", LayerBase.__init__.__doc__ or "", common_args.__doc__ or ""])
     out = [".. _layer-common-args:", "", rst.heading("Common layer arguments", "=", overline=True)]
     out += [rst.fragment(rst.cleandoc(common_args.__doc__), "common args"), ""]
-    out += ["Every layer dict accepts these keys (handled by ``LayerBase``); grouped by concern. "
-            "*No effect here* marks keys accepted for compatibility that change nothing in this implementation "
-            "(device placement, debugging hooks).", ""]
+    out += ["Every layer dict accepts these keys (handled by ``LayerBase``; the table "
+            "``returnn.tf.layers.core.common_args.LAYER_ARGS``); grouped by concern. Status *no effect*: accepted "
+            "for compatibility, changes nothing in this implementation (a warning when given); *unsupported*: "
+            "only the default is accepted.", ""]
     for group, names in common_args.COMMON_LAYER_ARGS_GROUPS.items():
         out += [rst.heading(group, "-")]
         rows = []
         for n in names:
             p = params.get(n)
             default = "" if p is None or p.default is inspect.Parameter.empty else repr(p.default)
-            note = "no effect here" if n in common_args.NO_EFFECT_ARGS else ""
-            rows.append((rst.literal(n), rst.literal(default), note, rst.inline(meanings.get(n, ""), f"common {n}")))
-        out.append(rst.list_table(["key", "default", "note", "meaning"], rows, widths=[25, 20, 15, 40]))
+            arg = common_args.LAYER_ARGS_BY_NAME[n]
+            meaning = arg.meaning
+            rows.append((rst.literal(n), rst.literal(default), arg.status, rst.inline(meaning, f"common {n}")))
+        out.append(rst.list_table(["key", "default", "status", "meaning"], rows, widths=[25, 20, 15, 40]))
     return "\n".join(out) + "\n"
 
 

@@ -1,33 +1,149 @@
-"""The arguments every layer dict accepts (handled once, in :class:`LayerBase`), grouped by concern.
+"""The arguments every layer dict accepts, in one table (:data:`LAYER_ARGS`): name, group, status, meaning.
 
 The keys and meanings follow the reference's ``LayerBase`` (see the docs' "Defining Layers"). A layer's own
 arguments are the keyword parameters of its ``__init__`` and ``get_out_data_from_opts`` along the MRO.
+
+The table drives:
+
+- the names :class:`returnn.tf.layers.core.layer_base.LayerBase` accepts (its ``__init__`` signature lists the
+  same names with their defaults; a test keeps the two equal) and its did-you-mean suggestions;
+- validation (:func:`returnn.tf.layers.core.spec.validate_layer_dict`): a value an argument does not accept
+  raises :class:`returnn.errors.LayerArgError`; an *unsupported* argument given with a value raises it too; a
+  *no effect* argument given with a value prints one warning line per argument and process;
+- the docs page of the common arguments (``docs/_ext/refgen``).
+
+Status: ``supported``: implemented as the reference; ``no effect``: accepted for compatibility, changes nothing
+here (device placement, debugging hooks, parameter import hooks); ``unsupported``: only the default is accepted.
 """
 
 from __future__ import annotations
 
-COMMON_LAYER_ARGS_GROUPS = {
-    "wiring": ("from", "collocate_with", "is_output_layer", "register_as_extern_data"),
-    "output": ("n_out", "out_dim", "out_type", "out_shape", "in_dim"),
-    "loss": ("loss", "loss_scale", "loss_opts", "target", "size_target", "loss_only_on_non_search",
-             "copy_output_loss_from_source_idx"),
-    "params": ("reuse_params", "name_scope", "param_device", "trainable", "L2", "darc1", "spatial_smoothing",
-               "param_variational_noise", "param_dropout", "param_dropout_min_ndim", "updater_opts",
-               "custom_param_importer", "batch_norm"),
-    "input": ("dropout", "dropout_noise_shape", "dropout_on_forward"),
-    "rec": ("initial_output", "state", "need_last", "encapsulate"),
-    "mode": ("only_on_eval", "only_on_search"),
-    "debug": ("debug_print_layer_output", "control_dependencies_on_output"),
-}
+import numbers
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Optional, Tuple
 
-COMMON_LAYER_ARGS = frozenset(arg for group in COMMON_LAYER_ARGS_GROUPS.values() for arg in group)
+SUPPORTED = "supported"
+NO_EFFECT = "no effect"
+UNSUPPORTED = "unsupported"
+
+
+def _int_ge_0_or_none(value: Any) -> bool:
+    return value is None or (isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 0)
+
+
+@dataclass(frozen=True)
+class LayerArg:
+    """One common layer argument.
+
+    :param name: the layer dict key
+    :param group: the concern it belongs to (``wiring``, ``output``, ``loss``, ``params``, ``input``, ``rec``,
+        ``mode``, ``debug``)
+    :param status: :data:`SUPPORTED`, :data:`NO_EFFECT` or :data:`UNSUPPORTED`
+    :param meaning: one line for the docs (and, for the other statuses, why)
+    :param check: for a given value (not None): whether it is valid
+    :param expected: what ``check`` accepts (for the error message)
+    """
+
+    name: str
+    group: str
+    status: str
+    meaning: str
+    check: Optional[Callable[[Any], bool]] = None
+    expected: str = ""
+
+
+LAYER_ARGS: Tuple[LayerArg, ...] = (
+    # wiring
+    LayerArg("from", "wiring", SUPPORTED, "the source layer(s): a name or a list of names; default \"data\" "
+             "(with a deprecation warning; an error from behavior_version 1), [] for none"),
+    LayerArg("collocate_with", "wiring", NO_EFFECT, "layers to build together with this one (the reference's "
+             "device/construction hint); every layer is built where it is needed here"),
+    LayerArg("is_output_layer", "wiring", SUPPORTED, "build (and fetch) the layer even if nothing depends on it"),
+    LayerArg("register_as_extern_data", "wiring", SUPPORTED, "make the output available as extern data under this "
+             "key (e.g. as a target)"),
+    # output
+    LayerArg("n_out", "output", SUPPORTED, "size of the output's feature axis; default: from the loss target",
+             check=_int_ge_0_or_none, expected="an int >= 0 (the size of the output's feature axis), or leave it "
+                                               "out to take it from the loss target"),
+    LayerArg("out_dim", "output", SUPPORTED, "the output feature Dim (instead of n_out)"),
+    LayerArg("out_type", "output", SUPPORTED, "Tensor kwargs of the output (dim, shape, dtype, ...)"),
+    LayerArg("out_shape", "output", UNSUPPORTED, "the reference's check of the output's set of dims; not "
+             "implemented here"),
+    LayerArg("in_dim", "output", SUPPORTED, "the input feature Dim the layer works on"),
+    # loss
+    LayerArg("loss", "loss", SUPPORTED, "loss name (\"ce\", \"ctc\", \"mse\", ...)"),
+    LayerArg("loss_scale", "loss", SUPPORTED, "factor of this layer's loss in the objective"),
+    LayerArg("loss_opts", "loss", SUPPORTED, "options of the loss class"),
+    LayerArg("target", "loss", SUPPORTED, "extern data key (or \"layer:<name>\") of the loss target; default: the "
+             "config's target (\"classes\")"),
+    LayerArg("size_target", "loss", SUPPORTED, "extern data key whose time axis a rec loop runs over (training)"),
+    LayerArg("loss_only_on_non_search", "loss", SUPPORTED, "skip the loss in search"),
+    LayerArg("copy_output_loss_from_source_idx", "loss", NO_EFFECT, "the reference's loss sharing with a source "
+             "layer; not used here"),
+    # params
+    LayerArg("reuse_params", "params", SUPPORTED, "share the params of another layer (a name or "
+             "{\"reuse_layer\": name})"),
+    LayerArg("name_scope", "params", NO_EFFECT, "the reference's custom TF name scope of the params; the params are "
+             "named <layer>/<param> here"),
+    LayerArg("param_device", "params", NO_EFFECT, "device of the params (TF places them itself here)"),
+    LayerArg("trainable", "params", SUPPORTED, "whether the params are trained"),
+    LayerArg("L2", "params", SUPPORTED, "L2 regularisation factor of the params"),
+    LayerArg("darc1", "params", SUPPORTED, "DARC1 regularisation factor of the output"),
+    LayerArg("spatial_smoothing", "params", SUPPORTED, "spatial smoothing regularisation factor of the output"),
+    LayerArg("param_variational_noise", "params", UNSUPPORTED, "Gaussian weight noise in training; not "
+             "implemented here"),
+    LayerArg("param_dropout", "params", UNSUPPORTED, "dropout on the weights in training; not implemented here"),
+    LayerArg("param_dropout_min_ndim", "params", NO_EFFECT, "only used with param_dropout (not implemented here)"),
+    LayerArg("updater_opts", "params", SUPPORTED, "per-layer updater options of the params (optimizer, "
+             "learning_rate_multiplier, gradient_clip, gradient_clip_norm, gradient_noise, grad_filter, "
+             "gradient_nan_inf_filter, max_norm), as the reference"),
+    LayerArg("custom_param_importer", "params", NO_EFFECT, "the reference's hook for loading params from a "
+             "checkpoint of another layout; use preload_from_files here"),
+    LayerArg("batch_norm", "params", SUPPORTED, "batch-normalize the output (True or batch_norm layer options)"),
+    # input
+    LayerArg("dropout", "input", SUPPORTED, "dropout on the (concatenated) input in training (layers with a "
+             "concatenated input)"),
+    LayerArg("dropout_noise_shape", "input", SUPPORTED, "noise shape of that dropout"),
+    LayerArg("dropout_on_forward", "input", SUPPORTED, "apply that dropout outside training too"),
+    # rec
+    LayerArg("initial_output", "rec", SUPPORTED, "inside a rec loop: the output before the first step (prev:)"),
+    LayerArg("state", "rec", NO_EFFECT, "the reference's explicit rec state of a layer; the loop carries states "
+             "here"),
+    LayerArg("need_last", "rec", SUPPORTED, "inside a rec loop: keep the last frame (rec_last_output)"),
+    LayerArg("encapsulate", "rec", NO_EFFECT, "the reference's flag to hide sub layers from the parent network"),
+    # mode
+    LayerArg("only_on_eval", "mode", SUPPORTED, "build the layer only when evaluating (not in training)"),
+    LayerArg("only_on_search", "mode", SUPPORTED, "build the layer only in search"),
+    # debug
+    LayerArg("debug_print_layer_output", "debug", NO_EFFECT, "the reference's per-layer debug print"),
+    LayerArg("control_dependencies_on_output", "debug", NO_EFFECT, "the reference's extra control dependencies"),
+)
+
+#: name -> :class:`LayerArg`
+LAYER_ARGS_BY_NAME: Dict[str, LayerArg] = {arg.name: arg for arg in LAYER_ARGS}
+
+#: group -> names, in table order (the docs' sections)
+COMMON_LAYER_ARGS_GROUPS: Dict[str, Tuple[str, ...]] = {}
+for _arg in LAYER_ARGS:
+    COMMON_LAYER_ARGS_GROUPS[_arg.group] = COMMON_LAYER_ARGS_GROUPS.get(_arg.group, ()) + (_arg.name,)
+del _arg
+
+COMMON_LAYER_ARGS = frozenset(LAYER_ARGS_BY_NAME)
 
 # Keys the network sets internally; never part of a user's layer dict.
 INTERNAL_LAYER_KWARGS = frozenset({"name", "network", "output", "sources", "_target_layers", "_network",
                                    "_name", "rec_previous_layer", "_src_common_search_choices"})
 
-# Accepted for compatibility, without effect in this implementation (they only affect device placement,
-# debugging output or parameter loading hooks): documented here so that this is never a silent surprise.
-NO_EFFECT_ARGS = frozenset({"collocate_with", "param_device", "debug_print_layer_output", "updater_opts",
-                            "custom_param_importer", "name_scope", "control_dependencies_on_output",
-                            "copy_output_loss_from_source_idx", "size_target"})
+#: accepted without effect in this implementation (a warning when given)
+NO_EFFECT_ARGS = frozenset(arg.name for arg in LAYER_ARGS if arg.status == NO_EFFECT)
+#: only the default is accepted
+UNSUPPORTED_ARGS = frozenset(arg.name for arg in LAYER_ARGS if arg.status == UNSUPPORTED)
+
+
+def is_default_value(value: Any) -> bool:
+    """:return: whether ``value`` counts as "not given" for the no-effect/unsupported rules (None, False, 0,
+    empty)"""
+    try:
+        return value is None or not value
+    except (TypeError, ValueError):  # e.g. a numpy array or a tensor
+        return False

@@ -21,6 +21,7 @@ import tensorflow as tf
 
 from returnn.errors import LayerArgError, LayerShapeError
 from returnn.tensor import Dim, FeatureDim, NotSpecified, Tensor
+from returnn.tf.layers.core.common_args import COMMON_LAYER_ARGS
 from returnn.tf.layers.core.registry import LOSSES, get_loss_class
 from returnn.tf.layers.core.scope_names import get_valid_scope_name_from_str
 from returnn.util.suggest import close_matches
@@ -29,10 +30,10 @@ from returnn.util.suggest import close_matches
 class LayerBase:
     """Base class of all layers.
 
-    Common args (every layer dict; see :mod:`returnn.tf.layers.core.common_args`): ``from``, ``n_out``,
-    ``out_type``, ``loss``, ``loss_scale``, ``loss_opts``, ``target``, ``trainable``, ``L2``, ``darc1``,
-    ``spatial_smoothing``, ``dropout``, ``dropout_noise_shape``, ``dropout_on_forward``, ``is_output_layer``,
-    ``register_as_extern_data``, ``reuse_params``, ``only_on_eval``, ...
+    Common args (every layer dict): the table :data:`returnn.tf.layers.core.common_args.LAYER_ARGS` (name, group,
+    status supported / no effect / unsupported, meaning); ``__init__`` takes the same names (a test keeps them
+    equal): ``from`` (as ``sources``), ``n_out``, ``out_type``, ``loss``, ``loss_scale``, ``loss_opts``, ``target``,
+    ``trainable``, ``L2``, ``darc1``, ``spatial_smoothing``, ``dropout``, ``updater_opts``, ``reuse_params``, ...
     """
 
     layer_class: Optional[str] = None
@@ -61,7 +62,7 @@ class LayerBase:
         if kwargs:
             key = sorted(kwargs)[0]
             raise LayerArgError(layer=name, layer_class=self.layer_class or type(self).__name__, arg=key,
-                                problem="unknown argument", suggestions=close_matches(key, _COMMON_NAMES))
+                                problem="unknown argument", suggestions=close_matches(key, sorted(COMMON_LAYER_ARGS)))
         self.name = name
         self.network = network
         self.output = output
@@ -86,6 +87,7 @@ class LayerBase:
         self.is_output_layer_flag = is_output_layer
         self.use_batch_norm = batch_norm  # True or batch_norm layer options: the network normalizes the output
         self.register_as_extern_data = register_as_extern_data
+        self.updater_opts = dict(updater_opts or {})
         self.params: Dict[str, tf.Variable] = {}
         self.saveable_param_replace: Dict[Any, Any] = {}
         self.stats: Dict[str, Any] = {}
@@ -95,11 +97,8 @@ class LayerBase:
             raise LayerArgError(layer=name, layer_class=self.layer_class, arg="dropout",
                                 problem="not supported by this layer class:",
                                 hint='put a {"class": "dropout"} layer in front instead')
-        for arg, value in (("param_variational_noise", param_variational_noise), ("param_dropout", param_dropout),
-                           ("out_shape", out_shape)):
-            if value:
-                raise LayerArgError(layer=name, layer_class=self.layer_class, arg=arg,
-                                    problem="is not supported (yet) in this implementation:", got=value)
+        # unsupported / no-effect common args (param_dropout, out_shape, ...) are handled by the validation
+        # (returnn.tf.layers.core.spec.check_common_arg_values), from the table in common_args
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.network.get_absolute_name_prefix() if self.network else ''}{self.name!r} out_type={self.output.get_description(with_name=False)}>"
@@ -197,7 +196,11 @@ class LayerBase:
         network's params (saved, loaded, trained).
 
         If the layer is not trainable (``"trainable": False``) or ``trainable=False`` is given, the variable is
-        removed from the trainable variables collection.
+        removed from the trainable variables collection. The layer's ``updater_opts`` are attached to the variable
+        (:func:`returnn.tf.updater.set_param_updater_opts`), so that the updater applies them to it, as the
+        reference.
+
+        :raises ConfigValueError: an unknown key in ``updater_opts`` (naming the layer)
 
         :return: ``param``
         """
@@ -205,6 +208,10 @@ class LayerBase:
         name = param.name[:-2] if param.name.endswith(":0") else param.name
         key = name[len(scope) + 1:] if scope and name.startswith(scope + "/") else name.split("/")[-1]
         self.params[key] = param
+        if self.updater_opts:
+            from returnn.tf.updater.updater import set_param_updater_opts
+
+            set_param_updater_opts(param, self.updater_opts, layer_name=self.name)
         if trainable is None:
             trainable = self.trainable
         if not trainable:
@@ -334,11 +341,6 @@ class OutputWithActivation:
         if self.is_softmax_act_func():
             return self.x
         return tf.math.log(tf.maximum(self.y, 1e-30))
-
-
-_COMMON_NAMES = ["from", "n_out", "out_type", "loss", "loss_scale", "loss_opts", "target", "trainable", "L2",
-                 "darc1", "spatial_smoothing", "dropout", "dropout_noise_shape", "dropout_on_forward",
-                 "is_output_layer", "register_as_extern_data", "reuse_params"]
 
 
 def _construct_extern_data_provider(network: Any, key: str) -> bool:

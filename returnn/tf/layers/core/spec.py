@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import inspect
-import numbers
 from typing import Any, FrozenSet, Mapping, Set, Type
 
 from returnn.errors import LayerArgError, UnknownNameError
 from returnn.tensor import NotSpecified
-from returnn.tf.layers.core.common_args import COMMON_LAYER_ARGS, INTERNAL_LAYER_KWARGS
+from returnn.tf.layers.core.common_args import (COMMON_LAYER_ARGS, INTERNAL_LAYER_KWARGS, LAYER_ARGS_BY_NAME,
+                                                NO_EFFECT, UNSUPPORTED, is_default_value)
 from returnn.tf.layers.core.registry import LAYERS, is_user_layer_class
 from returnn.util.suggest import close_matches
 
 _declared_cache: dict = {}
+_warned_no_effect: Set[str] = set()
 
 
 def declared_args(layer_class: Type[Any]) -> FrozenSet[str]:
@@ -61,7 +62,7 @@ def validate_layer_dict(name: str, layer_dict: Mapping[str, Any]) -> Type[Any]:
         layer_class = LAYERS.get(layer_dict["class"], context=f"in layer {name!r}")
     except UnknownNameError:
         raise
-    _check_n_out(name, layer_class, layer_dict)
+    check_common_arg_values(name, layer_class, layer_dict)
     if is_user_layer_class(layer_class):
         # a config's own layer class may take args through **kwargs (kwargs.pop(...)); as in the reference, an
         # arg nobody takes is reported by LayerBase.__init__ (unknown argument)
@@ -79,18 +80,28 @@ def validate_layer_dict(name: str, layer_dict: Mapping[str, Any]) -> Type[Any]:
     return layer_class
 
 
-def _check_n_out(name: str, layer_class: Type[Any], layer_dict: Mapping[str, Any]) -> None:
-    """``n_out``, when given, is an int >= 0 or None (the reference fails later on others: TensorFlow's
-    ``ValueError: Dimension -3 must be >= 0`` when the weights are created).
 
-    :raises LayerArgError: naming the layer, ``n_out`` and the value found
+def check_common_arg_values(name: str, layer_class: Type[Any], layer_dict: Mapping[str, Any]) -> None:
+    """Checks the values of the common arguments in ``layer_dict`` against :data:`LAYER_ARGS` (see
+    :mod:`returnn.tf.layers.core.common_args`).
+
+    :raises LayerArgError: a value the argument does not accept (e.g. ``n_out = -3``: the reference fails later, in
+        TensorFlow, with ``Dimension -3 must be >= 0``), or an unsupported argument given with a value
     """
-    n_out = layer_dict.get("n_out")
-    if n_out is None or n_out is NotSpecified:
-        return
-    if not isinstance(n_out, numbers.Integral) or isinstance(n_out, bool) or n_out < 0:
-        raise LayerArgError(layer=name, layer_class=getattr(layer_class, "layer_class", None) or layer_class.__name__,
-                            arg="n_out", problem="invalid value for",
-                            expected="an int >= 0 (the size of the output's feature axis), or leave it out to take "
-                                     "it from the loss target",
-                            got=n_out)
+    from returnn.log import log
+
+    class_name = getattr(layer_class, "layer_class", None) or layer_class.__name__
+    for key, value in layer_dict.items():
+        arg = LAYER_ARGS_BY_NAME.get(key)
+        if arg is None:
+            continue
+        if arg.check is not None and value is not None and value is not NotSpecified and not arg.check(value):
+            raise LayerArgError(layer=name, layer_class=class_name, arg=key, problem="invalid value for",
+                                expected=arg.expected, got=value)
+        if arg.status == UNSUPPORTED and not is_default_value(value):
+            raise LayerArgError(layer=name, layer_class=class_name, arg=key,
+                                problem="is not supported (yet) in this implementation:", got=value, hint=arg.meaning)
+        if arg.status == NO_EFFECT and not is_default_value(value) and key not in _warned_no_effect:
+            _warned_no_effect.add(key)  # one line per argument and process
+            log.print_warning(f"layer argument {key!r} is accepted but has no effect in this implementation: "
+                              f"{arg.meaning} (given e.g. in layer {name!r})")

@@ -18,6 +18,7 @@ True), ``include_eos`` (count the frame where ``end`` is true), ``size_target``/
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Dict
 
 from returnn.tensor import Tensor
@@ -27,9 +28,9 @@ from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.recurrent.rec_layer import StringUnitRecLayer
 from returnn.tf.layers.recurrent.subnet.cell import SubnetworkRecCell
 
-_REC_ONLY_ARGS = ("unit_opts", "direction", "input_projection", "initial_state", "max_seq_len",
-                  "forward_weights_init", "recurrent_weights_init", "bias_init", "optimize_move_layers_out",
-                  "cheating", "unroll", "back_prop", "use_global_rec_step_offset", "include_eos", "debug", "axis")
+# the string-unit strategy's own args (from its signature): not passed to the base layer with a unit dict
+_REC_ONLY_ARGS = tuple(name for name in inspect.signature(StringUnitRecLayer.__init__).parameters
+                       if name not in ("self", "unit", "kwargs", "rec_previous_state"))
 
 
 @register_layer
