@@ -5,7 +5,8 @@ Observed from the reference (same configs): ``n_out = -3`` fails with TensorFlow
 be >= 0``; ``extern_data = {"data": {"dim": "x"}}`` with ``TypeError: unexpected dimension type: <class 'str'>``; a
 ``combine`` of dims 4 and 3 broadcasts to ``[B,T,4,3]`` and the ``ce`` loss then rejects it (``AssertionError:
 Number of dimensions mismatch``). The reference rejects all three; so do we, with a message instead of a traceback.
-The combine case runs ``rnn.py`` end to end; the others check the config-loading functions (``rnn.py`` prints any
+``batch_size = 0``: the reference fails at the first batch (``Exception: batch_size must be set and be greater
+than 0``); we reject it when the options are read. The combine and batch_size cases run ``rnn.py`` end to end; the others check the config-loading functions (``rnn.py`` prints any
 ``ReturnnError`` without traceback, see ``tests/test_main.py``).
 """
 
@@ -26,7 +27,7 @@ num_epochs = 1
 model = {model!r}
 train = {{"class": "DummyDataset", "input_dim": 5, "output_dim": 3, "num_seqs": 2, "seq_len": 3}}
 dev = None
-batch_size = 100
+batch_size = {batch_size}
 learning_rate = 0.01
 extern_data = {extern_data}
 network = {network}
@@ -34,6 +35,10 @@ network = {network}
 _EXTERN = {"data": {"dim": 5}, "classes": {"dim": 3, "sparse": True}}
 
 CASES = {
+    "batch_size_0": (  # the reference: Exception 'batch_size must be set and be greater than 0' at the first batch
+        _EXTERN, {"output": {"class": "softmax", "loss": "ce", "from": "data"}},
+        ["ConfigValueError: config key 'batch_size': expected an int > 0", ", got 0\n",
+         "'batch_size must be set and be greater than 0'"], 0),
     "combine_dims_differ_into_ce": (
         _EXTERN,
         {"a": {"class": "linear", "activation": "tanh", "n_out": 4, "from": "data"},
@@ -41,7 +46,7 @@ CASES = {
          "output": {"class": "combine", "kind": "add", "from": ["a", "b"], "loss": "ce"}},
         ["LayerShapeError: layer 'output' {\"class\": \"combine\"}: loss 'ce': output has 4 axes, the target "
          "'classes'", "needs 3 (its axes plus the class axis)", "expected: an output with 3 axes",
-         "F'a:feature-dense'(4),F'b:feature-dense'(3)", "give them the same dim"]),
+         "F'a:feature-dense'(4),F'b:feature-dense'(3)", "give them the same dim"], 100),
 }
 
 
@@ -85,10 +90,10 @@ def test_extern_data_bad_dim(spec, got):
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_bad_input_one_clear_message(case, tmp_path):
-    extern_data, network, needles = CASES[case]
+    extern_data, network, needles, batch_size = CASES[case]
     config = tmp_path / f"{case}.config"
     config.write_text(_BASE.format(model=str(tmp_path / "model"), extern_data=repr(extern_data),
-                                   network=repr(network)))
+                                   network=repr(network), batch_size=batch_size))
     env = dict(os.environ, PYTHONPATH=REPO_ROOT)
     proc = subprocess.run([sys.executable, RNN_PY, str(config)], cwd=str(tmp_path), env=env, capture_output=True,
                           text=True, timeout=120)
