@@ -21,7 +21,9 @@ description                axes (B = batch axis, T = time axis, F = feature axis
 ``spatial_except_time``    ``spatial`` without time
 ``except_time``            all axes except batch and time
 ``except_batch``           all axes except batch
-``stag:<description>``     the axis whose Dim (or its same-base Dim) has this description
+``stag:<description>``     the axis whose Dim (or its same-base Dim) has this description (or the part before its
+                           first ``:``); else the one spatial axis whose dim description, or the name of the layer
+                           that created the dim, contains it (error if several do)
 ``dim:<n>``                the axes with static size ``n``
 int                        that axis (negative counts from the end; counts the batch axis)
 Dim                        the axis with that Dim
@@ -74,6 +76,35 @@ def _static(tensor: Tensor) -> List[int]:
     return [i for i, d in enumerate(tensor.dims) if i != tensor.batch_dim_axis and d.dimension is not None]
 
 
+def mark_dims_created_by(layer_name: str, output: Tensor, known: Any) -> None:
+    """Notes ``layer_name`` as the creator of the dims of ``output`` that are not in ``known`` (the dims of the
+    layer's inputs) and have no creator yet, for ``"stag:<name>"``: the reference also finds a dim by the name of
+    the layer that made it (e.g. ``"stag:lstm"`` for the time axis downsampled by a pool layer ``lstm0_pool``)."""
+    known = set(known)
+    for d in output.dims:
+        if d.is_batch_dim() or d in known:
+            continue
+        base = d.get_same_base()
+        if base.__dict__.get("_created_by_layer") is None:
+            base.__dict__["_created_by_layer"] = layer_name
+
+
+def _stag_substring(tensor: Tensor, name: str, orig: Any) -> List[int]:
+    """The reference's looser ``stag`` match (observed): ``name`` is a substring of the description of exactly one
+    spatial axis (not batch, not the feature axis), or of the name of the layer that created its dim.
+
+    :raises AxisDescriptionError: several axes match ("not unique", as the reference)"""
+    found = []
+    for i in _spatial(tensor):
+        d = tensor.dims[i]
+        texts = {d.description, d.get_same_base().description, d.get_same_base().__dict__.get("_created_by_layer")}
+        if any(name in t for t in texts if t):
+            found.append(i)
+    if len(found) > 1:
+        raise AxisDescriptionError(orig, tensor=repr(tensor), problem=f"is not unique: the axes {found} match")
+    return found
+
+
 def _one_string(tensor: Tensor, description: str, orig: Any) -> List[int]:
     desc = description.strip()
     low = desc.lower()
@@ -111,6 +142,8 @@ def _one_string(tensor: Tensor, description: str, orig: Any) -> List[int]:
             found = [i for i, n in enumerate(names) if rest in n]
             if not found:  # the reference also matches the name part before the first ':' ("stag:time")
                 found = [i for i, n in enumerate(names) if rest in {x.split(":")[0] for x in n}]
+            if not found:
+                found = _stag_substring(tensor, rest, orig)
             if not found:
                 raise AxisDescriptionError(orig, tensor=repr(tensor), problem="matches no axis (no dim with that name)")
             return found

@@ -21,6 +21,7 @@ import returnn.tf.layers  # noqa: F401  (registers all layers and losses)
 from returnn.errors import AxisDescriptionError, ConfigValueError, LayerArgError, LayerShapeError
 from returnn.log import log
 from returnn.tensor import NotSpecified, Tensor
+from returnn.tensor.axes import mark_dims_created_by
 from returnn.tf.layers.core.internal import RecStepInfoLayer
 from returnn.tf.layers.core.layer_base import LayerBase
 from returnn.tf.layers.core.registry import get_layer_class, is_user_layer_class
@@ -39,6 +40,21 @@ from returnn.util.suggest import close_matches
 
 # as the reference: a deprecation warning (once per text) below behavior_version 1, an error from 1 on
 _MISSING_FROM = 'Missing "from" in layer definition: {name}'
+
+
+def _input_dims(opts: Dict[str, Any]) -> List[Any]:
+    """:return: the dims of all layers among the (transformed) layer options ``opts`` (sources, base, weights...)"""
+    dims: List[Any] = []
+    todo = list(opts.values())
+    while todo:
+        v = todo.pop()
+        if isinstance(v, LayerBase):
+            dims.extend(v.output.dims)
+        elif isinstance(v, (list, tuple)):
+            todo.extend(v)
+        elif isinstance(v, dict):
+            todo.extend(v.values())
+    return dims
 
 
 class TFNetwork:
@@ -392,6 +408,7 @@ class TFNetwork:
                 output = layer_class.get_out_data_from_opts(**d)
             except AxisDescriptionError as exc:
                 raise exc.with_layer(name) from None
+            mark_dims_created_by(name, output, _input_dims(d))
             n_out = d.get("n_out", NotSpecified)
             if n_out not in (NotSpecified, None) and output.dim is not None and output.dim != n_out:
                 raise LayerShapeError(layer=name, layer_class=layer_class.layer_class,

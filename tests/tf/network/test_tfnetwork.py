@@ -642,3 +642,23 @@ def test_ctc_and_label_smoothing_values_like_reference(session):
         value, error, norm = sess.run([holder.get_loss_value(), holder.get_error_value(), holder.get_norm_factor()],
                                       feed)
         assert value == pytest.approx(7.6108007, rel=1e-5) and error == 6.0 and norm == pytest.approx(0.125)
+
+
+def test_stag_finds_a_dim_by_the_name_of_the_layer_that_created_it():
+    """As the reference (observed): a pool layer 'lstm0_pool' makes a new time dim; 'stag:lstm' finds it in later
+    layers, while a dim only passed through a layer (copy 'lstm_copy' of data) is not found by that layer's name."""
+    from returnn.errors import AxisDescriptionError
+    with tf.Graph().as_default():
+        net = TFNetwork(config=Config({"extern_data": {"data": {"dim": 4}}}), train_flag=False)
+        net.construct_from_dict({
+            "lstm0_pool": {"class": "pool", "mode": "max", "padding": "same", "pool_size": (3,), "from": "data"},
+            "r": {"class": "reduce", "mode": "max", "axis": "F", "from": "lstm0_pool"},
+            "output": {"class": "reinterpret_data", "from": "r", "set_axes": {"t": "stag:lstm"}}})
+        assert net.get_layer("output").output.time_dim_axis == 1
+    with tf.Graph().as_default():
+        net = TFNetwork(config=Config({"extern_data": {"data": {"dim": 4}}}), train_flag=False)
+        with pytest.raises(AxisDescriptionError):
+            net.construct_from_dict({
+                "lstm_copy": {"class": "copy", "from": "data"},
+                "r": {"class": "reduce", "mode": "max", "axis": "F", "from": "lstm_copy"},
+                "output": {"class": "reinterpret_data", "from": "r", "set_axes": {"t": "stag:lstm"}}})

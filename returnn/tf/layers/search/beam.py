@@ -60,6 +60,7 @@ def tile_beam(tensor: Tensor, beam: int, dim_map: Dict[Any, Dim]) -> Tensor:
             if key not in dim_map:
                 new = Dim(None, description=f"{d.description}:beam{beam}", kind=d.kind)
                 new.dyn_size = tf.repeat(d.dyn_size, beam, axis=0)
+                new.__dict__["_created_by_layer"] = key.__dict__.get("_created_by_layer")  # "stag:<layer>" finds it
                 dim_map[key] = new
             new_dims.append(dim_map[key])
         else:

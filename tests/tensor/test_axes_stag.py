@@ -1,0 +1,47 @@
+"""``stag:<name>`` axis lookup: the reference's looser matches (observed with ``Data.get_axes_from_description``):
+a substring of the description of exactly one spatial axis; several matches are an error."""
+
+import pytest
+
+from returnn.errors import AxisDescriptionError
+from returnn.tensor import Tensor
+from returnn.tensor.axes import mark_dims_created_by
+from returnn.tensor.dim import FeatureDim, SpatialDim, batch_dim
+
+
+def _y():
+    dims = [batch_dim, SpatialDim("time:var:extern_data:data2", None), SpatialDim("time:var:extern_data:data", None),
+            SpatialDim("heads", 3), FeatureDim("feat", 4)]
+    return Tensor("y", dims=dims, time_dim_axis=1, feature_dim_axis=4)
+
+
+@pytest.mark.parametrize("desc, expected", [
+    # observed from the reference for [B, T 'time:var:extern_data:data2', 'time:var:extern_data:data', 'heads'(3), F]
+    ("stag:heads", [3]), ("stag:head", [3]), ("stag:eads", [3]), ("stag:data2", [1]),
+    ("stag:time:var:extern_data:data2", [1]),
+])
+def test_stag_substring_of_one_spatial_axis(desc, expected):
+    assert _y().get_axes_from_description(desc) == expected
+
+
+def test_stag_substring_of_several_axes_is_an_error():
+    # the reference: "tag name 'var' is not unique"
+    with pytest.raises(AxisDescriptionError, match="not unique"):
+        _y().get_axes_from_description("stag:var")
+    with pytest.raises(AxisDescriptionError, match="no dim with that name"):
+        _y().get_axes_from_description("stag:lstm")
+
+
+def test_stag_by_the_name_of_the_layer_that_created_the_dim():
+    t = SpatialDim("⌈time:var:extern_data:data/3⌉", None)
+    data_time = SpatialDim("time:var:extern_data:data", None)
+    src = Tensor("src", dims=[batch_dim, data_time, FeatureDim("f", 4)])
+    out = Tensor("pool", dims=[batch_dim, t, FeatureDim("f2", 4)])
+    mark_dims_created_by("lstm0_pool", out, src.dims)
+    mark_dims_created_by("later_copy", out, src.dims)  # the first creator stays
+    mark_dims_created_by("lstm_copy", out, out.dims)  # all dims known: nothing is marked
+    r = Tensor("r", dims=[batch_dim, t])
+    assert r.get_axes_from_description("stag:lstm") == [1] and r.get_axes_from_description("stag:pool") == [1]
+    assert r.get_axes_from_description("stag:data/3") == [1]
+    with pytest.raises(AxisDescriptionError):
+        r.get_axes_from_description("stag:later")
