@@ -191,6 +191,14 @@ CASES = [
     {"name": "choice_get_beam_scores_final", "extern_data": _SEARCH_DATA, "search": True, "output": "scores",
      "network": _search_net({}, {"scores": {"class": "choice_get_beam_scores", "from": "output",
                                             "is_output_layer": True}})},
+    # a search over the input frames (the loop's length known): hypotheses of a shorter sequence go on past its end
+    {"name": "choice_get_beam_scores_input_sync", "extern_data": _SEARCH_DATA, "search": True, "output": "scores",
+     "network": {"output": {"class": "rec", "from": "data", "target": "classes", "unit": {
+         "emb": {"class": "linear", "from": "prev:output", "n_out": 4, "activation": None},
+         "s": {"class": "linear", "activation": "tanh", "from": ["emb", "data:source"], "n_out": 4},
+         "prob": {"class": "softmax", "from": "s", "target": "classes"},
+         "output": {"class": "choice", "from": "prob", "target": "classes", "beam_size": 3, "initial_output": 0}}},
+         "scores": {"class": "choice_get_beam_scores", "from": "output", "is_output_layer": True}}},
     {"name": "choice_get_beam_scores_in_loop", "extern_data": _SEARCH_DATA, "search": True, "output": "output/sc",
      "network": _search_net({"sc": {"class": "choice_get_beam_scores", "from": "output", "is_output_layer": True}})},
     {"name": "choice_get_src_beams_final", "extern_data": _SEARCH_DATA, "search": True, "output": "src",
