@@ -26,3 +26,23 @@ def test_tensorflow_version_line(capsys):
     line = capsys.readouterr().out.strip()
     assert re.fullmatch(r"TensorFlow: (\S+) \((\S+)\) \(<(site-package|dev)> in .+tensorflow\)", line), line
     assert line.startswith(f"TensorFlow: {tf.__version__} ")
+
+
+def test_every_task_of_the_table_names_a_function_taking_the_config():
+    """One table: each provided task's 'module:function' imports and takes the config; 'analyze' (the reference's,
+    not provided) is rejected by check_task before anything runs, naming analyze_data."""
+    import importlib
+    import inspect
+
+    from returnn.errors import ConfigValueError
+
+    for task, info in TASKS.items():
+        if info["run"] is None:
+            continue
+        module_name, func_name = info["run"].split(":")
+        func = getattr(importlib.import_module(module_name), func_name)
+        assert list(inspect.signature(func).parameters) == ["config"], task
+    assert TASKS["hpx"]["run"] == TASKS["forward"]["run"]
+    with pytest.raises(ConfigValueError) as info:
+        check_task("analyze")
+    assert "'analyze'" in str(info.value) and "analyze_data" in str(info.value)
