@@ -65,6 +65,7 @@ class EditDistanceTableLayer(LayerBase):
     layer_class = "edit_distance_table"
     recurrent = True
     has_rec_state = True
+    gathers_own_search_state = True  # the rec loop leaves its previous state to it (gathered in __init__)
     can_run_over_time = False
 
     def __init__(self, axis: Any = NotSpecified, debug: bool = False, blank_idx: Optional[int] = None,

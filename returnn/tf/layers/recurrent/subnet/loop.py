@@ -145,7 +145,23 @@ class _Step:
             return full
         if src in cell.inputs:
             return self._add(src, frame_at(loop.outside.get_full(src).output, self.i, src))
+        self._gather_state_after_choice(src)
         return self.net.construct_layer(self.unit, src, get_layer=self.get_layer)
+
+    def _gather_state_after_choice(self, name: str) -> None:
+        """A stateful layer computed after the choice (it depends on it in the same step, e.g. an ``rnn_cell``
+        fed by the chosen label's embedding) continues the state of the hypothesis each new hypothesis comes from:
+        its previous state (kept in the order before the choice) is gathered by the choice's source beams, as
+        ``prev:`` values read by such layers are (a layer class with ``gathers_own_search_state`` does it itself)."""
+        cell = self.cell
+        desc = self.unit.get(name)
+        if (self.search_state is None or cell.beam_size == 1 or desc is None or name in cell.choices
+                or name not in cell.choice_dependent or desc.get("rec_previous_state") is None
+                or getattr(cell.layers[name].cls, "gathers_own_search_state", False)):
+            return
+        rows = self.get_layer(cell.choices[0]).search_src_rows
+        self.unit[name] = dict(desc, rec_previous_state=tf.nest.map_structure(
+            lambda v: gather_beams(v, rows, 0), desc["rec_previous_state"]))
 
     def _add(self, name: str, out: Tensor) -> Any:
         layer = make_internal(name, self.net, out)
