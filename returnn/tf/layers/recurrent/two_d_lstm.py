@@ -4,6 +4,12 @@ Not available here: the reference computes it with its native TF op ``TwoDLSTM``
 gradient), C++/CUDA code it compiles at run time; this project compiles no native ops and has no TF-ops
 equivalent of this one. Building the layer raises :class:`returnn.errors.LayerArgError` saying so, before any
 TF op is created (the arguments are the reference's, so the error names the layer, not an unknown argument).
+
+Observed from the reference (for a future implementation): its op has a GPU kernel only (on a machine without a
+GPU, building the layer fails with ``currently, there's no CPU support``); its params are
+``<layer>/rec-twod/W_re`` ``[n_in, 5n]``, ``<layer>/rec-twod/Vh_re`` ``[n, 5n]`` and ``<layer>/rec-twod/Vv_re``
+``[n, 5n]`` (no bias), where ``n_in`` sums the feature dims of both sources (e.g. ``base:encoder`` and the target
+embedding in a rec unit).
 """
 
 from __future__ import annotations
@@ -43,5 +49,5 @@ class TwoDLSTMLayer(ConcatInputLayer):
 
 def _missing_op(name: str) -> LayerArgError:
     return LayerArgError(layer=name, layer_class="twod_lstm", arg="twod_lstm", problem=MISSING + " layer class",
-                         hint="use the reference RETURNN for this config, or replace the layer (e.g. by an LSTM "
-                              "over the target time in the rec loop)")
+                         hint="use the reference RETURNN on a GPU for this config (its op has no CPU kernel), or "
+                              "replace the layer (e.g. by an LSTM over the target time in the rec loop)")
