@@ -1,6 +1,7 @@
 """``{"class": "dot", "from": [a, b], "red1": "F", "red2": "F", "var1": "T", "var2": "T?"}``: tensor product
 of two inputs, summing over ``red1`` of ``a`` and ``red2`` of ``b`` (as ``tf.einsum``).
 
+Reduce axes pair up in order: a static axis with one of the same size, a dynamic axis only with the same Dim.
 Shapes: the axes of ``a`` and ``b`` that are neither reduced nor listed in ``var1``/``var2`` are common axes.
 They are matched as the reference does: batch with batch, the same Dim with itself, then a remaining static axis
 of ``a`` with the first remaining static axis of ``b`` of the same size (e.g. the heads axes of two separate
@@ -12,6 +13,7 @@ a size-1 axis ``'<name>:dot:dummy-var2'`` is appended, as the reference does (e.
 The output's time axis is its first dynamic axis; its feature axis is its last static axis other than batch and
 time, else its last axis other than batch and time (the reference's defaults, so the dummy axis is the feature
 axis where present).
+With ``use_mask`` (default True), the padded frames of a reduced dynamic axis count as 0 (as the reference).
 ``red*``/``var*``: an axis description (``"F"``, ``"T"``, ``"T?"``, ``"static:0"``, ``"spatial:-1"``, ``"stag:…"``,
 an int counting the batch axis, ...) or a list of them; ``var*`` may be None (no free axes of that input).
 """
@@ -23,7 +25,7 @@ from typing import Any, List, Sequence, Tuple
 
 import tensorflow as tf
 
-from returnn.errors import LayerShapeError
+from returnn.errors import LayerShapeError, TensorArgError
 from returnn.tensor import Dim, Tensor
 from returnn.tensor.dim import SpatialDim
 from returnn.tf.layers.core.layer_base import LayerBase
@@ -89,6 +91,18 @@ def _plan(a: Tensor, b: Tensor, red1: Any, red2: Any, var1: Any, var2: Any, name
     return ra, rb, va, vb, pairs
 
 
+def _masked(data: Tensor, x: tf.Tensor, axis: int) -> tf.Tensor:
+    """:return: ``x`` with the padded frames of the dynamic ``axis`` of ``data`` set to 0 (unchanged for a static
+    axis, or without a batch axis or known lengths)"""
+    if data.dims[axis].dimension is not None or data.batch_dim_axis is None:
+        return x
+    try:
+        mask = data.get_sequence_mask_broadcast(axis)
+    except TensorArgError:  # no lengths known for this axis: nothing to mask
+        return x
+    return tf.where(mask, x, tf.zeros_like(x))
+
+
 def _default_axes(dims: Sequence[Dim]) -> Tuple[Any, Any]:
     """:return: (time axis, feature axis) as the reference's defaults for the dot output"""
     time_axis = next((k for k, d in enumerate(dims) if d.dimension is None and not d.is_batch_dim()), None)
@@ -105,10 +119,14 @@ class DotLayer(LayerBase):
     layer_class = "dot"
 
     def __init__(self, red1: Any = -1, red2: Any = -2, var1: Any = -2, var2: Any = -1, add_var2_if_empty: bool = True,
-                 debug: bool = False, **kwargs: Any):
+                 use_mask: bool = True, debug: bool = False, **kwargs: Any):
         super().__init__(**kwargs)
         a, b = self.sources[0].output, self.sources[1].output
         ra, rb, va, vb, pairs = _plan(a, b, red1, red2, var1, var2, self.name)
+        x_a, x_b = tf.cast(a.placeholder, tf.float32), tf.cast(b.placeholder, tf.float32)
+        if use_mask:
+            for i, j in zip(ra, rb):
+                x_a, x_b = _masked(a, x_a, i), _masked(b, x_b, j)
         letters = iter(string.ascii_letters)
         la = [""] * a.batch_ndim
         lb = [""] * b.batch_ndim
@@ -121,8 +139,7 @@ class DotLayer(LayerBase):
         for j in vb:
             lb[j] = next(letters)
         out = "".join(la[i] for i, _ in pairs) + "".join(la[i] for i in va) + "".join(lb[j] for j in vb)
-        y = tf.einsum(f"{''.join(la)},{''.join(lb)}->{out}",
-                      tf.cast(a.placeholder, tf.float32), tf.cast(b.placeholder, tf.float32))
+        y = tf.einsum(f"{''.join(la)},{''.join(lb)}->{out}", x_a, x_b)
         if not vb and add_var2_if_empty:
             y = tf.expand_dims(y, -1)
         self.output.placeholder = y

@@ -138,3 +138,15 @@ def test_dot_attention_energies_in_rec_loop(session):
                                                  {"data": [3, 2], "classes": [2, 1]}))
     np.testing.assert_allclose(got[:, 0], np.asarray(observed)[:, 0], rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(got[0, 1], np.asarray(observed)[0, 1], rtol=1e-5, atol=1e-5)
+
+
+def test_dot_reduce_time_masks_padding(session):
+    # reduce T of data with itself, lengths [3, 1]: the reference counts padded frames as 0 (use_mask default True);
+    # observed: [[[35, 44], [44, 56]], [[49, 56], [56, 64]]] for x = 1..12; with use_mask=False the padding counts
+    x = np.arange(12, dtype="float32").reshape(2, 3, 2) + 1
+    for use_mask, second in [(True, [[49.0, 56.0], [56.0, 64.0]]), (False, [[251.0, 278.0], [278.0, 308.0]])]:
+        net = build_net({"output": {"class": "dot", "red1": "T", "red2": "T", "var1": "F", "var2": "F",
+                                    "use_mask": use_mask, "from": ["data", "data"]}}, extern_data={"data": {"dim": 2}})
+        y = session.run(net.get_layer("output").output.placeholder, make_feed(net, {"data": x}, {"data": [3, 1]}))
+        np.testing.assert_allclose(y[0], [[35.0, 44.0], [44.0, 56.0]])
+        np.testing.assert_allclose(y[1], second)
