@@ -1,4 +1,5 @@
-"""The config-key reference, collected by a scan of the code (there is no declared-options table yet).
+"""The config-key reference, collected by a scan of the code, plus the keys declared in the options groups
+(``returnn/options/``).
 
 Every call ``<something named *config* or cfg>.<reader>("<key>", <default>, ...)`` in ``returnn/`` (and
 ``rnn.py``) is a read of config key ``<key>``; the reader gives the type (``int``, ``float``, ``bool``, ``list``,
@@ -256,8 +257,18 @@ def _follow_call(call: ast.Call, kp: _KeyParam, scope: _Scope, add: Any, key_par
 
 
 def collect(root: str) -> Dict[str, ConfigKey]:
-    """:return: the config keys read by ``returnn/`` and ``rnn.py`` (see the module doc)"""
-    return scan(["returnn", "rnn.py"], root)
+    """:return: the config keys read by ``returnn/`` and ``rnn.py`` (see the module doc), and the keys declared in
+    the options groups (:data:`returnn.options.GROUPS`, read through their own readers)"""
+    keys = scan(["returnn", "rnn.py"], root)
+    from returnn.options import GROUPS
+
+    for group in GROUPS:
+        for opt in group.declared():
+            entry = keys.setdefault(opt.key, ConfigKey(opt.key))
+            entry.types.add({"any_or_str": "any", "has": "(set or not)"}.get(opt.kind, opt.kind))
+            entry.defaults.add(repr(opt.default))
+            entry.modules.add(group.__module__)
+    return keys
 
 
 _ROW_RE = re.compile(r"^\|\s*`([A-Za-z0-9_]+)`\s*\|(.*)\|\s*$")
