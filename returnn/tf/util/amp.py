@@ -14,8 +14,8 @@ that dtype (the *compute dtype*); everything else stays float32:
 
 Which layers follow the policy: ``linear``/``softmax`` (and their aliases), ``conv``, the LSTM units of ``rec``
 (input projection and recurrent matmul of the ``loop`` kernel; TensorFlow's ``BlockLSTM`` kernel, used for layers
-of <= 64 cells on CPU, has no bfloat16 kernel and stays float32 under ``"bfloat16"``) and ``self_attention``.
-Other layers compute in float32.
+of <= 64 cells on CPU, has no bfloat16 kernel and stays float32 under ``"bfloat16"``), ``self_attention`` and
+``dot``. Other layers compute in float32.
 
 The policy is read once per network from the config (:meth:`AmpPolicy.from_config`) and reached by the layers
 through their network (``self.network.amp``, :func:`policy_of_network`), never as a process-wide global.

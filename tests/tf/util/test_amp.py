@@ -21,7 +21,7 @@ TF = tf.compat.v1
 PRODUCT_OPS = ("MatMul", "BatchMatMulV2", "Conv2D", "Einsum", "_FusedMatMul")
 EXTERN = {"data": {"dim": 5}, "classes": {"dim": 4, "sparse": True}}
 # every layer kind that follows the policy: linear, conv, the LSTM units (loop kernel: > 64 cells on CPU, and the
-# rec-loop step), self_attention, softmax
+# rec-loop step), self_attention, dot, softmax
 NET = {
     "lin": {"class": "linear", "activation": "relu", "n_out": 12, "from": "data"},
     "conv": {"class": "conv", "filter_size": (3,), "n_out": 8, "padding": "same", "from": "lin"},
@@ -30,7 +30,10 @@ NET = {
         "s": {"class": "rec", "unit": "nativelstm2", "n_out": 8, "from": ["data:source", "prev:output"]},
         "output": {"class": "copy", "from": "s"}}},
     "att": {"class": "self_attention", "num_heads": 2, "total_key_dim": 8, "n_out": 8, "from": "lstm"},
-    "cat": {"class": "copy", "from": ["att", "loop"]},
+    "dot": {"class": "dot", "from": ["att", "att"], "red1": "F", "red2": "F", "var1": None, "var2": None,
+            "add_var2_if_empty": False},  # [B, T]: per frame <att, att>
+    "scaled": {"class": "combine", "kind": "mul", "from": ["att", "dot"]},
+    "cat": {"class": "copy", "from": ["scaled", "loop"]},
     "output": {"class": "softmax", "loss": "ce", "from": "cat", "target": "classes"},
 }
 
@@ -76,8 +79,8 @@ def test_product_dtypes_follow_tf_amp(tf_amp, dtype):
         net, _ = _build(tf_amp)
         found = _product_dtypes(graph)
         # forward and gradient: MatMul (linear, softmax, LSTM input projection/recurrence/backward loop, rec step,
-        # self-attention input), BatchMatMulV2 (attention energies/weights), Conv2D (conv, 1-d as 2-d)
-        assert set(found) == {"MatMul", "BatchMatMulV2", "Conv2D"}, found
+        # self-attention input), BatchMatMulV2 (attention energies/weights), Conv2D (conv, 1-d as 2-d), Einsum (dot)
+        assert set(found) == {"MatMul", "BatchMatMulV2", "Conv2D", "Einsum"}, found
         assert all(dtypes == {dtype} for dtypes in found.values()), found
         # float32 softmax, loss and layer outputs
         for op in graph.get_operations():

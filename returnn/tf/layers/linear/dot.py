@@ -139,7 +139,7 @@ class DotLayer(LayerBase):
         for j in vb:
             lb[j] = next(letters)
         out = "".join(la[i] for i, _ in pairs) + "".join(la[i] for i in va) + "".join(lb[j] for j in vb)
-        y = tf.einsum(f"{''.join(la)},{''.join(lb)}->{out}", x_a, x_b)
+        y = self.network.amp.einsum(f"{''.join(la)},{''.join(lb)}->{out}", x_a, x_b)  # tf_amp: float32 out
         if not vb and add_var2_if_empty:
             y = tf.expand_dims(y, -1)
         self.output.placeholder = y
