@@ -151,6 +151,11 @@ def policy_of_network(network: Any) -> AmpPolicy:
     policy = getattr(root, "_amp_policy", None)
     if policy is None:
         policy = AmpPolicy.from_config(getattr(root, "config", None))
+        if policy.enabled:
+            from returnn.log import log
+
+            print(f"tf_amp: matmuls and convolutions in {policy.dtype}, variables float32"
+                  + (", dynamic loss scaling" if policy.loss_scaling else "") + ".", file=log.v4)
         try:
             root._amp_policy = policy
         except AttributeError:  # an object that takes no attributes: read again next time

@@ -276,7 +276,11 @@ def test_rnn_py_train_bfloat16_then_eval_float32(tmp_path):
     float32 run (no tf_amp) with nearly the same score."""
     config_file = tmp_path / "amp.config"
     config_file.write_text(ENGINE_CONFIG + f"model = {str(tmp_path / 'model')!r}\n")
-    scores = _dev_scores(_rnn(str(config_file), "++tf_amp", "bfloat16"))
+    out = _rnn(str(config_file), "++tf_amp", "bfloat16")
+    assert "tf_amp: matmuls and convolutions in bfloat16, variables float32." in out
+    scores = _dev_scores(out)
     assert len(scores) == 3 and scores[-1] < scores[0], scores
-    score32 = _dev_scores(_rnn(str(config_file), "++task", "eval", "++load_epoch", "3"))
+    out = _rnn(str(config_file), "++task", "eval", "++load_epoch", "3")
+    assert "tf_amp" not in out
+    score32 = _dev_scores(out)
     assert len(score32) == 1 and abs(score32[0] - scores[-1]) < 0.01, (score32, scores)
