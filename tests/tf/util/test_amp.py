@@ -92,6 +92,40 @@ def test_product_dtypes_follow_tf_amp(tf_amp, dtype):
         assert net.get_objective().dtype == tf.float32
 
 
+MORE_NET = {
+    "tconv": {"class": "transposed_conv", "filter_size": [3], "strides": [2], "n_out": 4, "activation": "relu",
+              "from": "data"},
+    "loop": {"class": "rec", "from": "data", "unit": {
+        "lstm": {"class": "rnn_cell", "unit": "standardlstm", "n_out": 4, "from": ["data:source", "prev:gru"]},
+        "gru": {"class": "rnn_cell", "unit": "gru", "n_out": 3, "from": "lstm"},
+        "output": {"class": "copy", "from": ["lstm", "gru"]}}},
+    "output": {"class": "reduce", "mode": "sum", "axis": "T", "from": "tconv"},
+}
+
+
+def test_transposed_conv_and_rnn_cell_in_bfloat16():
+    """transposed_conv (Conv2DBackpropInput) and the rnn_cell LSTM/GRU gate matmuls follow the policy and train."""
+    values = {}
+    for tf_amp in (None, "bfloat16"):
+        with tf.Graph().as_default() as graph:
+            cfg = Config({"extern_data": EXTERN, "tf_amp": tf_amp})
+            TF.set_random_seed(1)
+            net = TFNetwork(config=cfg, train_flag=True)
+            net.construct_from_dict(MORE_NET)
+            outputs = [net.get_layer(name).output.placeholder for name in ("output", "loop")]
+            loss = sum(tf.reduce_sum(tf.square(y)) for y in outputs)
+            grads = tf.gradients(loss, net.get_trainable_params())
+            types = {(op.type, op.get_attr("T").name) for op in graph.get_operations()
+                     if op.type in ("MatMul", "Conv2DBackpropInput")}
+            dtype = tf_amp or "float32"
+            assert types == {("MatMul", dtype), ("Conv2DBackpropInput", dtype)}, types
+            with TF.Session() as session:
+                session.run(TF.global_variables_initializer())
+                values[tf_amp] = session.run(outputs + grads, _feed(net))
+    for v32, v16 in zip(values[None], values["bfloat16"]):
+        np.testing.assert_allclose(v16, v32, rtol=0.05, atol=0.05)
+
+
 @pytest.mark.parametrize("tf_amp", [None, "bfloat16"])
 def test_variables_are_float32_with_the_same_names(tf_amp):
     with tf.Graph().as_default():

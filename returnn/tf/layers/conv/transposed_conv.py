@@ -96,9 +96,11 @@ class TransposedConvLayer(ConcatInputLayer):
         output_shape = tf.stack([tf.shape(x)[0]] + out_sizes + [n_out])
         tf_padding = "VALID" if padding in ("valid", "full") else "SAME"
         if n <= 2:
-            y = tf.nn.conv2d_transpose(x, weights, output_shape=output_shape, strides=conv_strides, padding=tf_padding)
+            y = self.network.amp.call(tf.nn.conv2d_transpose, x, weights, output_shape=output_shape,
+                                      strides=conv_strides, padding=tf_padding)  # tf_amp: float32 out
         else:
-            y = tf.nn.conv3d_transpose(x, weights, output_shape=output_shape, strides=conv_strides, padding=tf_padding)
+            y = self.network.amp.call(tf.nn.conv3d_transpose, x, weights, output_shape=output_shape,
+                                      strides=conv_strides, padding=tf_padding)
         if n == 1:
             y = tf.squeeze(y, axis=2)
         if padding == "full":

@@ -102,7 +102,7 @@ class RnnCellLayer(ConcatInputLayer):
                 kernel = self._param("lstm_cell/kernel", (n_in + n, 4 * n), kernel_init)
                 bias = self._param("lstm_cell/bias", (4 * n,), tf.zeros_initializer())
                 h_prev, c_prev = rec_previous_state["h"], rec_previous_state["c"]
-                z = tf.matmul(tf.concat([x, h_prev], axis=-1), kernel) + bias
+                z = self.network.amp.matmul(tf.concat([x, h_prev], axis=-1), kernel) + bias  # tf_amp
                 i, j, f, o = tf.split(z, 4, axis=-1)
                 c = tf.sigmoid(f + forget_bias) * c_prev + tf.sigmoid(i) * tf.tanh(j)
                 h = tf.sigmoid(o) * tf.tanh(c)
@@ -113,8 +113,9 @@ class RnnCellLayer(ConcatInputLayer):
                 c_kernel = self._param("gru_cell/candidate/kernel", (n_in + n, n), kernel_init)
                 c_bias = self._param("gru_cell/candidate/bias", (n,), tf.zeros_initializer())
                 h_prev = rec_previous_state["h"]
-                r, u = tf.split(tf.sigmoid(tf.matmul(tf.concat([x, h_prev], -1), g_kernel) + g_bias), 2, axis=-1)
-                cand = tf.tanh(tf.matmul(tf.concat([x, r * h_prev], -1), c_kernel) + c_bias)
+                mm = self.network.amp.matmul  # tf_amp
+                r, u = tf.split(tf.sigmoid(mm(tf.concat([x, h_prev], -1), g_kernel) + g_bias), 2, axis=-1)
+                cand = tf.tanh(mm(tf.concat([x, r * h_prev], -1), c_kernel) + c_bias)
                 h = u * h_prev + (1.0 - u) * cand
                 self.rec_state = {"h": h}
             else:
