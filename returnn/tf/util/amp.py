@@ -12,7 +12,8 @@ that dtype (the *compute dtype*); everything else stays float32:
 * ``"float16"`` has a narrow exponent range: the training loss is multiplied by a dynamic loss scale
   (:class:`DynamicLossScale`, in the updater) so small gradients do not flush to zero.
 
-Which layers follow the policy: ``linear``/``softmax`` (and their aliases), ``conv``, the LSTM units of ``rec``
+Which layers follow the policy: ``linear``/``softmax`` (and their aliases), ``conv``, ``transposed_conv``,
+``rnn_cell`` (LSTM and GRU gate matmuls), the LSTM units of ``rec``
 (input projection and recurrent matmul of the ``loop`` kernel; TensorFlow's ``BlockLSTM`` kernel, used for layers
 of <= 64 cells on CPU, has no bfloat16 kernel and stays float32 under ``"bfloat16"``), ``self_attention`` and
 ``dot``. Other layers compute in float32.
