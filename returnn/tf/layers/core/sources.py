@@ -10,11 +10,19 @@ from returnn.errors import LayerShapeError
 from returnn.tensor import FeatureDim, Tensor
 
 
+def _widest(sources: Sequence[Any]) -> Any:
+    """:return: the first source with the most non-feature axes (the others are broadcast to its axes)"""
+    return max(sources, key=lambda src: src.output.batch_ndim - (src.output.feature_dim_axis is not None))
+
+
 def _aligned(sources: Sequence[Any], name: str, layer_class: str) -> List[Tensor]:
-    """:return: source outputs, each transposed to the axis order of the first (feature axis last)"""
-    first = sources[0].output
+    """:return: source outputs; the non-feature axes of each are those of the widest source or a subset of them (a
+    source without e.g. the time axis is broadcast over it, as the reference: ``[B,T,F1]`` and ``[B,F2]`` give
+    ``[B,T,F1+F2]``)"""
+    first = _widest(sources).output
     outs = []
     ref_non_feat = [d for i, d in enumerate(first.dims) if i != first.feature_dim_axis]
+    ref_bases = set(map(id, [d.get_same_base() for d in ref_non_feat]))
     for src in sources:
         out = src.output
         if out.sparse:
@@ -25,10 +33,11 @@ def _aligned(sources: Sequence[Any], name: str, layer_class: str) -> List[Tensor
             raise LayerShapeError(layer=name, layer_class=layer_class,
                                   problem=f"source {src.name!r} has no feature axis to concatenate on", got=repr(out))
         non_feat = [d for i, d in enumerate(out.dims) if i != out.feature_dim_axis]
-        if set(map(id, [d.get_same_base() for d in non_feat])) != set(map(id, [d.get_same_base() for d in ref_non_feat])) \
-                or len(non_feat) != len(ref_non_feat):
+        bases = [id(d.get_same_base()) for d in non_feat]
+        if not set(bases) <= ref_bases or len(set(bases)) != len(bases):
             raise LayerShapeError(layer=name, layer_class=layer_class,
-                                  problem=f"sources {sources[0].name!r} and {src.name!r} have different non-feature axes",
+                                  problem=f"sources {_widest(sources).name!r} and {src.name!r} have different "
+                                          "non-feature axes",
                                   expected=repr(first), got=repr(out),
                                   hint="both must share batch/time axes (e.g. same time dim); "
                                        "use reinterpret_data with size_base to unify time axes")
@@ -46,7 +55,7 @@ def concat_sources_template(sources: Sequence[Any], *, name: str, layer_class: s
     if len(sources) == 1:
         return sources[0].output.copy_template(name=f"{name}_output")
     outs = _aligned(sources, name, layer_class)
-    first = outs[0].copy_template(name=f"{name}_output")
+    first = _widest(sources).output.copy_template(name=f"{name}_output")
     total = sum(o.dim for o in outs) if all(o.dim is not None for o in outs) else None
     desc = "+".join(o.feature_dim.description for o in outs)
     new_dim = FeatureDim(f"{name}:concat({desc})", total)
@@ -75,12 +84,20 @@ def concat_sources(sources: Sequence[Any], template: Tensor) -> tf.Tensor:
         return sources[0].output.placeholder
     raws = []
     target_order = [d for d in template.dims[:-1]]
+    widest = _widest(sources).output.copy_with_feature_dim_axis(-1)
     for src in sources:
         out = src.output
         out = out.copy_with_feature_dim_axis(-1)
-        perm = []
-        for d in target_order:
-            perm.append(next(i for i, od in enumerate(out.dims[:-1]) if od == d))
-        perm.append(out.batch_ndim - 1)
-        raws.append(out.copy_transpose(perm).placeholder)
+        present = [next((i for i, od in enumerate(out.dims[:-1]) if od == d), None) for d in target_order]
+        if None not in present:
+            raws.append(out.copy_transpose(present + [out.batch_ndim - 1]).placeholder)
+            continue
+        # broadcast over the axes this source lacks (e.g. time), to the shape of the widest source
+        kept = [i for i in present if i is not None]
+        raw = out.copy_transpose(kept + [out.batch_ndim - 1]).placeholder
+        for k, i in enumerate(present):
+            if i is None:
+                raw = tf.expand_dims(raw, k)
+        target_shape = tf.concat([tf.shape(widest.placeholder)[:-1], tf.shape(raw)[-1:]], axis=0)
+        raws.append(tf.broadcast_to(raw, target_shape))
     return tf.concat(raws, axis=-1)
