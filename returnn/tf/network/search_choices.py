@@ -19,25 +19,37 @@ from typing import Any, Iterable, List, Optional
 class SearchChoices:
     """The selection made by one ``choice`` layer in one step of a search (see module doc)."""
 
-    def __init__(self, owner: Any):
+    def __init__(self, owner: Any, *, beam_size: Optional[int] = None, src_beams: Any = None,
+                 beam_scores: Any = None):
+        """:param owner: the layer that made the selection (its ``beam_size``, ``search_src_beams`` and
+            ``search_scores`` are used where the arguments are not given)
+        :param beam_size: ``K``; for a ``decide`` layer 1 (its one chosen hypothesis per sequence)
+        :param src_beams: int32 ``[B, K]``
+        :param beam_scores: float32 ``[B, K]``
+        """
         self.owner = owner
+        self._beam_size = beam_size
+        self._src_beams = src_beams
+        self._beam_scores = beam_scores
 
     def __repr__(self) -> str:
         return f"<SearchChoices owner={self.owner.name!r} beam_size={self.beam_size}>"
 
     @property
     def beam_size(self) -> int:
+        if self._beam_size is not None:
+            return self._beam_size
         return int(getattr(self.owner, "beam_size", 1))
 
     @property
     def src_beams(self) -> Any:
         """int32 ``[B, K]``: the hypothesis index (in ``[0, K)``) each new hypothesis extends"""
-        return self.owner.search_src_beams
+        return self._src_beams if self._src_beams is not None else self.owner.search_src_beams
 
     @property
     def beam_scores(self) -> Any:
         """float32 ``[B, K]``: accumulated log scores of the new hypotheses"""
-        return self.owner.search_scores
+        return self._beam_scores if self._beam_scores is not None else self.owner.search_scores
 
 
 def find_search_choices(layers: Iterable[Any]) -> Optional[SearchChoices]:

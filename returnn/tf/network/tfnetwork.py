@@ -357,6 +357,8 @@ class TFNetwork:
                 return self.layers[name]
             if name not in net_dict and name in self.extra_parent_net.layers_desc:
                 net_dict[name] = self.extra_parent_net.layers_desc[name]
+        if name not in net_dict and "/" in name and name.split("/", 1)[0] in net_dict:
+            return self._get_sub_layer(net_dict, name)  # "rec/x": of this network's own "rec" (also in an extra net)
         if name not in net_dict and self.extra_parent_net is not None:
             return self.extra_parent_net.get_layer(name)  # not described for the extra network: the main one's
         if name not in net_dict:
@@ -364,8 +366,6 @@ class TFNetwork:
                 return self._construct_source(name)
             if name.startswith("base:") and self.parent_net is not None:
                 return self.parent_net.get_layer(name[len("base:"):])
-            if "/" in name and name.split("/", 1)[0] in net_dict:
-                return self._get_sub_layer(net_dict, name)
             raise self._not_found(name, referenced_by=self._constructing[-1] if self._constructing else None)
         return self._create_layer(name, net_dict[name], net_dict=net_dict, get_layer=get_layer)
 

@@ -342,3 +342,38 @@ def test_batch_norm_option_of_any_layer_like_reference(session, train_flag, expe
     x = np.cos(np.arange(2 * 3 * 3).reshape(2, 3, 3)).astype("float32")
     out = session.run(net.layers["output"].output.placeholder, {data.placeholder: x, data.size_placeholder[0]: [3, 2]})
     np.testing.assert_allclose(out, expected, atol=2e-5)
+
+
+def test_extra_search_sub_layer_and_decide_search_choices(session):
+    """As published hard-attention configs: ``"extra.search:output/t"`` is the sub layer ``t`` of the extra
+    network's own ``output`` rec (not the main network's), and ``decide.search_choices.beam_scores`` (the reference's
+    attribute, read in ``eval`` strings) is ``[B, 1]``: the final score of the chosen hypothesis."""
+    unit = {"emb": {"class": "linear", "activation": None, "with_bias": False, "n_out": 4, "from": "prev:output"},
+            "prob": {"class": "softmax", "from": ["emb", "base:enc_last"], "target": "classes", "loss": "ce"},
+            "output": {"class": "choice", "from": "prob", "target": "classes", "beam_size": 3, "initial_output": 0},
+            "t": {"class": "copy", "from": "output", "is_output_layer": True},
+            "end": {"class": "compare", "from": "output", "value": 0}}
+    net = build_net({
+        "enc_last": {"class": "reduce", "mode": "mean", "axes": "T", "from": "data"},
+        "output": {"class": "rec", "from": [], "target": "classes", "max_seq_len": 5, "unit": unit},
+        "extra.search:output": {"class": "rec", "from": [], "target": "classes", "max_seq_len": 5, "unit": unit},
+        "extra.search:t_search": {"class": "decide", "from": "extra.search:output/t"},
+        "extra.search:dec": {"class": "decide", "from": "extra.search:output"},
+        "score": {"class": "eval", "from": "extra.search:dec", "is_output_layer": True,
+                  "out_type": {"dtype": "float32", "shape": (), "dim": None, "batch_dim_axis": 0, "time_dim_axis": None},
+                  "eval": "(source(0, auto_convert=False), "
+                          "tf.squeeze(self.sources[0].search_choices.beam_scores, axis=1))[-1]"},
+        "use": {"class": "copy", "from": "extra.search:t_search", "is_output_layer": True}}, EXTERN)
+    search_net = net.extra_nets["extra.search"]
+    assert net.layers["extra.search:t_search"].sources[0] is search_net.layers["output"].get_sub_layer("t")
+    dec = net.layers["extra.search:dec"]
+    assert dec.search_choices.beam_size == 1 and net.layers["output"].search_choices is None
+    assert net.layers["enc_last"].search_choices is None
+    data, classes = net.extern_data.data["data"], net.extern_data.data["classes"]
+    session.run(tf.compat.v1.global_variables_initializer())
+    rnd = np.random.RandomState(1)
+    feed = {data.placeholder: rnd.randn(2, 3, 3).astype("float32"), data.size_placeholder[0]: [3, 2],
+            classes.placeholder: [[1, 2, 0], [3, 0, 0]], classes.size_placeholder[0]: [3, 2]}
+    score, best = session.run([net.layers["score"].output.placeholder, dec.best_scores], feed)
+    assert score.shape == (2,) and np.all(score <= 0)
+    np.testing.assert_allclose(score, best)

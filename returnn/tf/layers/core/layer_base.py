@@ -308,6 +308,22 @@ class LayerBase:
         """:return: the search choices this layer depends on (``network.get_search_choices(src=self)``), or None"""
         return self.network.get_search_choices(src=self)
 
+    @property
+    def search_choices(self) -> Any:
+        """The selection this layer made itself in a beam search (the reference's ``layer.search_choices``): a
+        :class:`~returnn.tf.network.search_choices.SearchChoices` for a ``choice`` layer in a search (and for
+        ``decide``: beam size 1, the chosen hypothesis' score), else None. :meth:`get_search_choices` gives the
+        nearest selection this layer depends on."""
+        return self.own_search_choices()
+
+    def own_search_choices(self) -> Any:
+        """:return: see :attr:`search_choices`; layers that select hypotheses override it"""
+        if getattr(self, "search_src_beams", None) is None:
+            return None
+        from returnn.tf.network.search_choices import SearchChoices
+
+        return SearchChoices(self)
+
     def apply_activation(self, raw: tf.Tensor, activation: Optional[str]) -> tf.Tensor:
         """Applies ``activation`` (a name like ``"relu"`` or ``"2*sigmoid"``; None: identity) to ``raw`` and keeps
         the pre-activation value in ``output_before_activation`` (losses like ``ce`` use the logits).

@@ -48,6 +48,16 @@ class DecideLayer(LayerBase):
         self.output.time_dim.dyn_size = lens
         self.best_scores = tf.gather(tf.reshape(beam.scores, [-1]), flat)
 
+    def own_search_choices(self) -> Any:
+        """With a beam: the chosen hypothesis as a beam of 1 (``beam_scores`` ``[B, 1]``: its final score, as the
+        reference's ``decide.search_choices.beam_scores``); else None"""
+        if self.best_scores is None:
+            return None
+        from returnn.tf.network.search_choices import SearchChoices
+
+        best = self.best_scores[:, None]
+        return SearchChoices(self, beam_size=1, beam_scores=best, src_beams=tf.zeros_like(best, dtype=tf.int32))
+
     @classmethod
     def get_out_data_from_opts(cls, name: str, network: Any, sources: Sequence[Any] = (), **kwargs: Any) -> Tensor:
         """:return: the source batch-major; with a beam, its time axis replaced by a new one (chosen lengths)"""
