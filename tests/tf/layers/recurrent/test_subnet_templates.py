@@ -44,3 +44,41 @@ def test_location_feedback_cycle_and_regression_choice(session):
                      {"classes": [6, 4], "target": [3, 2]})
     y = session.run(net.get_layer("output").output.copy_as_batch_major().placeholder, feed_dict=feed)
     assert y.shape == (2, 3, 4) and np.all(np.isfinite(y))
+
+
+def test_prev_guess_follows_copy_and_eval_to_the_choice(session):
+    """As published segmental hard-attention configs: ``t`` (copy of ``t1``, an eval of the choice ``t0``) is used as
+    ``prev:t`` in an int32 ``tf.minimum`` with a ``base:`` length before ``t`` is built; the guessed ``prev:t`` is the
+    choice's int32 labels (a float32 guess made TensorFlow reject the op). In training the choice gives the target:
+    ``t = max(classes[i], min(prev_t + 1, len - 1))`` with ``prev_t = -1`` at step 0."""
+    import numpy as np
+
+    from tf_net_helpers import make_feed
+
+    unit = {
+        "prev_t_plus1": {"class": "eval", "from": "prev:t", "eval": "source(0) + 1"},
+        "t_start": {"class": "eval", "from": ["prev_t_plus1", "base:len"], "eval": "tf.minimum(source(0), source(1) - 1)"},
+        "prob": {"class": "softmax", "from": "base:enc_last", "n_out": 5},
+        "t0": {"class": "choice", "from": "prob", "target": "classes", "beam_size": 1, "initial_output": -1},
+        "t1": {"class": "eval", "from": ["t0", "t_start"], "eval": "tf.maximum(source(0), source(1))"},
+        "t": {"class": "copy", "from": "t1", "initial_output": -1},
+        "output": {"class": "copy", "from": "t"}}
+    net = build_net({"len": {"class": "length", "from": "data"},
+                     "enc_last": {"class": "reduce", "mode": "mean", "axes": "T", "from": "data"},
+                     "output": {"class": "rec", "from": [], "target": "classes", "unit": unit}},
+                    {"data": {"dim": 3}, "classes": {"dim": 5, "sparse": True}})
+    assert net.layers["output"].output.dtype == "int32"
+    x = np.zeros((2, 4, 3), "float32")
+    classes = np.array([[0, 0, 3, 1], [2, 0, 0, 0]])
+    lens = [4, 3]  # data and classes (the loop runs over the classes; "len" is the length of data)
+    out_t = net.layers["output"].output.copy_as_batch_major()
+    session.run(tf.compat.v1.global_variables_initializer())
+    out = session.run(out_t.placeholder, make_feed(net, {"data": x, "classes": classes}, {"data": lens, "classes": lens}))
+    expected = np.zeros((2, 4), "int64")
+    for b in range(2):
+        prev = -1
+        for i in range(lens[b]):
+            prev = max(classes[b, i], min(prev + 1, lens[b] - 1))
+            expected[b, i] = prev
+    np.testing.assert_array_equal(out[0], expected[0])
+    np.testing.assert_array_equal(out[1, :3], expected[1, :3])

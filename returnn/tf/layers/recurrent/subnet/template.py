@@ -191,11 +191,22 @@ class SubnetTemplates:
         return {n: (l.output.batch_shape, l.output.dtype, l.output.sparse, l.output.time_dim_axis)
                 for n, l in layers.items()}
 
-    def _guess(self, name: str) -> TemplateLayer:
-        """Template of a layer referenced via ``prev:`` while it is still being constructed."""
+    def _guess(self, name: str, _seen: Optional[Set[str]] = None) -> TemplateLayer:
+        """Template of a layer referenced via ``prev:`` while it is still being constructed: its template of the
+        previous pass; a ``choice`` with a target: the target's frame; a ``copy`` (or an ``eval`` without
+        ``out_type``) of another unit layer: the guess of that layer (e.g. ``t`` = copy of ``t1`` = eval of the
+        choice ``t0``: the choice's int32 labels); else float32 ``{B, n_out}``."""
         if name in self._previous:
             return self._previous[name]
         desc = self.unit[name]
+        first = _first_source(desc)
+        seen = _seen or set()
+        if (desc.get("class") in ("copy", "eval") and "out_type" not in desc and first in self.unit
+                and first not in seen):
+            seen.add(name)
+            if first in self.layers:
+                return TemplateLayer(name, self.sub_net, self.layers[first].output.copy_template(name=f"{name}_output"))
+            return self._guess(first, seen)
         if desc.get("class") == "choice" and desc.get("target"):
             target = self.sub_net.get_extern_data(desc["target"])
             out = frame_template(target, f"{name}_output")
@@ -321,6 +332,14 @@ class SubnetTemplates:
 def _batch() -> Any:
     from returnn.tensor import batch_dim
     return batch_dim
+
+
+def _first_source(desc: Dict[str, Any]) -> Optional[str]:
+    """:return: the first entry of a layer dict's ``from`` (a name), or None"""
+    src = desc.get("from")
+    if isinstance(src, (list, tuple)):
+        src = src[0] if src else None
+    return src if isinstance(src, str) else None
 
 
 def _add(lst: List[str], item: str) -> None:
