@@ -14,9 +14,10 @@ The points, in the order of a training run:
    :attr:`~DistributionStrategy.loads_checkpoints`) loading: :meth:`~DistributionStrategy.sync_model`;
 2. epoch start: :meth:`~DistributionStrategy.agree_float` (the learning rate), :meth:`~DistributionStrategy.init_epoch`
    of each dataset before its pass;
-3. step: :meth:`~DistributionStrategy.step_sync` gives the train pass's :class:`TrainSync` (lockstep steps,
-   weight-0 steps, parameter averaging); the graph side (gradient all-reduce, parameter averaging op,
-   ``horovod_scale_lr``) is built by the updater with :mod:`.training`;
+3. step: the updater, which receives the strategy, asks it for the graph side: :meth:`~DistributionStrategy.sync_gradients`
+   (gradient all-reduce or the parameter averaging op) and :meth:`~DistributionStrategy.scale_learning_rate`
+   (``horovod_scale_lr``); :meth:`~DistributionStrategy.step_sync` gives the train pass's :class:`TrainSync`
+   (lockstep steps, weight-0 steps, parameter averaging);
 4. end of pass: :meth:`~DistributionStrategy.end_of_pass` (scores summed over the workers);
 5. save: only :attr:`~DistributionStrategy.is_root` writes checkpoints, the learning-rate file, summaries and
    output files; :meth:`~DistributionStrategy.after_save` lets the others wait for it.
@@ -24,7 +25,7 @@ The points, in the order of a training run:
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, Tuple
+from typing import Any, Callable, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -69,6 +70,24 @@ class DistributionStrategy:
     def sync_model(self, graph, session, variables: Sequence) -> None:
         """After variable initialization and loading (and after a change of the model): all workers get rank 0's
         values of ``variables``."""
+
+    # ------------------------------------------------------------------ the updater's graph
+
+    def scale_learning_rate(self, learning_rate: float) -> float:
+        """The value of the updater's ``learning_rate`` variable for the epoch's ``learning_rate`` (one process:
+        unchanged)."""
+        return learning_rate
+
+    def sync_gradients(self, grads_and_vars: Sequence[Tuple[Any, Any]], var_list: Sequence
+                       ) -> Tuple[List[Tuple[Any, Any]], Optional[Any], Optional[Any]]:
+        """Called by the updater while it builds the training op, with the raw gradients (before clipping and
+        the optimizer) of ``var_list`` (the trained variables).
+
+        :return: ``(grads_and_vars, grad_weight, average_op)``: the gradients the optimizer gets; the float32
+            scalar placeholder of this worker's weight in the gradient average (or None); the op averaging the
+            parameters over the workers (or None). One process: the gradients unchanged, None, None (no graph op).
+        """
+        return list(grads_and_vars), None, None
 
     # ------------------------------------------------------------------ epoch start, step, end of pass
 
@@ -116,6 +135,23 @@ class CollectiveStrategy(DistributionStrategy):
 
     def agree_float(self, value: float, name: str) -> float:
         return float(host.host_broadcast(np.float64(value), "sync_float_" + name, timeout=self.options.start_timeout))
+
+    def scale_learning_rate(self, learning_rate: float) -> float:
+        """``learning_rate`` times the number of workers with ``horovod_scale_lr = True``, else unchanged."""
+        from .training import scale_learning_rate
+
+        return scale_learning_rate(learning_rate)
+
+    def sync_gradients(self, grads_and_vars, var_list):
+        """``horovod_reduce_type = "grad"``: the gradients averaged over the workers, weighted by a new placeholder
+        (default 1.0, fed 0.0 for a step without own data); ``"param"``: the gradients unchanged and an op
+        averaging ``var_list`` over the workers (run every ``horovod_param_sync_step`` steps by :class:`TrainSync`)."""
+        from .training import allreduce_gradients, average_variables_op, make_grad_weight_placeholder
+
+        if self.options.reduce_type == "grad":
+            weight = make_grad_weight_placeholder()
+            return allreduce_gradients(grads_and_vars, weight=weight), weight, None
+        return list(grads_and_vars), None, average_variables_op(var_list)
 
     def prepare_train_data(self, dataset) -> None:
         from .data import apply_random_seed_offset

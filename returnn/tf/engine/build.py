@@ -62,7 +62,8 @@ def build(state: RunState, *, train: bool, epoch: Optional[int] = None, eval_fla
         state.optim_op = None
         if train and with_updater:
             state.updater = network_setup.create_updater(config, state.network,
-                                                         state.options.learning_rate_control.learning_rate)
+                                                         state.options.learning_rate_control.learning_rate,
+                                                         strategy=state.strategy)
             if hasattr(state.network, "get_trainable_params") and not state.network.get_trainable_params():
                 state.optim_op = tf.no_op(name="no_trainable_params")  # as the reference: no optimizer, no step
             else:

@@ -58,11 +58,13 @@ def create_network(config, *, extern_data, net_dict: Dict[str, Any], train_flag:
     return network
 
 
-def create_updater(config, network, initial_learning_rate: float):
-    """The :class:`returnn.tf.updater.Updater` for the network's objective."""
+def create_updater(config, network, initial_learning_rate: float, *, strategy=None):
+    """The :class:`returnn.tf.updater.Updater` for the network's objective; ``strategy`` (the run's
+    :class:`~returnn.tf.distributed.strategy.DistributionStrategy`, default one process) builds its multi-worker
+    part."""
     from returnn.tf.updater import Updater
 
-    return Updater(config=config, network=network, initial_learning_rate=initial_learning_rate)
+    return Updater(config=config, network=network, initial_learning_rate=initial_learning_rate, strategy=strategy)
 
 
 def create_learning_rate_control(config):

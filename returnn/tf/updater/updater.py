@@ -31,7 +31,6 @@ import tensorflow as tf
 
 from returnn.errors import ConfigValueError
 from returnn.log import log
-from returnn.tf import distributed as dist
 from returnn.tf.updater import gradients as grad_ops
 from returnn.tf.updater.optimizers import (
     Optimizer, TFV1OptimizerWrapper, create_optimizer, is_resource_variable, root_variable_scope)
@@ -96,11 +95,19 @@ class Updater:
     :param initial_learning_rate: initial value of the ``learning_rate`` variable
     :param loss: scalar float tensor to minimize (required without ``network``)
     :param var_list: variables to train (default without network: all trainable variables of the graph)
+    :param strategy: the run's :class:`returnn.tf.distributed.strategy.DistributionStrategy` (the engine passes
+        its own, see ``returnn/tf/engine/build.py``); it builds the graph side of multi-worker training (gradient
+        all-reduce or parameter averaging, ``horovod_scale_lr``). Default: one process (nothing added).
     """
 
     def __init__(self, config, network=None, initial_learning_rate: float = 1.0, *, loss: Optional[tf.Tensor] = None,
-                 var_list: Optional[Sequence[tf.Variable]] = None):
+                 var_list: Optional[Sequence[tf.Variable]] = None, strategy=None):
+        if strategy is None:
+            from returnn.tf.distributed.strategy import SingleProcessStrategy
+
+            strategy = SingleProcessStrategy()
         self.config = config
+        self.strategy = strategy
         self.network = network
         self.initial_learning_rate = float(initial_learning_rate)
         self._loss = loss
@@ -140,9 +147,9 @@ class Updater:
         self._loss_scale: Any = None  # tf_amp = "float16": returnn.tf.util.amp.DynamicLossScale
         self.optim_op: Optional[tf.Operation] = None
         self.grads_and_vars: List[Tuple[tf.Tensor, tf.Variable]] = []
-        #: distributed training (``use_horovod``) only: with ``horovod_reduce_type = "grad"`` the float32 scalar
-        #: placeholder of this worker's weight in the gradient average (default 1.0; 0.0 for a step without own
-        #: data), with ``"param"`` the op averaging the trainable parameters over the workers; else None
+        #: set by the strategy (multi-worker training only): with ``horovod_reduce_type = "grad"`` the float32
+        #: scalar placeholder of this worker's weight in the gradient average (default 1.0; 0.0 for a step without
+        #: own data), with ``"param"`` the op averaging the trainable parameters over the workers; else None
         self.dist_grad_weight: Optional[tf.Tensor] = None
         self.dist_average_op: Optional[tf.Operation] = None
 
@@ -160,8 +167,8 @@ class Updater:
 
     def set_learning_rate(self, value: float, session: TF.Session) -> None:
         """Sets the ``learning_rate`` variable (the per-epoch rate from the learning-rate control; times the number
-        of workers with ``horovod_scale_lr``)."""
-        value = dist.scale_learning_rate(float(value))
+        of workers with ``horovod_scale_lr``, by the strategy)."""
+        value = self.strategy.scale_learning_rate(float(value))
         if value == self._learning_rate_value:
             return
         session.run(self._learning_rate_assign, feed_dict={self._learning_rate_placeholder: float(value)})
@@ -325,7 +332,8 @@ class Updater:
             if not grads_and_vars:
                 raise ConfigValueError("network", expected="a loss that depends on at least one trainable parameter",
                                        got=[v.op.name for v in var_list])
-            grads_and_vars = self._distributed_gradients(grads_and_vars, var_list)
+            grads_and_vars, self.dist_grad_weight, self.dist_average_op = self.strategy.sync_gradients(
+                grads_and_vars, var_list)
             if loss_scale is not None:
                 grads_and_vars, grads_finite = loss_scale.unscale(grads_and_vars)
             grads_and_vars = self._process_gradients(grads_and_vars)
@@ -360,18 +368,6 @@ class Updater:
                 print(f"These additional variable were created by the optimizer: {optimizer.non_slot_variables}.",
                       file=log.v3)
         return self.optim_op
-
-    def _distributed_gradients(self, grads_and_vars, var_list):
-        """Multi-process training (``use_horovod`` / ``distributed``, see :mod:`returnn.tf.distributed`):
-        ``horovod_reduce_type = "grad"``: the (raw) gradients are averaged over the workers, weighted by
-        :attr:`dist_grad_weight`; ``"param"``: builds :attr:`dist_average_op`. Unchanged when not distributed."""
-        if not dist.is_active():
-            return grads_and_vars
-        if dist.options().reduce_type == "grad":
-            self.dist_grad_weight = dist.make_grad_weight_placeholder()
-            return dist.allreduce_gradients(grads_and_vars, weight=self.dist_grad_weight)
-        self.dist_average_op = dist.average_variables_op(var_list)
-        return grads_and_vars
 
     def _with_periodic_reset(self, apply_op: tf.Operation, num_steps: int) -> tf.Operation:
         """``reset_updater_vars_mod_step``: after the update of every ``num_steps``-th step

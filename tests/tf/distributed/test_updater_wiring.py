@@ -1,7 +1,9 @@
 """The updater's distributed wiring, built in one process (graph construction only; the multi-process runs are
 in test_distributed_engine.py): without distribution the training graph has no collective op and nothing
 extra; as rank 0 of 2 with ``horovod_reduce_type = "grad"`` it all-reduces the fused gradients weighted by a
-placeholder, with ``"param"`` it builds a separate parameter-averaging op; ``horovod_scale_lr``."""
+placeholder, with ``"param"`` it builds a separate parameter-averaging op; ``horovod_scale_lr``. The updater gets
+all of this from the strategy it is given: without one (as the reference's signature) it is the single process,
+even when the process is a worker of several."""
 
 import numpy as np
 import pytest
@@ -11,6 +13,7 @@ from returnn.config import Config
 from returnn.tf.distributed import cluster
 from returnn.tf.distributed.discovery import WorkerInfo
 from returnn.tf.distributed.options import get_options
+from returnn.tf.distributed.strategy import CollectiveStrategy, SingleProcessStrategy, get_strategy
 from returnn.tf.updater import Updater
 
 TF = tf.compat.v1
@@ -30,14 +33,14 @@ def _as_rank0_of_2(monkeypatch, **opts):
     monkeypatch.setattr(state, "initialized", True)
 
 
-def _build(opts=None):
+def _build(opts=None, strategy=None):
     graph = tf.Graph()
     with graph.as_default():
         x = TF.get_variable("x", initializer=np.ones([2, 3], np.float32))
         y = TF.get_variable("y", initializer=np.ones([4], np.float32))
         loss = tf.reduce_sum(tf.square(x)) + tf.reduce_sum(y)
         updater = Updater(Config(dict(opts or {}, optimizer={"class": "adam"})), initial_learning_rate=0.5,
-                          loss=loss, var_list=[x, y])
+                          loss=loss, var_list=[x, y], strategy=strategy)
         updater.get_optim_op()
     return graph, updater
 
@@ -47,7 +50,8 @@ def _op_types(graph):
 
 
 def test_not_distributed_no_extra_ops():
-    graph, updater = _build()
+    graph, updater = _build(strategy=get_strategy())
+    assert isinstance(updater.strategy, SingleProcessStrategy)
     assert updater.dist_grad_weight is None and updater.dist_average_op is None
     assert not [t for t in _op_types(graph) if t.startswith("Collective")]
     assert not [op for op in graph.get_operations() if "distributed" in op.name or "allreduce" in op.name]
@@ -55,7 +59,8 @@ def test_not_distributed_no_extra_ops():
 
 def test_grad_reduce_type(monkeypatch):
     _as_rank0_of_2(monkeypatch, horovod_reduce_type="grad")
-    graph, updater = _build()
+    graph, updater = _build(strategy=get_strategy())
+    assert isinstance(updater.strategy, CollectiveStrategy)
     assert updater.dist_average_op is None
     assert updater.dist_grad_weight is not None and updater.dist_grad_weight.op.type == "PlaceholderWithDefault"
     reduces = [op for op in graph.get_operations() if op.type == "CollectiveReduceV2"]
@@ -66,7 +71,7 @@ def test_grad_reduce_type(monkeypatch):
 
 def test_param_reduce_type(monkeypatch):
     _as_rank0_of_2(monkeypatch, horovod_reduce_type="param", horovod_param_sync_step=4)
-    graph, updater = _build()
+    graph, updater = _build(strategy=get_strategy())
     assert updater.dist_grad_weight is None and updater.dist_average_op is not None
     reduces = [op for op in graph.get_operations() if op.type == "CollectiveReduceV2"]
     assert len(reduces) == 1 and reduces[0].inputs[0].shape.as_list() == [10]
@@ -81,11 +86,22 @@ def test_scale_lr(monkeypatch):
     graph = tf.Graph()
     with graph.as_default():
         x = TF.get_variable("x", initializer=np.ones([2], np.float32))
-        updater = Updater(Config({}), initial_learning_rate=1.0, loss=tf.reduce_sum(x), var_list=[x])
+        updater = Updater(Config({}), initial_learning_rate=1.0, loss=tf.reduce_sum(x), var_list=[x],
+                          strategy=get_strategy())
+        plain = Updater(Config({}), initial_learning_rate=1.0, loss=tf.reduce_sum(x), var_list=[x])
         with TF.Session(graph=graph) as session:  # (no optimizer op: it would need the worker's server)
-            session.run(updater.learning_rate_var.initializer)
+            session.run([updater.learning_rate_var.initializer, plain.learning_rate_var.initializer])
             updater.set_learning_rate(0.25, session)
+            plain.set_learning_rate(0.25, session)
             assert session.run(updater.learning_rate_var) == 0.5  # 0.25 * 2 workers
+            assert session.run(plain.learning_rate_var) == 0.25  # no strategy given: one process
+
+
+def test_updater_without_strategy_is_single_process(monkeypatch):
+    _as_rank0_of_2(monkeypatch, horovod_reduce_type="grad")
+    graph, updater = _build()
+    assert updater.dist_grad_weight is None and updater.dist_average_op is None
+    assert not [t for t in _op_types(graph) if t.startswith("Collective")]
 
 
 def _ancestors(op):

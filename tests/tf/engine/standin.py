@@ -162,7 +162,7 @@ def install(monkeypatch, n_in=9, n_out=2):
         created.append(net)
         return net
 
-    def create_updater(config, network, initial_learning_rate):
+    def create_updater(config, network, initial_learning_rate, *, strategy=None):
         return StandInUpdater(config, network, initial_learning_rate)
 
     monkeypatch.setattr(network_setup, "create_extern_data", create_extern_data)
