@@ -110,13 +110,18 @@ def init_config(config_filename: Optional[str] = None, command_line_options: Seq
 
 
 def init_log() -> None:
-    """Initializes :data:`returnn.log.log` from the config keys ``log``, ``log_verbosity``, ``log_format``
-    (distributed workers of rank > 0 log to ``<log>.rank<N>``)."""
+    """Initializes :data:`returnn.log.log` from the config keys ``log``, ``log_verbosity``, ``log_format``.
+
+    For a task of the TF engine, :func:`returnn.tf.distributed.startup.rank_log_config` may rename the ``log``
+    files first (a worker of rank > 0 of a distributed run logs to ``<log>.rank<N>``, its start-up lines
+    included); the other tasks (``nop``, ``config:<name>``) never import TensorFlow."""
+    from returnn.tasks import task_needs_tensorflow
+
     assert config is not None, "call init_config() first"
-    if config.bool("use_horovod", False) or config.bool("distributed", False):
+    if task_needs_tensorflow(str(config.value("task", "train"))):
         from returnn.tf.distributed.startup import rank_log_config
 
-        rank_log_config(config)  # workers with rank > 0 log to <log>.rank<N>, start-up lines included
+        rank_log_config(config)
     log.init_by_config(config)
 
 
