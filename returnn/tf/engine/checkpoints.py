@@ -19,7 +19,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set
 import tensorflow as tf
 
 from returnn.engine.checkpoint_files import TEMP_MARKER, checkpoint_files, get_existing_checkpoints
-from returnn.errors import DataFileError
+from returnn.errors import DataFileError, format_details
 from returnn.util.suggest import close_matches
 
 tf1 = tf.compat.v1
@@ -181,10 +181,10 @@ class CheckpointLoader:
             for name in missing[:20]:
                 near = close_matches(name, list(shapes), cutoff=0.6)
                 lines.append("  %s%s" % (name, (" (checkpoint has: %s)" % ", ".join(near)) if near else ""))
-            raise DataFileError(prefix, "%s: %d variable(s) of the network are not in the checkpoint:\n%s\n"
-                                        "  hint: set load_ignore_missing_vars = True (or preload_from_files "
-                                        "with ignore_missing) to keep them randomly initialized"
-                                % (what, len(missing), "\n".join(lines)))
+            hint = format_details(hint="set load_ignore_missing_vars = True (or preload_from_files with "
+                                       "ignore_missing) to keep them randomly initialized")
+            raise DataFileError(prefix, "%s: %d variable(s) of the network are not in the checkpoint:\n%s"
+                                % (what, len(missing), "\n".join(lines + hint)))
         if ops:
             session.run(ops, feed_dict=feeds)
         return loaded
