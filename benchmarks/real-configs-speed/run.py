@@ -1,0 +1,264 @@
+#!/usr/bin/env python3
+"""Training speed of published RETURNN configs, this project vs the reference, on generated data.
+
+For each benchmark (a config of rwth-i6/returnn-experiments, read at run time from the extracted tree in
+``benchmarks/real-configs/.work/tree/``; none of its files is part of this repository), the same worker script
+(``--worker``) runs under each implementation's Python, alternating (ours, reference, ours, reference, ...):
+
+1. ``import tensorflow`` and ``returnn`` (``returnn.config``, ``returnn.tf.network``, ``returnn.tf.updater``);
+2. loads the config (``Config.load_file``, with the stand-ins of ``../real-configs/build_network.py``: paths
+   exist, TF1 names on ``tensorflow``);
+3. builds its training network (``TFNetwork(train_flag=True)``, ``construct_from_dict`` of ``network``, or of
+   ``get_network(epoch=1)``; never the pretrain stages);
+4. the gradients and the optimizer: ``Updater(config, network, learning_rate)``, ``set_trainable_vars``,
+   ``get_optim_op`` (the public API both implementations share, as in their own engines);
+5. the session: ours as its engine makes it (``returnn.tf.engine.session.new_session``: on CPU, Grappler off for
+   graphs with loops), the reference a plain ``tf.compat.v1.Session`` (TensorFlow's default options); then the
+   variable initializer;
+6. training steps on random data of the config's ``extern_data`` shapes (a fixed seed; random lengths per
+   sequence; sparse inputs are random class indices): ``--warmup`` steps, then ``--steps`` timed steps, each a
+   ``Session.run`` of the optimizer op with the data fed to the extern-data placeholders and their lengths.
+
+The worker prints one JSON line: the start-up parts (seconds) and the step times. The parent prints each run and a
+table of ours / reference (best of ``--reps``): per-step time (median of the timed steps) and start-up (process
+start to the end of the first step).
+
+    python3 benchmarks/real-configs-speed/run.py                   # all benchmarks, best of 2
+    python3 benchmarks/real-configs-speed/run.py --only conformer --reps 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+TREE = os.path.join(REPO, "benchmarks", "real-configs", ".work", "tree")
+
+# name -> (config path in the tree, input length range (frames), target length range or "same" (frame-level
+# targets on the input's time axis), batch size (sequences))
+BENCHMARKS = {
+    "blstm-attention": ("2019-asr-e2e-trafo-vs-lstm/switchboard/base2.conv2l.specaug4a.config",
+                        (40, 60), (3, 6), 2),
+    "conformer-hybrid": ("2021-swb-conformer-hybrid/tab2_num_layers/baseline_6l.config", (100, 150), "same", 2),
+    "transformer-attention": ("2019-asr-e2e-trafo-vs-lstm/switchboard/"
+                              "trafo.specaug4.12l.ffdim4.pretrain3a.lr0008.ctc.dr0.3.wu8.config",
+                              (40, 60), (3, 6), 2),
+    "ctcalign-attention": ("2020-rnn-transducer/configs/base2.conv2l.specaug4a.ctc.devtrain.config",
+                           (40, 60), (3, 6), 2),
+}
+DEFAULT = ["blstm-attention", "conformer-hybrid", "transformer-attention"]
+
+
+# ---------------------------------------------------------------------------------------------- the worker
+
+
+def _worker(args) -> None:
+    t_main = time.time()
+    times = {"interpreter": t_main - args.t0}
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    sys.path.insert(0, os.path.join(REPO, "benchmarks", "real-configs"))
+    import numpy
+    import tensorflow as tf
+
+    tf.compat.v1.disable_eager_execution()
+    from build_network import _install_tf1_aliases, _PathsExist
+
+    _install_tf1_aliases(tf)
+    # The configs were written for TF 1, whose tf.where selects whole rows by a vector condition (specaug's
+    # random_mask relies on it); TF 2's tf.where broadcasts instead. The same stand-in on both sides: TF 1's
+    # where for a vector condition with higher-rank values, else TF 2's.
+    where_v2 = tf.where
+
+    def where(condition, x=None, y=None, name=None):
+        cond = tf.convert_to_tensor(condition)
+        if x is not None and cond.shape.rank == 1 and tf.convert_to_tensor(x).shape.rank not in (None, 0, 1):
+            return tf.compat.v1.where(cond, x, y, name=name)
+        return where_v2(condition, x, y, name=name)
+
+    tf.where = where
+    t = time.time()
+    times["import_tf"] = t - t_main
+    from returnn.config import Config
+    import returnn.config as config_mod
+    from returnn.tf.network import TFNetwork
+    from returnn.tf.updater import Updater
+    from returnn.util.basic import BehaviorVersion
+
+    times["import_returnn"] = time.time() - t
+    t = time.time()
+
+    config_path = os.path.join(TREE, BENCHMARKS[args.worker][0])
+    in_range, tgt_range, batch = BENCHMARKS[args.worker][1:]
+    os.chdir(os.path.dirname(config_path))
+    sys.argv = ["rnn.py", config_path]
+    config = Config()
+    with _PathsExist():
+        config.load_file(config_path)
+    config.set("device", "cpu")  # the published configs say "gpu"
+    if hasattr(config_mod, "set_global_config"):
+        config_mod.set_global_config(config)
+    if config.has("behavior_version"):
+        BehaviorVersion.set(config.int("behavior_version", 0))
+    if config.has("network") and isinstance(config.typed_value("network"), dict):
+        net_dict = config.typed_value("network")
+    else:
+        net_dict = config.typed_value("get_network")(epoch=1)
+    times["config"] = time.time() - t
+    t = time.time()
+
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.compat.v1.set_random_seed(42)
+        network = TFNetwork(config=config, train_flag=True, eval_flag=True)
+        network.construct_from_dict(net_dict)
+        times["network"] = time.time() - t
+        t = time.time()
+        updater = Updater(config=config, network=network,
+                          initial_learning_rate=config.float("learning_rate", 1.0))
+        if hasattr(network, "declare_train_params"):
+            network.declare_train_params()
+        train_vars = network.get_trainable_params()
+        times["num_params"] = len(train_vars)
+        updater.set_trainable_vars(train_vars)
+        optim_op = updater.get_optim_op()
+        times["updater"] = time.time() - t
+        t = time.time()
+        try:  # this project: the session its engine makes (Grappler off for graphs with loops on CPU)
+            from returnn.tf.engine.session import new_session
+        except ImportError:  # the reference: TensorFlow's default session options
+            new_session = None
+        session = new_session(config, graph) if new_session else tf.compat.v1.Session()
+        session.run(tf.compat.v1.global_variables_initializer())
+        session.run(tf.compat.v1.local_variables_initializer())
+        # The reference's global step variable is in no collection: its initializer by name.
+        inits = [op for op in graph.get_operations() if op.name.endswith("global_step/Assign")]
+        if inits:
+            session.run(inits)
+        times["session"] = time.time() - t
+
+        declared = config.typed_value("extern_data") or config.typed_value("num_outputs") or {}
+        rng = numpy.random.RandomState(42)
+
+        def make_feed() -> dict:
+            feed = {}
+            in_lens = rng.randint(in_range[0], in_range[1] + 1, size=batch)
+            for key in sorted(declared):
+                data = network.extern_data.data[key]
+                if tgt_range == "same" or key == "data" or not data.sparse:
+                    lens = in_lens
+                else:
+                    lens = rng.randint(tgt_range[0], tgt_range[1] + 1, size=batch)
+                shape = []
+                for axis, dim in enumerate(data.batch_shape):
+                    if axis == data.batch_dim_axis:
+                        shape.append(batch)
+                    elif dim is None:
+                        shape.append(int(lens.max()))
+                    else:
+                        shape.append(dim)
+                if data.sparse:
+                    values = rng.randint(1, data.dim, size=shape).astype(data.dtype)
+                else:
+                    values = rng.standard_normal(size=shape).astype(data.dtype)
+                feed[data.placeholder] = values
+                for size in (data.size_placeholder or {}).values():
+                    feed[size] = lens.astype("int32")
+            return feed
+
+        feeds = [make_feed() for _ in range(args.warmup + args.steps)]
+        t = time.time()
+        session.run(optim_op, feed_dict=feeds[0])
+        times["first_step"] = time.time() - t
+        times["startup"] = time.time() - args.t0
+        for feed in feeds[1:args.warmup]:
+            session.run(optim_op, feed_dict=feed)
+        steps = []
+        for feed in feeds[args.warmup:]:
+            t = time.time()
+            session.run(optim_op, feed_dict=feed)
+            steps.append(time.time() - t)
+    steps_sorted = sorted(steps)
+    times["step_median"] = steps_sorted[len(steps) // 2]
+    times["step_min"] = steps_sorted[0]
+    print("RESULT " + json.dumps(times), flush=True)
+
+
+# ---------------------------------------------------------------------------------------------- the parent
+
+
+def _run_one(python: str, name: str, args) -> dict:
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # both sides read their bytecode caches
+    env["PYTHONPATH"] = ""
+    env["CUDA_VISIBLE_DEVICES"] = ""
+    t0 = time.time()
+    proc = subprocess.run(
+        [python, os.path.abspath(__file__), "--worker", name, "--t0", repr(t0), "--steps", str(args.steps),
+         "--warmup", str(args.warmup)],
+        cwd="/tmp", env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=args.timeout)
+    wall = time.time() - t0
+    for line in proc.stdout.splitlines():
+        if line.startswith("RESULT "):
+            result = json.loads(line[len("RESULT "):])
+            result["wall"] = wall
+            return result
+    sys.stderr.write(proc.stdout[-4000:])
+    return {"error": f"rc {proc.returncode}", "wall": wall}
+
+
+PARTS = ["interpreter", "import_tf", "import_returnn", "config", "network", "updater", "session", "first_step",
+         "startup", "step_median"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("--t0", type=float, help=argparse.SUPPRESS)
+    parser.add_argument("--only", nargs="*", help="benchmark names (substrings); default: " + " ".join(DEFAULT))
+    parser.add_argument("--reps", type=int, default=2)
+    parser.add_argument("--steps", type=int, default=5)
+    parser.add_argument("--warmup", type=int, default=1)
+    parser.add_argument("--timeout", type=int, default=900)
+    parser.add_argument("--ours", default="/work/venv-ours/bin/python")
+    parser.add_argument("--ref", default="/work/venv-ref/bin/python")
+    args = parser.parse_args()
+    if args.worker:
+        _worker(args)
+        return
+    names = [n for n in BENCHMARKS if any(s in n for s in args.only)] if args.only else DEFAULT
+    table = []
+    for name in names:
+        best = {}
+        for rep in range(args.reps):
+            for side, python in (("ours", args.ours), ("ref", args.ref)):
+                load = os.getloadavg()[0]
+                result = _run_one(python, name, args)
+                result["load"] = load
+                print(f"{name} {side} rep {rep}: " + json.dumps({k: round(v, 3) if isinstance(v, float) else v
+                                                                 for k, v in result.items()}), flush=True)
+                if "error" in result:
+                    continue
+                for key in PARTS:
+                    if key in result:
+                        best.setdefault(side, {})[key] = min(best.get(side, {}).get(key, 1e9), result[key])
+        table.append((name, best))
+    print("\n| benchmark | side | " + " | ".join(PARTS) + " |")
+    print("|---|---|" + "---|" * len(PARTS))
+    for name, best in table:
+        for side in ("ours", "ref"):
+            if side in best:
+                print(f"| {name} | {side} | " + " | ".join(f"{best[side].get(k, float('nan')):.2f}" for k in PARTS)
+                      + " |")
+        if "ours" in best and "ref" in best:
+            print(f"| {name} | ratio | " + " | ".join(
+                f"{best['ours'][k] / best['ref'][k]:.2f}" if best["ref"].get(k) else "" for k in PARTS) + " |")
+
+
+if __name__ == "__main__":
+    main()
