@@ -6,8 +6,17 @@ Options (``loss_opts``), as the reference:
   ``ls / (dim - 1)`` on every other class; the loss is the KL divergence ``KL(q || p) = CE(q, p) - H(q)``
   (observed: this is what the reference reports).
 - ``focal_loss_factor`` (float, default 0): each frame's CE is scaled by ``(1 - p_target) ** factor``.
-- accepted without effect: ``use_fused``, ``debug_dump``, ``safe_log_opts``; rejected:
-  ``label_smoothing_gaussian``, ``fake_upper_bound``.
+- ``label_smoothing_gaussian`` (bool, default False; only with ``label_smoothing`` > 0 and a sparse target): the
+  target distribution is the normal density around the true class ``y`` with ``sigma = 1 - ls``, taken at every
+  class ``c``: ``exp(-(c - y)**2 / (2 sigma**2)) / (sigma sqrt(2 pi))``, not renormalised (it sums to less than 1
+  near the ends of the class range). As observed from the reference: the value per frame is ``CE(q_gauss, p)``
+  minus the entropy of the plain label-smoothed distribution (``1 - ls`` / ``ls / (dim - 1)``), and with a
+  softmax output the gradient w.r.t. the logits is ``softmax - q_gauss`` (TF's fused kernel, which assumes a
+  normalised target).
+- ``fake_upper_bound`` (float, default None): the value of each frame (after label smoothing and the focal
+  factor) is ``min(ce, bound)``, but the gradient is that of the unbounded ``ce`` (straight-through, as
+  observed from the reference: clipped frames still get the full gradient).
+- accepted without effect: ``use_fused``, ``debug_dump``, ``safe_log_opts``.
 
 With a softmax output (logits available), a sparse target and the layout ``{B,T,F}`` or ``{T,B,F}``, the plain CE
 and the frame error run on all frames of the padded batch and padded frames are masked out (weight 0), instead of
@@ -18,6 +27,7 @@ padding). Padded frames get label 0, so their (unused) target may be anything.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Optional, Tuple
 
 import tensorflow as tf
@@ -38,18 +48,25 @@ class CrossEntropyLoss(Loss):
                  label_smoothing_gaussian: bool = False, debug_dump: bool = False, safe_log_opts: Any = None,
                  use_fused: bool = True, fake_upper_bound: Any = None, **kwargs: Any):
         super().__init__(**kwargs)
-        if label_smoothing_gaussian or fake_upper_bound is not None:
-            raise TypeError("ce loss options label_smoothing_gaussian/fake_upper_bound are not supported in this "
-                            "implementation")
         self.focal_loss_factor = focal_loss_factor
         self.label_smoothing = label_smoothing
+        self.label_smoothing_gaussian = bool(label_smoothing_gaussian)
+        self.fake_upper_bound = fake_upper_bound
         self._padded: Optional[Tuple[tf.Tensor, tf.Tensor, tf.Tensor]] = None  # _padded_frames
 
-    def _log_probs(self) -> tf.Tensor:
+    def _log_probs(self) -> Tuple[tf.Tensor, Optional[tf.Tensor]]:
+        """:return: (log-probs [N, F], logits [N, F] or None when the output is not a softmax)"""
         logits, out = self.get_output_logits_flat()
         if logits is not None:
-            return tf.nn.log_softmax(logits)
-        return tf.math.log(tf.maximum(out, 1e-30))
+            return tf.nn.log_softmax(logits), logits
+        return tf.math.log(tf.maximum(out, 1e-30)), None
+
+    def _bounded(self, ce: tf.Tensor) -> tf.Tensor:
+        """:return: ``ce`` per frame with the value clipped at ``fake_upper_bound`` (gradient unchanged)"""
+        if self.fake_upper_bound is None:
+            return ce
+        bound = tf.cast(self.fake_upper_bound, ce.dtype)
+        return ce + tf.stop_gradient(tf.minimum(ce, bound) - ce)
 
     def _padded_frames(self) -> Optional[Tuple[tf.Tensor, tf.Tensor, tf.Tensor]]:
         """All frames of the padded batch in the output's own order (batch-major or time-major).
@@ -83,46 +100,67 @@ class CrossEntropyLoss(Loss):
                 # TF's fused kernel: loss and gradient (softmax - one_hot) in one op, as the reference
                 logits, labels, mask = padded
                 ce = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)  # [B*T]
-                return tf.reduce_sum(ce * tf.cast(mask, ce.dtype))
+                return tf.reduce_sum(self._bounded(ce) * tf.cast(mask, ce.dtype))
             logits, _ = self.get_output_logits_flat()
             if logits is not None and self.target.sparse and not self.label_smoothing and not self.focal_loss_factor:
                 labels = tf.cast(self.get_target_flat(), tf.int32)  # [N]
-                return tf.reduce_sum(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits))
-            log_p = self._log_probs()  # [N, F]
+                return tf.reduce_sum(self._bounded(
+                    tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)))
+            log_p, logits = self._log_probs()  # [N, F]
         if self.target.sparse:
             labels = tf.cast(self.get_target_flat(), tf.int32)  # [N]
             one_hot = tf.one_hot(labels, tf.shape(log_p)[-1], dtype=log_p.dtype)
         else:
             one_hot = tf.cast(self.get_target_flat(), log_p.dtype)
-        return tf.reduce_sum(self._frame_ce(log_p, one_hot))
+        return tf.reduce_sum(self._frame_ce(log_p, one_hot, logits=logits))
 
-    def _frame_ce(self, log_p: tf.Tensor, one_hot: tf.Tensor) -> tf.Tensor:
-        """:return: CE per frame ``[...]`` from log-probs and target distribution ``[..., F]`` (label smoothing and
-        focal factor applied)"""
+    def _gaussian_target(self, one_hot: tf.Tensor) -> tf.Tensor:
+        """:return: the unnormalised normal density around the target class (``sigma = 1 - ls``) at every class,
+        ``[..., F]``"""
+        sigma = 1.0 - self.label_smoothing
+        n = tf.shape(one_hot)[-1]
+        classes = tf.cast(tf.range(n), one_hot.dtype)
+        label = tf.reduce_sum(one_hot * classes, axis=-1, keepdims=True)  # the (one-hot) target class
+        return tf.exp(-0.5 * tf.square(classes - label) / sigma ** 2) / (sigma * (2.0 * math.pi) ** 0.5)
+
+    def _frame_ce(self, log_p: tf.Tensor, one_hot: tf.Tensor, logits: Optional[tf.Tensor] = None) -> tf.Tensor:
+        """:param logits: the softmax input ``[..., F]`` where there is one (for the gradient of the Gaussian
+            smoothing, ``softmax - q``, as TF's fused kernel)
+        :return: CE per frame ``[...]`` from log-probs and target distribution ``[..., F]`` (label smoothing, focal
+            factor and fake upper bound applied)"""
         if self.label_smoothing:
             ls = self.label_smoothing
             off = ls / tf.cast(tf.shape(log_p)[-1] - 1, log_p.dtype)
             q = one_hot * (1.0 - ls) + (1.0 - one_hot) * off
             entropy = -tf.reduce_sum(q * tf.math.log(tf.maximum(q, 1e-30)), axis=-1)
-            ce = -tf.reduce_sum(q * log_p, axis=-1) - entropy
+            if self.label_smoothing_gaussian and self.target.sparse:
+                q = self._gaussian_target(one_hot)
+                if logits is not None:
+                    ce = tf.nn.softmax_cross_entropy_with_logits(labels=tf.stop_gradient(q), logits=logits) - entropy
+                else:
+                    ce = -tf.reduce_sum(q * log_p, axis=-1) - entropy
+            else:
+                ce = -tf.reduce_sum(q * log_p, axis=-1) - entropy
         else:
             ce = -tf.reduce_sum(one_hot * log_p, axis=-1)
         if self.focal_loss_factor:
             p_target = tf.reduce_sum(one_hot * tf.exp(log_p), axis=-1)
             ce *= tf.pow(1.0 - p_target, self.focal_loss_factor)
-        return ce
+        return self._bounded(ce)
 
     def get_value_per_frame(self) -> tf.Tensor:
         """:return: CE on every frame of the padded output, in its layout without F (``[B, T]``, ``[T, B]``,
         ``[B]``), for the ``loss`` layer"""
         owa = self.output_with_activation
+        logits = None
         if owa is not None and owa.is_softmax_act_func():
             out = output_feature_last(self, owa.x)
-            log_p = tf.nn.log_softmax(out.placeholder)
+            logits = out.placeholder
+            log_p = tf.nn.log_softmax(logits)
         else:
             out = output_feature_last(self)
             log_p = tf.math.log(tf.maximum(out.placeholder, 1e-30))
-        return self._frame_ce(log_p, dense_target_like_output(self, out))
+        return self._frame_ce(log_p, dense_target_like_output(self, out), logits=logits)
 
     def get_error_per_frame(self) -> tf.Tensor:
         """:return: 1.0 where the output's argmax is not the target class, per frame (layout as the value)"""
