@@ -117,6 +117,18 @@ CASES = [
     _loss_case("loss_ce", "ce"),
     _loss_case("loss_ce_label_smoothing", "ce", loss_opts_={"label_smoothing": 0.1}),
     _loss_case("loss_ce_focal", "ce", loss_opts_={"focal_loss_factor": 2.0}),
+    # the bound near ln(4), the CE of near-uniform probs: some frames above, some below
+    _loss_case("loss_ce_fake_upper_bound", "ce", loss_opts_={"fake_upper_bound": 1.386}),
+    _loss_case("loss_ce_label_smoothing_gaussian", "ce",
+               loss_opts_={"label_smoothing": 0.2, "label_smoothing_gaussian": True}),
+    # as 2021-latent-monotonic-attention hard-att configs: the summed value of a softmax layer's ce loss (there with
+    # "scale": 0.1, left out here: the reference's LossHolder.get_loss_value is without that scale, ours with it)
+    _loss_value_case("loss_ce_value_fake_upper_bound",
+                     {"class": "softmax", "n_out": 4, "from": "emb", "loss": "ce", "target": "classes",
+                      "loss_opts": {"fake_upper_bound": 1.386}}, emb=_EMB),
+    _loss_value_case("loss_ce_value_label_smoothing_gaussian",
+                     {"class": "softmax", "n_out": 4, "from": "emb", "loss": "ce", "target": "classes",
+                      "loss_opts": {"label_smoothing": 0.2, "label_smoothing_gaussian": True}}, emb=_EMB),
     _loss_case("loss_ce_use_error", "ce", use_error=True),
     {"name": "loss_ce_time_major", "extern_data": _DATA,
      "network": {"emb": _EMB, "lstm": {"class": "rec", "unit": "nativelstm2", "n_out": 5, "from": "emb"},
