@@ -13,8 +13,10 @@
 
 ``length_normalization`` (default True), as observed from the reference: the score of a hypothesis ended by the
 unit's ``end`` layer at step ``e`` is rescaled at each later step ``t`` to ``score * (t + 1) / (e + 1)`` (so ended
-hypotheses compete with running ones by length-normalized score); after the loop, all final scores are divided by
-the longest hypothesis length in the batch + 1 (the rec layer's ``output.beam.scores``).
+hypotheses compete with running ones by length-normalized score); in a loop of known length (input frames, or the
+target's length with the train flag), the hypotheses of a sequence of length ``L`` are scored as usual up to step
+``L`` (one step past its end) and count as ended from step ``L + 1`` on, rescaled the same way; after the loop, all
+final scores are divided by the longest hypothesis length in the batch + 1 (the rec layer's ``output.beam.scores``).
 """
 
 from __future__ import annotations

@@ -90,31 +90,45 @@ def test_beam1_equals_greedy():
     values, params = _search(1, with_end=False, size_target=True)
     hyp = values["dec"]
     assert list(values["dec_len"]) == [3, 2]
-    logp = _teacher_forced_logprobs(params, hyp, values["dec_len"])
+    # the whole hypothesis as searched (the loop runs 3 steps; decide keeps each sequence's length)
+    full = values["rec"].T  # [B*K, T] with K = 1
+    logp = _teacher_forced_logprobs(params, full, np.array([3, 3], "int32"))
     for b, n in enumerate(values["dec_len"]):
-        for t in range(n):  # each label is the argmax given the previous (own) labels: greedy
-            assert hyp[b, t] == np.argmax(logp[b, t])
+        np.testing.assert_array_equal(hyp[b, :n], full[b, :n])
+        # as the reference (observed): a hypothesis is scored one step past its sequence's end (here the
+        # sequence of length 2 gets a 3rd label and its log-prob), then counts as ended
+        m = min(n + 1, 3)
+        for t in range(m):  # each label is the argmax given the previous (own) labels: greedy
+            assert full[b, t] == np.argmax(logp[b, t])
         # length normalization (as the reference): the final scores are divided by the longest length + 1
         np.testing.assert_allclose(values["scores"][b, 0] * (max(values["dec_len"]) + 1),
-                                   sum(logp[b, t, hyp[b, t]] for t in range(n)), rtol=1e-4)
+                                   sum(logp[b, t, full[b, t]] for t in range(m)), rtol=1e-4)
+    # values observed from the reference (same net, same initial parameters): final scores * 4
+    np.testing.assert_allclose(values["scores"][:, 0] * 4, [-2.9047, -3.1476], atol=1e-3)
 
 
 def test_full_beam_finds_exact_best_sequence():
     values, params = _search(9, with_end=False, size_target=True)  # V=3, beam 9 >= 3**2
     lens = [3, 2]
     for b, n in enumerate(lens):
-        cands = np.array(list(itertools.product(range(3), repeat=n)), "int32")
+        # as the reference (observed): the hypotheses are scored one step past the sequence's end (m labels);
+        # beam 9 keeps all 2-label prefixes, so the best of all 3-label sequences is found
+        m = min(n + 1, 3)
+        cands = np.array(list(itertools.product(range(3), repeat=m)), "int32")
         classes = np.zeros([len(cands), 3], "int32")
-        classes[:, :n] = cands
+        classes[:, :m] = cands
         # score every candidate of sequence b by teacher forcing, all in one batch
         num = len(classes)
-        logp = _teacher_forced_logprobs(params, classes, np.full([num], n, "int32"),
+        logp = _teacher_forced_logprobs(params, classes, np.full([num], m, "int32"),
                                         np.repeat(SRC[b:b + 1], num, axis=0), np.full([num], SRC_LENS[b], "int32"))
-        scores = [sum(logp[c, t, classes[c, t]] for t in range(n)) for c in range(num)]
+        scores = [sum(logp[c, t, classes[c, t]] for t in range(m)) for c in range(num)]
         best = int(np.argmax(scores))
         np.testing.assert_array_equal(values["dec"][b, :n], classes[best, :n])
         np.testing.assert_allclose(values["scores"][b, 0] * (max(lens) + 1), scores[best], rtol=1e-4)
         assert values["scores"][b, 0] >= values["scores"][b, -1]
+    # values observed from the reference (same net, same initial parameters): the 3 best final scores * 4
+    np.testing.assert_allclose(values["scores"][:, :3] * 4, [[-2.9047, -2.9137, -2.929], [-3.121, -3.1476, -3.1608]],
+                               atol=1e-3)
 
 
 def test_end_layer_lengths_and_max_seq_len():

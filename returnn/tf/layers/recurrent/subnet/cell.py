@@ -128,7 +128,9 @@ class SubnetworkRecCell:
         self.declared_time_dim = self._declared_rec_time()
         if self.declared_time_dim is not None:
             return self.declared_time_dim
-        key = self.size_target or (None if self.search else self.target)
+        # in a search with the train flag (e.g. MBR training), the reference runs the loop for the target's length
+        # (observed: every hypothesis gets the target's length, the end layer does not end it)
+        key = self.size_target or (self.target if not self.search or self.parent_net.train_flag is True else None)
         if key and not str(key).startswith("layer:") and key in self.parent_net.extern_data.data:
             data = self.parent_net.get_extern_data(key)
             return data.time_dim

@@ -362,11 +362,13 @@ def _run_while_loop_v1(cell: Any, loop: _Loop):
     var_scope = tf.compat.v1.get_variable_scope()
 
     def body(i, prev, states, tas_, ended, lens, scores, src_ta_):
-        if fixed and search:  # hypotheses of a sequence end with the sequence (scores stay)
-            ended = tf.greater_equal(i, seq_lens_tiled)
-        # "rescale_ended": hypotheses ended by the end layer (not by the sequence length) take part in the length
-        # normalization of the choice (see returnn.tf.layers.search.choice)
-        search_state = {"scores": scores, "ended": ended, "beam": beam, "step": i, "rescale_ended": not fixed} \
+        if fixed and search:
+            # as the reference (observed): the hypotheses of a sequence of length L are extended and scored as usual
+            # up to step L (one step past the sequence's end), and count as ended from step L + 1 on
+            ended = tf.greater(i, seq_lens_tiled)
+        # "rescale_ended": ended hypotheses take part in the length normalization of the choice (see
+        # returnn.tf.layers.search.choice; observed in the reference for both kinds of end)
+        search_state = {"scores": scores, "ended": ended, "beam": beam, "step": i, "rescale_ended": True} \
             if search else None
         step = _Step(cell, loop, i, prev, states, search_state)
         # network.get_rec_step_info() / get_rec_step_index() for the layers of this step
@@ -445,10 +447,13 @@ def _run_while_loop_v1(cell: Any, loop: _Loop):
 
 
 def _loop_back_prop(cell: Any) -> bool:
-    """:return: whether gradients flow through the loop: not in a search, and not when the network is built for
-    evaluation only (``train_flag`` False), as the reference (its loop then has ``back_prop=False``: layers in the
-    loop get no gradient, layers moved out of it do)"""
-    return not cell.search and cell.parent_net.train_flag is not False
+    """:return: whether gradients flow through the loop, as the reference: in a search only with the train flag
+    (e.g. MBR training: gradients through the beam scores); else not when the network is built for evaluation only
+    (``train_flag`` False: the reference's loop then has ``back_prop=False``: layers in the loop get no gradient,
+    layers moved out of it do)"""
+    if cell.search:  # a search with the train flag: gradients through the beam scores (as the reference)
+        return cell.parent_net.train_flag is True
+    return cell.parent_net.train_flag is not False
 
 
 def _as_template_order(out: Tensor, template: Tensor) -> tf.Tensor:

@@ -1,0 +1,49 @@
+"""A beam search over the input frames (the loop's length known before the loop): the hypotheses of a sequence
+shorter than the batch's longest are extended and scored as usual one step past the sequence's end, then count as
+ended (extended by label 0 at no cost, their score rescaled by (t + 1) / t at each later step t, as for the length
+normalization); the output keeps each sequence's length. All numbers were observed by running the reference on the
+same network, inputs and parameter values."""
+
+import numpy as np
+import tensorflow as tf
+
+import returnn.tf.layers  # noqa: F401
+from returnn.config import Config
+from returnn.tf.network import TFNetwork
+
+EXTERN = {"data": {"dim": 3}, "classes": {"dim": 4, "sparse": True}}
+NET = {"output": {"class": "rec", "from": "data", "target": "classes", "unit": {
+    "emb": {"class": "linear", "from": "prev:output", "n_out": 4, "activation": None},
+    "s": {"class": "linear", "activation": "tanh", "from": ["emb", "data:source"], "n_out": 4},
+    "prob": {"class": "softmax", "from": "s", "target": "classes"},
+    "output": {"class": "choice", "from": "prob", "target": "classes", "beam_size": 2, "initial_output": 0},
+    "sc": {"class": "choice_get_beam_scores", "from": "output", "is_output_layer": True}}}}
+
+
+def test_input_sync_search_scores_one_step_past_the_end_then_rescales():
+    graph = tf.Graph()
+    with graph.as_default(), tf.compat.v1.Session(graph=graph) as session:
+        net = TFNetwork(config=Config({"extern_data": EXTERN, "behavior_version": 12}), search_flag=True,
+                        eval_flag=False)
+        net.construct_from_dict(NET)
+        rec = net.get_layer("output")
+        params = {v.name[:-2]: v for v in tf.compat.v1.trainable_variables()}
+        session.run(tf.compat.v1.global_variables_initializer())
+        rs = np.random.RandomState(5)
+        for k in sorted(params):
+            params[k].load(rs.uniform(-1.5, 1.5, size=params[k].shape.as_list()).astype("float32"), session)
+        ed = net.extern_data.data
+        feed = {ed["data"].placeholder: rs.normal(size=(2, 4, 3)).astype("float32"),
+                ed["data"].size_placeholder[0]: np.array([4, 1])}
+        v = session.run({"out": rec.output.placeholder, "lens": rec.output.get_sequence_lengths(),
+                         "sc": rec.sub_layers["sc"].output.placeholder}, feed)
+    np.testing.assert_array_equal(v["lens"], [4, 4, 1, 1])
+    np.testing.assert_array_equal(v["out"][:, :2], [[2, 2], [2, 2], [2, 2], [2, 3]])
+    assert list(v["out"][0, 2:]) == [2, 1]
+    sc = v["sc"]  # [T, B*K], backtracked beam scores per step
+    np.testing.assert_allclose(sc, [[-0.0784, -0.0784, -0.0748, -3.1217], [-0.1476, -0.1476, -0.146, -3.1918],
+                                    [-0.4125, -0.4125, -0.219, -4.7877], [-0.8481, -1.5788, -0.292, -6.3836]],
+                               atol=2e-4)
+    # sequence 2 (length 1): scored at steps 0 and 1, ended from step 2 on: score * 3 / 2, then * 4 / 3
+    np.testing.assert_allclose(sc[2, 2:], sc[1, 2:] * 3 / 2, rtol=1e-5)
+    np.testing.assert_allclose(sc[3, 2:], sc[2, 2:] * 4 / 3, rtol=1e-5)
