@@ -47,3 +47,27 @@ def test_input_sync_search_scores_one_step_past_the_end_then_rescales():
     # sequence 2 (length 1): scored at steps 0 and 1, ended from step 2 on: score * 3 / 2, then * 4 / 3
     np.testing.assert_allclose(sc[2, 2:], sc[1, 2:] * 3 / 2, rtol=1e-5)
     np.testing.assert_allclose(sc[3, 2:], sc[2, 2:] * 4 / 3, rtol=1e-5)
+
+
+def test_input_sync_search_without_length_normalization_freezes_after_one_step_past_the_end():
+    unit = dict(NET["output"]["unit"])
+    unit["output"] = dict(unit["output"], length_normalization=False)
+    graph = tf.Graph()
+    with graph.as_default(), tf.compat.v1.Session(graph=graph) as session:
+        net = TFNetwork(config=Config({"extern_data": EXTERN, "behavior_version": 12}), search_flag=True,
+                        eval_flag=False)
+        net.construct_from_dict({"output": dict(NET["output"], unit=unit)})
+        rec = net.get_layer("output")
+        params = {v.name[:-2]: v for v in tf.compat.v1.trainable_variables()}
+        session.run(tf.compat.v1.global_variables_initializer())
+        rs = np.random.RandomState(5)
+        for k in sorted(params):
+            params[k].load(rs.uniform(-1.5, 1.5, size=params[k].shape.as_list()).astype("float32"), session)
+        ed = net.extern_data.data
+        feed = {ed["data"].placeholder: rs.normal(size=(2, 4, 3)).astype("float32"),
+                ed["data"].size_placeholder[0]: np.array([4, 1])}
+        sc = session.run(rec.sub_layers["sc"].output.placeholder, feed)
+    # observed in the reference: as above up to step 1, then the scores of sequence 2 stay
+    np.testing.assert_allclose(sc, [[-0.0784, -0.0784, -0.0748, -3.1217], [-0.1476, -0.1476, -0.146, -3.1918],
+                                    [-0.4125, -0.4125, -0.146, -3.1918], [-0.8481, -1.5788, -0.146, -3.1918]],
+                               atol=2e-4)
