@@ -1,7 +1,7 @@
 """Initial outputs (``initial_output``) of layers inside a rec unit: the value ``prev:X`` has at step 0.
 
 Accepted (as the reference): None / ``"zeros"`` / 0 (default: zeros; label 0 for sparse layers such as
-``choice``), ``"ones"``, a number, ``"var"`` (a trainable variable ``<layer>/initial_output`` of the frame
+``choice``), ``"ones"``, a number, ``"var"`` (a trainable variable ``<layer>/init_<layer>_var`` of the frame
 shape, zeros-initialised), ``"apply(0)"`` (zeros, see note), or the name of a layer outside the loop
 (``"base:X"``) whose output has the frame's shape ``{B, ...}``.
 
@@ -74,7 +74,9 @@ def initial_output_value(spec: Any, frame: Tensor, batch_size: tf.Tensor, get_ba
     if spec == "var":
         static = [d.dimension for d in frame.dims if not d.is_batch_dim()]
         with tf.compat.v1.variable_scope(var_scope_name or "initial"):
-            var = tf.compat.v1.get_variable("initial_output", shape=static, dtype=frame.dtype,
+            # named as the reference (observed): <layer>/init_<layer>_var
+            var_name = f"init_{(var_scope_name or 'initial').split('/')[-1]}_var"
+            var = tf.compat.v1.get_variable(var_name, shape=static, dtype=frame.dtype,
                                             initializer=tf.zeros_initializer())
         batch_axis = frame.batch_dim_axis
         value = tf.expand_dims(var, batch_axis) if batch_axis is not None else var
