@@ -33,7 +33,7 @@ from returnn.tf.network.errors import LayerNotFound, NetworkConstructionDependen
 from returnn.tf.network.extern_data import ExternData
 from returnn.tf.network.extra_nets import construct_extra_layer, split_extra_name
 from returnn.tf.network.loss_holder import LossHolder
-from returnn.tf.network.search_choices import find_search_choices
+from returnn.tf.layers.core.search_choices import find_search_choices
 from returnn.tf.ops.dropout import cond_on_train_flag
 from returnn.util.behavior_version import BehaviorVersion
 from returnn.util.suggest import close_matches
@@ -227,7 +227,7 @@ class TFNetwork:
 
     def get_search_choices(self, sources: Any = None, src: Any = None, base_search_choice: Any = None,
                            _layer_to_search_choices: Any = None, debug_stream: Any = None) -> Any:
-        """:return: the search choices (:class:`returnn.tf.network.search_choices.SearchChoices`) of the nearest
+        """:return: the search choices (:class:`returnn.tf.layers.core.search_choices.SearchChoices`) of the nearest
             ``choice`` layer that ``src`` (or ``base_search_choice``, or all of ``sources``) depends on in a
             search; None outside of a search or without a choice layer among the dependencies (as the reference
             in training)"""

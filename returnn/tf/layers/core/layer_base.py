@@ -311,7 +311,7 @@ class LayerBase:
     @property
     def search_choices(self) -> Any:
         """The selection this layer made itself in a beam search (the reference's ``layer.search_choices``): a
-        :class:`~returnn.tf.network.search_choices.SearchChoices` for a ``choice`` layer in a search (and for
+        :class:`~returnn.tf.layers.core.search_choices.SearchChoices` for a ``choice`` layer in a search (and for
         ``decide``: beam size 1, the chosen hypothesis' score), else None. :meth:`get_search_choices` gives the
         nearest selection this layer depends on."""
         return self.own_search_choices()
@@ -320,7 +320,7 @@ class LayerBase:
         """:return: see :attr:`search_choices`; layers that select hypotheses override it"""
         if getattr(self, "search_src_beams", None) is None:
             return None
-        from returnn.tf.network.search_choices import SearchChoices
+        from returnn.tf.layers.core.search_choices import SearchChoices
 
         return SearchChoices(self)
 

@@ -53,7 +53,7 @@ class DecideLayer(LayerBase):
         reference's ``decide.search_choices.beam_scores``); else None"""
         if self.best_scores is None:
             return None
-        from returnn.tf.network.search_choices import SearchChoices
+        from returnn.tf.layers.core.search_choices import SearchChoices
 
         best = self.best_scores[:, None]
         return SearchChoices(self, beam_size=1, beam_scores=best, src_beams=tf.zeros_like(best, dtype=tf.int32))
