@@ -70,3 +70,17 @@ def test_label_smoothing_gaussian_without_label_smoothing_is_plain(session):
     value, grad = _value_and_grad(session, X8, Y8, [4], label_smoothing_gaussian=True)
     assert value == pytest.approx(8.093451, rel=1e-5)
     np.testing.assert_allclose(grad[0, 0], [-0.875] + [0.125] * 7, atol=2e-6)
+
+
+def test_loss_layer_per_frame_with_options(session):
+    # the loss layer's per-frame values: each frame's CE (numpy: 2.7466, 2.1472, 1.3863 / 6.0972, 1.3863) clipped
+    extern = {"data": {"dim": 4}, "classes": {"dim": 4, "sparse": True}}
+    net = build_net({"probs": {"class": "activation", "activation": "softmax", "from": "data"},
+                     "output": {"class": "loss", "from": "probs", "loss_": "ce", "target_": "classes",
+                                "loss_opts_": {"fake_upper_bound": 2.0}}}, extern, train_flag=False)
+    feed = make_feed(net, {"data": X4, "classes": Y4}, {"data": [3, 2], "classes": [3, 2]})
+    out = session.run(net.get_layer("output").output.placeholder, feed)
+    lp = X4 - np.log(np.exp(X4).sum(-1, keepdims=True))
+    ce = -np.take_along_axis(lp, Y4[..., None], -1)[..., 0]
+    np.testing.assert_allclose(out[0], np.minimum(ce[0], 2.0), rtol=1e-5)
+    np.testing.assert_allclose(out[1, :2], [2.0, 1.3862944], rtol=1e-5)
