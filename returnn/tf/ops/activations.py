@@ -27,6 +27,17 @@ for _name, _fn in _BASE.items():
     ACTIVATIONS.register(_name, _fn)
 
 
+def _safe_log(x: tf.Tensor, eps: float = 1e-20, use_fake_grad: bool = True) -> tf.Tensor:
+    """``log(max(x, eps))`` (the reference's ``safe_log`` activation; observed: eps 1e-20 by default, ``opts`` may set
+    it, e.g. ``{"eps": 1e-10}`` maps 0 and 1e-12 to -23.02585)"""
+    from returnn.tf.util.numerics import safe_log
+
+    return safe_log(x, eps=eps, use_fake_grad=use_fake_grad)
+
+
+ACTIVATIONS.register("safe_log", _safe_log)
+
+
 def check_activation_name(activation: Optional[str]) -> None:
     """:raises UnknownNameError: if any part of ``activation`` is not known (for validation before building)"""
     if activation is None:

@@ -92,6 +92,23 @@ def test_switch(session):
     np.testing.assert_allclose(out2, np.full_like(X, 3.0))
 
 
+def test_activation_safe_log_with_opts(session):
+    """``safe_log`` and the activation's ``opts`` (published chunked-AED configs: ``{"eps": 1e-10}``); values observed
+    from the reference on [0, 1e-12, 2]."""
+    x = np.array([[[0.0, 1e-12, 2.0]]], "float32")
+    extern = {"data": {"dim": 3}}
+    net = build_net({"output": {"class": "activation", "activation": "safe_log", "opts": {"eps": 1e-10}, "from": "data"},
+                     "b": {"class": "activation", "activation": "safe_log", "from": "data", "is_output_layer": True}},
+                    extern)
+    feed = make_feed(net, {"data": x}, {"data": [1]})
+    out, default = session.run([net.layers["output"].output.placeholder, net.layers["b"].output.placeholder], feed)
+    np.testing.assert_allclose(out, [[[-23.02585, -23.02585, 0.6931472]]], rtol=1e-6)
+    np.testing.assert_allclose(default, [[[-46.0517, -27.631021, 0.6931472]]], rtol=1e-6)
+    with pytest.raises(LayerArgError, match="opts"):
+        build_net({"output": {"class": "activation", "activation": "safe_log", "opts": {"epsilon": 1.0},
+                              "from": "data"}}, extern)
+
+
 def test_switch_in_rec_unit_on_first_frame(session):
     """As in published internal-LM configs: the condition is a layer of the unit (``:i == 0``), the other branches a
     ``base:`` layer and a same-step layer; frame 0 takes ``true_from``, the others ``false_from``."""
