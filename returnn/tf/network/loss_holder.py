@@ -2,8 +2,10 @@
 
 Values (all tf float32 scalars):
 
-- :meth:`get_loss_value`: the loss SUMMED over target frames, times ``loss_scale`` -- what the objective uses
-- :meth:`get_loss_value_for_objective`: the same, or divided by the frame count with ``use_normalized_loss``
+- :meth:`get_loss_value`: the loss SUMMED over target frames, without ``loss_scale`` and the loss' own ``scale``
+  (as the reference, observed: what the logged scores and the learning-rate file report)
+- :meth:`get_loss_value_for_objective`: the same times ``loss_scale`` and ``loss_opts`` ``scale`` (what the objective
+  adds), divided by the frame count with ``use_normalized_loss``
 - :meth:`get_error_value`: number of wrong frames/labels (summed), or None
 - :meth:`get_num_frames`: number of target frames (labels for ``ctc``) in the batch; a dataset's ``score`` is
   ``sum(loss values) / sum(num frames)``
@@ -55,13 +57,13 @@ class LossHolder:
                        target=target, layer=self.layer)
         with tf.name_scope(f"loss_{self.name.replace('/', '_')}"):
             value = self.loss.get_value()
-            self._value = None if value is None else tf.cast(value, tf.float32) * (self.scale * self.loss.scale)
+            self._value = None if value is None else tf.cast(value, tf.float32)
             error = self.loss.get_error()
             self._error = None if error is None else tf.cast(error, tf.float32)
             self._num_frames = tf.cast(self.loss.get_num_frames(), tf.float32)
 
     def get_loss_value(self) -> Optional[tf.Tensor]:
-        """:return: loss summed over frames, times the scale"""
+        """:return: loss summed over frames (not scaled)"""
         self._prepare()
         return self._value
 
@@ -73,9 +75,10 @@ class LossHolder:
         self._prepare()
         if self._value is None:
             return None
+        value = self._value * (self.scale * self.loss.scale)
         if self.loss.use_normalized_loss:
-            return self._value / tf.maximum(self._num_frames, 1.0)
-        return self._value
+            return value / tf.maximum(self._num_frames, 1.0)
+        return value
 
     def get_error_value(self) -> Optional[tf.Tensor]:
         """:return: number of errors summed over the batch, or None if the loss has no error measure"""
