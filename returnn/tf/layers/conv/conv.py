@@ -34,14 +34,14 @@ class ConvLayer(ConcatInputLayer):
                  input_split_feature_dim: Optional[int] = None, auto_use_channel_first: bool = False,
                  with_bias: Any = NotSpecified, activation: Optional[str] = None,
                  forward_weights_init: Any = "glorot_uniform", bias_init: Any = 0.0, groups: int = 1,
-                 **kwargs: Any):
+                 in_spatial_dims: Optional[Sequence[Any]] = None, **kwargs: Any):
         super().__init__(**kwargs)
         n = len(filter_size)
         padding = check_padding(padding, self.name, self.layer_class)
         strides, dilation = as_tuple(strides, n), as_tuple(dilation_rate, n)
         tmpl_inp = prepare_input_template(self.input_data, name=self.name, layer_class=self.layer_class,
                                           n_spatial=n, input_add_feature_dim=input_add_feature_dim,
-                                          input_expand_dims=input_expand_dims)
+                                          input_expand_dims=input_expand_dims, in_spatial_dims=in_spatial_dims)
         x = prepare_input_raw(self, tmpl_inp, input_add_feature_dim, input_expand_dims)
         n_in, n_out = tmpl_inp.dim, self.output.dim
         seed = self.network.random.randint(2 ** 31)
@@ -60,7 +60,7 @@ class ConvLayer(ConcatInputLayer):
     def get_out_data_from_opts(cls, name: str, sources: Any = (), n_out: Any = NotSpecified, out_dim: Any = None,
                                filter_size: Sequence[int] = (), padding: str = "same", strides: Any = 1,
                                dilation_rate: Any = 1, input_expand_dims: int = 0, input_add_feature_dim: bool = False,
-                               **kwargs: Any) -> Tensor:
+                               in_spatial_dims: Optional[Sequence[Any]] = None, **kwargs: Any) -> Tensor:
         """:raises LayerArgError: missing n_out/filter_size; :raises LayerShapeError: spatial axes mismatch"""
         if n_out is NotSpecified and out_dim is None:
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="n_out", problem="missing required argument")
@@ -72,7 +72,7 @@ class ConvLayer(ConcatInputLayer):
         inp = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
         tmpl_inp = prepare_input_template(inp, name=name, layer_class=cls.layer_class, n_spatial=n,
                                           input_add_feature_dim=input_add_feature_dim,
-                                          input_expand_dims=input_expand_dims)
+                                          input_expand_dims=input_expand_dims, in_spatial_dims=in_spatial_dims)
         spatial = output_dims(tmpl_inp, name=name, sizes=filter_size, strides=as_tuple(strides, n),
                               dilation=as_tuple(dilation_rate, n), padding=padding)
         feature = out_dim if out_dim is not None else FeatureDim(f"{name}:channel", n_out)

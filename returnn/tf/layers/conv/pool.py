@@ -26,13 +26,15 @@ class PoolLayer(ConcatInputLayer):
     layer_class = "pool"
 
     def __init__(self, mode: str, pool_size: Sequence[int], padding: str = "valid", dilation_rate: Any = 1,
-                 strides: Optional[Any] = None, use_channel_first: bool = False, **kwargs: Any):
+                 strides: Optional[Any] = None, use_channel_first: bool = False,
+                 in_spatial_dims: Optional[Sequence[Any]] = None, **kwargs: Any):
         super().__init__(**kwargs)
         n = len(pool_size)
         padding = check_padding(padding, self.name, self.layer_class)
         strides = as_tuple(strides if strides is not None else pool_size, n)
         dilation = as_tuple(dilation_rate, n)
-        tmpl_inp = prepare_input_template(self.input_data, name=self.name, layer_class=self.layer_class, n_spatial=n)
+        tmpl_inp = prepare_input_template(self.input_data, name=self.name, layer_class=self.layer_class, n_spatial=n,
+                                          in_spatial_dims=in_spatial_dims)
         x = prepare_input_raw(self, tmpl_inp, False, 0)
         y = tf.nn.pool(x, window_shape=list(pool_size), pooling_type=mode.upper(), padding=padding.upper(),
                        strides=list(strides), dilations=list(dilation))
@@ -42,14 +44,15 @@ class PoolLayer(ConcatInputLayer):
     @classmethod
     def get_out_data_from_opts(cls, name: str, sources: Any = (), mode: str = "", pool_size: Sequence[int] = (),
                                padding: str = "valid", dilation_rate: Any = 1, strides: Optional[Any] = None,
-                               **kwargs: Any) -> Tensor:
+                               in_spatial_dims: Optional[Sequence[Any]] = None, **kwargs: Any) -> Tensor:
         if mode.lower() not in ("max", "avg"):
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="mode", problem="invalid value", got=mode,
                                 expected="'max' | 'avg'")
         n = len(pool_size)
         padding = check_padding(padding, name, cls.layer_class)
         inp = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
-        tmpl_inp = prepare_input_template(inp, name=name, layer_class=cls.layer_class, n_spatial=n)
+        tmpl_inp = prepare_input_template(inp, name=name, layer_class=cls.layer_class, n_spatial=n,
+                                          in_spatial_dims=in_spatial_dims)
         spatial = output_dims(tmpl_inp, name=name, sizes=pool_size,
                               strides=as_tuple(strides if strides is not None else pool_size, n),
                               dilation=as_tuple(dilation_rate, n), padding=padding)

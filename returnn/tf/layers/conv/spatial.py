@@ -7,7 +7,7 @@ Padded frames are set to 0 before the operation (equal to the reference's result
 
 from __future__ import annotations
 
-from typing import Any, List, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Tuple
 
 import tensorflow as tf
 
@@ -27,9 +27,13 @@ def as_tuple(value: Any, n: int) -> Tuple[int, ...]:
 
 
 def prepare_input_template(inp: Tensor, *, name: str, layer_class: str, n_spatial: int,
-                           input_add_feature_dim: bool = False, input_expand_dims: int = 0) -> Tensor:
-    """:return: template ``[B, spatial..., C]`` (batch-major, feature last)
-    :raises LayerShapeError: sparse input, wrong number of spatial axes"""
+                           input_add_feature_dim: bool = False, input_expand_dims: int = 0,
+                           in_spatial_dims: Optional[Sequence[Any]] = None) -> Tensor:
+    """:param in_spatial_dims: axis descriptions (or Dims) of the spatial axes, as the reference's argument (e.g.
+        ``["T", "dim:50"]``); they must be the input's non-batch, non-feature axes in their order
+    :return: template ``[B, spatial..., C]`` (batch-major, feature last)
+    :raises LayerShapeError: sparse input, wrong number of spatial axes
+    :raises LayerArgError: ``in_spatial_dims`` names other axes, or the same in another order (not supported here)"""
     if inp.sparse:
         raise LayerShapeError(layer=name, layer_class=layer_class, problem="needs a dense input, got sparse",
                               got=repr(inp), hint="embed the sparse input with a linear layer first")
@@ -44,12 +48,26 @@ def prepare_input_template(inp: Tensor, *, name: str, layer_class: str, n_spatia
         raise LayerShapeError(layer=name, layer_class=layer_class, problem="needs a feature (channel) axis",
                               got=repr(inp), hint='use "input_add_feature_dim": True')
     out = out.copy_with_feature_dim_axis(-1)
+    if in_spatial_dims is not None:
+        _check_in_spatial_dims(out, in_spatial_dims, name=name, layer_class=layer_class)
     spatial = out.batch_ndim - 2
     if spatial != n_spatial:
         raise LayerShapeError(layer=name, layer_class=layer_class,
                               problem=f"filter/pool size has {n_spatial} spatial axes but the input has {spatial}",
                               got=repr(inp), hint="use input_add_feature_dim / input_expand_dims or split_dims")
     return out
+
+
+def _check_in_spatial_dims(inp: Tensor, in_spatial_dims: Sequence[Any], *, name: str, layer_class: str) -> None:
+    """:raises LayerArgError: ``in_spatial_dims`` are not the spatial axes ``1 .. n-2`` of ``inp`` in order"""
+    if isinstance(in_spatial_dims, (str, Dim)):
+        in_spatial_dims = [in_spatial_dims]
+    axes = [inp.get_axis_from_description(d) for d in in_spatial_dims]
+    if axes != list(range(1, inp.batch_ndim - 1)):
+        raise LayerArgError(layer=name, layer_class=layer_class, arg="in_spatial_dims",
+                            problem="must name the input's spatial axes (all axes except batch and feature) in their "
+                                    "order here:", got=list(in_spatial_dims),
+                            hint=f"the input is {inp!r}; reorder the axes before (e.g. with a transpose layer)")
 
 
 def output_dims(inp: Tensor, *, name: str, sizes: Sequence[int], strides: Sequence[int], dilation: Sequence[int],
@@ -63,7 +81,7 @@ def output_dims(inp: Tensor, *, name: str, sizes: Sequence[int], strides: Sequen
             continue
         if d.dimension is not None:
             n = d.dimension if padding == "same" else d.dimension - (k - 1) * dl
-            dims.append(SpatialDim(f"{name}:conv-spatial{i}", max(-(-n // s), 0)))
+            dims.append(SpatialDim(f"{name}:conv:s{i}", max(-(-n // s), 0)))  # the reference's name (observed)
         else:
             dims.append(SpatialDim(dyn_dim_description(d.description, k, s, dl, padding), None))
     return dims

@@ -1,0 +1,32 @@
+"""conv/pool ``in_spatial_dims`` (published factored-hybrid configs: ``["T", "dim:50"]`` over ``[B, T, 50, C]``) and
+the names of static output spatial dims (``<layer>:conv:s<i>``, as the reference names them, found by ``stag:``)."""
+
+import numpy as np
+import pytest
+
+from returnn.errors import LayerArgError
+from tf_net_helpers import build_net, make_feed
+
+EXTERN = {"data": {"shape": (None, 6, 2)}}  # [B, T, 6, C=2]
+
+
+def test_in_spatial_dims_in_order_and_stag_of_pooled_dim(session):
+    net = build_net({
+        "conv": {"class": "conv", "from": "data", "filter_size": (3, 3), "padding": "same", "n_out": 4,
+                 "in_spatial_dims": ["T", "dim:6"], "activation": None},
+        "pool": {"class": "pool", "from": "conv", "mode": "max", "padding": "same", "pool_size": (1, 2),
+                 "in_spatial_dims": ["T", "dim:6"]},
+        "output": {"class": "merge_dims", "from": "pool", "axes": ["stag:pool:conv:s1", "F"]}}, EXTERN)
+    pool = net.layers["pool"].output
+    assert pool.dims[2].description == "pool:conv:s1" and pool.dims[2].dimension == 3
+    assert net.layers["output"].output.dim == 12
+    x = np.random.RandomState(0).randn(2, 5, 6, 2).astype("float32")
+    session.run(__import__("tensorflow").compat.v1.global_variables_initializer())
+    out = session.run(net.layers["pool"].output.placeholder, make_feed(net, {"data": x}, {"data": [5, 3]}))
+    assert out.shape == (2, 5, 3, 4)
+
+
+def test_in_spatial_dims_other_order_is_a_clear_error(session):
+    with pytest.raises(LayerArgError, match="in_spatial_dims"):
+        build_net({"output": {"class": "pool", "from": "data", "mode": "max", "pool_size": (2, 1),
+                              "in_spatial_dims": ["dim:6", "T"]}}, EXTERN)
