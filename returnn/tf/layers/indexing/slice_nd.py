@@ -10,7 +10,7 @@ one, else ``W`` if dynamic. The output tensor is named ``'<layer>_gather_output'
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Union
 
 import tensorflow as tf
 
@@ -28,7 +28,7 @@ class SliceNdLayer(ConcatInputLayer):
 
     layer_class = "slice_nd"
 
-    def __init__(self, size: Optional[int], start: Optional[LayerBase] = None, min_size: Optional[int] = None,
+    def __init__(self, size: Optional[int], start: Union[LayerBase, int, None] = None, min_size: Optional[int] = None,
                  axis: Any = "T", out_spatial_dim: Optional[Dim] = None, **kwargs: Any):
         super().__init__(**kwargs)
         self.start = start
@@ -40,9 +40,12 @@ class SliceNdLayer(ConcatInputLayer):
         raw_len = tf.shape(x)[1]
         d = inp.dims[ax]
         lengths = d.dyn_size if d.dimension is None and d.dyn_size is not None else tf.fill([tf.shape(x)[0]], raw_len)
-        st = start.output.copy_as_batch_major() if start.output.batch_dim_axis is not None else start.output
-        st_raw = tf.cast(st.placeholder, tf.int32)
-        if st.batch_dim_axis is None:
+        if isinstance(start, int):  # the same start for every sequence
+            st, st_raw = None, tf.fill(tf.shape(x)[:1], start)
+        else:
+            st = start.output.copy_as_batch_major() if start.output.batch_dim_axis is not None else start.output
+            st_raw = tf.cast(st.placeholder, tf.int32)
+        if st is not None and st.batch_dim_axis is None:
             st_raw = tf.broadcast_to(st_raw, tf.concat([tf.shape(x)[:1], tf.shape(st_raw)], axis=0))
         n_extra = st_raw.shape.rank - 1
         lens_bc = tf.reshape(lengths, [-1] + [1] * n_extra)
@@ -61,7 +64,7 @@ class SliceNdLayer(ConcatInputLayer):
         self.output.placeholder = tf.where(tf.broadcast_to(mask, tf.shape(y)), y, tf.zeros_like(y))
 
     def get_dep_layers(self) -> List[LayerBase]:
-        return super().get_dep_layers() + [self.start]
+        return super().get_dep_layers() + ([] if isinstance(self.start, int) else [self.start])
 
     @classmethod
     def transform_config_dict(cls, d: Dict[str, Any], network: Any, get_layer: Any) -> None:
@@ -70,15 +73,17 @@ class SliceNdLayer(ConcatInputLayer):
             d["start"] = get_layer(d["start"])
 
     @classmethod
-    def get_out_data_from_opts(cls, name: str, sources: Any = (), start: Optional[LayerBase] = None,
+    def get_out_data_from_opts(cls, name: str, sources: Any = (), start: Union[LayerBase, int, None] = None,
                                size: Optional[int] = None, axis: Any = "T", out_spatial_dim: Optional[Dim] = None,
                                **kwargs: Any) -> Tensor:
         """:raises LayerArgError: start missing or not int, size not an int or None
         :raises LayerShapeError: input without batch axis"""
-        if start is None or not hasattr(start, "output") or not start.output.dtype.startswith(("int", "uint")):
+        int_start = isinstance(start, int) and not isinstance(start, bool)  # as the reference: e.g. "start": 0
+        if not int_start and (start is None or not hasattr(start, "output")
+                              or not start.output.dtype.startswith(("int", "uint"))):
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="start",
                                 problem="missing required argument" if start is None else "invalid value",
-                                got=start, expected="a layer with int start positions")
+                                got=start, expected="a layer with int start positions, or an int")
         if size is not None and (not isinstance(size, int) or isinstance(size, bool) or size < 0):
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="size", problem="invalid value",
                                 got=size, expected="an int >= 0 or None")
@@ -88,7 +93,10 @@ class SliceNdLayer(ConcatInputLayer):
                                   got=repr(inp))
         inp = inp.copy_as_batch_major()
         ax = inp.get_axis_from_description(axis)
-        st = start.output.copy_as_batch_major() if start.output.batch_dim_axis is not None else start.output
+        if int_start:
+            st = Tensor(name=f"{name}_start", dims=[inp.dims[0]], dtype="int32")
+        else:
+            st = start.output.copy_as_batch_major() if start.output.batch_dim_axis is not None else start.output
         st_dims = [d for d in st.dims if not d.is_batch_dim()]
         base = name.split("/")[-1]
         new_dim = SpatialDim(f"sliced-time:{base}", size)

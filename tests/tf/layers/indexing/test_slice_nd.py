@@ -46,3 +46,17 @@ def test_slice_nd_bad_size(session):
     with pytest.raises(LayerArgError) as info:
         build_net({"output": {"class": "slice_nd", "from": "data", "start": "data:st", "size": 1.5}}, EXTERN)
     assert info.value.arg == "size"
+
+
+def test_int_start(session):
+    """``"start": 1`` (an int, as published factored-hybrid configs use ``0``), size None: the same start for every
+    sequence; observed from the reference on x = arange, lengths [4, 2]: template [B,T|sliced-time,F], lengths [3, 1],
+    values [[2,3],[4,5],[6,7]] and [[10,11]] (frames within the lengths)."""
+    net = build_net({"output": {"class": "slice_nd", "from": "data", "start": 1, "size": None}}, {"data": {"dim": 2}})
+    out = net.layers["output"].output
+    assert out.batch_shape == (None, None, 2) and out.time_dim_axis == 1
+    x = np.arange(16, dtype="float32").reshape(2, 4, 2)
+    y, lens = session.run([out.placeholder, out.get_sequence_lengths()], make_feed(net, {"data": x}, {"data": [4, 2]}))
+    np.testing.assert_array_equal(lens, [3, 1])
+    np.testing.assert_array_equal(y[0], [[2, 3], [4, 5], [6, 7]])
+    np.testing.assert_array_equal(y[1, :1], [[10, 11]])
