@@ -45,25 +45,38 @@ def no_search_error(layer_name: str, layer_class: str, source: Any) -> LayerArgE
                          got=source.name, hint="use it in a search (task 'search'), with a choice layer as source")
 
 
-@register_layer
-class ChoiceGetBeamScoresLayer(LayerBase):
-    """See the module docstring. Output: float32 ``{B*K}``.
+class SearchValueLayer(LayerBase):
+    """Base of the layers that output one value of the search choices of their source per hypothesis ``{B*K}``:
+    :attr:`search_value` (``"scores"`` / ``"src_beams"``) with dtype :attr:`out_dtype`. Not registered itself.
 
     :raises LayerArgError: the source has no search choices
     """
 
-    layer_class = "choice_get_beam_scores"
+    search_value = ""
+    out_dtype = "float32"
 
     def __init__(self, **kwargs: Any):
         super().__init__(**kwargs)
-        values = get_search_values(self, "scores")
+        values = get_search_values(self, self.search_value)
         if values is None:
             raise no_search_error(self.name, self.layer_class, self.sources[0])
         self.output.placeholder = values
 
     @classmethod
     def get_out_data_from_opts(cls, name: str, sources: Sequence[Any] = (), **kwargs: Any) -> Tensor:
-        """:return: float32 ``{B}`` (the batch of hypotheses)"""
+        """:return: ``{B}`` (the batch of hypotheses) of :attr:`out_dtype`"""
         if not sources:
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="from", problem="needs a source:", got=[])
-        return Tensor(name=f"{name}_output", dims=[batch_dim], dtype="float32")
+        return Tensor(name=f"{name}_output", dims=[batch_dim], dtype=cls.out_dtype)
+
+
+@register_layer
+class ChoiceGetBeamScoresLayer(SearchValueLayer):
+    """See the module docstring. Output: float32 ``{B*K}``.
+
+    :raises LayerArgError: the source has no search choices
+    """
+
+    layer_class = "choice_get_beam_scores"
+    search_value = "scores"
+    out_dtype = "float32"
