@@ -22,7 +22,8 @@ def test_no_importorskip_of_own_modules():
 
 
 def test_pattern_catches_the_forms():
-    assert _OWN.search('pytest.importorskip("returnn.tf.layers.search.choice")')
-    assert _OWN.search("pytest.importorskip( 'returnn')")
-    assert not _OWN.search('pytest.importorskip("datasets")')
-    assert not _OWN.search('pytest.importorskip("returnn_ext")')
+    call = "pytest." + "importorskip"  # written split, so that this file's own samples do not look like such calls
+    assert _OWN.search(call + '("returnn.tf.layers.search.choice")')
+    assert _OWN.search(call + "( 'returnn')")
+    assert not _OWN.search(call + '("datasets")')
+    assert not _OWN.search(call + '("returnn_ext")')
