@@ -16,6 +16,15 @@ Graphs without loops keep it: it costs little there, and its remapper fuses ``Ma
 of the ``linear`` layers into one oneDNN kernel (``ff-train`` ~1 % faster). Pass
 ``tf_session_opts = {"graph_options": {}}`` to keep TensorFlow's default rewrites in any case.
 
+On CPU, unless ``tf_session_opts`` has ``graph_options``, TensorFlow's classic graph optimizer runs without
+constant folding (``OptimizerOptions`` level ``L0`` with common subexpression elimination, which the default level
+``L1`` also does): at the first run of each fetch set, constant folding evaluates every constant subgraph,
+among them the initial values of all zero-initialized variables (biases, and the optimizer's slots: Adam's two per
+trainable variable) to replace them by constants of the full size. Measured on 2 cores (benchmarks/real-configs-
+speed/README.md): the variable initialization of the published BLSTM-attention config (6 BLSTM layers of 1024
+per direction, Adam) 6.7-8.4 s -> 0.73-0.75 s, with the same time per step; 24 zero-initialized 3072x4096
+variables alone 3.55 -> 0.76 s.
+
 Thread pools on CPU: TensorFlow's default splits every op over all cores (``intra_op_parallelism_threads`` =
 cores). When the graph has time loops (``tf.while_loop``: recurrent layers, rec units, search) and
 ``tf_session_opts`` sets neither thread count, each op runs on one core instead and independent ops run side
@@ -98,8 +107,14 @@ def make_session_config(config, device_kind: str, graph: Optional["tf.Graph"] = 
                                                            "(e.g. gpu_options, intra_op_parallelism_threads)",
                                got=opts, hint=str(exc)) from exc
     print(f"Setup TF session with options {opts} ...", file=log.v2)
-    if loops and "graph_options" not in opts:
-        proto.graph_options.rewrite_options.disable_meta_optimizer = True
+    if device_kind == "cpu" and "graph_options" not in opts:
+        # No constant folding by the classic graph optimizer: it evaluates every constant subgraph at the first
+        # run of each fetch set, i.e. the zeros of all optimizer slots at the variable initialization (see the
+        # module docstring). Common subexpression elimination stays on, as at TensorFlow's default level L1.
+        proto.graph_options.optimizer_options.opt_level = tf1.OptimizerOptions.L0
+        proto.graph_options.optimizer_options.do_common_subexpression_elimination = True
+        if loops:
+            proto.graph_options.rewrite_options.disable_meta_optimizer = True
     return proto
 
 

@@ -62,3 +62,32 @@ def test_user_thread_counts_win():
     assert (proto.intra_op_parallelism_threads, proto.inter_op_parallelism_threads) == (2, 0)
     proto = make_session_config(_config(), "gpu", _graph_with_loop())
     assert proto.intra_op_parallelism_threads == 0
+
+
+def test_cpu_classic_optimizer_without_constant_folding():
+    import tensorflow as tf
+
+    for graph in (_graph_with_loop(), _graph_without_loop()):
+        options = make_session_config(_config(), "cpu", graph).graph_options.optimizer_options
+        assert options.opt_level == tf.compat.v1.OptimizerOptions.L0
+        assert options.do_common_subexpression_elimination
+    # the user's graph_options and GPU sessions: TensorFlow's default level (L1: constant folding and CSE)
+    proto = make_session_config(_config(tf_session_opts={"graph_options": {}}), "cpu", _graph_with_loop())
+    assert proto.graph_options.optimizer_options.opt_level == tf.compat.v1.OptimizerOptions.L1
+    proto = make_session_config(_config(), "gpu", _graph_with_loop())
+    assert proto.graph_options.optimizer_options.opt_level == tf.compat.v1.OptimizerOptions.L1
+
+
+def test_zero_initialized_variables_stay_zero_without_constant_folding():
+    import numpy
+    import tensorflow as tf
+
+    tf1 = tf.compat.v1
+    graph = tf.Graph()
+    with graph.as_default():
+        bias = tf1.get_variable("b", shape=(3, 4), initializer=tf1.zeros_initializer())
+        weights = tf1.get_variable("w", shape=(3, 4), initializer=tf1.ones_initializer())
+        with tf1.Session(config=make_session_config(_config(), "cpu", graph)) as session:
+            session.run(tf1.global_variables_initializer())
+            numpy.testing.assert_array_equal(session.run(bias), numpy.zeros((3, 4)))
+            numpy.testing.assert_array_equal(session.run(weights + bias), numpy.ones((3, 4)))
