@@ -64,6 +64,7 @@ def _worker(args) -> None:
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     sys.path.insert(0, os.path.join(REPO, "benchmarks", "real-configs"))
     import numpy
+    import returnn.tf  # noqa: F401  # TensorFlow as each implementation imports it in its rnn.py
     import tensorflow as tf
 
     tf.compat.v1.disable_eager_execution()
@@ -133,9 +134,29 @@ def _worker(args) -> None:
             from returnn.tf.engine.session import new_session
         except ImportError:  # the reference: TensorFlow's default session options
             new_session = None
-        session = new_session(config, graph) if new_session else tf.compat.v1.Session()
-        session.run(tf.compat.v1.global_variables_initializer())
+        if args.session_opts:
+            config.set("tf_session_opts", json.loads(args.session_opts))
+        if new_session:
+            session = new_session(config, graph)
+        else:
+            session = tf.compat.v1.Session(config=_session_proto(tf, args.session_opts))
+        times["session_create"] = time.time() - t
+        times["graph_ops"] = len(graph.get_operations())
+        if args.first_noop:  # a trivial first run: what TensorFlow does once for the whole graph
+            t1 = time.time()
+            session.run(tf.constant(0))
+            times["first_noop_run"] = time.time() - t1
+        if args.trace:
+            _print_trace(tf, session, tf.compat.v1.global_variables_initializer(), None, args.trace, "variable init")
+        else:
+            t1 = time.time()
+            init_op = tf.compat.v1.global_variables_initializer()
+            times["init_op"] = time.time() - t1
+            session.run(init_op)
+            times["global_init"] = time.time() - t1
+        t1 = time.time()
         session.run(tf.compat.v1.local_variables_initializer())
+        times["local_init"] = time.time() - t1
         # The reference's global step variable is in no collection: its initializer by name.
         inits = [op for op in graph.get_operations() if op.name.endswith("global_step/Assign")]
         if inits:
@@ -183,10 +204,38 @@ def _worker(args) -> None:
             t = time.time()
             session.run(optim_op, feed_dict=feed)
             steps.append(time.time() - t)
+        if args.trace:
+            _print_trace(tf, session, optim_op, feeds[-1], args.trace, "training step")
     steps_sorted = sorted(steps)
     times["step_median"] = steps_sorted[len(steps) // 2]
     times["step_min"] = steps_sorted[0]
     print("RESULT " + json.dumps(times), flush=True)
+
+
+def _session_proto(tf, session_opts):
+    """``tf_session_opts`` (JSON) as a ``ConfigProto`` for the reference's plain session (``None``: defaults)."""
+    if not session_opts:
+        return None
+    from google.protobuf import json_format
+
+    return json_format.ParseDict(json.loads(session_opts), tf.compat.v1.ConfigProto())
+
+
+def _print_trace(tf, session, fetch, feed, top: int, what: str) -> None:
+    """Runs ``fetch`` with a full trace; prints the ``top`` op types by summed kernel time (ms) and the op count."""
+    meta = tf.compat.v1.RunMetadata()
+    opts = tf.compat.v1.RunOptions(trace_level=tf.compat.v1.RunOptions.FULL_TRACE)
+    session.run(fetch, feed_dict=feed, options=opts, run_metadata=meta)
+    by_type, count = {}, 0
+    for dev in meta.step_stats.dev_stats:
+        for node in dev.node_stats:
+            kind = node.timeline_label.split("(")[0].split(" = ")[-1].strip() or node.node_name
+            by_type[kind] = by_type.get(kind, 0.0) + (node.all_end_rel_micros or 0) / 1000.0
+            count += 1
+    total = sum(by_type.values())
+    print(f"TRACE {what}: {count} kernels, {total:.1f} ms summed", flush=True)
+    for kind, ms in sorted(by_type.items(), key=lambda kv: -kv[1])[:top]:
+        print(f"TRACE {kind:40s} {ms:9.1f} ms", flush=True)
 
 
 # ---------------------------------------------------------------------------------------------- the parent
@@ -200,10 +249,13 @@ def _run_one(python: str, name: str, args) -> dict:
     t0 = time.time()
     proc = subprocess.run(
         [python, os.path.abspath(__file__), "--worker", name, "--t0", repr(t0), "--steps", str(args.steps),
-         "--warmup", str(args.warmup)],
+         "--warmup", str(args.warmup), "--trace", str(args.trace)] + (["--first-noop"] if args.first_noop else [])
+        + (["--session-opts", args.session_opts] if args.session_opts else []),
         cwd="/tmp", env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=args.timeout)
     wall = time.time() - t0
     for line in proc.stdout.splitlines():
+        if line.startswith("TRACE "):
+            print(line, flush=True)
         if line.startswith("RESULT "):
             result = json.loads(line[len("RESULT "):])
             result["wall"] = wall
@@ -225,6 +277,12 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--warmup", type=int, default=1)
     parser.add_argument("--timeout", type=int, default=900)
+    parser.add_argument("--session-opts", help="tf_session_opts (JSON) for both sides, e.g. "
+                                                 "'{\"intra_op_parallelism_threads\": 1}'")
+    parser.add_argument("--trace", type=int, default=0,
+                        help="after the timed steps, one traced step: print this many op types by kernel time")
+    parser.add_argument("--first-noop", action="store_true", help="time a trivial first Session.run (own column)")
+    parser.add_argument("--sides", nargs="*", default=["ours", "ref"], help="which sides to run (ours, ref)")
     parser.add_argument("--ours", default="/work/venv-ours/bin/python")
     parser.add_argument("--ref", default="/work/venv-ref/bin/python")
     args = parser.parse_args()
@@ -237,6 +295,8 @@ def main() -> None:
         best = {}
         for rep in range(args.reps):
             for side, python in (("ours", args.ours), ("ref", args.ref)):
+                if side not in args.sides:
+                    continue
                 load = os.getloadavg()[0]
                 result = _run_one(python, name, args)
                 result["load"] = load
