@@ -49,6 +49,9 @@ BENCHMARKS = {
     "transformer-attention": ("2019-asr-e2e-trafo-vs-lstm/switchboard/"
                               "trafo.specaug4.12l.ffdim4.pretrain3a.lr0008.ctc.dr0.3.wu8.config",
                               (40, 60), (3, 6), 2),
+    # the engine benchmark of ../../../shared/bench (not a published config): the same worker, for a side-by-side
+    # trace of one training step (--trace)
+    "ff-train": (os.path.join(os.path.dirname(REPO), "shared", "bench", "ff-train.config"), (100, 100), "same", 50),
     "ctcalign-attention": ("2020-rnn-transducer/configs/base2.conv2l.specaug4a.ctc.devtrain.config",
                            (40, 60), (3, 6), 2),
 }
@@ -163,7 +166,9 @@ def _worker(args) -> None:
             session.run(inits)
         times["session"] = time.time() - t
 
-        declared = config.typed_value("extern_data") or config.typed_value("num_outputs") or {}
+        declared = config.typed_value("extern_data") or {}
+        if not isinstance(declared, dict) or not declared:  # num_inputs / num_outputs: "data" and "classes"
+            declared = dict(network.extern_data.data)
         rng = numpy.random.RandomState(42)
 
         def make_feed() -> dict:
