@@ -9,6 +9,8 @@ activation); only its gradient differs from TensorFlow's registered one, through
   ``n_out < n_in`` the transposed order takes 0.80–0.93 of the time (1024 → 500: 22.5 → 18.6 ms, 1024 → 40:
   2.9 → 2.3 ms, 2000 → 256: 21.4 → 19.8 ms), while for ``n_out > n_in`` it is 1.15–1.26 times slower; equal
   sizes show no difference. The values are the same products, summed in a different order.
+
+With ``n_in = 1`` it is a broadcast multiplication (the same products; see :func:`dense_matmul`).
 """
 
 from __future__ import annotations
@@ -35,6 +37,13 @@ def dense_matmul(x: tf.Tensor, weights: tf.Tensor) -> tf.Tensor:
     :return: ``[N, n_out]``
     """
     n_in, n_out = weights.shape.as_list()
+    if n_in == 1 and n_out is not None:
+        # One input feature (e.g. the attention-weight feedback of the published attention decoders): the same
+        # products as a broadcast multiplication. Its weight gradient is a sum over frames instead of a MatMul:
+        # in a loop, TensorFlow accumulates a loop-invariant weight's gradient with an Add, and Grappler's
+        # remapper fuses MatMul + Add of a [1, n_out] addend into a bias-add kernel that then fails with
+        # "bias must be 1-dimensional" (TensorFlow 2.21, seen with Grappler on).
+        return x * tf.reshape(weights, [n_out])
     if n_in is None or n_out is None or n_out >= n_in:
         return tf.matmul(x, weights)
     with tf.compat.v1.get_default_graph().gradient_override_map({"MatMul": _GRADIENT_NAME}):
