@@ -16,7 +16,7 @@ Config forms (as the reference; parsed by :func:`returnn.datasets.extern_data.ex
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, List, Optional
+from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from returnn.errors import ConfigValueError
 from returnn.tensor import Dim, Tensor
@@ -33,6 +33,7 @@ class ExternData:
     def __init__(self, data: Optional[Dict[str, Any]] = None, default_input: str = "data",
                  default_target: str = "classes"):
         self.data: Dict[str, Tensor] = {}
+        self._user_dim_copies: Dict[int, Tuple[Dim, Dim]] = {}  # id(config Dim) -> (config Dim, this copy)
         self.default_input = default_input
         self.default_target = default_target
         for key, value in (data or {}).items():
@@ -57,8 +58,24 @@ class ExternData:
         self.default_target = config.value("target", self.default_target)
         extern = extern_data_from_config(config, print_warnings=True)
         fresh_tags: Dict[int, Dim] = {}  # user DimensionTag -> per-network dim
+        users = {id(d): d for opts in (extern or {}).values() for d in _user_dims(opts)}
         for key, opts in (extern or {}).items():
             self.register_data_from_dict(key, opts, fresh_tags=fresh_tags, keys=extern.keys())
+        self._user_dim_copies.update({key: (users[key], fresh) for key, fresh in fresh_tags.items() if key in users})
+
+    def map_user_dim(self, value: Any) -> Any:
+        """:return: ``value`` with each config ``Dim`` that ``extern_data`` uses replaced by this network's copy of it
+        (see :meth:`register_data_from_dict`), in a list, tuple or dict value too (one level), so that a layer
+        argument holding the config's Dim (``"size": time_dim``, ``"out_dim": ...``) is the same dim as the extern
+        data's axis, as in the reference, where both are one object; other values unchanged"""
+        if isinstance(value, Dim):
+            pair = self._user_dim_copies.get(id(value))
+            return pair[1] if pair is not None and pair[0] is value else value
+        if isinstance(value, (list, tuple)) and any(isinstance(v, Dim) for v in value):
+            return type(value)(self.map_user_dim(v) for v in value)
+        if isinstance(value, dict) and any(isinstance(v, Dim) for v in value.values()):
+            return {k: self.map_user_dim(v) for k, v in value.items()}
+        return value
 
     def register_data_from_dict(self, key: str, opts: Any, fresh_tags: Optional[Dict[int, Dim]] = None,
                                 keys: Optional[Iterable[str]] = None) -> Tensor:
@@ -141,6 +158,17 @@ class ExternData:
 
     def get_queue_args(self, with_batch_dim: bool = True) -> Dict[str, Any]:
         return {key: data.get_kwargs() for key, data in self.data.items()}
+
+
+def _user_dims(opts: Any) -> List[Dim]:
+    """:return: the Dim objects of an ``extern_data`` entry (dims, sparse_dim, same_dim_tags_as values)"""
+    if not isinstance(opts, dict):
+        return []
+    found = [d for key in ("dims", "dim_tags") for d in (opts.get(key) or ()) if isinstance(d, Dim)]
+    found += [opts["sparse_dim"]] if isinstance(opts.get("sparse_dim"), Dim) else []
+    for key in ("same_dim_tags_as", "same_time_dim_as"):
+        found += [d for d in (opts.get(key) or {}).values() if isinstance(d, Dim)]
+    return found
 
 
 def _fresh(tag: Dim, fresh_tags: Dict[int, Dim]) -> Dim:

@@ -394,7 +394,7 @@ class TFNetwork:
         net_dict = self.layers_desc if net_dict is None else net_dict
         self._constructing.append(name)
         try:
-            d = dict(layer_desc)
+            d = {key: self.extern_data.map_user_dim(value) for key, value in layer_desc.items()}
             d.pop("class")
             d["name"] = name
             d["network"] = self

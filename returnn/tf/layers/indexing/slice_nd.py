@@ -4,7 +4,9 @@ Shape: input ``{B, T, rest..}`` (``axis``, default ``"T"``), ``start`` int ``{B,
 ``{B, S.., W, rest..}`` with ``out[b, s.., w] = in[b, start[b, s..] + w]``; frames outside ``[0, length[b])`` of the
 input (negative starts, past the end) are 0, as the reference. ``W`` is a new dim ``'sliced-time:<layer>'``: static
 ``size``, or with ``size=None`` dynamic with lengths ``max(length - start, min_size)`` (with extra start dims ``S``
-the maximum over them). ``out_spatial_dim`` is declared the same as ``W``. The time axis is the start's if it has
+the maximum over them); a ``Dim`` as ``size`` (e.g. the config's time Dim that ``extern_data`` also uses) is ``W``
+itself, as the reference's output template shows (``[B,T|'time:var:extern_data:data',F]``): windows of its lengths,
+frames past a sequence's length 0. ``out_spatial_dim`` is declared the same as ``W``. The time axis is the start's if it has
 one, else ``W`` if dynamic. The output tensor is named ``'<layer>_gather_output'``, as the reference names it.
 """
 
@@ -28,7 +30,7 @@ class SliceNdLayer(ConcatInputLayer):
 
     layer_class = "slice_nd"
 
-    def __init__(self, size: Optional[int], start: Union[LayerBase, int, None] = None, min_size: Optional[int] = None,
+    def __init__(self, size: Union[int, Dim, None], start: Union[LayerBase, int, None] = None, min_size: Optional[int] = None,
                  axis: Any = "T", out_spatial_dim: Optional[Dim] = None, **kwargs: Any):
         super().__init__(**kwargs)
         self.start = start
@@ -49,7 +51,13 @@ class SliceNdLayer(ConcatInputLayer):
             st_raw = tf.broadcast_to(st_raw, tf.concat([tf.shape(x)[:1], tf.shape(st_raw)], axis=0))
         n_extra = st_raw.shape.rank - 1
         lens_bc = tf.reshape(lengths, [-1] + [1] * n_extra)
-        if size is None:
+        size_lens = None  # [B, 1..] the window lengths of a dynamic Dim `size`
+        if isinstance(size, Dim) and size.dimension is None:
+            size_lens = tf.reshape(size.dyn_size, [-1] + [1] * n_extra)
+            win = tf.reduce_max(size.dyn_size)
+        elif isinstance(size, Dim):
+            win = size.dimension
+        elif size is None:
             sizes = tf.maximum(lens_bc - st_raw, min_size or 0)
             win = tf.reduce_max(sizes)
             out_dim = self.output.dims[1 + n_extra]
@@ -58,6 +66,8 @@ class SliceNdLayer(ConcatInputLayer):
             win = size
         idx = tf.expand_dims(st_raw, -1) + tf.range(win)  # [B, S.., W]
         valid = tf.logical_and(idx >= 0, idx < tf.expand_dims(lens_bc, -1))
+        if size_lens is not None:  # frames past the sequence's window length are 0
+            valid = tf.logical_and(valid, tf.range(win) < tf.expand_dims(size_lens, -1))
         idx = tf.clip_by_value(idx, 0, tf.maximum(raw_len - 1, 0))
         y = tf.gather(x, idx, axis=1, batch_dims=1)  # [B, S.., W, rest..]
         mask = tf.reshape(valid, tf.concat([tf.shape(valid), tf.ones([inp.batch_ndim - 2], tf.int32)], axis=0))
@@ -74,9 +84,9 @@ class SliceNdLayer(ConcatInputLayer):
 
     @classmethod
     def get_out_data_from_opts(cls, name: str, sources: Any = (), start: Union[LayerBase, int, None] = None,
-                               size: Optional[int] = None, axis: Any = "T", out_spatial_dim: Optional[Dim] = None,
+                               size: Union[int, Dim, None] = None, axis: Any = "T", out_spatial_dim: Optional[Dim] = None,
                                **kwargs: Any) -> Tensor:
-        """:raises LayerArgError: start missing or not int, size not an int or None
+        """:raises LayerArgError: start missing or not int, size not an int, Dim or None
         :raises LayerShapeError: input without batch axis"""
         int_start = isinstance(start, int) and not isinstance(start, bool)  # as the reference: e.g. "start": 0
         if not int_start and (start is None or not hasattr(start, "output")
@@ -84,9 +94,10 @@ class SliceNdLayer(ConcatInputLayer):
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="start",
                                 problem="missing required argument" if start is None else "invalid value",
                                 got=start, expected="a layer with int start positions, or an int")
-        if size is not None and (not isinstance(size, int) or isinstance(size, bool) or size < 0):
+        if size is not None and not isinstance(size, Dim) and (
+                not isinstance(size, int) or isinstance(size, bool) or size < 0):
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="size", problem="invalid value",
-                                got=size, expected="an int >= 0 or None")
+                                got=size, expected="an int >= 0, a Dim or None")
         inp = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
         if inp.batch_dim_axis is None:
             raise LayerShapeError(layer=name, layer_class=cls.layer_class, problem="needs an input with a batch axis",
@@ -99,14 +110,14 @@ class SliceNdLayer(ConcatInputLayer):
             st = start.output.copy_as_batch_major() if start.output.batch_dim_axis is not None else start.output
         st_dims = [d for d in st.dims if not d.is_batch_dim()]
         base = name.split("/")[-1]
-        new_dim = SpatialDim(f"sliced-time:{base}", size)
+        new_dim = size if isinstance(size, Dim) else SpatialDim(f"sliced-time:{base}", size)
         if out_spatial_dim is not None:
             out_spatial_dim.declare_same_as(new_dim)
         rest = [d for i, d in enumerate(inp.dims) if i not in (0, ax)]
         dims = [inp.dims[0]] + st_dims + [new_dim] + rest
         if st.time_dim_axis is not None:
             time_axis = 1 + st_dims.index(st.dims[st.time_dim_axis])
-        elif size is None:
+        elif size is None or (isinstance(size, Dim) and size.dimension is None):
             time_axis = 1 + len(st_dims)
         else:
             time_axis = None

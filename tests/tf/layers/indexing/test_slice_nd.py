@@ -60,3 +60,28 @@ def test_int_start(session):
     np.testing.assert_array_equal(lens, [3, 1])
     np.testing.assert_array_equal(y[0], [[2, 3], [4, 5], [6, 7]])
     np.testing.assert_array_equal(y[1, :1], [[10, 11]])
+
+
+def test_size_is_the_config_dim_of_extern_data(session):
+    """``"size": time_tag`` where ``time_tag`` is the config's Dim that ``extern_data`` also uses
+    (``same_dim_tags_as``), as the published factored-hybrid configs cut an upsampled encoder back to the input
+    length: the output's window dim is that dim, as the reference's template shows
+    (``[B,T|'time:var:extern_data:data'[B],F|F'feature:other'(2)]``, observed); the layer argument holding the
+    config's Dim object finds the network's copy of it (its lengths are those of ``data``)."""
+    from returnn.tensor import Dim
+
+    time_tag = Dim(None, kind=Dim.Types.Spatial, description="time")
+    extern = {"data": {"dim": 2, "same_dim_tags_as": {"T": time_tag}},
+              "classes": {"dim": 3, "sparse": True, "same_dim_tags_as": {"T": time_tag}},
+              "other": {"dim": 2}}
+    net = build_net({"output": {"class": "slice_nd", "from": "data:other", "size": time_tag, "start": 0}}, extern)
+    out = net.layers["output"].output
+    assert out.get_dims_repr() == "[B,T|'time:var:extern_data:data'[B],F|F'feature:other'(2)]"
+    assert out.dims[1] == net.extern_data.data["data"].dims[1] and out.time_dim_axis == 1
+    assert time_tag.dyn_size is None  # the config's Dim itself is untouched (one copy per network)
+    x = np.arange(20, dtype="float32").reshape(2, 5, 2)
+    feed = make_feed(net, {"other": x, "data": np.zeros((2, 3, 2), "float32")}, {"other": [5, 4], "data": [3, 2]})
+    y = session.run(out.placeholder, feed)
+    assert y.shape == (2, 3, 2)
+    np.testing.assert_array_equal(y[0], x[0, :3])
+    np.testing.assert_array_equal(y[1], np.concatenate([x[1, :2], np.zeros((1, 2), "float32")]))  # past length 2: 0
