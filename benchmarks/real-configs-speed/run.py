@@ -105,6 +105,9 @@ def _worker(args) -> None:
     with _PathsExist():
         config.load_file(config_path)
     config.set("device", "cpu")  # the published configs say "gpu"
+    for item in args.set or ():  # --set KEY=JSON, e.g. tf_amp='"bfloat16"'
+        key, value = item.split("=", 1)
+        config.set(key, json.loads(value))
     if hasattr(config_mod, "set_global_config"):
         config_mod.set_global_config(config)
     if config.has("behavior_version"):
@@ -255,6 +258,7 @@ def _run_one(python: str, name: str, args) -> dict:
     proc = subprocess.run(
         [python, os.path.abspath(__file__), "--worker", name, "--t0", repr(t0), "--steps", str(args.steps),
          "--warmup", str(args.warmup), "--trace", str(args.trace)] + (["--first-noop"] if args.first_noop else [])
+        + (["--set"] + args.set if args.set else [])
         + (["--session-opts", args.session_opts] if args.session_opts else []),
         cwd="/tmp", env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=args.timeout)
     wall = time.time() - t0
@@ -287,6 +291,8 @@ def main() -> None:
     parser.add_argument("--trace", type=int, default=0,
                         help="after the timed steps, one traced step: print this many op types by kernel time")
     parser.add_argument("--first-noop", action="store_true", help="time a trivial first Session.run (own column)")
+    parser.add_argument("--set", nargs="*", metavar="KEY=JSON",
+                        help="config values for both sides, e.g. tf_amp='\"bfloat16\"' (with --sides ours)")
     parser.add_argument("--sides", nargs="*", default=["ours", "ref"], help="which sides to run (ours, ref)")
     parser.add_argument("--ours", default="/work/venv-ours/bin/python")
     parser.add_argument("--ref", default="/work/venv-ref/bin/python")
