@@ -21,6 +21,14 @@ def build_net(net_dict: Dict[str, Any], extern_data: Optional[Dict[str, Any]] = 
     return net
 
 
+def load_uniform_params(session: tf.compat.v1.Session, params: Dict[str, Any], rs: np.random.RandomState,
+                        bound: float = 1.5) -> None:
+    """Loads values uniform in ``[-bound, bound)`` into ``params`` (name -> variable), drawn from ``rs`` in sorted
+    name order (so that tests compare with values observed from the reference for the same draws)."""
+    for name in sorted(params):
+        params[name].load(rs.uniform(-bound, bound, size=params[name].shape.as_list()).astype("float32"), session)
+
+
 def make_feed(net: TFNetwork, values: Dict[str, np.ndarray], seq_lens: Dict[str, Any]) -> Dict[Any, Any]:
     """:return: feed dict for extern data ``values`` (raw order as the placeholder) and ``seq_lens`` (time axis)"""
     feed = {}

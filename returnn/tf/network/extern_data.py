@@ -68,6 +68,8 @@ class ExternData:
         (see :meth:`register_data_from_dict`), in a list, tuple or dict value too (one level), so that a layer
         argument holding the config's Dim (``"size": time_dim``, ``"out_dim": ...``) is the same dim as the extern
         data's axis, as in the reference, where both are one object; other values unchanged"""
+        if not self._user_dim_copies:  # the common case: extern_data made of plain dicts (called for every argument)
+            return value
         if isinstance(value, Dim):
             pair = self._user_dim_copies.get(id(value))
             return pair[1] if pair is not None and pair[0] is value else value

@@ -5,9 +5,10 @@ Shape: input ``{B, T, rest..}`` (``axis``, default ``"T"``), ``start`` int ``{B,
 input (negative starts, past the end) are 0, as the reference. ``W`` is a new dim ``'sliced-time:<layer>'``: static
 ``size``, or with ``size=None`` dynamic with lengths ``max(length - start, min_size)`` (with extra start dims ``S``
 the maximum over them); a ``Dim`` as ``size`` (e.g. the config's time Dim that ``extern_data`` also uses) is ``W``
-itself, as the reference's output template shows (``[B,T|'time:var:extern_data:data',F]``): windows of its lengths,
-frames past a sequence's length 0. ``out_spatial_dim`` is declared the same as ``W``. The time axis is the start's if it has
-one, else ``W`` if dynamic. The output tensor is named ``'<layer>_gather_output'``, as the reference names it.
+itself, as the reference's output template shows (``[B,T|'time:var:extern_data:data',F]``): windows of its
+lengths, frames past a sequence's length 0. ``out_spatial_dim`` is declared the same as ``W``. The time axis is the
+start's if it has one, else ``W`` if dynamic. The output tensor is named ``'<layer>_gather_output'``, as the
+reference names it.
 """
 
 from __future__ import annotations
@@ -30,8 +31,9 @@ class SliceNdLayer(ConcatInputLayer):
 
     layer_class = "slice_nd"
 
-    def __init__(self, size: Union[int, Dim, None], start: Union[LayerBase, int, None] = None, min_size: Optional[int] = None,
-                 axis: Any = "T", out_spatial_dim: Optional[Dim] = None, **kwargs: Any):
+    def __init__(self, size: Union[int, Dim, None], start: Union[LayerBase, int, None] = None,
+                 min_size: Optional[int] = None, axis: Any = "T", out_spatial_dim: Optional[Dim] = None,
+                 **kwargs: Any):
         super().__init__(**kwargs)
         self.start = start
         inp = self.input_data.copy_as_batch_major()
@@ -84,8 +86,8 @@ class SliceNdLayer(ConcatInputLayer):
 
     @classmethod
     def get_out_data_from_opts(cls, name: str, sources: Any = (), start: Union[LayerBase, int, None] = None,
-                               size: Union[int, Dim, None] = None, axis: Any = "T", out_spatial_dim: Optional[Dim] = None,
-                               **kwargs: Any) -> Tensor:
+                               size: Union[int, Dim, None] = None, axis: Any = "T",
+                               out_spatial_dim: Optional[Dim] = None, **kwargs: Any) -> Tensor:
         """:raises LayerArgError: start missing or not int, size not an int, Dim or None
         :raises LayerShapeError: input without batch axis"""
         int_start = isinstance(start, int) and not isinstance(start, bool)  # as the reference: e.g. "start": 0

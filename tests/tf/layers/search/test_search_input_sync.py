@@ -10,6 +10,7 @@ import tensorflow as tf
 import returnn.tf.layers  # noqa: F401
 from returnn.config import Config
 from returnn.tf.network import TFNetwork
+from tf_net_helpers import load_uniform_params
 
 EXTERN = {"data": {"dim": 3}, "classes": {"dim": 4, "sparse": True}}
 NET = {"output": {"class": "rec", "from": "data", "target": "classes", "unit": {
@@ -20,23 +21,26 @@ NET = {"output": {"class": "rec", "from": "data", "target": "classes", "unit": {
     "sc": {"class": "choice_get_beam_scores", "from": "output", "is_output_layer": True}}}}
 
 
-def test_input_sync_search_scores_one_step_past_the_end_then_rescales():
+def _search(net_dict):
+    """:return: output, lengths and beam scores (``sc``) of the searched rec layer, seeded parameters and inputs"""
     graph = tf.Graph()
     with graph.as_default(), tf.compat.v1.Session(graph=graph) as session:
         net = TFNetwork(config=Config({"extern_data": EXTERN, "behavior_version": 12}), search_flag=True,
                         eval_flag=False)
-        net.construct_from_dict(NET)
+        net.construct_from_dict(net_dict)
         rec = net.get_layer("output")
-        params = {v.name[:-2]: v for v in tf.compat.v1.trainable_variables()}
         session.run(tf.compat.v1.global_variables_initializer())
         rs = np.random.RandomState(5)
-        for k in sorted(params):
-            params[k].load(rs.uniform(-1.5, 1.5, size=params[k].shape.as_list()).astype("float32"), session)
+        load_uniform_params(session, {v.name[:-2]: v for v in tf.compat.v1.trainable_variables()}, rs)
         ed = net.extern_data.data
         feed = {ed["data"].placeholder: rs.normal(size=(2, 4, 3)).astype("float32"),
                 ed["data"].size_placeholder[0]: np.array([4, 1])}
-        v = session.run({"out": rec.output.placeholder, "lens": rec.output.get_sequence_lengths(),
-                         "sc": rec.sub_layers["sc"].output.placeholder}, feed)
+        return session.run({"out": rec.output.placeholder, "lens": rec.output.get_sequence_lengths(),
+                            "sc": rec.sub_layers["sc"].output.placeholder}, feed)
+
+
+def test_input_sync_search_scores_one_step_past_the_end_then_rescales():
+    v = _search(NET)
     np.testing.assert_array_equal(v["lens"], [4, 4, 1, 1])
     np.testing.assert_array_equal(v["out"][:, :2], [[2, 2], [2, 2], [2, 2], [2, 3]])
     assert list(v["out"][0, 2:]) == [2, 1]
@@ -52,21 +56,7 @@ def test_input_sync_search_scores_one_step_past_the_end_then_rescales():
 def test_input_sync_search_without_length_normalization_freezes_after_one_step_past_the_end():
     unit = dict(NET["output"]["unit"])
     unit["output"] = dict(unit["output"], length_normalization=False)
-    graph = tf.Graph()
-    with graph.as_default(), tf.compat.v1.Session(graph=graph) as session:
-        net = TFNetwork(config=Config({"extern_data": EXTERN, "behavior_version": 12}), search_flag=True,
-                        eval_flag=False)
-        net.construct_from_dict({"output": dict(NET["output"], unit=unit)})
-        rec = net.get_layer("output")
-        params = {v.name[:-2]: v for v in tf.compat.v1.trainable_variables()}
-        session.run(tf.compat.v1.global_variables_initializer())
-        rs = np.random.RandomState(5)
-        for k in sorted(params):
-            params[k].load(rs.uniform(-1.5, 1.5, size=params[k].shape.as_list()).astype("float32"), session)
-        ed = net.extern_data.data
-        feed = {ed["data"].placeholder: rs.normal(size=(2, 4, 3)).astype("float32"),
-                ed["data"].size_placeholder[0]: np.array([4, 1])}
-        sc = session.run(rec.sub_layers["sc"].output.placeholder, feed)
+    sc = _search({"output": dict(NET["output"], unit=unit)})["sc"]
     # observed in the reference: as above up to step 1, then the scores of sequence 2 stay
     np.testing.assert_allclose(sc, [[-0.0784, -0.0784, -0.0748, -3.1217], [-0.1476, -0.1476, -0.146, -3.1918],
                                     [-0.4125, -0.4125, -0.146, -3.1918], [-0.8481, -1.5788, -0.146, -3.1918]],

@@ -10,6 +10,7 @@ import tensorflow as tf
 import returnn.tf.layers  # noqa: F401
 from returnn.config import Config
 from returnn.tf.network import TFNetwork
+from tf_net_helpers import load_uniform_params
 
 EXTERN = {"data": {"dim": 3}, "classes": {"dim": 5, "sparse": True}}
 UNIT = {
@@ -38,8 +39,7 @@ def _run(train_flag):
         grads = tf.gradients(loss, [params[k] for k in sorted(params)])
         session.run(tf.compat.v1.global_variables_initializer())
         rs = np.random.RandomState(3)
-        for k in sorted(params):
-            params[k].load(rs.uniform(-1.5, 1.5, size=params[k].shape.as_list()).astype("float32"), session)
+        load_uniform_params(session, params, rs)
         ed = net.extern_data.data
         feed = {ed["data"].placeholder: rs.normal(size=(2, 4, 3)).astype("float32"),
                 ed["data"].size_placeholder[0]: np.array([4, 2]),
