@@ -108,8 +108,6 @@ class MaskedComputationLayer(LayerBase):
         if state is None:
             batch = tf.shape(data.placeholder)[data.batch_dim_axis]
             state = self.get_rec_initial_state(batch, name=self.name, _masked_unit=masked)
-        out_layer = masked.build(data, one_step=True, state={k: v for k, v in state.items() if k != _OUTPUT_STATE})
-        new = _as_template(out_layer.output, self.output)
         mask_raw = tf.cast(mask_data.copy_as_batch_major().placeholder, tf.bool)  # [B]
 
         def select(new_value: tf.Tensor, old_value: tf.Tensor) -> tf.Tensor:
@@ -117,6 +115,15 @@ class MaskedComputationLayer(LayerBase):
                                                   0))
             return tf.where(cond, new_value, old_value)
 
+        if data.sparse:
+            # The unit runs on every frame and its result is kept only where the mask is true; elsewhere the
+            # input need not be a valid class index (e.g. the blank of a transducer, outside the non-blank labels'
+            # sparse dim), which an embedding lookup on CPU rejects: index 0 there instead (never used).
+            bm = data.copy_as_batch_major()
+            data = bm.copy()
+            data.placeholder = select(bm.placeholder, tf.zeros_like(bm.placeholder))
+        out_layer = masked.build(data, one_step=True, state={k: v for k, v in state.items() if k != _OUTPUT_STATE})
+        new = _as_template(out_layer.output, self.output)
         self.output.placeholder = select(new, state[_OUTPUT_STATE])
         self.rec_state = {_OUTPUT_STATE: self.output.placeholder}
         for key, value in masked.new_state.items():

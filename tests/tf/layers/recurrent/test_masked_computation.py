@@ -150,6 +150,34 @@ def test_in_rec_loop_holds_values(session, kind, move_out):
         np.testing.assert_allclose(y[..., 2:], y[..., :2])
 
 
+@pytest.mark.parametrize("move_out", [True, False])
+def test_sparse_input_outside_its_dim_where_not_selected(session, move_out):
+    """As the transducer configs' masked label model: the input is the previous output, whose blank (index 4) lies
+    outside the non-blank labels' sparse dim (4) that the unit's embedding has; the mask excludes those frames. In
+    the loop the unit runs on every frame (its result kept only where selected): no invalid lookup, the held
+    embedding rows as when moved out."""
+    unit = {"nb": {"class": "compare", "from": "data:source", "value": 4, "kind": "not_equal"},
+            "lab": {"class": "reinterpret_data", "from": "data:source", "set_sparse_dim": 4},
+            "mc": {"class": "masked_computation", "mask": "nb", "from": "lab",
+                   "unit": {"class": "linear", "n_out": 2, "activation": None}},
+            "output": {"class": "unmask", "from": "mc", "mask": "nb"}}
+    net = build_net({"output": {"class": "rec", "from": "data", "optimize_move_layers_out": move_out,
+                                "unit": unit}}, extern_data={"data": {"dim": 5, "sparse": True}}, train_flag=False)
+    assert ("mc" in net.get_layer("output").cell.loop) == (not move_out)
+    session.run(tf.compat.v1.global_variables_initializer())
+    p = _load_params(session)
+    labels = np.array([[4, 1, 4, 4, 3], [2, 4, 0, 4, 4]], "int32")
+    y, _ = _run(session, net, labels, np.array([5, 5], "int32"))
+    expected = np.zeros((2, 5, 2))
+    for b in range(2):
+        held = np.zeros(2)
+        for t in range(5):
+            if labels[b, t] != 4:
+                held = p["output/rec/mc/W"][labels[b, t]] + p["output/rec/mc/b"]
+            expected[b, t] = held
+    np.testing.assert_allclose(y, expected, atol=1e-5)
+
+
 SUBNET_UNIT = {"class": "subnetwork", "from": "data", "subnetwork": {
     "input_embed": {"class": "linear", "activation": None, "with_bias": False, "from": "data", "n_out": 4},
     "lstm0": {"class": "rec", "unit": "nativelstm2", "n_out": 3, "from": ["input_embed"]},
