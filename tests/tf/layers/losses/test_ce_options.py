@@ -84,3 +84,32 @@ def test_loss_layer_per_frame_with_options(session):
     ce = -np.take_along_axis(lp, Y4[..., None], -1)[..., 0]
     np.testing.assert_allclose(out[0], np.minimum(ce[0], 2.0), rtol=1e-5)
     np.testing.assert_allclose(out[1, :2], [2.0, 1.3862944], rtol=1e-5)
+
+
+@pytest.mark.parametrize("activation", ["softmax", "exp_of_log_softmax"])
+def test_focal_loss_value_and_gradient_from_logits_and_from_probabilities(session, activation):
+    # focal CE sum_frames -(1 - p_y)^2 log p_y and its full gradient (through the factor too, as the reference: see
+    # test_fake_upper_bound_after_label_smoothing_and_focal); with a softmax the logits are used, with probabilities
+    # (exp of log_softmax, as the transducer configs' output_prob) the target probability is gathered
+    extern = {"data": {"dim": 4}, "classes": {"dim": 4, "sparse": True}}
+    if activation == "softmax":
+        net_dict = {"output": {"class": "activation", "activation": "softmax", "from": "data", "loss": "ce",
+                               "loss_opts": {"focal_loss_factor": 2.0}}}
+    else:
+        net_dict = {"lp": {"class": "activation", "activation": "log_softmax", "from": "data"},
+                    "output": {"class": "activation", "activation": "exp", "from": "lp", "loss": "ce",
+                               "loss_opts": {"focal_loss_factor": 2.0}}}
+    net = build_net(net_dict, extern)
+    value = net.get_losses_initialized()[0]["output"].get_loss_value()
+    data = net.extern_data.data["data"].placeholder
+    feed = make_feed(net, {"data": X4, "classes": Y4}, {"data": [3, 2], "classes": [3, 2]})
+    got, grad = session.run([value, tf.gradients(value, data)[0]], feed)
+    mask = np.array([[1, 1, 1], [1, 1, 0]], bool)
+    p = np.exp(X4) / np.exp(X4).sum(-1, keepdims=True)
+    p_y = np.take_along_axis(p, Y4[..., None], -1)[..., 0]
+    assert got == pytest.approx((-(1 - p_y) ** 2 * np.log(p_y))[mask].sum(), rel=1e-5)
+    # d/dz [-(1 - p)^2 log p] with dp/dz = p (onehot - p): (2 (1 - p) log p - (1 - p)^2 / p) * p (onehot - p)
+    dfdp = 2 * (1 - p_y) * np.log(p_y) - (1 - p_y) ** 2 / p_y
+    expected = (dfdp * p_y)[..., None] * (np.eye(4)[Y4] - p) * mask[..., None]
+    np.testing.assert_allclose(grad, expected, atol=2e-6)
+    np.testing.assert_allclose(grad[0, 0], [0.5714374, 0.2102201, -1.1282518, 0.3465943], atol=2e-6)  # reference
