@@ -7,7 +7,7 @@ For each benchmark (a config of rwth-i6/returnn-experiments, read at run time fr
 
 1. ``import tensorflow`` and ``returnn`` (``returnn.config``, ``returnn.tf.network``, ``returnn.tf.updater``);
 2. loads the config (``Config.load_file``, with the stand-ins of ``../real-configs/build_network.py``: paths
-   exist, TF1 names on ``tensorflow``);
+   exist, TF1 names on ``tensorflow``; and ``DimensionTag(...)`` without ``dimension`` means a dynamic axis);
 3. builds its training network (``TFNetwork(train_flag=True)``, ``construct_from_dict`` of ``network``, or of
    ``get_network(epoch=1)``; never the pretrain stages);
 4. the gradients and the optimizer: ``Updater(config, network, learning_rate)``, ``set_trainable_vars``,
@@ -54,11 +54,32 @@ BENCHMARKS = {
     "ff-train": (os.path.join(os.path.dirname(REPO), "shared", "bench", "ff-train.config"), (100, 100), "same", 50),
     "ctcalign-attention": ("2020-rnn-transducer/configs/base2.conv2l.specaug4a.ctc.devtrain.config",
                            (40, 60), (3, 6), 2),
+    # the RNN-T paper's model (RNA topology, trained on a fixed alignment): the alignment has one label per
+    # encoder frame (time downsampled by 6: max-pooling by 3 and 2, padding "same", i.e. ceil(T / 6)), each the
+    # blank (index 1030) or, on about a third of the frames, a BPE label
+    "rnnt-alignment": ("2020-rnn-transducer/configs/rna3c-lm4a.convtrain.l2a_1e_4.nohdf.encbottle256."
+                       "attwb5_am.dec1la-n128.decdrop03.decwdrop03.pretrain_less2_rep6.mlr50.emit2.fl2.rep.fixmask."
+                       "ctcalignfix-ctcalign-p0-6l.chunk60.encctc.devtrain.config",
+                       (120, 180), ("alignment", 6, 1030), 2),
 }
-DEFAULT = ["blstm-attention", "conformer-hybrid", "transformer-attention"]
+DEFAULT = ["blstm-attention", "conformer-hybrid", "transformer-attention", "rnnt-alignment"]
 
 
 # ---------------------------------------------------------------------------------------------- the worker
+
+
+def _dim_without_dimension() -> None:
+    """The same stand-in on both sides: ``DimensionTag(kind=..., description=...)`` without ``dimension`` (the
+    RNN-T configs create their time tags so; both implementations now require the argument) means
+    ``dimension=None`` (a dynamic axis), as in the RETURNN these configs were written for."""
+    from returnn.tensor import Dim
+
+    init = Dim.__init__
+
+    def __init__(self, dimension=None, *args, **kwargs):
+        init(self, dimension, *args, **kwargs)
+
+    Dim.__init__ = __init__
 
 
 def _worker(args) -> None:
@@ -86,6 +107,7 @@ def _worker(args) -> None:
         return where_v2(condition, x, y, name=name)
 
     tf.where = where
+    _dim_without_dimension()
     t = time.time()
     times["import_tf"] = t - t_main
     from returnn.config import Config
@@ -153,7 +175,8 @@ def _worker(args) -> None:
             session.run(tf.constant(0))
             times["first_noop_run"] = time.time() - t1
         if args.trace:
-            _print_trace(tf, session, tf.compat.v1.global_variables_initializer(), None, args.trace, "variable init")
+            _print_trace(tf, session, tf.compat.v1.global_variables_initializer(), None, args.trace, "variable init",
+                         args.trace_nodes)
         else:
             t1 = time.time()
             init_op = tf.compat.v1.global_variables_initializer()
@@ -181,6 +204,8 @@ def _worker(args) -> None:
                 data = network.extern_data.data[key]
                 if tgt_range == "same" or key == "data" or not data.sparse:
                     lens = in_lens
+                elif tgt_range[0] == "alignment":  # one label per downsampled input frame
+                    lens = -(-in_lens // tgt_range[1])
                 else:
                     lens = rng.randint(tgt_range[0], tgt_range[1] + 1, size=batch)
                 shape = []
@@ -191,7 +216,12 @@ def _worker(args) -> None:
                         shape.append(int(lens.max()))
                     else:
                         shape.append(dim)
-                if data.sparse:
+                if data.sparse and tgt_range[0] == "alignment" and key != "data":
+                    blank = tgt_range[2]
+                    values = numpy.where(rng.uniform(size=shape) < 0.7, blank, rng.randint(1, blank, size=shape))
+                    values[numpy.arange(shape[1])[None, :] >= lens[:, None]] = blank  # padding
+                    values = values.astype(data.dtype)
+                elif data.sparse:
                     values = rng.randint(1, data.dim, size=shape).astype(data.dtype)
                 else:
                     values = rng.standard_normal(size=shape).astype(data.dtype)
@@ -213,7 +243,7 @@ def _worker(args) -> None:
             session.run(optim_op, feed_dict=feed)
             steps.append(time.time() - t)
         if args.trace:
-            _print_trace(tf, session, optim_op, feeds[-1], args.trace, "training step")
+            _print_trace(tf, session, optim_op, feeds[-1], args.trace, "training step", args.trace_nodes)
     steps_sorted = sorted(steps)
     times["step_median"] = steps_sorted[len(steps) // 2]
     times["step_min"] = steps_sorted[0]
@@ -229,8 +259,9 @@ def _session_proto(tf, session_opts):
     return json_format.ParseDict(json.loads(session_opts), tf.compat.v1.ConfigProto())
 
 
-def _print_trace(tf, session, fetch, feed, top: int, what: str) -> None:
-    """Runs ``fetch`` with a full trace; prints the ``top`` op types by summed kernel time (ms) and the op count."""
+def _print_trace(tf, session, fetch, feed, top: int, what: str, nodes: int = 0) -> None:
+    """Runs ``fetch`` with a full trace; prints the ``top`` op types by summed kernel time (ms) and the op count,
+    then the ``nodes`` single kernels with the most time (name, output shapes)."""
     meta = tf.compat.v1.RunMetadata()
     opts = tf.compat.v1.RunOptions(trace_level=tf.compat.v1.RunOptions.FULL_TRACE)
     session.run(fetch, feed_dict=feed, options=opts, run_metadata=meta)
@@ -244,6 +275,17 @@ def _print_trace(tf, session, fetch, feed, top: int, what: str) -> None:
     print(f"TRACE {what}: {count} kernels, {total:.1f} ms summed", flush=True)
     for kind, ms in sorted(by_type.items(), key=lambda kv: -kv[1])[:top]:
         print(f"TRACE {kind:40s} {ms:9.1f} ms", flush=True)
+    if nodes:  # the single kernels with the most time, with their output shapes
+        by_node = {}
+        for dev in meta.step_stats.dev_stats:
+            for node in dev.node_stats:
+                kind = node.timeline_label.split("(")[0].split(" = ")[-1].strip() or node.node_name
+                shapes = ",".join("x".join(str(d.size) for d in out.tensor_description.shape.dim)
+                                  for out in node.output)
+                key = (f"{node.node_name} [{shapes}]", kind)
+                by_node[key] = by_node.get(key, 0.0) + (node.all_end_rel_micros or 0) / 1000.0
+        for (name, kind), ms in sorted(by_node.items(), key=lambda kv: -kv[1])[:nodes]:
+            print(f"TRACE NODE {ms:8.2f} ms {kind:30s} {name}", flush=True)
 
 
 # ---------------------------------------------------------------------------------------------- the parent
@@ -257,7 +299,8 @@ def _run_one(python: str, name: str, args) -> dict:
     t0 = time.time()
     proc = subprocess.run(
         [python, os.path.abspath(__file__), "--worker", name, "--t0", repr(t0), "--steps", str(args.steps),
-         "--warmup", str(args.warmup), "--trace", str(args.trace)] + (["--first-noop"] if args.first_noop else [])
+         "--warmup", str(args.warmup), "--trace", str(args.trace), "--trace-nodes", str(args.trace_nodes)]
+        + (["--first-noop"] if args.first_noop else [])
         + (["--set"] + args.set if args.set else [])
         + (["--session-opts", args.session_opts] if args.session_opts else []),
         cwd="/tmp", env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=args.timeout)
@@ -290,6 +333,8 @@ def main() -> None:
                                                  "'{\"intra_op_parallelism_threads\": 1}'")
     parser.add_argument("--trace", type=int, default=0,
                         help="after the timed steps, one traced step: print this many op types by kernel time")
+    parser.add_argument("--trace-nodes", type=int, default=0,
+                        help="with --trace: also print this many single kernels by time (name, output shapes)")
     parser.add_argument("--first-noop", action="store_true", help="time a trivial first Session.run (own column)")
     parser.add_argument("--set", nargs="*", metavar="KEY=JSON",
                         help="config values for both sides, e.g. tf_amp='\"bfloat16\"' (with --sides ours)")
