@@ -10,7 +10,8 @@ computing the loss raises, as the reference) and takes the native options in ``c
 (default True; False: the scores are used as log-probabilities as they are, without a log-softmax: the value is
 TF's CTC minus each frame's ``logsumexp``), ``grad_wrt_softmax_in`` (default True: the gradient w.r.t. the scores
 ``s`` is ``exp(s) - posteriors``, as for the input of a softmax; False: ``-posteriors``). For log-softmax inputs all variants give
-TF's CTC value and the same gradient below the log-softmax.
+TF's CTC value and the same gradient below the log-softmax. As the reference's kernel, ``use_native`` accepts the
+blank's index as a target label (a label state that scores the blank class; TF's kernel alone rejects it).
 
 ``use_viterbi``, ``target_collapse_repeated`` and ``auto_clip_target_len`` are rejected (not implemented). The
 value is summed over sequences; num_frames is the sum of target lengths; the error is the label edit distance of
@@ -81,19 +82,39 @@ class CtcLoss(Loss):
             raise LayerArgError(layer=layer.name, layer_class=layer.layer_class, arg="loss_opts",
                                 problem="ctc with use_native needs beam_width 1 (as the reference):",
                                 got={"beam_width": self.beam_width}, hint='add "beam_width": 1 to loss_opts')
-        loss = tf.compat.v1.nn.ctc_loss(labels=self._sparse_target(), inputs=logits, sequence_length=seq_lens,
-                                        time_major=True, **self.ctc_opts)
-        if self.use_native and not self.native_opts.get("logits_normalize", True):
-            mask = tf.cast(tf.transpose(tf.sequence_mask(seq_lens, maxlen=tf.shape(logits)[0])), logits.dtype)
-            norm = tf.reduce_sum(tf.reduce_logsumexp(logits, axis=-1) * mask, axis=0)  # [B]
-            if self.native_opts.get("grad_wrt_softmax_in", True):
-                # value without the normalisation; gradient exp(s) - posteriors (TF's: softmax(s) - posteriors)
-                extra = tf.stop_gradient(tf.exp(logits) - tf.nn.softmax(logits)) * logits * mask[:, :, None]
-                extra = tf.reduce_sum(extra, axis=[0, 2])
-                loss += extra - tf.stop_gradient(extra)
-                norm = tf.stop_gradient(norm)
-            loss -= norm
-        return tf.reduce_sum(loss)
+        if not self.use_native:
+            loss = tf.compat.v1.nn.ctc_loss(labels=self._sparse_target(), inputs=logits, sequence_length=seq_lens,
+                                            time_major=True, **self.ctc_opts)
+            return tf.reduce_sum(loss)
+        return tf.reduce_sum(self._native_loss(logits, seq_lens))
+
+    def _native_loss(self, logits: tf.Tensor, seq_lens: tf.Tensor) -> tf.Tensor:
+        """The reference's own CTC kernel (``use_native``), with TF's: per sequence ``[B]``.
+
+        As observed from the reference, its targets may hold the blank's index as a label (e.g. the transducer
+        configs' non-blank labels after a switchout that turned blanks into labels): a label state like any
+        other that scores the blank class (entered by a skip when it differs from the label before). TF's kernel
+        rejects such labels, so it gets the scores ``[T, B, V + 1]`` with the blank's column twice: class ``V - 1``
+        is then that label, class ``V`` the blank. From TF's value (normalized over the ``V + 1`` columns) the
+        unnormalized path score ``P = -log sum_paths exp(sum_t s)`` (gradient ``-posteriors``) follows by
+        subtracting each frame's ``logsumexp``; then per ``logits_normalize`` / ``grad_wrt_softmax_in``.
+        """
+        blank = logits[..., -1:]
+        scores = tf.concat([logits, blank], axis=-1)  # [T, B, V + 1]: the blank also as label V - 1
+        mask = tf.cast(tf.transpose(tf.sequence_mask(seq_lens, maxlen=tf.shape(logits)[0])), logits.dtype)  # [T, B]
+
+        def frame_norm(x: tf.Tensor) -> tf.Tensor:
+            return tf.reduce_sum(tf.reduce_logsumexp(x, axis=-1) * mask, axis=0)  # [B]
+
+        path_score = tf.compat.v1.nn.ctc_loss(labels=self._sparse_target(), inputs=scores, sequence_length=seq_lens,
+                                              time_major=True, **self.ctc_opts) - frame_norm(scores)
+        if self.native_opts.get("logits_normalize", True):
+            return path_score + frame_norm(logits)  # gradient softmax(s) - posteriors
+        if self.native_opts.get("grad_wrt_softmax_in", True):
+            # value unchanged; gradient exp(s) - posteriors, as for the input of a softmax
+            extra = tf.reduce_sum(tf.stop_gradient(tf.exp(logits)) * logits * mask[:, :, None], axis=[0, 2])
+            return path_score + (extra - tf.stop_gradient(extra))
+        return path_score  # gradient -posteriors
 
     def get_error(self) -> tf.Tensor:
         logits = self._logits_tm()

@@ -47,3 +47,32 @@ def test_native_needs_beam_width_1_and_default_beam_width(session):
     with pytest.raises(LayerArgError) as info:
         net.get_losses_initialized()[0]["output"].get_loss_value()
     assert "beam_width" in str(info.value)
+
+
+# observed from the reference (use_native, output_in_log_space, beam_width 1): 4 classes (blank 3), targets that
+# hold the blank's index as a label; value and the gradient rows of frame 1 of sequence 0 and frame 0 of sequence 1
+S_BLANK = np.random.RandomState(3).randn(2, 5, 4).astype("float32")
+REF_BLANK_LABEL = [
+    ({}, 8.101943, [-0.06172, 0.24069, 0.31593, -0.4949], [0.04491, 0.1196, 0.64934, -0.81386]),
+    ({"logits_normalize": False}, -6.050035, [0.43598, 0.70134, 0.92059, -0.14403],
+     [0.30573, 0.81412, 4.42004, 0.26708]),
+    ({"logits_normalize": False, "grad_wrt_softmax_in": False}, -6.050035, [-0.32178, 0.0, 0.0, -0.67822],
+     [0.0, 0.0, 0.0, -1.0])]
+
+
+@pytest.mark.parametrize("ctc_opts, value, grad01, grad10", REF_BLANK_LABEL)
+def test_native_accepts_the_blank_index_as_a_target_label(session, ctc_opts, value, grad01, grad10):
+    # as the reference's kernel: a label state scoring the blank class (TF's kernel alone rejects the label)
+    net = build_net({"output": {"class": "copy", "from": "data", "loss": "ctc", "target": "classes",
+                                "loss_opts": {"use_native": True, "beam_width": 1, "output_in_log_space": True,
+                                              "ctc_opts": ctc_opts}}},
+                    {"data": {"dim": 4}, "classes": {"dim": 3, "sparse": True}})
+    loss = net.get_losses_initialized()[0]["output"].get_loss_value()
+    x = net.extern_data.data["data"].placeholder
+    feed = make_feed(net, {"data": S_BLANK, "classes": np.array([[0, 3, 1], [3, 3, 0]], "int32")},
+                     {"data": [5, 4], "classes": [3, 2]})
+    got, grad = session.run([loss, tf.gradients(loss, x)[0]], feed)
+    assert got == pytest.approx(value, rel=1e-5)
+    np.testing.assert_allclose(grad[0, 1], grad01, atol=2e-5)
+    np.testing.assert_allclose(grad[1, 0], grad10, atol=2e-5)
+    assert np.all(grad[1, 4] == 0)  # past the sequence's length
