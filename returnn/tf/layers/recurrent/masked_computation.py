@@ -93,7 +93,8 @@ class MaskedComputationLayer(LayerBase):
                 new_dim.dyn_size = lengths
             unit_in = bm.copy_template_replace_dim(time_axis, new_dim)
             unit_in.placeholder = packed
-            out = masked.build(unit_in, one_step=False).output.copy_as_batch_major()
+            out = masked.build(unit_in, one_step=False, mask_time_dim=mask_data.get_time_dim_tag(),
+                               selected=selected).output.copy_as_batch_major()
             if moved_out:  # back on the loop's time axis, holding values where the mask is false
                 spread = spread_held(out.placeholder, selected)
                 res = out.copy_template_replace_dim(out.time_dim_axis, data.get_time_dim_tag())
@@ -183,7 +184,7 @@ class MaskedComputationLayer(LayerBase):
         bm = data.copy_as_batch_major()
         unit_in = bm.copy_template_replace_dim(bm.time_dim_axis, new_dim)
         _masked_unit.packed_dim = new_dim
-        out = _masked_unit.build_templates(unit_in, one_step=False).copy_as_batch_major()
+        out = _masked_unit.build_templates(unit_in, one_step=False, mask_time_dim=time_dim).copy_as_batch_major()
         if out.time_dim_axis is None or out.get_time_dim_tag() != new_dim:
             raise LayerShapeError(layer=name, layer_class=cls.layer_class,
                                   problem="the unit's output must keep the time axis of the selected frames",

@@ -5,7 +5,10 @@ scope, so its params are the masked_computation layer's own (``<mc>/W``, ``<mc>/
 reference names them. A subnetwork unit's layers are ``<mc>/<inner>`` (params ``<mc>/<inner>/W``). Inside the unit,
 ``"data"`` is the masked input (the current frame in a loop, the selected frames otherwise); for a single layer,
 other names are resolved where the masked_computation layer is (``"base:X"``, ``"prev:X"``, ...); inside a
-subnetwork unit, ``"base:X"`` is layer ``X`` next to the masked_computation layer.
+subnetwork unit, ``"base:X"`` is layer ``X`` next to the masked_computation layer. Where the unit runs over the
+selected frames (outside a loop, or moved out of it), such an outer layer on the mask's time axis is read on the
+selected frames too (packed as the input), e.g. a transducer's masked label LSTM reading the encoder frame ``am``
+of the loop: in the loop it sees ``am``'s frame at each selected step, so out of it the selected ``am`` frames.
 
 In a rec loop, layers of the unit that carry a state (``rnn_cell``, ``rec`` with a string unit, nested
 ``masked_computation``) get it from the masked_computation layer's state: keys ``"<inner>/<key>"``.
@@ -64,6 +67,11 @@ class MaskedUnit:
             self.output_name = mc_name
         self.templates: Dict[str, TemplateLayer] = {}
         self.packed_dim: Any = None  # the new time dim of the selected frames (set with the output template)
+        # while building on packed frames: the time dim the mask selects from, and (real construction) the
+        # selected frames bool [B, T]; outer layers on that time dim are packed alike
+        self._mask_time_dim: Any = None
+        self._selected: Optional[tf.Tensor] = None
+        self._packed_outer: Dict[str, Any] = {}
 
     def _new_net(self, one_step: bool) -> Any:
         from returnn.tf.network import TFNetwork
@@ -78,15 +86,32 @@ class MaskedUnit:
                 raise LayerArgError(layer=self.mc_name, layer_class="masked_computation", arg="unit",
                                     problem=f"layer {name!r} is not in the subnetwork unit", got=sorted(self.net_dict))
             name = name[len("base:"):]
-        return self.get_layer(name)
+        layer = self.get_layer(name)
+        out = layer.output
+        if self._mask_time_dim is None or out.time_dim_axis is None or out.get_time_dim_tag() != self._mask_time_dim:
+            return layer
+        if name not in self._packed_outer:  # on the mask's time axis: its selected frames
+            bm = out.copy_as_batch_major()
+            packed = bm.copy_template_replace_dim(bm.time_dim_axis, self.packed_dim)
+            if self._selected is None:  # templates
+                self._packed_outer[name] = TemplateLayer(f"{name}:masked", self.network, packed)
+            else:
+                from returnn.tf.ops.rnn.mask_pack import pack_masked
+
+                packed.placeholder = pack_masked(bm.placeholder, self._selected)[0]
+                self._packed_outer[name] = InternalLayer(name=f"{name}:masked", network=self.network, output=packed)
+        return self._packed_outer[name]
 
     # ---- templates (no TF ops)
-    def build_templates(self, data: Tensor, one_step: bool) -> Tensor:
+    def build_templates(self, data: Tensor, one_step: bool, mask_time_dim: Any = None) -> Tensor:
         """:param data: template of the unit's input (a frame, or the selected frames with their new time dim)
+        :param mask_time_dim: the time dim the mask selects from, when ``data`` are the packed selected frames
+            (:attr:`packed_dim`): outer layers on it are read on the selected frames
         :return: template of the unit's output"""
         net = self._new_net(one_step)
         data_layer = TemplateLayer("data", net, data)
         self.templates = {}
+        self._mask_time_dim, self._selected, self._packed_outer = mask_time_dim, None, {}
 
         def construct(name: str) -> Any:
             if name in self.templates:
@@ -127,15 +152,17 @@ class MaskedUnit:
         return result
 
     # ---- real construction
-    def build(self, data: Tensor, one_step: bool,
-              state: Optional[Dict[str, tf.Tensor]] = None) -> Any:
+    def build(self, data: Tensor, one_step: bool, state: Optional[Dict[str, tf.Tensor]] = None,
+              mask_time_dim: Any = None, selected: Optional[tf.Tensor] = None) -> Any:
         """Constructs the unit's layers on ``data`` (with raw tensor).
 
         :param state: in a loop: ``"<inner>/<key>"`` -> previous state (see :meth:`initial_state`)
+        :param mask_time_dim: as for :meth:`build_templates`, with ``selected`` (bool ``[B, T]``) the frames
         :return: the unit's output layer; :attr:`layers` holds all its layers
         """
         net = self._new_net(one_step)
         net.layers["data"] = InternalLayer(name="data", network=net, output=data)
+        self._mask_time_dim, self._selected, self._packed_outer = mask_time_dim, selected, {}
         stateful = set(self.stateful()) if one_step else set()
         net_dict = {}
         for name, desc in self.net_dict.items():

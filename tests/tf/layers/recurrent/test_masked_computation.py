@@ -178,6 +178,34 @@ def test_sparse_input_outside_its_dim_where_not_selected(session, move_out):
     np.testing.assert_allclose(y, expected, atol=1e-5)
 
 
+def test_moved_out_unit_reads_outer_loop_layers_on_the_selected_frames(session):
+    """A subnetwork unit that reads a layer of the loop (``base:am``, as the transducer configs' masked label LSTM
+    reads the encoder frame): moved out of the loop, that layer is read on the selected frames, which gives the
+    values of the loop (where the unit sees ``am``'s frame at each selected step)."""
+    unit = {"class": "subnetwork", "from": "data", "subnetwork": {
+        "lin": {"class": "linear", "activation": None, "from": ["data", "base:am"], "n_out": 3},
+        "lstm0": {"class": "rec", "unit": "nativelstm2", "n_out": 2, "from": "lin"},
+        "output": {"class": "copy", "from": "lstm0"}}}
+    ys = []
+    for move_out in (False, True):
+        with tf.Graph().as_default() as graph, tf.compat.v1.Session(graph=graph) as sess:
+            net = build_net(_loop_net({"am": {"class": "linear", "from": "data:source", "n_out": 2},
+                                       "mc": {"class": "masked_computation", "mask": "m", "from": "data:source",
+                                              "unit": unit},
+                                       "output": {"class": "unmask", "from": "mc", "mask": "m"}},
+                                      move_out=move_out), extern_data=EXT, train_flag=False)
+            assert ("mc" in net.get_layer("output").cell.loop) == (not move_out)
+            sess.run(tf.compat.v1.global_variables_initializer())
+            _load_params(sess)
+            x, lens = _inputs()
+            ys.append(_run(sess, net, x, lens)[0])
+    x, lens = _inputs()
+    sel, valid = _selected(x, lens), np.arange(x.shape[1])[None] < lens[:, None]
+    assert sel.sum() >= 3 and not sel[valid].all()
+    np.testing.assert_allclose(ys[1][valid], ys[0][valid], atol=1e-5)  # held on the frames not selected
+    assert np.abs(ys[0][sel]).max() > 0.01
+
+
 SUBNET_UNIT = {"class": "subnetwork", "from": "data", "subnetwork": {
     "input_embed": {"class": "linear", "activation": None, "with_bias": False, "from": "data", "n_out": 4},
     "lstm0": {"class": "rec", "unit": "nativelstm2", "n_out": 3, "from": ["input_embed"]},
