@@ -68,20 +68,6 @@ DEFAULT = ["blstm-attention", "conformer-hybrid", "transformer-attention", "rnnt
 # ---------------------------------------------------------------------------------------------- the worker
 
 
-def _dim_without_dimension() -> None:
-    """The same stand-in on both sides: ``DimensionTag(kind=..., description=...)`` without ``dimension`` (the
-    RNN-T configs create their time tags so; both implementations now require the argument) means
-    ``dimension=None`` (a dynamic axis), as in the RETURNN these configs were written for."""
-    from returnn.tensor import Dim
-
-    init = Dim.__init__
-
-    def __init__(self, dimension=None, *args, **kwargs):
-        init(self, dimension, *args, **kwargs)
-
-    Dim.__init__ = __init__
-
-
 def _worker(args) -> None:
     t_main = time.time()
     times = {"interpreter": t_main - args.t0}
@@ -92,7 +78,7 @@ def _worker(args) -> None:
     import tensorflow as tf
 
     tf.compat.v1.disable_eager_execution()
-    from build_network import _install_tf1_aliases, _PathsExist
+    from build_network import _dim_without_dimension, _install_tf1_aliases, _PathsExist
 
     _install_tf1_aliases(tf)
     # The configs were written for TF 1, whose tf.where selects whole rows by a vector condition (specaug's

@@ -15,7 +15,8 @@ Two modes:
 Stand-ins, the same on both sides, so that configs written for a cluster load here: while the config file runs,
 ``os.path.exists``/``os.path.isfile`` answer true (many configs assert that their corpus files exist); the
 ``tensorflow`` module gets the TF1 names it lacks from ``tf.compat.v1`` (``tf.random_uniform`` ...), which old
-helper functions call during network construction.
+helper functions call during network construction; ``DimensionTag(kind=..., description=...)`` without
+``dimension`` (the transducer configs' time tags) means ``dimension=None``.
 
 The result: ``{"status": "ok", "params": {name: shape}, "seconds": s}`` or
 ``{"status": "error", "stage": "config"|"network", "exc_type": ..., "message": ..., "seconds": s}``.
@@ -40,6 +41,19 @@ def _install_tf1_aliases(tf) -> None:
             setattr(tf, name, getattr(v1, name))
         except Exception:  # noqa: BLE001 (a name that cannot be loaded stays missing)
             pass
+
+
+def _dim_without_dimension() -> None:
+    """``DimensionTag(kind=..., description=...)`` without ``dimension`` means ``dimension=None`` (a dynamic axis),
+    as in the RETURNN the configs were written for; both implementations now require the argument."""
+    from returnn.tensor import Dim
+
+    init = Dim.__init__
+
+    def __init__(self, dimension=None, *args, **kwargs):
+        init(self, dimension, *args, **kwargs)
+
+    Dim.__init__ = __init__
 
 
 class _PathsExist:
@@ -141,6 +155,8 @@ def serve() -> None:
     _install_tf1_aliases(tf)
     import returnn  # noqa: F401
     import returnn.config  # noqa: F401
+
+    _dim_without_dimension()
     import returnn.tf.network  # noqa: F401
     try:
         import returnn.tf.layers.basic  # noqa: F401
@@ -173,6 +189,7 @@ def main() -> None:
 
     tf.compat.v1.disable_eager_execution()
     _install_tf1_aliases(tf)
+    _dim_without_dimension()
     print(json.dumps(build(sys.argv[1])))
 
 
