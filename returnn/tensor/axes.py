@@ -11,6 +11,8 @@ description                axes (B = batch axis, T = time axis, F = feature axis
 ``B``, ``batch``           the batch axis
 ``T``, ``time``            the time axis (error if there is none)
 ``T?``                     the time axis if there is one, else none
+``bt``, ``btf``, ...       the axes of each letter ``b``/``t``/``f``, in that order (the reference's old compound
+                           form, e.g. ``"axes": "bt"`` of a ``reduce`` layer)
 ``F``, ``feature``         the feature axis (none for sparse tensors)
 ``spatial``                all axes except batch and feature (includes time)
 ``S:<i>``, ``spatial:<i>``  the i-th of ``spatial`` (negative counts from the end)
@@ -134,6 +136,8 @@ def _one_string(tensor: Tensor, description: str, orig: Any) -> List[int]:
         return [i for i in all_axes if i not in (tensor.batch_dim_axis, tensor.time_dim_axis)]
     if low == "except_batch":
         return [i for i in all_axes if i != tensor.batch_dim_axis]
+    if len(low) > 1 and set(low) <= set("btf"):  # compound: one axis (set) per letter, in order
+        return get_axes_from_description(tensor, list(low))
     if ":" in low:
         prefix, _, rest = desc.partition(":")
         prefix = prefix.lower()

@@ -597,3 +597,12 @@ def test_get_common_data_like_reference(name, expected):
     tensors = _tensors()
     assert repr(Data.get_common_data([tensors[name], tensors["x"]])) == expected
     assert Data.get_common_data([]) is None
+
+
+@pytest.mark.parametrize("description, axes", [("bt", [1, 0]), ("tb", [0, 1]), ("BT", [1, 0]), ("bT", [1, 0]),
+                                               ("bf", [1, 2]), ("ft", [2, 0]), ("btf", [1, 0, 2])])
+def test_compound_b_t_f_axis_descriptions_like_reference(description, axes):
+    # observed from the reference on a time-major [T, B, F] tensor (e.g. a reduce layer's "axes": "bt")
+    time = SpatialDim("time")
+    x = Data("x", dim_tags=[time, batch_dim, FeatureDim("feat", 7)], time_dim_axis=0, feature_dim_axis=2)
+    assert x.get_axes_from_description(description) == axes
