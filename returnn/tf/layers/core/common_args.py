@@ -58,6 +58,8 @@ LAYER_ARGS: Tuple[LayerArg, ...] = (
              "(with a deprecation warning; an error from behavior_version 1), [] for none"),
     LayerArg("collocate_with", "wiring", NO_EFFECT, "layers to build together with this one (the reference's "
              "device/construction hint); every layer is built where it is needed here"),
+    LayerArg("extra_deps", "wiring", SUPPORTED, "layer names this one depends on besides its sources: built before "
+             "it and listed in its dependencies (no control dependency on their ops), as the reference"),
     LayerArg("is_output_layer", "wiring", SUPPORTED, "build (and fetch) the layer even if nothing depends on it"),
     LayerArg("register_as_extern_data", "wiring", SUPPORTED, "make the output available as extern data under this "
              "key (e.g. as a target)"),

@@ -54,7 +54,7 @@ class LayerBase:
                  dropout: float = 0.0, dropout_noise_shape: Any = None, dropout_on_forward: bool = False,
                  initial_output: Any = None, state: Any = None, need_last: bool = False, encapsulate: bool = False,
                  only_on_eval: bool = False, only_on_search: bool = False,
-                 collocate_with: Any = None, is_output_layer: Optional[bool] = None,
+                 collocate_with: Any = None, extra_deps: Sequence[Any] = (), is_output_layer: Optional[bool] = None,
                  register_as_extern_data: Optional[str] = None, debug_print_layer_output: Any = None,
                  control_dependencies_on_output: Any = None, _target_layers: Optional[Dict[str, LayerBase]] = None,
                  rec_previous_layer: Any = None, _network: Any = None, _name: Optional[str] = None,
@@ -67,6 +67,7 @@ class LayerBase:
         self.network = network
         self.output = output
         self.sources: List[LayerBase] = list(sources)
+        self.extra_deps: List[LayerBase] = list(extra_deps or ())
         self.n_out = n_out
         self.loss = loss
         self.target = target
@@ -147,6 +148,10 @@ class LayerBase:
                                         hint=f"add {t!r} to extern_data, or fix the target")
                 elif d.get("loss"):
                     get_layer("data:" + t)  # as the reference: the target becomes a source layer
+        if d.get("extra_deps"):
+            deps = d["extra_deps"]
+            d["extra_deps"] = [get_layer(x) if isinstance(x, str) else x
+                               for x in ([deps] if isinstance(deps, str) else deps)]
         reuse = d.get("reuse_params")
         if isinstance(reuse, str):
             d["reuse_params"] = get_layer(reuse)
@@ -276,7 +281,7 @@ class LayerBase:
         return self.sources[0].output if self.sources else None
 
     def get_dep_layers(self) -> List[LayerBase]:
-        return list(self.sources) + list(self.target_layers.values())
+        return list(self.sources) + list(self.target_layers.values()) + list(self.extra_deps)
 
     def get_absolute_name(self) -> str:
         return self.network.get_absolute_name_prefix() + self.name

@@ -3,12 +3,13 @@ size (raw ``tf.reshape``).
 
 Shape: the ``in_dims`` (axis descriptions or Dims) are replaced, at the position of the first of them, by the
 ``out_dims`` (Dims); the other axes keep their order. The feature axis is the last feature-kind dim (as the
-reference marks ``[B, T, F'a'(2), F|F'b'(3)]``). ``extra_deps`` are layers that must be built first.
+reference marks ``[B, T, F'a'(2), F|F'b'(3)]``). (``extra_deps``, layers that must be built first, is a common
+layer argument.)
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import tensorflow as tf
@@ -46,10 +47,8 @@ class ReshapeLayer(LayerBase):
 
     layer_class = "reshape"
 
-    def __init__(self, in_dims: Sequence[Any], out_dims: Sequence[Dim], extra_deps: Sequence[LayerBase] = (),
-                 **kwargs: Any):
+    def __init__(self, in_dims: Sequence[Any], out_dims: Sequence[Dim], **kwargs: Any):
         super().__init__(**kwargs)
-        self.extra_deps = list(extra_deps)
         inp = concat_sources_template(self.sources, name=self.name, layer_class=self.layer_class)
         x = concat_sources(self.sources, inp)
         perm, before, after, _ = _plan(self.name, self.layer_class, inp, in_dims, out_dims)
@@ -60,15 +59,6 @@ class ReshapeLayer(LayerBase):
         out_shape = [d.dimension if d.dimension is not None else -1 for d in out_dims]
         new_shape = tf.concat([shape[:n_before], out_shape, shape[inp.batch_ndim - len(after):]], axis=0)
         self.output.placeholder = tf.reshape(x, new_shape)
-
-    def get_dep_layers(self) -> List[LayerBase]:
-        return super().get_dep_layers() + self.extra_deps
-
-    @classmethod
-    def transform_config_dict(cls, d: Dict[str, Any], network: Any, get_layer: Any) -> None:
-        super().transform_config_dict(d, network=network, get_layer=get_layer)
-        if d.get("extra_deps"):
-            d["extra_deps"] = [get_layer(x) if isinstance(x, str) else x for x in d["extra_deps"]]
 
     @classmethod
     def get_out_data_from_opts(cls, name: str, sources: Any = (), in_dims: Sequence[Any] = (),

@@ -86,3 +86,21 @@ def test_updater_opts_unknown_key_names_the_layer(session):
         net.construct_from_dict({"output": {"class": "linear", "n_out": 2, "from": "data"},
                                  "l": {"class": "linear", "n_out": 2, "from": "data", "is_output_layer": True,
                                        "updater_opts": {"learning_rate_multiplyer": 0.5}}})
+
+
+def test_extra_deps_are_built_first_and_listed_as_dependencies():
+    # as observed from the reference: a copy layer with "extra_deps": ["x"] builds x (nothing else uses it) and
+    # lists it after its sources; its output is the input itself (no control dependency); a string is one name
+    with tf.Graph().as_default():
+        net = TFNetwork(config=Config({"extern_data": {"data": {"dim": 3}}}), train_flag=False)
+        net.construct_from_dict({"x": {"class": "linear", "from": "data", "n_out": 2},
+                                 "output": {"class": "copy", "from": "data", "extra_deps": ["x"]},
+                                 "y": {"class": "copy", "from": "data", "extra_deps": "x", "is_output_layer": True}})
+        out = net.get_layer("output")
+        assert [dep.name for dep in out.get_dep_layers()] == ["data", "x"]
+        assert [dep.name for dep in net.get_layer("y").get_dep_layers()] == ["data", "x"]
+        assert out.output.placeholder.op.control_inputs == []
+    with pytest.raises(Exception, match="nope"):
+        with tf.Graph().as_default():
+            TFNetwork(config=Config({"extern_data": {"data": {"dim": 3}}}), train_flag=False).construct_from_dict(
+                {"output": {"class": "copy", "from": "data", "extra_deps": ["nope"]}})
