@@ -61,3 +61,14 @@ def test_needed_invalid_layer_is_still_an_error(session):
     d["output"]["unit"]["prob"]["from"] = ["prev:output", "lm"]
     with pytest.raises(LayerArgError, match="unknown argument 'bogus_arg'"):
         build_net(d, extern_data=_EXTERN)
+
+
+def test_unused_layer_naming_a_missing_layer(session):
+    # as the reference (a published RNN-T config keeps a masked_computation of a layer it removed): only an error
+    # where the layer is needed
+    from returnn.tf.network import LayerNotFound
+
+    build_net(_net({"class": "linear", "from": "prev:no_such_layer", "n_out": 5}, lm_used_by_choice=False),
+              extern_data=_EXTERN)
+    with pytest.raises(LayerNotFound, match="no_such_layer"):
+        _search_net(_net({"class": "linear", "from": "no_such_layer", "n_out": 5}))

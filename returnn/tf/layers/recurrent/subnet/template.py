@@ -137,7 +137,7 @@ class SubnetTemplates:
     def build(self) -> Dict[str, TemplateLayer]:
         """Builds all templates (fixpoint over ``prev:`` cycles).
 
-        :raises LayerNotFound: a name that is neither in the unit nor ``base:``/``data:``/``:i``
+        :raises LayerNotFound: a needed layer uses a name that is neither in the unit nor ``base:``/``data:``/``:i``
         :raises LayerArgError/LayerShapeError: from the layers' own checks, naming ``rec/layer``
         """
         for pass_idx in range(4):
@@ -150,8 +150,6 @@ class SubnetTemplates:
             for name in self.unit:
                 try:
                     self._construct(name)
-                except LayerNotFound:
-                    raise
                 except Exception as exc:  # noqa: BLE001 (first pass: guessed prev: templates may not fit yet)
                     self._constructing.clear()
                     if not tolerant:
@@ -163,8 +161,8 @@ class SubnetTemplates:
 
     def _raise_needed_failures(self) -> None:
         """As the reference, a layer of the unit that nothing needs is never constructed, so its errors (e.g. an
-        argument of an old RETURNN version in an unused layer, or the sources of a ``choice`` in training) do not
-        matter. Needed: ``output``, ``end``, layers with ``is_output_layer``/``need_last``, with a ``loss`` (not
+        argument of an old RETURNN version in an unused layer, a name that is not in the unit, or the sources of a
+        ``choice`` in training) do not matter. Needed: ``output``, ``end``, layers with ``is_output_layer``/``need_last``, with a ``loss`` (not
         searching) or ``choice`` layers (searching), and what they use (same step or ``prev:``).
 
         :raises Exception: the template error of the first needed layer that failed"""
