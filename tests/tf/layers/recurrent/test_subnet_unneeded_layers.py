@@ -72,3 +72,14 @@ def test_unused_layer_naming_a_missing_layer(session):
               extern_data=_EXTERN)
     with pytest.raises(LayerNotFound, match="no_such_layer"):
         _search_net(_net({"class": "linear", "from": "no_such_layer", "n_out": 5}))
+
+
+def test_base_layer_read_only_by_an_unused_layer_is_not_built(session):
+    # as the reference (a published RNN-T config without attention keeps the attention's window gather_nd of
+    # base:enc_ctx_win, whose linear enc_ctx0 the reference never builds: no enc_ctx0/W)
+    unit = dict(_net({"class": "gather_nd", "from": "base:enc_ctx", "position": ":i"}, lm_used_by_choice=False)
+                ["output"]["unit"])
+    build_net({"enc_ctx": {"class": "linear", "from": "data", "n_out": 3},
+               "output": {"class": "rec", "from": [], "target": "classes", "max_seq_len": 5, "unit": unit}},
+              extern_data=_EXTERN)
+    assert sorted(v.name for v in tf.compat.v1.trainable_variables()) == ["output/rec/prob/W:0", "output/rec/prob/b:0"]

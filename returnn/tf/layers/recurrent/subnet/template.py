@@ -102,7 +102,7 @@ class SubnetTemplates:
         self._previous: Dict[str, TemplateLayer] = {}
         self._constructing: List[str] = []
         self._tolerant = False
-        self.failed: Dict[str, Exception] = {}  # unneeded layers whose template cannot be built (never constructed)
+        self.failed: Dict[str, Exception] = {}  # layers whose template could not be built (last pass)
 
     # ---- names
     def full_name(self, name: str) -> str:
@@ -135,11 +135,16 @@ class SubnetTemplates:
 
     # ---- construction
     def build(self) -> Dict[str, TemplateLayer]:
-        """Builds all templates (fixpoint over ``prev:`` cycles).
+        """Builds the templates of the needed layers (fixpoint over ``prev:`` cycles): :meth:`roots` and what they
+        use (same step or ``prev:``). As the reference, a layer of the unit that nothing needs is never
+        constructed: its errors (e.g. an argument of an old RETURNN version, a name that is not in the unit, or the
+        sources of a ``choice`` in training) do not matter, and the ``base:`` layers only it reads are not built
+        (nor their params).
 
         :raises LayerNotFound: a needed layer uses a name that is neither in the unit nor ``base:``/``data:``/``:i``
         :raises LayerArgError/LayerShapeError: from the layers' own checks, naming ``rec/layer``
         """
+        roots = self.roots()
         for pass_idx in range(4):
             signature_before = self._signature(self.layers)
             self._previous = self.layers
@@ -147,42 +152,53 @@ class SubnetTemplates:
             tolerant = pass_idx == 0
             self._tolerant = tolerant
             self.failed = {}
-            for name in self.unit:
-                try:
-                    self._construct(name)
-                except Exception as exc:  # noqa: BLE001 (first pass: guessed prev: templates may not fit yet)
-                    self._constructing.clear()
-                    if not tolerant:
-                        self.failed.setdefault(name, exc)
+            todo, seen = list(roots), set()
+            while todo:
+                name = todo.pop(0)
+                if name in seen:
+                    continue
+                seen.add(name)
+                if name not in self.layers:
+                    try:
+                        self._construct(name)
+                    except Exception as exc:  # noqa: BLE001 (first pass: guessed prev: templates may not fit yet)
+                        self._constructing.clear()
+                        if not tolerant:
+                            self.failed.setdefault(name, exc)
+                tmpl = self.layers.get(name)
+                if tmpl is not None:
+                    todo.extend(tmpl.deps + tmpl.prev_deps)
+                else:  # failed (e.g. on a guessed prev: template): the unit layers its dict names, to get their
+                    # templates for the next pass
+                    todo.extend(self._named_unit_layers(self.unit[name]))
             if pass_idx > 0 and self._signature(self.layers) == signature_before:
                 break
-        self._raise_needed_failures()
-        return self.layers
-
-    def _raise_needed_failures(self) -> None:
-        """As the reference, a layer of the unit that nothing needs is never constructed, so its errors (e.g. an
-        argument of an old RETURNN version in an unused layer, a name that is not in the unit, or the sources of a
-        ``choice`` in training) do not matter. Needed: ``output``, ``end``, layers with ``is_output_layer``/``need_last``, with a ``loss`` (not
-        searching) or ``choice`` layers (searching), and what they use (same step or ``prev:``).
-
-        :raises Exception: the template error of the first needed layer that failed"""
-        if not self.failed:
-            return
-        search = bool(self.sub_net.search_flag)
-        roots = [n for n, d in self.unit.items()
-                 if n in ("output", "end") or (isinstance(d, dict) and (
-                     d.get("is_output_layer") or d.get("need_last")
-                     or (d.get("loss") and not search) or (d.get("class") == "choice" and search)))]
-        needed, todo = set(roots), list(roots)
-        while todo:
-            name = todo.pop()
+        for name in roots:  # the first needed layer that failed (all built ones are needed)
             if name in self.failed:
                 raise self.failed[name]
-            tmpl = self.layers.get(name)
-            for dep in (tmpl.deps + tmpl.prev_deps) if tmpl is not None else ():
-                if dep not in needed:
-                    needed.add(dep)
-                    todo.append(dep)
+        if self.failed:
+            raise next(iter(self.failed.values()))
+        return self.layers
+
+    def _named_unit_layers(self, value: Any) -> List[str]:
+        """:return: the unit layers that strings in a layer dict name (``"X"``, ``"prev:X"``), in order"""
+        if isinstance(value, str):
+            name = value[len("prev:"):] if value.startswith("prev:") else value
+            return [name] if name in self.unit else []
+        if isinstance(value, dict):
+            value = list(value.values())
+        if isinstance(value, (list, tuple)):
+            return [name for item in value for name in self._named_unit_layers(item)]
+        return []
+
+    def roots(self) -> List[str]:
+        """:return: the layers needed in any case: ``output``, ``end``, layers with ``is_output_layer`` or
+        ``need_last``, with a ``loss`` (not searching), ``choice`` layers (searching)"""
+        search = bool(self.sub_net.search_flag)
+        return [n for n, d in self.unit.items()
+                if n in ("output", "end") or (isinstance(d, dict) and (
+                    d.get("is_output_layer") or d.get("need_last")
+                    or (d.get("loss") and not search) or (d.get("class") == "choice" and search)))]
 
     @staticmethod
     def _signature(layers: Dict[str, TemplateLayer]) -> Dict[str, Any]:
