@@ -135,16 +135,22 @@ class SubnetTemplates:
 
     # ---- construction
     def build(self) -> Dict[str, TemplateLayer]:
-        """Builds the templates of the needed layers (fixpoint over ``prev:`` cycles): :meth:`roots` and what they
-        use (same step or ``prev:``). As the reference, a layer of the unit that nothing needs is never
-        constructed: its errors (e.g. an argument of an old RETURNN version, a name that is not in the unit, or the
-        sources of a ``choice`` in training) do not matter, and the ``base:`` layers only it reads are not built
-        (nor their params).
+        """Builds the templates of the layers that may be needed (fixpoint over ``prev:`` cycles), in the unit's
+        order: :meth:`roots` and every unit layer their dicts name (``"X"``, ``"prev:X"``), recursively. As the
+        reference, a layer of the unit that nothing needs is never constructed: its errors (e.g. an argument of an
+        old RETURNN version, a name that is not in the unit, or the sources of a ``choice`` in training) do not
+        matter, and the ``base:`` layers only it reads are not built (nor their params).
 
         :raises LayerNotFound: a needed layer uses a name that is neither in the unit nor ``base:``/``data:``/``:i``
         :raises LayerArgError/LayerShapeError: from the layers' own checks, naming ``rec/layer``
         """
         roots = self.roots()
+        named, todo = set(roots), list(roots)
+        while todo:
+            for dep in self._named_unit_layers(self.unit[todo.pop()]):
+                if dep not in named:
+                    named.add(dep)
+                    todo.append(dep)
         for pass_idx in range(4):
             signature_before = self._signature(self.layers)
             self._previous = self.layers
@@ -152,38 +158,43 @@ class SubnetTemplates:
             tolerant = pass_idx == 0
             self._tolerant = tolerant
             self.failed = {}
-            todo, seen = list(roots), set()
-            while todo:
-                name = todo.pop(0)
-                if name in seen:
+            for name in self.unit:
+                if name not in named:
                     continue
-                seen.add(name)
-                if name not in self.layers:
-                    try:
-                        self._construct(name)
-                    except Exception as exc:  # noqa: BLE001 (first pass: guessed prev: templates may not fit yet)
-                        self._constructing.clear()
-                        if not tolerant:
-                            self.failed.setdefault(name, exc)
-                tmpl = self.layers.get(name)
-                if tmpl is not None:
-                    todo.extend(tmpl.deps + tmpl.prev_deps)
-                else:  # failed (e.g. on a guessed prev: template): the unit layers its dict names, to get their
-                    # templates for the next pass
-                    todo.extend(self._named_unit_layers(self.unit[name]))
+                try:
+                    self._construct(name)
+                except Exception as exc:  # noqa: BLE001 (first pass: guessed prev: templates may not fit yet)
+                    self._constructing.clear()
+                    if not tolerant:
+                        self.failed.setdefault(name, exc)
             if pass_idx > 0 and self._signature(self.layers) == signature_before:
                 break
-        for name in roots:  # the first needed layer that failed (all built ones are needed)
-            if name in self.failed:
-                raise self.failed[name]
-        if self.failed:
-            raise next(iter(self.failed.values()))
+        self._raise_needed_failures(roots)
         return self.layers
 
+    def _raise_needed_failures(self, roots: List[str]) -> None:
+        """:raises Exception: the template error of the first layer that failed and is needed: a root or used by
+        a needed layer (same step or ``prev:``)"""
+        if not self.failed:
+            return
+        needed, todo = set(roots), list(roots)
+        while todo:
+            name = todo.pop()
+            if name in self.failed:
+                raise self.failed[name]
+            tmpl = self.layers.get(name)
+            for dep in (tmpl.deps + tmpl.prev_deps) if tmpl is not None else ():
+                if dep not in needed:
+                    needed.add(dep)
+                    todo.append(dep)
+
     def _named_unit_layers(self, value: Any) -> List[str]:
-        """:return: the unit layers that strings in a layer dict name (``"X"``, ``"prev:X"``), in order"""
+        """:return: the unit layers that strings in a layer dict name (``"X"``, ``"prev:X"``; and ``"base:X"``, which
+        names layer ``X`` of the unit inside a nested subnetwork dict), in order"""
         if isinstance(value, str):
-            name = value[len("prev:"):] if value.startswith("prev:") else value
+            name = value
+            while name.startswith(("prev:", "base:")):
+                name = name[5:]
             return [name] if name in self.unit else []
         if isinstance(value, dict):
             value = list(value.values())
