@@ -61,6 +61,12 @@ BENCHMARKS = {
                        "attwb5_am.dec1la-n128.decdrop03.decwdrop03.pretrain_less2_rep6.mlr50.emit2.fl2.rep.fixmask."
                        "ctcalignfix-ctcalign-p0-6l.chunk60.encctc.devtrain.config",
                        (120, 180), ("alignment", 6, 1030), 2),
+    # the same with switchout of the alignment labels (most rna3c configs): random labels, some of which reach the
+    # encoder CTC's target as the blank index (not in the default set: the random switchout varies the steps)
+    "rnnt-alignment-switchout": ("2020-rnn-transducer/configs/rna3c-lm4a.convtrain.switchout6.l2a_1e_4.nohdf."
+                                 "encbottle256.attwb5_am.dec1la-n128.decdrop03.decwdrop03.pretrain_less2_rep6.mlr50."
+                                 "emit2.fl2.rep.fixmask.ctcalignfix-ctcalign-p0-6l.chunk60.encctc.devtrain.config",
+                                 (120, 180), ("alignment", 6, 1030), 2),
 }
 DEFAULT = ["blstm-attention", "conformer-hybrid", "transformer-attention", "rnnt-alignment"]
 
