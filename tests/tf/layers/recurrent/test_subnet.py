@@ -239,3 +239,37 @@ def test_error_data_source_without_rec_input(session):
     with pytest.raises(LayerArgError) as info:
         build_net(net_dict, extern_data=extern)
     assert info.value.layer.startswith("output") and "data:source" in str(info.value)
+
+
+def test_step_index_layers_move_out_with_the_loop_values():
+    """Layers that read the step index ``:i`` (the published RNN-T configs' attention window: ``gather_nd`` of
+    ``base:enc_ctx_win`` at ``:i``; ``:i == 0``) move out of the loop in training, as the reference moves them, where
+    ``:i`` is each frame's step: the same values as in the loop (numpy check of the window gather)."""
+    unit = {"w": {"class": "gather_nd", "from": "base:enc", "position": ":i"},
+            "wm": {"class": "merge_dims", "from": "w", "axes": "static"},
+            "first": {"class": "compare", "from": ":i", "kind": "equal", "value": 0},
+            "lin": {"class": "linear", "from": ["wm", "data:source"], "n_out": 2},
+            "lin2": {"class": "linear", "from": "data:source", "n_out": 2},
+            "output": {"class": "switch", "condition": "first", "true_from": "lin", "false_from": "lin2"}}
+    x = np.random.RandomState(1).randn(2, 5, 3).astype("float32")
+    results = []
+    for move_out in (False, True):
+        with tf.Graph().as_default() as graph, tf.compat.v1.Session(graph=graph) as sess:
+            net = build_net({"enc": {"class": "window", "from": "data", "window_size": 3},
+                             "output": {"class": "rec", "from": "data", "optimize_move_layers_out": move_out,
+                                        "unit": unit}}, extern_data={"data": {"dim": 3}}, train_flag=True)
+            cell = net.get_layer("output").cell
+            assert (cell.loop == set()) == move_out  # moved out: nothing left in the loop
+            sess.run(tf.compat.v1.global_variables_initializer())
+            params = {}
+            for var in tf.compat.v1.global_variables():
+                params[var.name[:-2]] = np.random.RandomState(len(var.name)).randn(*var.shape.as_list())
+                var.load(params[var.name[:-2]].astype("float32"), sess)
+            out = net.get_layer("output").output.copy_as_batch_major().placeholder
+            results.append(sess.run(out, make_feed(net, {"data": x}, {"data": [5, 3]})))
+    np.testing.assert_allclose(results[1][0], results[0][0], atol=1e-5)
+    np.testing.assert_allclose(results[1][1, :3], results[0][1, :3], atol=1e-5)
+    padded = np.pad(x[0], ((1, 1), (0, 0)))  # window 3 around frame 0 of sequence 0 (zero padded)
+    lin_w, lin_b = params["output/rec/lin/W"], params["output/rec/lin/b"]
+    np.testing.assert_allclose(results[0][0, 0], np.concatenate([padded[0:3].reshape(-1), x[0, 0]]) @ lin_w + lin_b,
+                               rtol=1e-4)

@@ -185,7 +185,7 @@ class SubnetworkRecCell:
             while changed:
                 changed = False
                 for n, l in layers.items():
-                    if n in inputs or ":i" in l.data_deps:
+                    if n in inputs or (":i" in l.data_deps and self.time_dim is None):
                         continue
                     if l.layer_desc.get("masked_from"):  # over other frames than the loop's when moved out
                         continue
@@ -230,7 +230,8 @@ class SubnetworkRecCell:
             over_time = {n for n in stateful if self._can_run_over_time(n)}
             roots = ((stateful - inputs - over_time) & needed) | {p for n in needed for p in layers[n].prev_deps}
             roots |= needed_roots - {"output"} - {n for n in needed_roots if layers[n].loss}
-            roots |= {n for n in needed if ":i" in layers[n].data_deps}  # the step index exists only in the loop
+            if self.time_dim is None:  # the step index exists only in the loop (else also over the whole time)
+                roots |= {n for n in needed if ":i" in layers[n].data_deps}
             roots -= inputs
         else:
             roots = set(needed)
@@ -285,8 +286,8 @@ class SubnetworkRecCell:
         return result
 
     def _on_loop_axis(self, data_name: str) -> bool:
-        if data_name == ":i":
-            return False
+        if data_name == ":i":  # moved out: the step of each frame, on the loop's (known) time axis
+            return self.time_dim is not None
         if data_name == "data:source":
             return True
         key = data_name[len("data:"):]

@@ -18,8 +18,8 @@ from returnn.errors import LayerArgError
 from returnn.tensor import Tensor
 from returnn.tf.layers.recurrent.subnet.initial import initial_output_value
 from returnn.tf.layers.recurrent.get_last_hidden_state import attach_prev_hidden_state
-from returnn.tf.layers.recurrent.subnet.move_out import (OutsideNet, frame_at, make_internal, register_losses,
-                                                          time_major_with_raw)
+from returnn.tf.layers.recurrent.subnet.move_out import (OutsideNet, fixed_loop_length, frame_at, make_internal,
+                                                          register_losses, time_major_with_raw)
 from returnn.tf.layers.search.beam import SearchBeam, backtrack, gather_beams, tile_beam
 from returnn.tf.layers.search.choice import NEG_INF
 
@@ -288,17 +288,7 @@ def _run_while_loop_v1(cell: Any, loop: _Loop):
     bk = batch * beam
     fixed = cell.time_dim is not None
     if fixed:
-        if loop.full_source is not None:
-            max_len = tf.shape(loop.full_source.output.placeholder)[0]
-            seq_lens = loop.full_source.output.get_sequence_lengths()
-        elif getattr(cell, "declared_time_dim", None) is not None:  # rec_unstack with declare_rec_time
-            seq_lens = cell.declared_time_dim.dyn_size
-            max_len = tf.reduce_max(seq_lens)
-        else:
-            key = cell.size_target or cell.target
-            data = cell.parent_net.get_extern_data(key)
-            max_len = tf.shape(data.placeholder)[data.time_dim_axis]
-            seq_lens = data.get_sequence_lengths()
+        max_len, seq_lens = fixed_loop_length(cell, loop.full_source)
         if cell.max_seq_len is not None and cell.search:
             max_len = tf.minimum(max_len, eval_max_seq_len(cell, cell.max_seq_len))
     else:

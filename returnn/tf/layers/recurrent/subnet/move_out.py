@@ -8,16 +8,34 @@ axis, with ``X``'s initial output in frame 0.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict
+from typing import Any, Callable, Dict, Tuple
 
 import tensorflow as tf
 
 from returnn.tensor import Tensor
 from returnn.tf.layers.recurrent.subnet.initial import initial_output_value
+from returnn.tf.layers.recurrent.subnet.template import STEP_INDEX
 try:
     from returnn.tf.layers.core.internal import InternalLayer
 except ImportError:  # older layout
     from returnn.tf.layers.source_layers_compat import InternalLayer
+
+
+def fixed_loop_length(cell: Any, full_source: Any) -> Tuple[tf.Tensor, tf.Tensor]:
+    """For a loop over a known time dim (``cell.time_dim``): the rec layer's input, a ``rec_unstack`` with
+    ``declare_rec_time``, or the target.
+
+    :param full_source: the rec layer's input as a time-major layer, or None
+    :return: (the number of steps, int32 scalar: the padded length; the sequence lengths, int32 ``[B]``)
+    """
+    if full_source is not None:
+        return tf.shape(full_source.output.placeholder)[0], full_source.output.get_sequence_lengths()
+    if getattr(cell, "declared_time_dim", None) is not None:  # rec_unstack with declare_rec_time
+        seq_lens = cell.declared_time_dim.dyn_size
+        return tf.reduce_max(seq_lens), seq_lens
+    key = cell.size_target or cell.target
+    data = cell.parent_net.get_extern_data(key)
+    return tf.shape(data.placeholder)[data.time_dim_axis], data.get_sequence_lengths()
 
 
 def make_internal(name: str, network: Any, output: Tensor, **kwargs: Any) -> InternalLayer:
@@ -76,6 +94,14 @@ class OutsideNet:
             return cell.get_base_layer(src)
         if src in ("data", "data:source"):
             return self.full_source
+        if src == STEP_INDEX:  # over the whole sequence: the step of each frame, {T} (no batch axis)
+            if src not in self.net.layers:
+                n_steps, _ = fixed_loop_length(cell, self.full_source)
+                out = Tensor(name=STEP_INDEX, dims=[cell.time_dim], dtype="int32", time_dim_axis=0,
+                             batch_dim_axis=None)
+                out.placeholder = tf.range(n_steps)
+                self.net.layers[src] = make_internal(src, self.net, out)
+            return self.net.layers[src]
         if src.startswith("prev:"):
             return self.get_shifted(src[len("prev:"):])
         if src.startswith("data:") and src not in cell.unit:
