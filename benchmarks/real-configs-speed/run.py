@@ -257,27 +257,24 @@ def _print_trace(tf, session, fetch, feed, top: int, what: str, nodes: int = 0) 
     meta = tf.compat.v1.RunMetadata()
     opts = tf.compat.v1.RunOptions(trace_level=tf.compat.v1.RunOptions.FULL_TRACE)
     session.run(fetch, feed_dict=feed, options=opts, run_metadata=meta)
-    by_type, count = {}, 0
+    by_type, by_node, count = {}, {}, 0
     for dev in meta.step_stats.dev_stats:
         for node in dev.node_stats:
             kind = node.timeline_label.split("(")[0].split(" = ")[-1].strip() or node.node_name
-            by_type[kind] = by_type.get(kind, 0.0) + (node.all_end_rel_micros or 0) / 1000.0
+            ms = (node.all_end_rel_micros or 0) / 1000.0
+            by_type[kind] = by_type.get(kind, 0.0) + ms
             count += 1
+            if nodes:  # the single kernels, with their output shapes
+                shapes = ",".join("x".join(str(d.size) for d in out.tensor_description.shape.dim)
+                                  for out in node.output)
+                key = (f"{node.node_name} [{shapes}]", kind)
+                by_node[key] = by_node.get(key, 0.0) + ms
     total = sum(by_type.values())
     print(f"TRACE {what}: {count} kernels, {total:.1f} ms summed", flush=True)
     for kind, ms in sorted(by_type.items(), key=lambda kv: -kv[1])[:top]:
         print(f"TRACE {kind:40s} {ms:9.1f} ms", flush=True)
-    if nodes:  # the single kernels with the most time, with their output shapes
-        by_node = {}
-        for dev in meta.step_stats.dev_stats:
-            for node in dev.node_stats:
-                kind = node.timeline_label.split("(")[0].split(" = ")[-1].strip() or node.node_name
-                shapes = ",".join("x".join(str(d.size) for d in out.tensor_description.shape.dim)
-                                  for out in node.output)
-                key = (f"{node.node_name} [{shapes}]", kind)
-                by_node[key] = by_node.get(key, 0.0) + (node.all_end_rel_micros or 0) / 1000.0
-        for (name, kind), ms in sorted(by_node.items(), key=lambda kv: -kv[1])[:nodes]:
-            print(f"TRACE NODE {ms:8.2f} ms {kind:30s} {name}", flush=True)
+    for (name, kind), ms in sorted(by_node.items(), key=lambda kv: -kv[1])[:nodes]:
+        print(f"TRACE NODE {ms:8.2f} ms {kind:30s} {name}", flush=True)
 
 
 # ---------------------------------------------------------------------------------------------- the parent

@@ -25,6 +25,7 @@ from returnn.tensor import Tensor
 from returnn.tf.layers.core.internal import InternalLayer
 from returnn.tf.layers.core.spec import validate_layer_dict
 from returnn.tf.layers.recurrent.subnet.template import TemplateLayer
+from returnn.tf.ops.rnn.mask_pack import pack_masked
 
 
 def layer_has_rec_state(layer_class: Any, kwargs: Dict[str, Any]) -> bool:
@@ -96,8 +97,6 @@ class MaskedUnit:
             if self._selected is None:  # templates
                 self._packed_outer[name] = TemplateLayer(f"{name}:masked", self.network, packed)
             else:
-                from returnn.tf.ops.rnn.mask_pack import pack_masked
-
                 packed.placeholder = pack_masked(bm.placeholder, self._selected)[0]
                 self._packed_outer[name] = InternalLayer(name=f"{name}:masked", network=self.network, output=packed)
         return self._packed_outer[name]

@@ -185,7 +185,7 @@ class SubnetworkRecCell:
             while changed:
                 changed = False
                 for n, l in layers.items():
-                    if n in inputs or (":i" in l.data_deps and self.time_dim is None):
+                    if n in inputs:
                         continue
                     if l.layer_desc.get("masked_from"):  # over other frames than the loop's when moved out
                         continue
