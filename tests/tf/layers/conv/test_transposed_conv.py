@@ -64,3 +64,42 @@ def test_transposed_conv_missing_n_out(session):
     with pytest.raises(LayerArgError) as info:
         build_net({"output": {"class": "transposed_conv", "filter_size": [3], "from": "data"}}, {"data": {"dim": 3}})
     assert info.value.arg == "n_out"
+
+
+def test_transposed_conv_valid_stride_equal_filter_numpy(session):
+    # strides = filter size with padding "valid": no overlap and no extra frames (the matmul path)
+    net = build_net({"output": {"class": "transposed_conv", "filter_size": [2], "strides": [2], "padding": "valid",
+                                "n_out": 4, "with_bias": False, "from": "data"}}, {"data": {"dim": 3}})
+    layer = net.get_layer("output")
+    session.run(tf.compat.v1.global_variables_initializer())
+    w = RND.randn(2, 1, 4, 3).astype("float32")
+    layer.params["W_native_transposed_conv"].load(w, session)
+    y, sizes = session.run([layer.output.placeholder, layer.output.dims[1].dyn_size],
+                           feed_dict=make_feed(net, {"data": X}, {"data": LENS}))
+    np.testing.assert_allclose(y, np_transposed_conv(X, w, 2, 0, 8), rtol=1e-5, atol=1e-5)
+    assert sizes.tolist() == [8, 4]
+
+
+def test_transposed_conv_2d_stride_equal_filter_as_tf(session):
+    # 2-d, strides = filter size: values and gradients (input and weights) equal to TensorFlow's conv2d_transpose
+    net = build_net({"output": {"class": "transposed_conv", "filter_size": [2, 3], "strides": [2, 3], "n_out": 4,
+                                "with_bias": False, "from": "data:img"}},
+                    {"data": {"dim": 3}, "img": {"shape": (None, 5, 2)}})
+    layer = net.get_layer("output")
+    weights = layer.params["W_native_transposed_conv"]
+    assert weights.shape.as_list() == [2, 3, 4, 2]
+    x_ph = net.extern_data.data["img"].placeholder
+    y = layer.output.placeholder
+    shape = tf.shape(x_ph)
+    ref = tf.nn.conv2d_transpose(x_ph, weights, output_shape=tf.stack([shape[0], shape[1] * 2, 15, 4]),
+                                 strides=[1, 2, 3, 1], padding="SAME")
+    grads = tf.gradients(tf.reduce_sum(y * y), [x_ph, weights])
+    ref_grads = tf.gradients(tf.reduce_sum(ref * ref), [x_ph, weights])
+    session.run(tf.compat.v1.global_variables_initializer())
+    img = RND.randn(2, 4, 5, 2).astype("float32")
+    out = session.run([y, ref] + grads + ref_grads, feed_dict=make_feed(net, {"img": img, "data": X},
+                                                                         {"img": [4, 3], "data": LENS}))
+    assert out[0].shape == (2, 8, 15, 4)
+    np.testing.assert_allclose(out[0], out[1], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(out[2], out[4], rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(out[3], out[5], rtol=1e-4, atol=1e-4)
