@@ -77,7 +77,10 @@ def _dummy_input(seq_idx: int, seq_len: int, input_dim: int, max_value: float, s
                  scale: Optional[float]) -> np.ndarray:
     shift = -max_value / 2.0 if shift is None else shift
     scale = 1.0 / max_value if scale is None else scale
-    flat = (np.arange(seq_len * input_dim) + seq_idx) % max_value
+    if float(max_value).is_integer():  # the same values; an integer modulo is ~5x faster than a float one
+        flat = ((np.arange(seq_len * input_dim) + seq_idx) % int(max_value)).astype(np.float64)
+    else:
+        flat = (np.arange(seq_len * input_dim) + seq_idx) % max_value
     return ((flat + shift) * scale).reshape(seq_len, input_dim).astype(np.float32)
 
 
