@@ -146,8 +146,17 @@ def _worker(args) -> None:
             network.declare_train_params()
         train_vars = network.get_trainable_params()
         times["num_params"] = len(train_vars)
+        times["param_elements"] = int(sum(numpy.prod(v.shape.as_list()) for v in train_vars))
         updater.set_trainable_vars(train_vars)
         optim_op = updater.get_optim_op()
+        if args.stage != "train":  # --stage: time a part of the training step (both sides the same way)
+            objective = network.get_objective()
+            if args.stage == "forward":
+                optim_op = objective
+            else:
+                grads = tf.compat.v1.gradients(objective, train_vars)
+                # a sum of all gradients (TensorFlow prunes the stateless ops of a tf.group fetch)
+                optim_op = tf.add_n([tf.reduce_sum(tf.convert_to_tensor(g)) for g in grads if g is not None])
         times["updater"] = time.time() - t
         t = time.time()
         try:  # this project: the session its engine makes (Grappler off for graphs with loops on CPU)
@@ -290,6 +299,7 @@ def _run_one(python: str, name: str, args) -> dict:
         [python, os.path.abspath(__file__), "--worker", name, "--t0", repr(t0), "--steps", str(args.steps),
          "--warmup", str(args.warmup), "--trace", str(args.trace), "--trace-nodes", str(args.trace_nodes)]
         + (["--first-noop"] if args.first_noop else [])
+        + (["--stage", args.stage] if args.stage != "train" else [])
         + (["--set"] + args.set if args.set else [])
         + (["--session-opts", args.session_opts] if args.session_opts else []),
         cwd="/tmp", env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=args.timeout)
@@ -324,6 +334,9 @@ def main() -> None:
                         help="after the timed steps, one traced step: print this many op types by kernel time")
     parser.add_argument("--trace-nodes", type=int, default=0,
                         help="with --trace: also print this many single kernels by time (name, output shapes)")
+    parser.add_argument("--stage", default="train", choices=["train", "forward", "gradients"],
+                        help="what the timed steps run: the optimizer step (default), only the forward pass to the "
+                             "network's objective, or the objective's gradients without the update")
     parser.add_argument("--first-noop", action="store_true", help="time a trivial first Session.run (own column)")
     parser.add_argument("--set", nargs="*", metavar="KEY=JSON",
                         help="config values for both sides, e.g. tf_amp='\"bfloat16\"' (with --sides ours)")
