@@ -2,7 +2,9 @@
 scaled dot-product self-attention over the time axis (Vaswani et al., 2017), as the reference's layer.
 
 Shape: ``{B, T, F}`` -> ``{B, T, n_out}``. One param ``QKV`` ``[F, 2K + V]`` (no bias; default init
-``glorot_uniform``); per head ``k = K/H``, ``v = V/H``; queries are scaled by ``k ** -0.5``.
+``glorot_uniform``); per head ``k = K/H``, ``v = V/H``; queries are scaled by ``k ** -0.5``. The columns of
+``QKV`` are grouped by head, as the reference's (observed: its outputs with the same ``QKV``): head ``h`` has the
+``2k + v`` columns from ``h * (2k + v)`` on, its query, key and value in this order.
 ``energy[b, h, i, j] = q[b, h, i] . (key[b, h, j] + key_shift[i, j])`` (``key_shift``: a layer ``{T, T', k}``,
 e.g. ``relative_positional_encoding``); keys beyond the sequence length, and with ``attention_left_only`` keys
 after the query (``j > i``), get weight 0; softmax over ``j``; ``attention_dropout`` (training); output the
@@ -68,14 +70,10 @@ class SelfAttentionLayer(ConcatInputLayer):
         amp = self.network.amp  # tf_amp: the products in bfloat16/float16, results (softmax input) float32
         qkv = amp.call(lambda x_, w_: tf.tensordot(x_, w_, axes=[[2], [0]]), x, qkv_w)  # [B, T, 2K + V]
         batch, length = tf.shape(x)[0], tf.shape(x)[1]
-        q, k, v = tf.split(qkv, [total_key_dim, total_key_dim, n_out], axis=2)
-
-        def split_heads(t: tf.Tensor, dim: int) -> tf.Tensor:
-            return tf.transpose(tf.reshape(t, [batch, length, heads, dim // heads]), [0, 2, 1, 3])  # [B, H, T, d]
-
-        q = split_heads(q, total_key_dim) * (float(total_key_dim // heads) ** -0.5)
-        k = split_heads(k, total_key_dim)
-        v = split_heads(v, n_out)
+        dk, dv = total_key_dim // heads, n_out // heads
+        qkv = tf.transpose(tf.reshape(qkv, [batch, length, heads, 2 * dk + dv]), [0, 2, 1, 3])  # [B, H, T, 2k + v]
+        q, k, v = tf.split(qkv, [dk, dk, dv], axis=3)  # [B, H, T, d] each
+        q = q * (float(dk) ** -0.5)
         energy = amp.matmul(q, k, transpose_b=True)  # [B, H, T, T']
         if key_shift is not None:
             shift = key_shift.output.copy_as_time_major().placeholder  # [T, T', d]
@@ -110,14 +108,15 @@ class SelfAttentionLayer(ConcatInputLayer):
         x = tf.cast(inp.placeholder, tf.float32) if not inp.sparse else tf.one_hot(inp.placeholder, inp.dim)
         qkv_w = self.create_param("QKV", (inp.dim, 2 * key_dim + n_out), init)
         amp = self.network.amp  # tf_amp: the products in bfloat16/float16, results float32
-        q, k, v = tf.split(amp.matmul(x, qkv_w), [key_dim, key_dim, n_out], axis=1)
         dk, dv = key_dim // heads, n_out // heads
         batch = tf.shape(x)[0]
-        q = tf.reshape(q, [batch, heads, 1, dk]) * (float(dk) ** -0.5)
+        qkv = tf.reshape(amp.matmul(x, qkv_w), [batch, heads, 1, 2 * dk + dv])  # columns grouped by head
+        q, k, v = tf.split(qkv, [dk, dk, dv], axis=3)
+        q = q * (float(dk) ** -0.5)
         max_len = tf.shape(state["k"])[2]
         here = tf.equal(tf.range(max_len), step)[None, None, :, None]  # [1, 1, T, 1]
-        keys = tf.where(here, tf.reshape(k, [batch, heads, 1, dk]), state["k"])
-        values = tf.where(here, tf.reshape(v, [batch, heads, 1, dv]), state["v"])
+        keys = tf.where(here, k, state["k"])
+        values = tf.where(here, v, state["v"])
         energy = amp.matmul(q, keys, transpose_b=True)  # [B, H, 1, T]
         if key_shift is not None:
             shift = key_shift.output.placeholder  # [T, dk]: this query's row of the relative encodings

@@ -15,12 +15,11 @@ LENS = [5, 3]
 
 def _np_self_att(x, n, w, heads, key_dim, n_out, left_only, shift=None):
     qkv = x[:n] @ w
-    q, k, v = qkv[:, :key_dim], qkv[:, key_dim:2 * key_dim], qkv[:, 2 * key_dim:]
     dk, dv = key_dim // heads, n_out // heads
     outs = []
-    for h in range(heads):
-        qh = q[:, h * dk:(h + 1) * dk] * dk ** -0.5
-        kh, vh = k[:, h * dk:(h + 1) * dk], v[:, h * dv:(h + 1) * dv]
+    for h in range(heads):  # the columns of QKV grouped by head: [q_h | k_h | v_h] (the reference's layout)
+        col = qkv[:, h * (2 * dk + dv):(h + 1) * (2 * dk + dv)]
+        qh, kh, vh = col[:, :dk] * dk ** -0.5, col[:, dk:2 * dk], col[:, 2 * dk:]
         e = qh @ kh.T
         if shift is not None:
             e = e + np.einsum("id,ijd->ij", qh, shift[:n, :n])
@@ -49,6 +48,22 @@ def test_self_attention_heads_causal_and_key_shift(session):
             np.testing.assert_allclose(rel[i, j], table[min(max(j - i, -2), 2) + 2])
     for b, n in enumerate(LENS):
         np.testing.assert_allclose(y[b, :n], _np_self_att(X[b], n, w, 2, 6, 4, True, rel), rtol=1e-4, atol=1e-5)
+
+
+def test_self_attention_qkv_layout_observed_from_reference(session):
+    # the reference's output for this input and QKV (RETURNN 1.20261022, observed): the columns of QKV are grouped
+    # by head (query, key, value of head 0, then of head 1), not [all queries | all keys | all values]
+    net = build_net({"output": {"class": "self_attention", "from": "data", "num_heads": 2, "total_key_dim": 4,
+                                "n_out": 4}}, extern_data={"data": {"dim": 3}})
+    session.run(tf.compat.v1.global_variables_initializer())
+    x = np.arange(9, dtype="float32").reshape(1, 3, 3) / 4.0 - 1.0
+    net.get_layer("output").params["QKV"].load((np.arange(36, dtype="float32").reshape(3, 12) % 7 - 3.0) / 5.0,
+                                               session)
+    y = session.run(net.get_layer("output").output.copy_as_batch_major().placeholder,
+                    make_feed(net, {"data": x}, {"data": [3]}))
+    np.testing.assert_allclose(y[0], [[-0.17616028, -0.20000002, 0.12998268, -0.13994804],
+                                      [-0.19522724, -0.19999999, 0.1425822, -0.1777466],
+                                      [-0.21431349, -0.19999999, 0.15530083, -0.21590246]], rtol=1e-5, atol=1e-6)
 
 
 def test_self_attention_full_context_ignores_padding(session):
