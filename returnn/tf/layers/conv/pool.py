@@ -1,7 +1,7 @@
 """``{"class": "pool", "mode": "max"|"avg", "pool_size": (2,), "padding": "valid"}``: N-d pooling.
 
 Shape: ``{B, S.., F} -> {B, S'.., F}``; ``strides`` default to ``pool_size`` (as the reference); sizes as
-``conv``. Padded frames are zeroed first (as a zero-padded batch in the reference).
+``conv``. Padded frames are pooled as they are, as in the reference (see :mod:`returnn.tf.layers.conv.spatial`).
 """
 
 from __future__ import annotations

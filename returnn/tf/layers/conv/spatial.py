@@ -2,7 +2,9 @@
 
 Output size per spatial axis (as the reference/TF): ``same``: ``ceil(n / stride)``; ``valid``:
 ``ceil((n - (k - 1) * dilation) / stride)``. Dynamic axes get the same formula applied to their lengths.
-Padded frames are set to 0 before the operation (equal to the reference's result on zero-padded batches).
+Padded frames enter the operation as they are, as in the reference (observed): with ``padding="same"`` the last
+frames of a shorter sequence see the values in its padded frames (zeros in a dataset's batch; whatever the layers
+before computed there otherwise, e.g. a bias), while the longest sequence sees TensorFlow's zero padding.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ import tensorflow as tf
 
 from returnn.errors import LayerArgError, LayerShapeError
 from returnn.tensor import Dim, FeatureDim, SpatialDim, Tensor
-from returnn.tf.ops.dims import mask_all_dynamic
 
 
 def as_tuple(value: Any, n: int) -> Tuple[int, ...]:
@@ -124,11 +125,8 @@ def build_output_template(inp: Tensor, new_spatial: List[Dim], feature: Dim, nam
 
 
 def prepare_input_raw(layer: Any, tmpl_inp: Tensor, input_add_feature_dim: bool, input_expand_dims: int) -> tf.Tensor:
-    """:return: raw ``[B, spatial..., C]`` (layout of ``tmpl_inp``) with padded frames zeroed"""
-    inp = layer.input_data
-    tmp = inp.copy()
-    tmp.placeholder = mask_all_dynamic(inp, 0)
-    tmp = tmp.copy_as_batch_major()
+    """:return: raw ``[B, spatial..., C]`` (layout of ``tmpl_inp``); padded frames as they are (see the module)"""
+    tmp = layer.input_data.copy_as_batch_major()
     if input_add_feature_dim:
         x = tf.expand_dims(tmp.placeholder, -1)
         for _ in range(input_expand_dims):

@@ -3,6 +3,7 @@ the names of static output spatial dims (``<layer>:conv:s<i>``, as the reference
 
 import numpy as np
 import pytest
+import tensorflow as tf
 
 from returnn.errors import LayerArgError
 from tf_net_helpers import build_net, make_feed
@@ -30,3 +31,25 @@ def test_in_spatial_dims_other_order_is_a_clear_error(session):
     with pytest.raises(LayerArgError, match="in_spatial_dims"):
         build_net({"output": {"class": "pool", "from": "data", "mode": "max", "pool_size": (2, 1),
                               "in_spatial_dims": ["dim:6", "T"]}}, EXTERN)
+
+
+def test_conv_and_pool_use_padded_frames_as_the_reference(session):
+    # values observed from the reference (RETURNN 1.20261022) for this batch: the second sequence (length 2) has
+    # 100 in its padded frames, which its last valid frame sees through the window (padding "same")
+    net = build_net({"pool": {"class": "pool", "mode": "max", "pool_size": (2,), "padding": "same", "from": "data",
+                           "is_output_layer": True},
+                  "pool3": {"class": "pool", "mode": "avg", "pool_size": (3,), "strides": (1,), "padding": "same",
+                            "from": "data", "is_output_layer": True},
+                  "conv": {"class": "conv", "filter_size": (3,), "n_out": 1, "padding": "same", "from": "data",
+                           "forward_weights_init": 1.0, "is_output_layer": True}}, {"data": {"dim": 1}})
+    session.run(tf.compat.v1.global_variables_initializer())
+    x = np.array([[[1.], [2.], [3.], [4.]], [[1.], [2.], [100.], [100.]]], "float32")
+    feed = make_feed(net, {"data": x}, {"data": [4, 2]})
+    out = {n: session.run(net.layers[n].output.copy_as_batch_major().placeholder, feed)[:, :, 0] for n in net.layers
+           if n != "data"}
+    np.testing.assert_allclose(out["pool"][0], [2.0, 4.0])
+    np.testing.assert_allclose(out["pool"][1, 0], 2.0)
+    np.testing.assert_allclose(out["pool3"][0], [1.5, 2.0, 3.0, 3.5], rtol=1e-6)
+    np.testing.assert_allclose(out["pool3"][1, :2], [1.5, 34.333332], rtol=1e-6)
+    np.testing.assert_allclose(out["conv"][0], [3.0, 6.0, 9.0, 7.0])
+    np.testing.assert_allclose(out["conv"][1, :2], [3.0, 103.0])
