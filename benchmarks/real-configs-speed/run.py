@@ -136,19 +136,23 @@ def _worker(args) -> None:
     graph = tf.Graph()
     with graph.as_default():
         tf.compat.v1.set_random_seed(42)
-        network = TFNetwork(config=config, train_flag=True, eval_flag=True)
+        # --values: the network in evaluation (no dropout, no SpecAugment), no optimizer
+        network = TFNetwork(config=config, train_flag=not args.values, eval_flag=True)
         network.construct_from_dict(net_dict)
         times["network"] = time.time() - t
         t = time.time()
-        updater = Updater(config=config, network=network,
-                          initial_learning_rate=config.float("learning_rate", 1.0))
         if hasattr(network, "declare_train_params"):
             network.declare_train_params()
         train_vars = network.get_trainable_params()
         times["num_params"] = len(train_vars)
         times["param_elements"] = int(sum(numpy.prod(v.shape.as_list()) for v in train_vars))
-        updater.set_trainable_vars(train_vars)
-        optim_op = updater.get_optim_op()
+        if args.values:
+            optim_op = None
+        else:
+            updater = Updater(config=config, network=network,
+                              initial_learning_rate=config.float("learning_rate", 1.0))
+            updater.set_trainable_vars(train_vars)
+            optim_op = updater.get_optim_op()
         if args.stage != "train":  # --stage: time a part of the training step (both sides the same way)
             objective = network.get_objective()
             if args.stage == "forward":
@@ -226,12 +230,24 @@ def _worker(args) -> None:
                     values = rng.randint(1, data.dim, size=shape).astype(data.dtype)
                 else:
                     values = rng.standard_normal(size=shape).astype(data.dtype)
+                if args.values and data.batch_dim_axis == 0 and data.time_dim_axis == 1 and len(shape) >= 2:
+                    # as a dataset's batches: zeros after each sequence's end (convolutions and pooling read the
+                    # padded frames next to a sequence's end, on both sides)
+                    pad = numpy.arange(shape[1])[None, :] >= lens[:, None]
+                    if data.sparse and tgt_range[0] == "alignment" and key != "data":
+                        pad = numpy.zeros_like(pad)  # the alignment's padding is blank (see above)
+                    values[pad] = 0
                 feed[data.placeholder] = values
                 for size in (data.size_placeholder or {}).values():
                     feed[size] = lens.astype("int32")
             return feed
 
         feeds = [make_feed() for _ in range(args.warmup + args.steps)]
+        if args.values:
+            _compute_values(tf, numpy, session, network, train_vars, feeds[0], args.values,
+                            "ref" if new_session is None else "ours")
+            print("RESULT " + json.dumps(times), flush=True)
+            return
         t = time.time()
         session.run(optim_op, feed_dict=feeds[0])
         times["first_step"] = time.time() - t
@@ -249,6 +265,67 @@ def _worker(args) -> None:
     times["step_median"] = steps_sorted[len(steps) // 2]
     times["step_min"] = steps_sorted[0]
     print("RESULT " + json.dumps(times), flush=True)
+
+
+def _compute_values(tf, numpy, session, network, train_vars, feed, out_dir: str, side: str) -> None:
+    """``--values``: the first side to run (ours) stores its initial parameters in ``out_dir/params.npz``, the
+    other loads them by name; each stores the objective, the total loss and constraints and the outputs of the
+    top-level layers (batch-major, with their lengths) of the evaluation network on the first generated batch in
+    ``out_dir/<side>.npz``."""
+    fetches = {"objective": network.get_objective(), "total_loss": network.get_total_loss(),
+               "constraints": network.get_total_constraints()}
+    for name, layer in network.layers.items():  # every layer of the top level with a dense float output
+        out = layer.output
+        if out.placeholder is None or out.sparse or out.dtype != "float32":
+            continue
+        if out.batch_dim_axis is None:  # e.g. relative positional encodings [T, T, F]
+            fetches["layer:" + name] = out.placeholder
+            continue
+        out = out.copy_as_batch_major()
+        fetches["layer:" + name] = out.placeholder
+        if out.time_dim_axis == 1:  # padded frames are left out of the comparison
+            fetches["lens:" + name] = out.get_sequence_lengths()
+    # the objective may create variables (the reference's rec unit of the evaluation network)
+    session.run(tf.compat.v1.global_variables_initializer())
+    params_file = os.path.join(out_dir, "params.npz")
+    by_name = {v.name.split(":")[0]: v for v in tf.compat.v1.global_variables()}
+    if not os.path.exists(params_file):
+        names = [v.name.split(":")[0] for v in train_vars]
+        numpy.savez(params_file, **dict(zip(names, session.run(train_vars))))
+    else:
+        stored = numpy.load(params_file)
+        missing = sorted(set(stored.files) - set(by_name))
+        if missing:
+            raise SystemExit(f"--values: parameters of ours not in the reference's graph: {missing[:6]}")
+        for name in stored.files:
+            by_name[name].load(stored[name], session)
+    values = session.run(fetches, feed_dict=feed)
+    numpy.savez(os.path.join(out_dir, f"{side}.npz"), **values)
+
+
+def _compare_values(numpy, out_dir: str, name: str) -> str:
+    """:return: a line with the largest differences of the stored values of the two sides"""
+    ours, ref = numpy.load(os.path.join(out_dir, "ours.npz")), numpy.load(os.path.join(out_dir, "ref.npz"))
+    parts = []
+    for key in sorted(set(ours.files) & set(ref.files)):
+        if key.startswith("lens:"):
+            continue
+        a, b = ours[key], ref[key]
+        lens_key = "lens:" + key[len("layer:"):]
+        if lens_key in ref.files and a.shape == b.shape:
+            mask = numpy.arange(a.shape[1])[None, :] < ref[lens_key][:, None]
+            a, b = a[mask], b[mask]
+        if a.shape != b.shape:
+            parts.append(f"{key}: shapes {a.shape} vs {b.shape}")
+            continue
+        diff = float(numpy.max(numpy.abs(a - b))) if a.size else 0.0
+        scale = float(numpy.max(numpy.abs(b))) if b.size else 0.0
+        if a.ndim == 0:
+            parts.append(f"{key}: ours {a.ravel()[0]:.6g} ref {b.ravel()[0]:.6g} max|diff| {diff:.3g}")
+        elif diff > 1e-4 * max(scale, 1.0):  # layers: only those that differ
+            parts.append(f"{key} {tuple(ours[key].shape)}: max|diff| {diff:.3g} (max|ref| {scale:.3g})")
+    n_layers = sum(1 for k in set(ours.files) & set(ref.files) if k.startswith("layer:"))
+    return f"VALUES {name} ({n_layers} layers compared, listed if they differ): " + "; ".join(parts)
 
 
 def _session_proto(tf, session_opts):
@@ -300,6 +377,7 @@ def _run_one(python: str, name: str, args) -> dict:
          "--warmup", str(args.warmup), "--trace", str(args.trace), "--trace-nodes", str(args.trace_nodes)]
         + (["--first-noop"] if args.first_noop else [])
         + (["--stage", args.stage] if args.stage != "train" else [])
+        + (["--values", args.values] if args.values else [])
         + (["--set"] + args.set if args.set else [])
         + (["--session-opts", args.session_opts] if args.session_opts else []),
         cwd="/tmp", env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=args.timeout)
@@ -337,6 +415,10 @@ def main() -> None:
     parser.add_argument("--stage", default="train", choices=["train", "forward", "gradients"],
                         help="what the timed steps run: the optimizer step (default), only the forward pass to the "
                              "network's objective, or the objective's gradients without the update")
+    parser.add_argument("--values", metavar="DIR",
+                        help="instead of timing: the evaluation network's objective and top-level layer outputs on "
+                             "the first generated batch (zero-padded), with the same parameters on both sides (ours' "
+                             "initial ones, stored in DIR/<benchmark>/params.npz); prints the differences")
     parser.add_argument("--first-noop", action="store_true", help="time a trivial first Session.run (own column)")
     parser.add_argument("--set", nargs="*", metavar="KEY=JSON",
                         help="config values for both sides, e.g. tf_amp='\"bfloat16\"' (with --sides ours)")
@@ -348,6 +430,9 @@ def main() -> None:
         _worker(args)
         return
     names = [n for n in BENCHMARKS if any(s in n for s in args.only)] if args.only else DEFAULT
+    if args.values:
+        _values_main(args, names)
+        return
     table = []
     for name in names:
         best = {}
@@ -376,6 +461,30 @@ def main() -> None:
         if "ours" in best and "ref" in best:
             print(f"| {name} | ratio | " + " | ".join(
                 f"{best['ours'][k] / best['ref'][k]:.2f}" if best["ref"].get(k) else "" for k in PARTS) + " |")
+
+
+def _values_main(args, names) -> None:
+    """``--values DIR``: per benchmark, ours then the reference in evaluation with the same parameters; prints the
+    objective, total loss and constraints of both sides and the top-level layers whose outputs differ."""
+    import numpy
+
+    base = os.path.abspath(args.values)
+    for name in names:
+        out_dir = os.path.join(base, name)
+        os.makedirs(out_dir, exist_ok=True)
+        for old in ("params.npz", "ours.npz", "ref.npz"):
+            if os.path.exists(os.path.join(out_dir, old)):
+                os.remove(os.path.join(out_dir, old))
+        failed = False
+        for python in (args.ours, args.ref):
+            sub = argparse.Namespace(**{**vars(args), "values": out_dir, "steps": 0, "warmup": 1, "trace": 0})
+            result = _run_one(python, name, sub)
+            if "error" in result:
+                print(f"VALUES {name}: {python} failed ({result['error']})", flush=True)
+                failed = True
+                break
+        if not failed:
+            print(_compare_values(numpy, out_dir, name), flush=True)
 
 
 if __name__ == "__main__":
