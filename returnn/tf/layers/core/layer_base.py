@@ -259,17 +259,23 @@ class LayerBase:
         - ``spatial_smoothing``: ``spatial_smoothing * laplacian energy`` of the feature axis folded to a square
         """
         from returnn.tf.ops.constraints import darc1_energy, spatial_smoothing_energy
-        c = None
-        if self.L2:
-            for param in self.params.values():
-                term = tf.cast(self.L2, param.dtype) * tf.reduce_sum(tf.square(param))
-                c = term if c is None else c + term
+        c = self.get_l2_constraint_value()
         if self.darc1:
             term = self.darc1 * darc1_energy(self.output, self.output_before_activation)
             c = term if c is None else c + term
         if self.spatial_smoothing:
             term = self.spatial_smoothing * spatial_smoothing_energy(self.output, layer=self)
             c = term if c is None else c + term
+        return c
+
+    def get_l2_constraint_value(self) -> Optional[tf.Tensor]:
+        """:return: ``L2 * sum_p sum(p**2)`` over this layer's params (None without ``L2`` or params); a function of
+        the params alone, so also valid outside the rec loop the layer was built in"""
+        c = None
+        if self.L2:
+            for param in self.params.values():
+                term = tf.cast(self.L2, param.dtype) * tf.reduce_sum(tf.square(param))
+                c = term if c is None else c + term
         return c
 
     def get_loss_normalization_factor(self) -> Any:

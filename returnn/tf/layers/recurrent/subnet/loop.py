@@ -271,6 +271,7 @@ def build_loop(cell: Any, rec_layer: Any) -> None:
         key = var.name[len(scope) + 1:-2]
         rec_layer.params[key] = var
     rec_layer.sub_layers = full_layers
+    rec_layer.loop_step_layers = dict(getattr(loop, "step_layers", None) or {})
 
 
 def _run_while_loop(cell: Any, loop: _Loop):

@@ -21,6 +21,8 @@ from __future__ import annotations
 import inspect
 from typing import Any, Dict
 
+import tensorflow as tf
+
 from returnn.tensor import Tensor
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.layer_base import LayerBase
@@ -48,7 +50,8 @@ class RecLayer(StringUnitRecLayer):
             kwargs.pop(key, None)
         ConcatInputLayer.__init__(self, **kwargs)
         self.cell = unit
-        self.sub_layers: Dict[str, Any] = {}
+        self.sub_layers: Dict[str, Any] = {}  # name -> full-sequence layer (moved out, or the accumulated output)
+        self.loop_step_layers: Dict[str, Any] = {}  # name -> the layer of the loop's step (inside the while loop)
         unit.build(self)
 
     @classmethod
@@ -71,6 +74,18 @@ class RecLayer(StringUnitRecLayer):
         if isinstance(unit, SubnetworkRecCell):
             return unit.get_output_template()
         return super().get_out_data_from_opts(name=name, network=network, unit=unit, **kwargs)
+
+    def get_constraints_value(self) -> Any:
+        """The constraints of the unit's layers, as the reference (observed: ``L2`` of layers inside the loop and
+        moved out of it counts in the objective): all constraints of the layers moved out of the loop, and the ``L2``
+        of the layers in the loop (from their params; ``darc1``/``spatial_smoothing`` of an in-loop layer would need
+        its per-step output and are left out)."""
+        if not isinstance(getattr(self, "cell", None), SubnetworkRecCell):
+            return super().get_constraints_value()
+        terms = [layer.get_constraints_value() for layer in self.sub_layers.values() if layer is not self]
+        terms += [layer.get_l2_constraint_value() for layer in self.loop_step_layers.values()]
+        terms = [t for t in terms if t is not None]
+        return tf.add_n(terms) if terms else None
 
     def get_sub_layer(self, name: str) -> Any:
         """:return: the full-sequence version of sub layer ``name`` (accumulated or moved out), if built"""

@@ -1,0 +1,27 @@
+"""L2 of the layers of a rec unit counts in the objective, in the loop and moved out of it, as the reference."""
+
+import pytest
+import tensorflow as tf
+
+from tf_net_helpers import build_net
+
+
+@pytest.mark.parametrize("move_out", [None, False])
+def test_rec_unit_l2_in_total_constraints(session, move_out):
+    # observed from the reference (RETURNN 1.20261022) for this network, with both move-out settings: 3293.2 =
+    # enc 0.1 * 12 + loop 1.0 * 12 + out_of_loop 10.0 * 8 + lstm 100.0 * 32 (L2 * sum of squares, all weights 1,
+    # biases 0); this project left out the unit's layers before (1.2)
+    rec = {"class": "rec", "from": "enc", "unit": {
+        "loop": {"class": "linear", "from": ["prev:loop", "data:source"], "n_out": 2, "L2": 1.0,
+                 "forward_weights_init": 1.0},
+        "lstm": {"class": "rec", "unit": "nativelstm2", "from": ["prev:loop"], "n_out": 2, "L2": 100.0,
+                 "forward_weights_init": 1.0, "recurrent_weights_init": 1.0},
+        "out_of_loop": {"class": "linear", "from": "data:source", "n_out": 2, "L2": 10.0, "forward_weights_init": 1.0},
+        "output": {"class": "copy", "from": ["loop", "out_of_loop", "lstm"]}}}
+    if move_out is not None:
+        rec["optimize_move_layers_out"] = move_out
+    net = build_net({"enc": {"class": "linear", "from": "data", "n_out": 4, "L2": 0.1, "forward_weights_init": 1.0},
+                     "rnn": rec, "output": {"class": "copy", "from": "rnn"}}, {"data": {"dim": 3}})
+    constraints = net.get_total_constraints()
+    session.run(tf.compat.v1.global_variables_initializer())
+    assert session.run(constraints) == pytest.approx(3293.2, rel=1e-6)
