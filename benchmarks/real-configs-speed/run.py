@@ -136,8 +136,11 @@ def _worker(args) -> None:
     graph = tf.Graph()
     with graph.as_default():
         tf.compat.v1.set_random_seed(42)
-        # --values: the network in evaluation (no dropout, no SpecAugment), no optimizer
-        network = TFNetwork(config=config, train_flag=not args.values, eval_flag=True)
+        # --values: the network in evaluation (no dropout, no SpecAugment), no optimizer; the train flag a tensor
+        # (False), as the engines' networks for training and evaluation: with a Python False the reference builds
+        # no rec unit of a decoder (its objective is then 0)
+        train_flag = tf.compat.v1.placeholder_with_default(False, (), name="train_flag") if args.values else True
+        network = TFNetwork(config=config, train_flag=train_flag, eval_flag=True)
         network.construct_from_dict(net_dict)
         times["network"] = time.time() - t
         t = time.time()
@@ -272,8 +275,9 @@ def _compute_values(tf, numpy, session, network, train_vars, feed, out_dir: str,
     other loads them by name; each stores the objective, the total loss and constraints and the outputs of the
     top-level layers (batch-major, with their lengths) of the evaluation network on the first generated batch in
     ``out_dir/<side>.npz``."""
-    fetches = {"objective": network.get_objective(), "total_loss": network.get_total_loss(),
-               "constraints": network.get_total_constraints()}
+    fetches = {key: tf.convert_to_tensor(value, tf.float32)  # (0 without any constraint, in the reference)
+               for key, value in (("objective", network.get_objective()), ("total_loss", network.get_total_loss()),
+                                  ("constraints", network.get_total_constraints()))}
     for name, layer in network.layers.items():  # every layer of the top level with a dense float output
         out = layer.output
         if out.placeholder is None or out.sparse or out.dtype != "float32":
