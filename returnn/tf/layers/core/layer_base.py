@@ -270,10 +270,14 @@ class LayerBase:
 
     def get_l2_constraint_value(self) -> Optional[tf.Tensor]:
         """:return: ``L2 * sum_p sum(p**2)`` over this layer's params (None without ``L2`` or params); a function of
-        the params alone, so also valid outside the rec loop the layer was built in"""
+        the params alone, so also valid outside the rec loop the layer was built in. Params shared from another layer
+        (``reuse_params``) count only there, with that layer's ``L2`` (observed from the reference)."""
         c = None
         if self.L2:
+            reused = self.reuse_params.params.values() if isinstance(self.reuse_params, LayerBase) else ()
             for param in self.params.values():
+                if any(param is shared for shared in reused):
+                    continue
                 term = tf.cast(self.L2, param.dtype) * tf.reduce_sum(tf.square(param))
                 c = term if c is None else c + term
         return c

@@ -25,3 +25,20 @@ def test_rec_unit_l2_in_total_constraints(session, move_out):
     constraints = net.get_total_constraints()
     session.run(tf.compat.v1.global_variables_initializer())
     assert session.run(constraints) == pytest.approx(3293.2, rel=1e-6)
+
+
+@pytest.mark.parametrize("l2_owner, l2_sharer, expected", [(1.0, 1.0, 9.0), (1.0, 5.0, 9.0), (None, 5.0, 0.0)])
+def test_reused_params_l2_counts_only_in_the_owner(session, l2_owner, l2_sharer, expected):
+    # observed from the reference (RETURNN 1.20261022): W [3, 3] of ones; a layer sharing it (reuse_params) adds no
+    # L2 term for it, whatever its own L2 (this project counted it once per layer before: 18, 54, 45)
+    owner = {"class": "linear", "from": "data", "n_out": 3, "forward_weights_init": 1.0}
+    if l2_owner is not None:
+        owner["L2"] = l2_owner
+    net = build_net({"a": owner,
+                     "b": {"class": "linear", "from": "a", "n_out": 3, "L2": l2_sharer, "forward_weights_init": 1.0,
+                           "reuse_params": "a"},
+                     "output": {"class": "copy", "from": "b"}}, {"data": {"dim": 3}})
+    constraints = net.get_total_constraints()
+    session.run(tf.compat.v1.global_variables_initializer())
+    value = session.run(constraints) if isinstance(constraints, tf.Tensor) else constraints
+    assert value == pytest.approx(expected)
