@@ -1,7 +1,8 @@
 """``{"class": "softmax_over_spatial", "from": "energy"}``: softmax over a spatial (time) axis, with masking.
 
-Shape: unchanged (``{B, T, F}`` -> ``{B, T, F}``); the softmax runs over ``axis`` (default: the time axis).
-Padded frames (beyond the sequence lengths of ``axis``) get probability exactly 0.
+Shape: the softmax axis ``axis`` (default: the time axis) moves to the end, as the reference's (observed:
+``{B, T, F}`` -> ``{B, F, T}``, ``{B, T, S, F}`` -> ``{B, S, F, T}``); the softmax runs over it. Padded frames
+(beyond the sequence lengths of ``axis``) get probability exactly 0.
 
 :param axis: axis description (default ``"T"``)
 :param energy_factor: multiply the input by this before the softmax (e.g. ``1/sqrt(d)``)
@@ -53,15 +54,17 @@ class SoftmaxOverSpatialLayer(ConcatInputLayer):
             y = e / tf.reduce_sum(e, axis=axis_idx, keepdims=True)
         if mask is not None and not log_space:
             y = tf.where(mask, y, 0.0)
+        if axis_idx != inp.batch_ndim - 1:
+            y = tf.transpose(y, [i for i in range(inp.batch_ndim) if i != axis_idx] + [axis_idx])
         self.output.placeholder = y
 
     @classmethod
     def get_out_data_from_opts(cls, name: str, network: Any, sources: Any = (), axis: Any = None,
                                **kwargs: Any) -> Tensor:
-        """:return: the input's template (float32)
+        """:return: the input's template (float32) with the softmax axis moved to the end
         :raises AxisDescriptionError: ``axis`` matches no axis"""
         out = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
-        _softmax_axis(out, axis)
+        out = out.copy_move_axis(_softmax_axis(out, axis), out.batch_ndim - 1)
         out.dtype = "float32"
         return out
 

@@ -21,13 +21,16 @@ def _softmax(x):
 def test_softmax_over_spatial_masks_padding(session):
     net = build_net({"energy": {"class": "linear", "activation": None, "n_out": 1, "from": "data"},
                      "output": {"class": "softmax_over_spatial", "from": "energy"}})
+    # the softmax axis moves to the end, as in the reference (observed: [B,F|F'energy:feature-dense'(1),T|...])
+    assert [d.description for d in net.get_layer("output").output.dims[1:]] == [
+        net.get_layer("energy").output.feature_dim.description, "time:var:extern_data:data"]
     session.run(tf.compat.v1.global_variables_initializer())
     feed = make_feed(net, {"data": X}, {"data": LENS})
     energy, out = session.run([net.get_layer("energy").output.placeholder, net.get_layer("output").output.placeholder],
                               feed)
     for b, n in enumerate(LENS):
-        np.testing.assert_allclose(out[b, :n, 0], _softmax(energy[b, :n, 0]), rtol=1e-5)
-        assert np.all(out[b, n:] == 0.0)
+        np.testing.assert_allclose(out[b, 0, :n], _softmax(energy[b, :n, 0]), rtol=1e-5)
+        assert np.all(out[b, 0, n:] == 0.0)
 
 
 def test_generic_attention_weighted_sum(session):
@@ -40,7 +43,7 @@ def test_generic_attention_weighted_sum(session):
     feed = make_feed(net, {"data": X}, {"data": LENS})
     w, y = session.run([net.get_layer("weights").output.placeholder, out.placeholder], feed)
     for b, n in enumerate(LENS):
-        np.testing.assert_allclose(y[b], (w[b, :n] * X[b, :n]).sum(axis=0), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(y[b], (w[b, 0, :n, None] * X[b, :n]).sum(axis=0), rtol=1e-5, atol=1e-6)
 
 
 def test_attention_in_rec_unit_matches_numpy(session):
