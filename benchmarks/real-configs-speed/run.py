@@ -111,8 +111,10 @@ def _worker(args) -> None:
     times["import_returnn"] = time.time() - t
     t = time.time()
 
-    config_path = os.path.join(TREE, BENCHMARKS[args.worker][0])
-    in_range, tgt_range, batch = BENCHMARKS[args.worker][1:]
+    config_path = os.path.join(TREE, BENCHMARKS[args.worker][0]) if args.worker in BENCHMARKS \
+        else os.path.join(TREE, args.worker)  # --config: a config path in the tree
+    in_range, tgt_range, batch = BENCHMARKS[args.worker][1:] if args.worker in BENCHMARKS \
+        else _custom_shapes(args)
     os.chdir(os.path.dirname(config_path))
     sys.argv = ["rnn.py", config_path]
     config = Config()
@@ -270,6 +272,13 @@ def _worker(args) -> None:
     print("RESULT " + json.dumps(times), flush=True)
 
 
+def _custom_shapes(args):
+    """``--config``'s data shapes: (input length range, ``"same"`` or target length range, batch size)"""
+    lo, hi = (int(v) for v in args.input_lens.split("-"))
+    tgt = "same" if args.target_lens == "same" else tuple(int(v) for v in args.target_lens.split("-"))
+    return (lo, hi), tgt, 2
+
+
 def _compute_values(tf, numpy, session, network, train_vars, feed, out_dir: str, side: str) -> None:
     """``--values``: the first side to run (ours) stores its initial parameters in ``out_dir/params.npz``, the
     other loads them by name; each stores the objective, the total loss and constraints and the outputs of the
@@ -378,7 +387,8 @@ def _run_one(python: str, name: str, args) -> dict:
     t0 = time.time()
     proc = subprocess.run(
         [python, os.path.abspath(__file__), "--worker", name, "--t0", repr(t0), "--steps", str(args.steps),
-         "--warmup", str(args.warmup), "--trace", str(args.trace), "--trace-nodes", str(args.trace_nodes)]
+         "--warmup", str(args.warmup), "--trace", str(args.trace), "--trace-nodes", str(args.trace_nodes),
+         "--input-lens", args.input_lens, "--target-lens", args.target_lens]
         + (["--first-noop"] if args.first_noop else [])
         + (["--stage", args.stage] if args.stage != "train" else [])
         + (["--values", args.values] if args.values else [])
@@ -423,6 +433,12 @@ def main() -> None:
                         help="instead of timing: the evaluation network's objective and top-level layer outputs on "
                              "the first generated batch (zero-padded), with the same parameters on both sides (ours' "
                              "initial ones, stored in DIR/<benchmark>/params.npz); prints the differences")
+    parser.add_argument("--config", nargs="*", metavar="PATH",
+                        help="configs of the tree (paths in benchmarks/real-configs/.work/tree) instead of the named "
+                             "benchmarks, with generated data of --input-lens frames and --target-lens labels")
+    parser.add_argument("--input-lens", default="40-60", help="with --config: input length range (frames)")
+    parser.add_argument("--target-lens", default="3-6",
+                        help="with --config: target length range, or 'same' for frame-level targets")
     parser.add_argument("--first-noop", action="store_true", help="time a trivial first Session.run (own column)")
     parser.add_argument("--set", nargs="*", metavar="KEY=JSON",
                         help="config values for both sides, e.g. tf_amp='\"bfloat16\"' (with --sides ours)")
@@ -434,6 +450,8 @@ def main() -> None:
         _worker(args)
         return
     names = [n for n in BENCHMARKS if any(s in n for s in args.only)] if args.only else DEFAULT
+    if args.config:
+        names = list(args.config)
     if args.values:
         _values_main(args, names)
         return
