@@ -258,8 +258,16 @@ class LayerBase:
         - ``darc1``: ``darc1 * max_feature sum_frames |output_before_activation|`` (DARC1 regulariser)
         - ``spatial_smoothing``: ``spatial_smoothing * laplacian energy`` of the feature axis folded to a square
         """
-        from returnn.tf.ops.constraints import darc1_energy, spatial_smoothing_energy
         c = self.get_l2_constraint_value()
+        other = self.get_output_constraints_value()
+        if other is not None:
+            c = other if c is None else c + other
+        return c
+
+    def get_output_constraints_value(self) -> Optional[tf.Tensor]:
+        """:return: the constraints on this layer's output (``darc1``, ``spatial_smoothing``), or None"""
+        from returnn.tf.ops.constraints import darc1_energy, spatial_smoothing_energy
+        c = None
         if self.darc1:
             term = self.darc1 * darc1_energy(self.output, self.output_before_activation)
             c = term if c is None else c + term
@@ -268,16 +276,24 @@ class LayerBase:
             c = term if c is None else c + term
         return c
 
-    def get_l2_constraint_value(self) -> Optional[tf.Tensor]:
+    def get_l2_constraint_value(self, counted: Optional[set] = None) -> Optional[tf.Tensor]:
         """:return: ``L2 * sum_p sum(p**2)`` over this layer's params (None without ``L2`` or params); a function of
         the params alone, so also valid outside the rec loop the layer was built in. Params shared from another layer
-        (``reuse_params``) count only there, with that layer's ``L2`` (observed from the reference)."""
+        (``reuse_params``) count only there, with that layer's ``L2`` (observed from the reference).
+
+        :param counted: ids of params already counted (skipped here; the ones counted here are added), for a rec
+            unit whose layer exists in the loop and moved out of it with the same params
+        """
         c = None
         if self.L2:
             reused = self.reuse_params.params.values() if isinstance(self.reuse_params, LayerBase) else ()
             for param in self.params.values():
                 if any(param is shared for shared in reused):
                     continue
+                if counted is not None:
+                    if id(param) in counted:
+                        continue
+                    counted.add(id(param))
                 term = tf.cast(self.L2, param.dtype) * tf.reduce_sum(tf.square(param))
                 c = term if c is None else c + term
         return c

@@ -42,3 +42,18 @@ def test_reused_params_l2_counts_only_in_the_owner(session, l2_owner, l2_sharer,
     session.run(tf.compat.v1.global_variables_initializer())
     value = session.run(constraints) if isinstance(constraints, tf.Tensor) else constraints
     assert value == pytest.approx(expected)
+
+
+def test_rec_unit_l2_of_moved_out_layer_with_loss_counts_once(session):
+    # observed from the reference (RETURNN 1.20261022): 108 = s 1.0 * 8 + prob 10.0 * 10; "prob" (moved out of the
+    # loop, with a loss) is also the network's layer "output/prob": counted once (this project: 208 before)
+    net = build_net({"output": {"class": "rec", "from": [], "target": "classes", "unit": {
+        "emb": {"class": "linear", "from": "prev:output", "n_out": 2, "forward_weights_init": 1.0},
+        "s": {"class": "linear", "from": ["prev:s", "emb"], "n_out": 2, "L2": 1.0, "forward_weights_init": 1.0},
+        "prob": {"class": "softmax", "from": "s", "target": "classes", "loss": "ce", "L2": 10.0,
+                 "forward_weights_init": 1.0},
+        "output": {"class": "choice", "from": "prob", "target": "classes", "beam_size": 4, "initial_output": 0}}}},
+        {"data": {"dim": 3}, "classes": {"dim": 5, "sparse": True}})
+    constraints = net.get_total_constraints()
+    session.run(tf.compat.v1.global_variables_initializer())
+    assert session.run(constraints) == pytest.approx(108.0)

@@ -82,8 +82,20 @@ class RecLayer(StringUnitRecLayer):
         its per-step output and are left out)."""
         if not isinstance(getattr(self, "cell", None), SubnetworkRecCell):
             return super().get_constraints_value()
-        terms = [layer.get_constraints_value() for layer in self.sub_layers.values() if layer is not self]
-        terms += [layer.get_l2_constraint_value() for layer in self.loop_step_layers.values()]
+        counted: set = set()  # each param once (a layer can be in the loop and moved out, with the same params)
+        # moved-out layers with a loss are also layers of the network ("<rec>/<name>"): counted there
+        moved_out = []
+        for name, layer in self.sub_layers.items():
+            if layer is self:
+                continue
+            if self.network.layers.get(f"{self.name}/{name}") is layer:
+                if layer.L2:  # its params are counted there (also if the loop has a step copy of the layer)
+                    counted.update(id(param) for param in layer.params.values())
+                continue
+            moved_out.append(layer)
+        terms = [layer.get_l2_constraint_value(counted) for layer in moved_out]
+        terms += [layer.get_output_constraints_value() for layer in moved_out]
+        terms += [layer.get_l2_constraint_value(counted) for layer in self.loop_step_layers.values()]
         terms = [t for t in terms if t is not None]
         return tf.add_n(terms) if terms else None
 
