@@ -19,6 +19,7 @@ from typing import Any, Optional
 import tensorflow as tf
 
 from returnn.tf.layers.core.loss import Loss
+from returnn.tf.layers.core.scope_names import get_valid_scope_name_from_str
 
 
 class LossHolder:
@@ -55,7 +56,7 @@ class LossHolder:
             target = self.layer._loss_target_data()  # noqa: SLF001 (layer helper)
         self.loss.init(output=self.layer.output, output_with_activation=self.layer.output_before_activation,
                        target=target, layer=self.layer)
-        with tf.name_scope(f"loss_{self.name.replace('/', '_')}"):
+        with tf.name_scope(get_valid_scope_name_from_str(f"loss_{self.name.replace('/', '_')}")):
             value = self.loss.get_value()
             self._value = None if value is None else tf.cast(value, tf.float32)
             error = self.loss.get_error()

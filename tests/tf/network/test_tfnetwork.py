@@ -668,3 +668,16 @@ def test_stag_finds_a_dim_by_the_name_of_the_layer_that_created_it():
                 "lstm_copy": {"class": "copy", "from": "data"},
                 "r": {"class": "reduce", "mode": "max", "axis": "F", "from": "lstm_copy"},
                 "output": {"class": "reinterpret_data", "from": "r", "set_axes": {"t": "stag:lstm"}}})
+
+
+def test_objective_of_loss_on_layer_name_with_scope_invalid_chars(session):
+    # a loss of a layer whose name TF does not take as a scope name (as "extra.search:search_loss" of a published
+    # config; this project failed with "is not a valid scope name"): the objective builds and runs
+    net = build_net({"out (1)": {"class": "softmax", "from": "data", "target": "classes", "loss": "ce", "n_out": 5,
+                                 "forward_weights_init": 0.0}},
+                    {"data": {"dim": 3}, "classes": {"dim": 5, "sparse": True}})
+    objective = net.get_objective()
+    session.run(tf.compat.v1.global_variables_initializer())
+    feed = make_feed(net, {"data": np.ones((1, 2, 3), "float32"), "classes": np.zeros((1, 2), "int32")},
+                     {"data": [2], "classes": [2]})
+    assert session.run(objective, feed) == pytest.approx(2 * np.log(5.0), rel=1e-5)
