@@ -182,6 +182,7 @@ class _Loop:
         self._base: Dict[str, Any] = {}
         self._data: Dict[str, Any] = {}
         self.frame_templates = {n: cell.layers[n].output for n in cell.layers}
+        self.step_layers: Dict[str, Any] = {}  # name -> the layer built in the loop's body (set by the while loop)
         self.full_source = None
         self.full_source_tiled = None
         if rec_layer.input_data is not None:
@@ -271,7 +272,7 @@ def build_loop(cell: Any, rec_layer: Any) -> None:
         key = var.name[len(scope) + 1:-2]
         rec_layer.params[key] = var
     rec_layer.sub_layers = full_layers
-    rec_layer.loop_step_layers = dict(getattr(loop, "step_layers", None) or {})
+    rec_layer.loop_step_layers = dict(loop.step_layers)
 
 
 def _run_while_loop(cell: Any, loop: _Loop):
@@ -339,7 +340,6 @@ def _run_while_loop_v1(cell: Any, loop: _Loop):
     src_ta = tf.TensorArray(tf.int32, size=0, dynamic_size=True, element_shape=tf.TensorShape([None, beam]))
     ended0 = tf.zeros(tf.stack([bk]), tf.bool)
     lens0 = tf.zeros(tf.stack([bk]), tf.int32)
-    loop.step_layers = {}
     loop.step_templates = {}
 
     def cond(i, prev, states, tas_, ended, lens, scores, src_ta_):

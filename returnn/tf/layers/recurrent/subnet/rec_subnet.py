@@ -86,13 +86,10 @@ class RecLayer(StringUnitRecLayer):
         # moved-out layers with a loss are also layers of the network ("<rec>/<name>"): counted there
         moved_out = []
         for name, layer in self.sub_layers.items():
-            if layer is self:
-                continue
-            if self.network.layers.get(f"{self.name}/{name}") is layer:
-                if layer.L2:  # its params are counted there (also if the loop has a step copy of the layer)
-                    counted.update(id(param) for param in layer.params.values())
-                continue
-            moved_out.append(layer)
+            if self.network.layers.get(f"{self.name}/{name}") is layer:  # its params count there (and not again
+                counted.update(id(param) for param in layer.params.values())  # for a step copy of the layer)
+            else:
+                moved_out.append(layer)
         terms = [layer.get_l2_constraint_value(counted) for layer in moved_out]
         terms += [layer.get_output_constraints_value() for layer in moved_out]
         terms += [layer.get_l2_constraint_value(counted) for layer in self.loop_step_layers.values()]
