@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import os
 import subprocess
 import sys
@@ -404,6 +405,9 @@ def _run_one(python: str, name: str, args) -> dict:
             result["wall"] = wall
             return result
     sys.stderr.write(proc.stdout[-4000:])
+    # TensorFlow appends the op's creation traceback to its error message: name the exception lines too
+    errors = [line for line in proc.stdout.splitlines() if re.match(r"^[\w.]*(Error|Exception)\b", line)]
+    sys.stderr.write("".join(f"ERROR LINE: {line[:1000]}\n" for line in errors[-3:]))
     return {"error": f"rc {proc.returncode}", "wall": wall}
 
 

@@ -7,7 +7,10 @@ Behaviour observed from the reference (defaults ``momentum=0.99``, ``epsilon=1e-
 - statistics are the masked mean/variance of the current batch;
 - moving averages are updated as ``moving = momentum * batch + (1 - momentum) * moving`` (initial mean 0,
   variance 1); the update ops go into ``tf.GraphKeys.UPDATE_OPS``;
-- training normalises with the batch statistics; otherwise with the updated moving statistics.
+- training normalises with the batch statistics; otherwise with the moving statistics after this step's update
+  (``delay_sample_update``: before it);
+- ``update_sample_only_in_training``: outside training the moving statistics are neither updated nor do they
+  see the current batch.
 
 Params (reference names): ``batch_norm/<layer>_<layer>_output_{mean,variance,gamma,beta}``, each
 ``[1, ..., F]`` (shape of the input with all non-feature axes 1).
@@ -65,19 +68,30 @@ class BatchNormLayer(ConcatInputLayer):
                 if use_std else None
             beta = self._var(f"{self.name}_{self.name}_output_beta", shape, beta_init, prefix, trainable=True) \
                 if use_shift else None
-        new_mean = momentum * mean + (1.0 - momentum) * moving_mean
-        new_var = momentum * var + (1.0 - momentum) * moving_var
-        updates = tf.group(moving_mean.assign(new_mean), moving_var.assign(new_var))
         train_flag = self.network.train_flag
-        if not (update_sample_only_in_training and train_flag is False):
-            tf.compat.v1.add_to_collection(tf.compat.v1.GraphKeys.UPDATE_OPS, updates)
-        use_mean, use_var = cond_on_train_flag(train_flag, lambda: (mean, var), lambda: (new_mean, new_var)) \
-            if not isinstance(train_flag, bool) else ((mean, var) if train_flag else (new_mean, new_var))
+        # one read of the moving statistics: the normalisation (when it uses them) and the update see the same
+        # values, and a delayed update runs after this read
+        old_mean, old_var = tf.identity(moving_mean), tf.identity(moving_var)
+        new_mean = momentum * mean + (1.0 - momentum) * old_mean
+        new_var = momentum * var + (1.0 - momentum) * old_var
+        # outside training: the moving statistics after this step's update, unless the update is delayed (to
+        # after the normalisation) or happens only in training
+        eval_stats = (old_mean, old_var) if update_sample_only_in_training or delay_sample_update \
+            else (new_mean, new_var)
+        use_mean, use_var = cond_on_train_flag(train_flag, lambda: (mean, var), lambda: eval_stats)
         y = (x - use_mean) * tf.math.rsqrt(use_var + epsilon)
         if gamma is not None:
             y = y * gamma
         if beta is not None:
             y = y + beta
+        if update_sample_only_in_training and not isinstance(train_flag, bool):
+            # a train flag known only at run time: outside training the update writes back what it read
+            updated = (new_mean, new_var)
+            new_mean, new_var = cond_on_train_flag(train_flag, lambda: updated, lambda: (old_mean, old_var))
+        if not (update_sample_only_in_training and train_flag is False):
+            with tf.control_dependencies([old_mean, old_var]):
+                updates = tf.group(moving_mean.assign(new_mean), moving_var.assign(new_var))
+            tf.compat.v1.add_to_collection(tf.compat.v1.GraphKeys.UPDATE_OPS, updates)
         self.output.placeholder = y
 
     def _var(self, name: str, shape: Any, init: Any, prefix: str, trainable: bool = False) -> tf.Variable:
