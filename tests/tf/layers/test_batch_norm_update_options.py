@@ -93,3 +93,20 @@ def test_batch_norm_tensor_flag_switches_per_run(session):
     mean = session.run(layer.params["batch_norm/output_output_output_mean"]).ravel()
     np.testing.assert_allclose(mean, AFTER_1[0], atol=2e-4)
     np.testing.assert_allclose(out[0, 0], (X[0, 0] - np.array(AFTER_1[0])) / np.sqrt(0.3664 + 1e-3), atol=2e-4)
+
+
+@pytest.mark.parametrize("masked_time", [False, True])
+def test_batch_norm_masked_time_like_reference(session, masked_time):
+    """``masked_time=False``: the batch statistics include the padded frames (here the frame of 100s)."""
+    net = build_net({"output": {"class": "batch_norm", "from": "data", "masked_time": masked_time}},
+                    {"data": {"dim": 3}}, train_flag=True)
+    runs = _run_twice(session, net, make_feed(net, {"data": X}, {"data": LENS}))
+    if masked_time:
+        _assert_runs(runs[:1], [(BATCH, AFTER_1)])
+    else:
+        np.testing.assert_allclose(runs[0][0], [-0.4054, -0.4054, -0.4054], atol=2e-4)
+        np.testing.assert_allclose(runs[0][1][0], [13.1546, 13.2412, 13.3279], atol=2e-4)
+        np.testing.assert_allclose(runs[0][1][1], [1063.7316, 1061.5863, 1059.4435], rtol=1e-5)
+        all_frames = X.reshape(-1, 3)  # numpy: over all 8 frames, momentum 0.99 from mean 0, variance 1
+        np.testing.assert_allclose(runs[0][1][0], 0.99 * all_frames.mean(0), rtol=1e-5)
+        np.testing.assert_allclose(runs[0][1][1], 0.99 * all_frames.var(0) + 0.01, rtol=1e-5)

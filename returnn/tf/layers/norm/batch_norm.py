@@ -4,7 +4,8 @@ excluded from the statistics.
 Behaviour observed from the reference (defaults ``momentum=0.99``, ``epsilon=1e-3``, ``use_shift``,
 ``use_std``, ``update_sample_only_in_training=False``):
 
-- statistics are the masked mean/variance of the current batch;
+- statistics are the masked mean/variance of the current batch (``masked_time=False``: over all frames, the
+  padded ones included);
 - moving averages are updated as ``moving = momentum * batch + (1 - momentum) * moving`` (initial mean 0,
   variance 1); the update ops go into ``tf.GraphKeys.UPDATE_OPS``;
 - training normalises with the batch statistics; otherwise with the moving statistics after this step's update
@@ -49,7 +50,7 @@ class BatchNormLayer(ConcatInputLayer):
         shape = [1] * inp.batch_ndim
         shape[ax] = inp.dim
         mask = None
-        for i in inp.get_dynamic_axes():
+        for i in (inp.get_dynamic_axes() if masked_time is not False else ()):
             m = sequence_mask(inp, i)
             if m is not None:
                 mask = m if mask is None else tf.logical_and(mask, m)
