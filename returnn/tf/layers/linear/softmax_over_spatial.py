@@ -7,17 +7,24 @@ Shape: the softmax axis ``axis`` (default: the time axis) moves to the end, as t
 :param axis: axis description (default ``"T"``)
 :param energy_factor: multiply the input by this before the softmax (e.g. ``1/sqrt(d)``)
 :param use_time_mask: mask padded frames (default True)
-:param log_space: output log-probabilities instead (padded frames: -inf replaced by a large negative number)
+:param log_space: output log-probabilities instead (masked frames: -inf, as the reference)
+:param start: layer name: int ``{B}``, frames before it are masked (probability 0)
+:param window_start: layer name: int ``{B}``; with ``window_size`` (int, or layer name of int ``{B}``) only the
+    frames ``[window_start, window_start + window_size)`` stay (clipped to the sequence); with ``start``, the
+    frames both allow. The reference (observed) rejects an int ``window_start`` and these masks without
+    ``use_time_mask``; so does this layer, with a :class:`~returnn.errors.LayerArgError`.
 """
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Dict, List, Optional
 
 import tensorflow as tf
 
+from returnn.errors import LayerArgError
 from returnn.tensor import Tensor
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
+from returnn.tf.layers.core.layer_base import LayerBase
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.core.sources import concat_sources_template
 from returnn.tf.ops.dims import sequence_mask
@@ -35,6 +42,7 @@ class SoftmaxOverSpatialLayer(ConcatInputLayer):
                  log_space: bool = False, start: Any = None, window_start: Any = None, window_size: Any = None,
                  **kwargs: Any):
         super().__init__(**kwargs)
+        self._mask_layers = [v for v in (start, window_start, window_size) if isinstance(v, LayerBase)]
         inp = self.input_data
         axis_idx = _softmax_axis(inp, axis)
         x = inp.placeholder
@@ -43,6 +51,8 @@ class SoftmaxOverSpatialLayer(ConcatInputLayer):
         if energy_factor is not None:
             x = x * energy_factor
         mask = sequence_mask(inp, axis_idx) if use_time_mask else None
+        if start is not None or window_start is not None:
+            mask = _window_mask(inp, axis_idx, mask, start, window_start, window_size)
         if mask is not None:
             x = tf.where(mask, x, _NEG)  # SelectV2 broadcasts the mask and the scalar
         # along a non-last axis without the transposes tf.nn.softmax would add
@@ -52,17 +62,47 @@ class SoftmaxOverSpatialLayer(ConcatInputLayer):
         else:
             e = tf.exp(x)
             y = e / tf.reduce_sum(e, axis=axis_idx, keepdims=True)
-        if mask is not None and not log_space:
-            y = tf.where(mask, y, 0.0)
+        if mask is not None:
+            y = tf.where(mask, y, float("-inf") if log_space else 0.0)
         if axis_idx != inp.batch_ndim - 1:
             y = tf.transpose(y, [i for i in range(inp.batch_ndim) if i != axis_idx] + [axis_idx])
         self.output.placeholder = y
 
+    def get_dep_layers(self) -> List[LayerBase]:
+        return super().get_dep_layers() + self._mask_layers
+
+    @classmethod
+    def transform_config_dict(cls, d: Dict[str, Any], network: Any, get_layer: Any) -> None:
+        super().transform_config_dict(d, network=network, get_layer=get_layer)
+        for key in ("start", "window_start", "window_size"):
+            if isinstance(d.get(key), str):
+                d[key] = get_layer(d[key])
+
     @classmethod
     def get_out_data_from_opts(cls, name: str, network: Any, sources: Any = (), axis: Any = None,
-                               **kwargs: Any) -> Tensor:
+                               use_time_mask: bool = True, start: Any = None, window_start: Any = None,
+                               window_size: Any = None, **kwargs: Any) -> Tensor:
         """:return: the input's template (float32) with the softmax axis moved to the end
-        :raises AxisDescriptionError: ``axis`` matches no axis"""
+        :raises AxisDescriptionError: ``axis`` matches no axis
+        :raises LayerArgError: an int ``window_start``, a window without ``window_size`` (or the reverse), a
+            ``start`` or window with ``use_time_mask=False``"""
+        def bad(arg: str, got: Any, expected: str) -> LayerArgError:
+            return LayerArgError(layer=name, layer_class=cls.layer_class, arg=arg, problem="invalid value",
+                                 got=got, expected=expected)
+
+        if window_start is not None and not isinstance(window_start, LayerBase):
+            raise bad("window_start", window_start, "the name of a layer with int window starts {B}")
+        if (window_start is None) != (window_size is None):
+            arg, got = ("window_size", window_size) if window_start is None else ("window_start", window_start)
+            raise bad(arg, got, "window_start and window_size together")
+        if window_size is not None and not isinstance(window_size, LayerBase) and (
+                not isinstance(window_size, int) or isinstance(window_size, bool)):
+            raise bad("window_size", window_size, "an int, or the name of a layer with int sizes {B}")
+        if (start is not None or window_start is not None) and not use_time_mask:
+            raise bad("use_time_mask", use_time_mask, "True with start or window_start (as the reference)")
+        for arg, value in (("start", start), ("window_start", window_start), ("window_size", window_size)):
+            if isinstance(value, LayerBase) and [d for d in value.output.dims if not d.is_batch_dim()]:
+                raise bad(arg, value.output, "a layer with one int per sequence {B}")
         out = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
         out = out.copy_move_axis(_softmax_axis(out, axis), out.batch_ndim - 1)
         out.dtype = "float32"
@@ -76,3 +116,27 @@ def _softmax_axis(inp: Tensor, axis: Any) -> int:
         dyn = inp.get_dynamic_axes()
         return dyn[0] if dyn else inp.get_axis_from_description("spatial")
     return inp.get_axis_from_description(axis)
+
+
+def _window_mask(inp: Tensor, axis: int, mask: Optional[tf.Tensor], start: Any, window_start: Any,
+                 window_size: Any) -> tf.Tensor:
+    """:return: ``mask`` (or all True) and the frames of ``axis`` from ``start`` and inside the window, as a
+    bool tensor broadcastable to the input (size 1 except the batch axis and ``axis``)"""
+    def per_seq(value: Any) -> tf.Tensor:  # [B, 1]
+        if isinstance(value, int):
+            return tf.fill([tf.shape(inp.placeholder)[inp.batch_dim_axis], 1], value)
+        return tf.expand_dims(tf.cast(value.output.placeholder, tf.int32), 1)
+
+    idx = tf.range(tf.shape(inp.placeholder)[axis])[None, :]  # [1, T]
+    allowed = tf.ones_like(idx, tf.bool)
+    if start is not None:
+        allowed = tf.logical_and(allowed, idx >= per_seq(start))
+    if window_start is not None:
+        begin = per_seq(window_start)
+        allowed = tf.logical_and(allowed, tf.logical_and(idx >= begin, idx < begin + per_seq(window_size)))
+    if inp.batch_dim_axis > axis:
+        allowed = tf.transpose(allowed, [1, 0])
+    for i in range(inp.batch_ndim):
+        if i not in (axis, inp.batch_dim_axis):
+            allowed = tf.expand_dims(allowed, i)
+    return allowed if mask is None else tf.logical_and(mask, allowed)

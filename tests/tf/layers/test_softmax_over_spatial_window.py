@@ -1,0 +1,71 @@
+"""softmax_over_spatial's ``start``, ``window_start`` and ``window_size``: which frames keep probability mass,
+observed from the reference on the same input (``{B, T, F}`` in, ``{B, F, T}`` out, rounded to 4 digits)."""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from returnn.errors import LayerArgError
+from tf_net_helpers import build_net, make_feed
+
+X = np.random.RandomState(1).randn(2, 7, 2).astype("float32")
+LENS = [7, 5]
+START = [1, 3]  # per sequence
+WINDOW_START = [2, -1]  # the second window [-1, 2): frames 0 and 1
+EXTERN = {"data": {"dim": 2}, "st": {"shape": (), "dtype": "int32", "available_for_inference": True},
+          "ws": {"shape": (), "dtype": "int32", "available_for_inference": True}}
+INPUTS = {"start": {"class": "copy", "from": "data:st"}, "wst": {"class": "copy", "from": "data:ws"}}
+
+EXPECTED = {
+    "start": [[[0, 0.039, 0.1573, 0.379, 0.0911, 0.2857, 0.048], [0, 0.137, 0.0401, 0.1871, 0.3121, 0.051, 0.2728]],
+              [[0, 0, 0, 0.119, 0.881, 0, 0], [0, 0, 0, 0.6553, 0.3447, 0, 0]]],
+    "window": [[[0, 0, 0.2507, 0.6041, 0.1452, 0, 0], [0, 0, 0.0743, 0.3469, 0.5788, 0, 0]],
+               [[0.7869, 0.2131, 0, 0, 0, 0, 0], [0.4447, 0.5553, 0, 0, 0, 0, 0]]],
+    "window_size_layer": [[[0, 0, 1, 0, 0, 0, 0], [0, 0, 1, 0, 0, 0, 0]],
+                          [[0.7869, 0.2131, 0, 0, 0, 0, 0], [0.4447, 0.5553, 0, 0, 0, 0, 0]]],
+}
+OPTIONS = {
+    "start": {"start": "start"},
+    "window": {"window_start": "wst", "window_size": 3},
+    "window_size_layer": {"window_start": "wst", "window_size": "start"},  # sizes [1, 3]
+}
+
+
+def _run(session, opts):
+    net = build_net({**INPUTS, "output": {"class": "softmax_over_spatial", "from": "data", **opts}}, EXTERN,
+                    train_flag=False)
+    feed = make_feed(net, {"data": X}, {"data": LENS})
+    feed[net.extern_data.data["st"].placeholder] = START
+    feed[net.extern_data.data["ws"].placeholder] = WINDOW_START
+    return session.run(net.layers["output"].output.placeholder, feed)
+
+
+@pytest.mark.parametrize("case", sorted(OPTIONS))
+def test_softmax_over_spatial_masks_like_reference(session, case):
+    np.testing.assert_allclose(_run(session, OPTIONS[case]), EXPECTED[case], atol=1e-4)
+
+
+def test_softmax_over_spatial_window_log_space_like_reference(session):
+    out = _run(session, {**OPTIONS["window"], "log_space": True})
+    expected = [[[-np.inf, -np.inf, -1.3834, -0.504, -1.9298, -np.inf, -np.inf],
+                 [-np.inf, -np.inf, -2.599, -1.0587, -0.5469, -np.inf, -np.inf]],
+                [[-0.2397, -1.5459] + [-np.inf] * 5, [-0.8103, -0.5883] + [-np.inf] * 5]]
+    np.testing.assert_allclose(out, expected, atol=1e-4)
+    np.testing.assert_allclose(np.exp(out).sum(-1), 1.0, atol=1e-5)
+
+
+def test_softmax_over_spatial_log_space_padded_frames_are_minus_inf(session):
+    out = _run(session, {"log_space": True})
+    assert np.all(out[1, :, 5:] == -np.inf)
+    np.testing.assert_allclose(out[1, 0, :2], [-0.9188, -2.225], atol=1e-4)
+
+
+@pytest.mark.parametrize("opts, arg", [
+    ({"window_start": 2, "window_size": 3}, "window_start"),  # the reference asserts a layer name
+    ({"window_start": "wst"}, "window_start"),
+    ({"window_start": "wst", "window_size": 3, "use_time_mask": False}, "use_time_mask"),
+])
+def test_softmax_over_spatial_bad_window_args(opts, arg):
+    with tf.Graph().as_default(), pytest.raises(LayerArgError) as exc:
+        build_net({**INPUTS, "output": {"class": "softmax_over_spatial", "from": "data", **opts}}, EXTERN)
+    assert exc.value.arg == arg and "'output'" in str(exc.value)
