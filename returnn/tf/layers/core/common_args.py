@@ -31,6 +31,14 @@ def _int_ge_0_or_none(value: Any) -> bool:
     return value is None or (isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 0)
 
 
+def _float_ge_0_or_none(value: Any) -> bool:
+    return value is None or (isinstance(value, numbers.Real) and not isinstance(value, bool) and value >= 0)
+
+
+def _rate_or_none(value: Any) -> bool:
+    return _float_ge_0_or_none(value) and (value is None or value < 1)
+
+
 @dataclass(frozen=True)
 class LayerArg:
     """One common layer argument.
@@ -92,10 +100,15 @@ LAYER_ARGS: Tuple[LayerArg, ...] = (
     LayerArg("L2", "params", SUPPORTED, "L2 regularisation factor of the params"),
     LayerArg("darc1", "params", SUPPORTED, "DARC1 regularisation factor of the output"),
     LayerArg("spatial_smoothing", "params", SUPPORTED, "spatial smoothing regularisation factor of the output"),
-    LayerArg("param_variational_noise", "params", UNSUPPORTED, "Gaussian weight noise in training; not "
-             "implemented here"),
-    LayerArg("param_dropout", "params", UNSUPPORTED, "dropout on the weights in training; not implemented here"),
-    LayerArg("param_dropout_min_ndim", "params", NO_EFFECT, "only used with param_dropout (not implemented here)"),
+    LayerArg("param_variational_noise", "params", SUPPORTED, "in training: Gaussian noise of this std added to "
+             "the layer's trainable params where the layer uses them (before param_dropout)",
+             check=_float_ge_0_or_none, expected="a float >= 0"),
+    LayerArg("param_dropout", "params", SUPPORTED, "in training: dropout with this rate on the layer's trainable "
+             "params where the layer uses them (one mask per step; scaled by 1/(1 - rate))",
+             check=_rate_or_none, expected="a float in [0, 1)"),
+    LayerArg("param_dropout_min_ndim", "params", SUPPORTED, "param_dropout only on params with at least this many "
+             "axes (e.g. 2: weight matrices, not biases); default: all", check=_int_ge_0_or_none,
+             expected="an int >= 0"),
     LayerArg("updater_opts", "params", SUPPORTED, "per-layer updater options of the params (optimizer, "
              "learning_rate_multiplier, gradient_clip, gradient_clip_norm, gradient_noise, grad_filter, "
              "gradient_nan_inf_filter, max_norm), as the reference"),

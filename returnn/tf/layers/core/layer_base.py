@@ -15,6 +15,7 @@ Lifecycle (driven by :class:`returnn.tf.network.TFNetwork`):
 from __future__ import annotations
 
 import contextlib
+import functools
 from typing import Any, Dict, List, Optional, Sequence
 
 import tensorflow as tf
@@ -98,8 +99,14 @@ class LayerBase:
             raise LayerArgError(layer=name, layer_class=self.layer_class, arg="dropout",
                                 problem="not supported by this layer class:",
                                 hint='put a {"class": "dropout"} layer in front instead')
-        # unsupported / no-effect common args (param_dropout, out_shape, ...) are handled by the validation
+        # unsupported / no-effect common args (out_shape, ...) are handled by the validation
         # (returnn.tf.layers.core.spec.check_common_arg_values), from the table in common_args
+        self._train_params: Dict[int, tf.Variable] = {}  # id(noisy/dropped param tensor) -> its variable
+        if param_dropout or param_variational_noise:
+            # the variable scope the network opened for this layer: its get_variable calls go through the getter
+            tf.compat.v1.get_variable_scope().set_custom_getter(functools.partial(
+                self._training_param_getter, dropout=param_dropout or 0.0, min_ndim=param_dropout_min_ndim or 0,
+                noise=param_variational_noise or 0.0))
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.network.get_absolute_name_prefix() if self.network else ''}{self.name!r} out_type={self.output.get_description(with_name=False)}>"
@@ -193,6 +200,35 @@ class LayerBase:
         nothing; the keyword args of the reference (variable scope options) are accepted and ignored."""
         return contextlib.nullcontext()
 
+    def _training_param_getter(self, getter: Any, *args: Any, dropout: float, min_ndim: int, noise: float,
+                               **kwargs: Any) -> Any:
+        """Custom getter of the layer's variable scope for ``param_variational_noise`` and ``param_dropout``
+        (observed from the reference): in training, a trainable param is used as ``dropout(param + noise)``,
+        Gaussian noise of std ``param_variational_noise`` on every element, then dropout with rate
+        ``param_dropout`` (scaled by ``1 / (1 - rate)``; one mask per step, shared by the whole batch) on params
+        with at least ``param_dropout_min_ndim`` axes; outside training the param itself. :meth:`add_param`
+        registers the variable behind the returned tensor."""
+        var = getter(*args, **kwargs)
+        if not kwargs.get("trainable", True) or not var.dtype.is_floating:
+            return var
+        use_dropout = dropout > 0 and var.shape.rank >= min_ndim
+
+        def in_training() -> tf.Tensor:
+            x = tf.convert_to_tensor(var)
+            if noise:
+                x = x + tf.random.normal(tf.shape(x), stddev=noise, dtype=x.dtype)
+            return tf.nn.dropout(x, rate=dropout) if use_dropout else x
+
+        if not noise and not use_dropout:
+            return var
+        train_flag = self.network.train_flag
+        if train_flag is False:
+            return var
+        param = in_training() if train_flag is True else tf.cond(train_flag, in_training,
+                                                                  lambda: tf.convert_to_tensor(var))
+        self._train_params[id(param)] = var
+        return param
+
     def add_param(self, param: tf.Variable, custom_update: Any = None, trainable: Optional[bool] = None,
                   saveable: Optional[bool] = None, axes_split_info: Any = None,
                   non_critical_for_restore: bool = False) -> tf.Variable:
@@ -209,6 +245,8 @@ class LayerBase:
 
         :return: ``param``
         """
+        returned = param
+        param = self._train_params.get(id(param), param)  # param_dropout / param_variational_noise: the variable
         scope = tf.compat.v1.get_variable_scope().name
         name = param.name[:-2] if param.name.endswith(":0") else param.name
         key = name[len(scope) + 1:] if scope and name.startswith(scope + "/") else name.split("/")[-1]
@@ -223,7 +261,7 @@ class LayerBase:
             coll = tf.compat.v1.get_collection_ref(tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES)
             if param in coll:
                 coll.remove(param)
-        return param
+        return returned
 
     def create_param(self, name: str, shape: Sequence[int], initializer: Any, dtype: str = "float32") -> tf.Variable:
         """Creates ``<layer>/<name>`` with ``tf.compat.v1.get_variable`` and registers it (honours ``trainable``)."""

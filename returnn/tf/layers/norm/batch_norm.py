@@ -61,14 +61,16 @@ class BatchNormLayer(ConcatInputLayer):
             var = tf.reduce_sum(tf.square(x - mean) * w, axis=red_axes, keepdims=True) / count
         else:
             mean, var = tf.nn.moments(x, axes=red_axes, keepdims=True)
-        prefix = f"batch_norm/{self.name}_{self.name}_output_"
+        kinds = [("mean", 0.0, False), ("variance", 1.0, False)] + ([("gamma", gamma_init, True)] if use_std else []) \
+            + ([("beta", beta_init, True)] if use_shift else [])
         with tf.compat.v1.variable_scope("batch_norm"):
-            moving_mean = self._var(f"{self.name}_{self.name}_output_mean", shape, 0.0, prefix)
-            moving_var = self._var(f"{self.name}_{self.name}_output_variance", shape, 1.0, prefix)
-            gamma = self._var(f"{self.name}_{self.name}_output_gamma", shape, gamma_init, prefix, trainable=True) \
-                if use_std else None
-            beta = self._var(f"{self.name}_{self.name}_output_beta", shape, beta_init, prefix, trainable=True) \
-                if use_shift else None
+            created = {kind: self._var(f"{self.name}_{self.name}_output_{kind}", shape, init, trainable)
+                       for kind, init, trainable in kinds}
+        # registered relative to the layer's scope ("batch_norm/<layer>_<layer>_output_gamma"); gamma and beta as
+        # the layer uses them (in training with param_dropout / param_variational_noise: a tensor)
+        created = {kind: self.add_param(var) for kind, var in created.items()}
+        moving_mean, moving_var = created["mean"], created["variance"]
+        gamma, beta = created.get("gamma"), created.get("beta")
         train_flag = self.network.train_flag
         # one read of the moving statistics: the normalisation (when it uses them) and the update see the same
         # values, and a delayed update runs after this read
@@ -95,12 +97,10 @@ class BatchNormLayer(ConcatInputLayer):
             tf.compat.v1.add_to_collection(tf.compat.v1.GraphKeys.UPDATE_OPS, updates)
         self.output.placeholder = y
 
-    def _var(self, name: str, shape: Any, init: Any, prefix: str, trainable: bool = False) -> tf.Variable:
+    def _var(self, name: str, shape: Any, init: Any, trainable: bool) -> Any:
         from returnn.tf.ops.init import get_initializer
-        var = tf.compat.v1.get_variable(name, shape=shape, initializer=get_initializer(init),
-                                        trainable=trainable and self.trainable)
-        self.params[f"batch_norm/{name}"] = var
-        return var
+        return tf.compat.v1.get_variable(name, shape=shape, initializer=get_initializer(init),
+                                         trainable=trainable and self.trainable)
 
     @classmethod
     def get_out_data_from_opts(cls, name: str, sources: Any = (), **kwargs: Any) -> Tensor:

@@ -24,20 +24,28 @@ def test_layer_base_signature_is_the_table():
     assert set(common_args.LAYER_ARGS_BY_NAME) == common_args.COMMON_LAYER_ARGS
     assert {a.status for a in common_args.LAYER_ARGS} == {"supported", "no effect", "unsupported"}
     assert common_args.LAYER_ARGS_BY_NAME["updater_opts"].status == "supported"
-    assert common_args.UNSUPPORTED_ARGS == {"out_shape", "param_variational_noise", "param_dropout"}
+    assert common_args.UNSUPPORTED_ARGS == {"out_shape"}
     assert "param_device" in common_args.NO_EFFECT_ARGS and "updater_opts" not in common_args.NO_EFFECT_ARGS
     assert list(common_args.COMMON_LAYER_ARGS_GROUPS) == ["wiring", "output", "loss", "params", "input", "rec",
                                                           "mode", "debug"]
 
 
 def test_unsupported_arg_with_a_value_raises():
-    validate_layer_dict("l", {"class": "linear", "n_out": 2, "param_dropout": 0.0})  # the default: fine
+    validate_layer_dict("l", {"class": "linear", "n_out": 2, "out_shape": None})  # the default: fine
     with pytest.raises(LayerArgError) as exc_info:
-        validate_layer_dict("l", {"class": "linear", "n_out": 2, "param_dropout": 0.1})
-    assert str(exc_info.value).splitlines() == [
-        "layer 'l' {\"class\": \"linear\"}: is not supported (yet) in this implementation: 'param_dropout'",
-        "  got:      0.1",
-        "  hint: dropout on the weights in training; not implemented here"]
+        validate_layer_dict("l", {"class": "linear", "n_out": 2, "out_shape": {"B", "T", "F"}})
+    assert str(exc_info.value).splitlines()[0] == (
+        "layer 'l' {\"class\": \"linear\"}: is not supported (yet) in this implementation: 'out_shape'")
+    assert str(exc_info.value).splitlines()[-1] == (
+        "  hint: the reference's check of the output's set of dims; not implemented here")
+
+
+@pytest.mark.parametrize("arg, value", [("param_dropout", 1.0), ("param_dropout", -0.1), ("param_dropout", "0.1"),
+                                        ("param_variational_noise", -1.0), ("param_dropout_min_ndim", 1.5)])
+def test_param_noise_args_invalid_value(arg, value):
+    with pytest.raises(LayerArgError) as exc_info:
+        validate_layer_dict("l", {"class": "linear", "n_out": 2, arg: value})
+    assert exc_info.value.arg == arg and "invalid value" in str(exc_info.value)
 
 
 def test_no_effect_arg_warns_once_per_arg(capsys, monkeypatch):
