@@ -1,0 +1,50 @@
+"""merge_dims: merge order (``keep_order``, its default from ``behavior_version`` 6) and the merged axis's
+position, as observed from the reference on an input ``{B, T, 2, 3, F=4}`` (dims and values)."""
+
+import numpy as np
+import pytest
+
+from returnn.util.basic import BehaviorVersion
+from tf_net_helpers import build_net, make_feed
+
+X = np.arange(24, dtype="float32").reshape(1, 1, 2, 3, 4)
+T, S2, S3, F = ("time:var:extern_data:data", "spatial1:static2:data", "spatial2:static3:data", "feature:data")
+
+
+@pytest.fixture(autouse=True)
+def _reset_behavior_version():
+    BehaviorVersion._reset()
+    yield
+    BehaviorVersion._reset()
+
+
+def _merge(session, **opts):
+    net = build_net({"output": {"class": "merge_dims", "from": "data", **opts}}, {"data": {"shape": (None, 2, 3, 4)}},
+                    train_flag=False)
+    out = net.layers["output"].output
+    value = session.run(out.placeholder, make_feed(net, {"data": X}, {"data": [1]}))
+    return [d.description for d in out.dims[1:]], out.feature_dim_axis, value
+
+
+@pytest.mark.parametrize("axes, keep_order, dims, feature_axis, perm", [
+    (["dim:2", "dim:3"], None, [T, f"{S2}*{S3}", F], 3, (0, 1, 2, 3, 4)),
+    (["T", "dim:3"], None, [f"{T}*{S3}", S2, F], 3, (0, 1, 3, 2, 4)),
+    # the feature axis merged: the merged axis is the feature axis, at its position
+    (["dim:2", "dim:4"], None, [T, S3, f"{S2}*{F}"], 3, (0, 1, 3, 2, 4)),
+    (["T", "dim:4"], None, [S2, S3, f"{T}*{F}"], 3, (0, 2, 3, 1, 4)),
+    (["dim:4", "T"], True, [S2, S3, f"{F}*{T}"], 3, (0, 2, 3, 4, 1)),
+    (["dim:3", "dim:2"], None, [T, f"{S2}*{S3}", F], 3, (0, 1, 2, 3, 4)),  # default: the raw order
+    (["dim:3", "dim:2"], True, [T, f"{S3}*{S2}", F], 3, (0, 1, 3, 2, 4)),  # keep_order: the order of `axes`
+])
+def test_merge_dims_layout_like_reference(session, axes, keep_order, dims, feature_axis, perm):
+    got_dims, got_feature_axis, value = _merge(session, axes=axes, **({} if keep_order is None else
+                                                                      {"keep_order": keep_order}))
+    assert got_dims == dims and got_feature_axis == feature_axis
+    np.testing.assert_array_equal(value.ravel(), X.transpose(perm).ravel())
+
+
+def test_merge_dims_keep_order_default_from_behavior_version_6(session):
+    BehaviorVersion.set(6)
+    dims, _, value = _merge(session, axes=["dim:3", "dim:2"])
+    assert dims == [T, f"{S3}*{S2}", F]
+    np.testing.assert_array_equal(value[0, 0, :4, 0], [0, 12, 4, 16])  # observed: [0, 3, 1, 4, ...] with F=1
