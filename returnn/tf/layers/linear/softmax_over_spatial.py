@@ -8,8 +8,9 @@ Shape: the softmax axis ``axis`` (default: the time axis) moves to the end, as t
 :param energy_factor: multiply the input by this before the softmax (e.g. ``1/sqrt(d)``)
 :param use_time_mask: mask padded frames (default True)
 :param log_space: output log-probabilities instead (masked frames: -inf, as the reference)
-:param start: layer name: int ``{B}``, frames before it are masked (probability 0)
-:param window_start: layer name: int ``{B}``; with ``window_size`` (int, or layer name of int ``{B}``) only the
+:param start: layer name: int ``{B}`` (or with more of the input's dims, e.g. the decoder time of a layer moved
+    out of its rec loop), frames before it are masked (probability 0)
+:param window_start: layer name: int ``{B}`` (as ``start``); with ``window_size`` (int, or layer name) only the
     frames ``[window_start, window_start + window_size)`` stay (clipped to the sequence); with ``start``, the
     frames both allow. The reference (observed) rejects an int ``window_start`` and these masks without
     ``use_time_mask``; so does this layer, with a :class:`~returnn.errors.LayerArgError`.
@@ -42,7 +43,7 @@ class SoftmaxOverSpatialLayer(ConcatInputLayer):
                  log_space: bool = False, start: Any = None, window_start: Any = None, window_size: Any = None,
                  **kwargs: Any):
         super().__init__(**kwargs)
-        self._mask_layers = [v for v in (start, window_start, window_size) if isinstance(v, LayerBase)]
+        self._mask_layers = [v for v in (start, window_start, window_size) if _is_layer(v)]
         inp = self.input_data
         axis_idx = _softmax_axis(inp, axis)
         x = inp.placeholder
@@ -90,20 +91,20 @@ class SoftmaxOverSpatialLayer(ConcatInputLayer):
             return LayerArgError(layer=name, layer_class=cls.layer_class, arg=arg, problem="invalid value",
                                  got=got, expected=expected)
 
-        if window_start is not None and not isinstance(window_start, LayerBase):
+        if window_start is not None and not _is_layer(window_start):
             raise bad("window_start", window_start, "the name of a layer with int window starts {B}")
         if (window_start is None) != (window_size is None):
             arg, got = ("window_size", window_size) if window_start is None else ("window_start", window_start)
             raise bad(arg, got, "window_start and window_size together")
-        if window_size is not None and not isinstance(window_size, LayerBase) and (
+        if window_size is not None and not _is_layer(window_size) and (
                 not isinstance(window_size, int) or isinstance(window_size, bool)):
             raise bad("window_size", window_size, "an int, or the name of a layer with int sizes {B}")
         if (start is not None or window_start is not None) and not use_time_mask:
             raise bad("use_time_mask", use_time_mask, "True with start or window_start (as the reference)")
-        for arg, value in (("start", start), ("window_start", window_start), ("window_size", window_size)):
-            if isinstance(value, LayerBase) and [d for d in value.output.dims if not d.is_batch_dim()]:
-                raise bad(arg, value.output, "a layer with one int per sequence {B}")
         out = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
+        for arg, value in (("start", start), ("window_start", window_start), ("window_size", window_size)):
+            if _is_layer(value) and any(d not in out.dims for d in value.output.dims):
+                raise bad(arg, value.output, f"a layer of ints with a subset of the input's dims {out.dims}")
         out = out.copy_move_axis(_softmax_axis(out, axis), out.batch_ndim - 1)
         out.dtype = "float32"
         return out
@@ -118,25 +119,31 @@ def _softmax_axis(inp: Tensor, axis: Any) -> int:
     return inp.get_axis_from_description(axis)
 
 
+def _is_layer(value: Any) -> bool:
+    """a layer, or its template while a rec unit is being built"""
+    return hasattr(value, "output") and not isinstance(value, (str, int))
+
+
 def _window_mask(inp: Tensor, axis: int, mask: Optional[tf.Tensor], start: Any, window_start: Any,
                  window_size: Any) -> tf.Tensor:
     """:return: ``mask`` (or all True) and the frames of ``axis`` from ``start`` and inside the window, as a
     bool tensor broadcastable to the input (size 1 except the batch axis and ``axis``)"""
-    def per_seq(value: Any) -> tf.Tensor:  # [B, 1]
+    def aligned(value: Any) -> Any:  # an int, or the layer's values broadcastable to the input (size 1 at `axis`)
         if isinstance(value, int):
-            return tf.fill([tf.shape(inp.placeholder)[inp.batch_dim_axis], 1], value)
-        return tf.expand_dims(tf.cast(value.output.placeholder, tf.int32), 1)
+            return value
+        return tf.cast(value.output.copy_compatible_to(inp, check_sparse=False, check_dtype=False).placeholder,
+                       tf.int32)
 
-    idx = tf.range(tf.shape(inp.placeholder)[axis])[None, :]  # [1, T]
-    allowed = tf.ones_like(idx, tf.bool)
+    idx = tf.reshape(tf.range(tf.shape(inp.placeholder)[axis]), [-1 if i == axis else 1 for i in range(inp.batch_ndim)])
+    conds = []
     if start is not None:
-        allowed = tf.logical_and(allowed, idx >= per_seq(start))
+        conds.append(idx >= aligned(start))
     if window_start is not None:
-        begin = per_seq(window_start)
-        allowed = tf.logical_and(allowed, tf.logical_and(idx >= begin, idx < begin + per_seq(window_size)))
-    if inp.batch_dim_axis > axis:
-        allowed = tf.transpose(allowed, [1, 0])
-    for i in range(inp.batch_ndim):
-        if i not in (axis, inp.batch_dim_axis):
-            allowed = tf.expand_dims(allowed, i)
-    return allowed if mask is None else tf.logical_and(mask, allowed)
+        begin = aligned(window_start)
+        conds += [idx >= begin, idx < begin + aligned(window_size)]
+    if mask is not None:
+        conds.append(mask)
+    allowed = conds[0]
+    for cond in conds[1:]:
+        allowed = tf.logical_and(allowed, cond)
+    return allowed
