@@ -9,7 +9,7 @@ For each benchmark (a config of rwth-i6/returnn-experiments, read at run time fr
 2. loads the config (``Config.load_file``, with the stand-ins of ``../real-configs/build_network.py``: paths
    exist, TF1 names on ``tensorflow``; and ``DimensionTag(...)`` without ``dimension`` means a dynamic axis);
 3. builds its training network (``TFNetwork(train_flag=True)``, ``construct_from_dict`` of ``network``, or of
-   ``get_network(epoch=1)``; never the pretrain stages);
+   ``get_network(epoch=1)``, or of ``--epoch``; never the pretrain stages);
 4. the gradients and the optimizer: ``Updater(config, network, learning_rate)``, ``set_trainable_vars``,
    ``get_optim_op`` (the public API both implementations share, as in their own engines);
 5. the session: ours as its engine makes it (``returnn.tf.engine.session.new_session``: on CPU, Grappler off for
@@ -132,7 +132,7 @@ def _worker(args) -> None:
     if config.has("network") and isinstance(config.typed_value("network"), dict):
         net_dict = config.typed_value("network")
     else:
-        net_dict = config.typed_value("get_network")(epoch=1)
+        net_dict = config.typed_value("get_network")(epoch=args.epoch)
     times["config"] = time.time() - t
     t = time.time()
 
@@ -203,6 +203,8 @@ def _worker(args) -> None:
             session.run(inits)
         times["session"] = time.time() - t
 
+        if args.worker not in BENCHMARKS:  # --config with "auto" shapes: decided from the built network
+            in_range, tgt_range, batch = _custom_shapes(args, network)
         declared = config.typed_value("extern_data") or {}
         if not isinstance(declared, dict) or not declared:  # num_inputs / num_outputs: "data" and "classes"
             declared = dict(network.extern_data.data)
@@ -251,7 +253,7 @@ def _worker(args) -> None:
         feeds = [make_feed() for _ in range(args.warmup + args.steps)]
         if args.values:
             _compute_values(tf, numpy, session, network, train_vars, feeds[0], args.values,
-                            "ref" if new_session is None else "ours")
+                            "ref" if new_session is None else "ours", grads=args.grads)
             print("RESULT " + json.dumps(times), flush=True)
             return
         t = time.time()
@@ -273,14 +275,30 @@ def _worker(args) -> None:
     print("RESULT " + json.dumps(times), flush=True)
 
 
-def _custom_shapes(args):
-    """``--config``'s data shapes: (input length range, ``"same"`` or target length range, batch size)"""
-    lo, hi = (int(v) for v in args.input_lens.split("-"))
-    tgt = "same" if args.target_lens == "same" else tuple(int(v) for v in args.target_lens.split("-"))
-    return (lo, hi), tgt, 2
+def _custom_shapes(args, network=None):
+    """``--config``'s data shapes: (input length range, ``"same"`` or target length range, batch size).
+
+    ``auto`` (decided from the network's default input, once it is built): token input (an LM) 10-20 tokens
+    with targets of the same length; raw audio (feature dim 1) 8000-12000 samples; features 60-90 frames;
+    targets 5-10 labels."""
+    inp = network.extern_data.get_default_input_data() if network is not None else None
+    if args.input_lens != "auto":
+        in_range = tuple(int(v) for v in args.input_lens.split("-"))
+    elif inp is None:
+        in_range = None  # decided once the network is built
+    else:
+        in_range = (10, 20) if inp.sparse else (8000, 12000) if inp.dim == 1 else (60, 90)
+    if args.target_lens == "same" or (args.target_lens == "auto" and inp is not None and inp.sparse):
+        tgt = "same"
+    elif args.target_lens == "auto":
+        tgt = (5, 10)
+    else:
+        tgt = tuple(int(v) for v in args.target_lens.split("-"))
+    return in_range, tgt, 2
 
 
-def _compute_values(tf, numpy, session, network, train_vars, feed, out_dir: str, side: str) -> None:
+def _compute_values(tf, numpy, session, network, train_vars, feed, out_dir: str, side: str,
+                    grads: bool = False) -> None:
     """``--values``: the first side to run (ours) stores its initial parameters in ``out_dir/params.npz``, the
     other loads them by name; each stores the objective, the total loss and constraints and the outputs of the
     top-level layers (batch-major, with their lengths) of the evaluation network on the first generated batch in
@@ -299,13 +317,24 @@ def _compute_values(tf, numpy, session, network, train_vars, feed, out_dir: str,
         fetches["layer:" + name] = out.placeholder
         if out.time_dim_axis == 1:  # padded frames are left out of the comparison
             fetches["lens:" + name] = out.get_sequence_lengths()
+    losses, _, _ = network.get_losses_initialized()
+    for loss_name, holder in losses.items():  # each loss (unscaled sum): a loop's losses too
+        value = holder.get_loss_value()
+        if value is not None:
+            fetches["loss:" + loss_name] = tf.cast(value, tf.float32)
+    if grads:  # --grads: per param the norm and the sum of the objective's gradient
+        for var, grad in zip(train_vars, tf.compat.v1.gradients(fetches["objective"], train_vars)):
+            if grad is not None:
+                grad = tf.convert_to_tensor(grad)
+                fetches["grad:" + var.name.split(":")[0]] = tf.stack([tf.norm(grad), tf.reduce_sum(grad)])
     # the objective may create variables (the reference's rec unit of the evaluation network)
     session.run(tf.compat.v1.global_variables_initializer())
     params_file = os.path.join(out_dir, "params.npz")
     by_name = {v.name.split(":")[0]: v for v in tf.compat.v1.global_variables()}
-    if not os.path.exists(params_file):
-        names = [v.name.split(":")[0] for v in train_vars]
-        numpy.savez(params_file, **dict(zip(names, session.run(train_vars))))
+    if not os.path.exists(params_file):  # all params, also those of layers with "trainable": False
+        params = list({id(v): v for v in list(train_vars) + list(network.get_params_list())}.values())
+        names = [v.name.split(":")[0] for v in params]
+        numpy.savez(params_file, **dict(zip(names, session.run(params))))
     else:
         stored = numpy.load(params_file)
         missing = sorted(set(stored.files) - set(by_name))
@@ -334,12 +363,24 @@ def _compare_values(numpy, out_dir: str, name: str) -> str:
             continue
         diff = float(numpy.max(numpy.abs(a - b))) if a.size else 0.0
         scale = float(numpy.max(numpy.abs(b))) if b.size else 0.0
-        if a.ndim == 0:
+        if a.ndim == 0 and key.startswith("loss:"):  # listed if they differ
+            if diff > 1e-5 * max(scale, 1.0):
+                parts.append(f"{key}: ours {a.ravel()[0]:.6g} ref {b.ravel()[0]:.6g}")
+        elif a.ndim == 0:
             parts.append(f"{key}: ours {a.ravel()[0]:.6g} ref {b.ravel()[0]:.6g} max|diff| {diff:.3g}")
+        elif key.startswith("grad:"):  # [norm, sum]: relative to the norm
+            if diff > 1e-3 * max(abs(float(b[0])), 1e-6):
+                parts.append(f"{key}: ours {a.tolist()} ref {b.tolist()} (norm, sum)")
         elif diff > 1e-4 * max(scale, 1.0):  # layers: only those that differ
             parts.append(f"{key} {tuple(ours[key].shape)}: max|diff| {diff:.3g} (max|ref| {scale:.3g})")
     n_layers = sum(1 for k in set(ours.files) & set(ref.files) if k.startswith("layer:"))
-    return f"VALUES {name} ({n_layers} layers compared, listed if they differ): " + "; ".join(parts)
+    n_grads = sum(1 for k in set(ours.files) & set(ref.files) if k.startswith("grad:"))
+    n_losses = sum(1 for k in set(ours.files) & set(ref.files) if k.startswith("loss:"))
+    only = sorted(k for k in set(ours.files) ^ set(ref.files) if k.startswith(("grad:", "loss:")))
+    if only:
+        parts.append(f"on one side only: {only[:5]}")
+    what = f"{n_layers} layers, {n_losses} losses" + (f", {n_grads} gradients" if n_grads else "")
+    return f"VALUES {name} ({what} compared, listed if they differ): " + "; ".join(parts)
 
 
 def _session_proto(tf, session_opts):
@@ -391,6 +432,8 @@ def _run_one(python: str, name: str, args) -> dict:
          "--warmup", str(args.warmup), "--trace", str(args.trace), "--trace-nodes", str(args.trace_nodes),
          "--input-lens", args.input_lens, "--target-lens", args.target_lens]
         + (["--first-noop"] if args.first_noop else [])
+        + (["--epoch", str(args.epoch)] if args.epoch != 1 else [])
+        + (["--grads"] if args.grads else [])
         + (["--stage", args.stage] if args.stage != "train" else [])
         + (["--values", args.values] if args.values else [])
         + (["--set"] + args.set if args.set else [])
@@ -440,9 +483,17 @@ def main() -> None:
     parser.add_argument("--config", nargs="*", metavar="PATH",
                         help="configs of the tree (paths in benchmarks/real-configs/.work/tree) instead of the named "
                              "benchmarks, with generated data of --input-lens frames and --target-lens labels")
-    parser.add_argument("--input-lens", default="40-60", help="with --config: input length range (frames)")
+    parser.add_argument("--input-lens", default="40-60",
+                        help="with --config: input length range (frames), or 'auto' (from the default input: "
+                             "tokens 10-20, raw audio 8000-12000 samples, features 60-90 frames)")
     parser.add_argument("--target-lens", default="3-6",
-                        help="with --config: target length range, or 'same' for frame-level targets")
+                        help="with --config: target length range, 'same' for frame-level targets, or 'auto' (5-10 "
+                             "labels, the input's length for token input; with --values: 'same' when ours fails "
+                             "with labels, e.g. a hybrid)")
+    parser.add_argument("--grads", action="store_true",
+                        help="with --values: also compare the gradient of the objective (norm and sum per param)")
+    parser.add_argument("--epoch", type=int, default=1,
+                        help="configs with get_network(epoch): the network of this epoch (default 1)")
     parser.add_argument("--first-noop", action="store_true", help="time a trivial first Session.run (own column)")
     parser.add_argument("--set", nargs="*", metavar="KEY=JSON",
                         help="config values for both sides, e.g. tf_amp='\"bfloat16\"' (with --sides ours)")
@@ -498,19 +549,27 @@ def _values_main(args, names) -> None:
     for name in names:
         out_dir = os.path.join(base, name)
         os.makedirs(out_dir, exist_ok=True)
-        for old in ("params.npz", "ours.npz", "ref.npz"):
-            if os.path.exists(os.path.join(out_dir, old)):
-                os.remove(os.path.join(out_dir, old))
-        failed = False
-        for python in (args.ours, args.ref):
-            sub = argparse.Namespace(**{**vars(args), "values": out_dir, "steps": 0, "warmup": 1, "trace": 0})
-            result = _run_one(python, name, sub)
-            if "error" in result:
-                print(f"VALUES {name}: {python} failed ({result['error']})", flush=True)
-                failed = True
-                break
-        if not failed:
+        failed = _values_sides(args, name, out_dir)
+        if failed and failed[0] == args.ours and args.target_lens == "auto":  # e.g. a hybrid: frame-level targets
+            print(f"VALUES {name}: retried with targets of the input's length", flush=True)
+            failed = _values_sides(argparse.Namespace(**{**vars(args), "target_lens": "same"}), name, out_dir)
+        if failed:
+            print(f"VALUES {name}: {failed[0]} failed ({failed[1]})", flush=True)
+        else:
             print(_compare_values(numpy, out_dir, name), flush=True)
+
+
+def _values_sides(args, name: str, out_dir: str):
+    """Runs ``--values`` for ours, then the reference. :return: None, or (the Python that failed, its error)"""
+    for old in ("params.npz", "ours.npz", "ref.npz"):
+        if os.path.exists(os.path.join(out_dir, old)):
+            os.remove(os.path.join(out_dir, old))
+    for python in (args.ours, args.ref):
+        sub = argparse.Namespace(**{**vars(args), "values": out_dir, "steps": 0, "warmup": 1, "trace": 0})
+        result = _run_one(python, name, sub)
+        if "error" in result:
+            return python, result["error"]
+    return None
 
 
 if __name__ == "__main__":
