@@ -342,6 +342,9 @@ def _compute_values(tf, numpy, session, network, train_vars, feed, out_dir: str,
             raise SystemExit(f"--values: parameters of ours not in the reference's graph: {missing[:6]}")
         for name in stored.files:
             by_name[name].load(stored[name], session)
+        own = {v.name.split(":")[0] for v in list(train_vars) + list(network.get_params_list())}
+        with open(os.path.join(out_dir, "params_only_in_" + side), "w") as f:  # keep their own initial values
+            f.write("".join(f"{name}\n" for name in sorted(own - set(stored.files))))
     values = session.run(fetches, feed_dict=feed)
     numpy.savez(os.path.join(out_dir, f"{side}.npz"), **values)
 
@@ -379,6 +382,11 @@ def _compare_values(numpy, out_dir: str, name: str) -> str:
     only = sorted(k for k in set(ours.files) ^ set(ref.files) if k.startswith(("grad:", "loss:")))
     if only:
         parts.append(f"on one side only: {only[:5]}")
+    for side in ("ref",):
+        path = os.path.join(out_dir, "params_only_in_" + side)
+        extra = open(path).read().split() if os.path.exists(path) else []
+        if extra:
+            parts.append(f"params only in {side} ({len(extra)}, their own initial values): {extra[:4]}")
     what = f"{n_layers} layers, {n_losses} losses" + (f", {n_grads} gradients" if n_grads else "")
     return f"VALUES {name} ({what} compared, listed if they differ): " + "; ".join(parts)
 
@@ -490,6 +498,8 @@ def main() -> None:
                         help="with --config: target length range, 'same' for frame-level targets, or 'auto' (5-10 "
                              "labels, the input's length for token input; with --values: 'same' when ours fails "
                              "with labels, e.g. a hybrid)")
+    parser.add_argument("--keep-values", action="store_true",
+                        help="with --values: keep the stored arrays (DIR/<config>/*.npz) after the comparison")
     parser.add_argument("--grads", action="store_true",
                         help="with --values: also compare the gradient of the objective (norm and sum per param)")
     parser.add_argument("--epoch", type=int, default=1,
@@ -557,11 +567,15 @@ def _values_main(args, names) -> None:
             print(f"VALUES {name}: {failed[0]} failed ({failed[1]})", flush=True)
         else:
             print(_compare_values(numpy, out_dir, name), flush=True)
+        if not args.keep_values:  # the arrays of a large model take gigabytes
+            for old in ("params.npz", "ours.npz", "ref.npz"):
+                if os.path.exists(os.path.join(out_dir, old)):
+                    os.remove(os.path.join(out_dir, old))
 
 
 def _values_sides(args, name: str, out_dir: str):
     """Runs ``--values`` for ours, then the reference. :return: None, or (the Python that failed, its error)"""
-    for old in ("params.npz", "ours.npz", "ref.npz"):
+    for old in ("params.npz", "ours.npz", "ref.npz", "params_only_in_ref"):
         if os.path.exists(os.path.join(out_dir, old)):
             os.remove(os.path.join(out_dir, old))
     for python in (args.ours, args.ref):

@@ -117,6 +117,11 @@ class SubnetworkRecCell:
                                 got=None, expected="an 'end' layer (bool per hypothesis) or max_seq_len",
                                 hint="add e.g. \"end\": {\"class\": \"compare\", \"from\": \"output\", \"value\": 0} "
                                      "to the unit, or set max_seq_len (e.g. \"max_len_from('base:encoder') * 3\")")
+        # as the reference (observed): the layers max_seq_len refers to are built with the rec layer, also when
+        # the loop's length comes from its input or target (their params exist, e.g. a frozen encoder's)
+        from returnn.tf.layers.recurrent.subnet.loop import max_seq_len_base_layers
+        for name in max_seq_len_base_layers(max_seq_len):
+            self.get_base_layer(name)
         self._classify()
         self._check_initial_outputs()
 

@@ -10,6 +10,7 @@ the beam scores ``[B, K]`` and a TensorArray of source beams ``[B, K]`` per step
 
 from __future__ import annotations
 
+import re
 from typing import Any, Dict, List, Optional
 
 import tensorflow as tf
@@ -40,6 +41,11 @@ def _batch_size(cell: Any, rec_layer: Any) -> tf.Tensor:
             return tf.shape(data.placeholder)[data.batch_dim_axis]
     raise LayerArgError(layer=cell.rec_name, layer_class="rec", arg="from",
                         problem="cannot determine the batch size of the loop (no input, no target):", got=[])
+
+
+def max_seq_len_base_layers(spec: Any) -> List[str]:
+    """:return: the layer names in the ``max_len_from('...')`` calls of a ``max_seq_len`` expression"""
+    return re.findall(r"max_len_from\(\s*['\"]([^'\"]+)['\"]\s*\)", spec) if isinstance(spec, str) else []
 
 
 def eval_max_seq_len(cell: Any, spec: Any) -> tf.Tensor:
