@@ -529,13 +529,15 @@ class TFNetwork:
         """:return: (losses dict name → LossHolder, total loss, total constraints); with ``with_total`` the totals are
             tf scalars or 0.0 when there are none; without, both are None"""
         if not self.losses_dict:
-            for name, layer in self.layers.items():
-                if not layer.loss:
-                    continue
-                if self.search_flag and layer.loss_only_on_non_search:
-                    continue
-                self.losses_dict[name] = LossHolder(name=name, loss=layer.loss, layer=layer, network=self,
-                                                    scale=layer.loss_scale)
+            # as the reference (observed): the main network's losses by layer name, then those of extra networks
+            # ("extra.search:x") by their name there ("x"), or the full name where the main network has "x" too
+            with_loss = [(name, layer) for name, layer in self.layers.items()
+                         if layer.loss and not (self.search_flag and layer.loss_only_on_non_search)]
+            extra = [(split_extra_name(name), name, layer) for name, layer in with_loss]
+            for split, name, layer in sorted(extra, key=lambda item: item[0] is not None):
+                loss_name = split[1] if split is not None and split[1] not in self.losses_dict else name
+                self.losses_dict[loss_name] = LossHolder(name=loss_name, loss=layer.loss, layer=layer, network=self,
+                                                         scale=layer.loss_scale)
         total_loss: Any = None
         total_constraints: Any = None
         if with_total:
