@@ -59,7 +59,7 @@ class ChoiceLayer(LayerBase):
                  base_beam_score_scale: float = 1.0, random_sample_scale: float = 0.0,
                  length_normalization_exponent: float = 1.0, custom_score_combine: Any = None,
                  source_beam_sizes: Any = None, separate_beams: bool = False, keep_beams: bool = False,
-                 debug: bool = False, **kwargs: Any):
+                 debug: bool = False, _cheating_target: Any = None, **kwargs: Any):
         super().__init__(**kwargs)
         self.beam_size = beam_size
         self.length_normalization = length_normalization
@@ -102,12 +102,17 @@ class ChoiceLayer(LayerBase):
             t = tf.cast(search_state["step"], scores_in.dtype)
             factor = tf.where(tf.reshape(ended, tf.shape(scores_in)), (t + 1.0) / tf.maximum(t, 1.0), 1.0)
             scores_in = scores_in * factor
-        total = tf.reshape(scores_in[:, :, None] + tf.reshape(logp, [-1, k, num_classes]), [-1, k * num_classes])
+        logp3 = tf.reshape(logp, [-1, k, num_classes])
+        total = tf.reshape(scores_in[:, :, None] + logp3, [-1, k * num_classes])
         new_scores, idx = tf.math.top_k(total, k=k, sorted=True)
+        src_beams, labels = idx // num_classes, idx % num_classes
+        if _cheating_target is not None:
+            new_scores, src_beams, labels = _with_gold_hypothesis(
+                new_scores, src_beams, labels, scores_in, logp3, _cheating_target.output, search_state)
         self.search_scores = new_scores
-        self.search_src_beams = idx // num_classes
+        self.search_src_beams = src_beams
         self.search_src_rows = flat_beam_indices(self.search_src_beams)
-        self.output.placeholder = tf.reshape(idx % num_classes, [-1])
+        self.output.placeholder = tf.reshape(labels, [-1])
 
     def _target_frame(self) -> Tensor:
         key = self.target if isinstance(self.target, str) else self.target[0]
@@ -139,6 +144,9 @@ class ChoiceLayer(LayerBase):
         if (target and not target.startswith("layer:") and target in network.extern_data.data
                 and not _do_search(network, d.get("search", NotSpecified))):
             d.setdefault("_target_layers", {})[target] = get_layer("data:" + target)
+        elif (target and d.get("cheating") and not target.startswith("layer:")
+              and target in network.extern_data.data):  # search: the target's label of the step
+            d["_cheating_target"] = get_layer("data:" + target)
 
     @classmethod
     def get_out_data_from_opts(cls, name: str, network: Any, sources: Sequence[Any] = (), target: Any = None,
@@ -159,6 +167,30 @@ class ChoiceLayer(LayerBase):
                          time_dim_axis=out.time_dim_axis)
         out.available_for_inference = True
         return out
+
+
+def _with_gold_hypothesis(scores: tf.Tensor, src_beams: tf.Tensor, labels: tf.Tensor, scores_in: tf.Tensor,
+                          logp3: tf.Tensor, target: Tensor, search_state: Dict[str, Any]) -> Any:
+    """``cheating``, as the reference (observed): the last hypothesis of the beam is the target (the gold
+    hypothesis: the target label at each step, its score the sum of the target labels' log-probabilities), the
+    others the best ``K - 1`` of the search; ended rows extend by label 0 at no cost, as ever.
+
+    :param scores: ``[B, K]`` the search's best scores, with ``src_beams`` and ``labels`` ``[B, K]``
+    :param logp3: ``[B, K, V]`` the step's log-probabilities
+    :param target: the target's frame of this step, tiled over the beam (``{B*K}``)
+    :return: scores, src_beams, labels ``[B, K]`` with the gold hypothesis last
+    """
+    k = search_state["beam"]
+    gold = tf.reshape(tf.cast(target.placeholder, tf.int32), [-1, k])[:, 0]  # [B]
+    gold = tf.where(tf.reshape(search_state["ended"], [-1, k])[:, -1], tf.zeros_like(gold), gold)
+    # the gold hypothesis continues the last one; at the first step all come from the first (the only live one)
+    gold_src = tf.where(tf.equal(search_state["step"], 0), 0, k - 1)
+    gold_score = tf.gather(scores_in, gold_src, axis=1) + tf.gather(tf.gather(logp3, gold_src, axis=1), gold[:, None],
+                                                                     batch_dims=1)[:, 0]
+    gold_src_beams = tf.fill(tf.shape(gold), gold_src)
+    return (tf.concat([scores[:, :k - 1], gold_score[:, None]], axis=1),
+            tf.concat([src_beams[:, :k - 1], gold_src_beams[:, None]], axis=1),
+            tf.concat([labels[:, :k - 1], gold[:, None]], axis=1))
 
 
 def _do_search(network: Any, search: Any) -> bool:
