@@ -18,6 +18,10 @@ Options (``loss_opts``), as the reference:
   observed from the reference: clipped frames still get the full gradient).
 - accepted without effect: ``use_fused``, ``debug_dump``, ``safe_log_opts``.
 
+An output that is not a softmax (e.g. ``sigmoid``, an ``eval``, or ``log_softmax`` used by mistake) is taken as
+probabilities with the reference's safe log (observed): ``log(max(p, 1e-20))`` with the gradient through the
+bound (an output of log-probabilities gives 46.05 per frame and infinite gradients there too).
+
 With a softmax output (logits available), a sparse target and the layout ``{B,T,F}`` or ``{T,B,F}``, the CE
 without label smoothing (plain, focal, bounded) and the frame error run on all frames of the padded batch and
 padded frames are masked out (weight 0), instead of gathering the real frames first: the gather of ``[N, F]``
@@ -37,6 +41,7 @@ import tensorflow as tf
 from returnn.tf.layers.core.loss import Loss
 from returnn.tf.layers.core.registry import register_loss
 from returnn.tf.layers.losses.frames import dense_target_like_output, frame_error, output_feature_last
+from returnn.tf.util.numerics import safe_log
 
 
 @register_loss
@@ -61,7 +66,7 @@ class CrossEntropyLoss(Loss):
         logits, out = self.get_output_logits_flat()
         if logits is not None:
             return tf.nn.log_softmax(logits), logits
-        return tf.math.log(tf.maximum(out, 1e-30)), None
+        return safe_log(out), None  # log(max(p, 1e-20)), gradient through the bound (the reference's)
 
     def _bounded(self, ce: tf.Tensor) -> tf.Tensor:
         """:return: ``ce`` per frame with the value clipped at ``fake_upper_bound`` (gradient unchanged)"""
@@ -131,7 +136,7 @@ class CrossEntropyLoss(Loss):
             ce = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
         else:
             p_target = tf.gather(out, labels, axis=1, batch_dims=1)  # [N]
-            ce = -tf.math.log(tf.maximum(p_target, 1e-30))
+            ce = -safe_log(p_target)
         return tf.reduce_sum(self._bounded(self._focal(ce)))
 
     def _focal(self, ce: tf.Tensor) -> tf.Tensor:
@@ -186,7 +191,7 @@ class CrossEntropyLoss(Loss):
             log_p = tf.nn.log_softmax(logits)
         else:
             out = output_feature_last(self)
-            log_p = tf.math.log(tf.maximum(out.placeholder, 1e-30))
+            log_p = safe_log(out.placeholder)
         return self._frame_ce(log_p, dense_target_like_output(self, out), logits=logits)
 
     def get_error_per_frame(self) -> tf.Tensor:
