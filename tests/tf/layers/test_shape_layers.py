@@ -139,18 +139,34 @@ def test_prefix_in_time(session, time_major):
 
 
 @pytest.mark.parametrize("time_major", [False, True])
-def test_window_masks_padding(session, time_major):
+def test_window_uses_padded_frames_like_reference(session, time_major):
     net, out, _ = _run(session, {"output": {"class": "window", "window_size": 3, "from": "data"}},
                        time_major=time_major)
     tmpl = net.layers["output"].output
     assert repr(tmpl.dims[tmpl.time_dim_axis + 1]) == "Dim{'output:window'(3)}"
     if time_major:
         out = out.transpose(2, 0, 1, 3)  # [T, W, B, F] -> [B, T, W, F]
-    xm = np.where(MASK[:, :, None], X, 0)
-    padded = np.pad(xm, [(0, 0), (1, 1), (0, 0)])
+    padded = np.pad(X, [(0, 0), (1, 1), (0, 0)])  # the batch's padded frames as they are, zeros outside
     expected = np.stack([padded[:, w:w + 5] for w in range(3)], axis=2)
     for b, n in enumerate(LENS):
         np.testing.assert_allclose(out[b, :n], expected[b, :n])
+
+
+@pytest.mark.parametrize("opts, lens, expected", [
+    # observed from the reference: input 1..8 and 9..16 (lengths 8 and 5; 14, 15, 16 are padded frames)
+    ({"window_size": 3}, [8, 5],
+     [[0, 9, 10], [9, 10, 11], [10, 11, 12], [11, 12, 13], [12, 13, 14]]),
+    ({"window_size": 3, "window_left": 2, "window_right": 0, "stride": 3}, [3, 2],
+     [[0, 0, 9], [10, 11, 12]]),
+])
+def test_window_values_like_reference(session, opts, lens, expected):
+    net = build_net({"output": {"class": "window", "from": "data", **opts}}, {"data": {"dim": 1}})
+    x = (np.arange(16).reshape(2, 8, 1) + 1).astype("float32")
+    feed = make_feed(net, {"data": x}, {"data": [8, 5]})
+    out = net.layers["output"].output
+    y, out_lens = session.run([out.copy_as_batch_major().placeholder, out.get_sequence_lengths()], feed)
+    assert out_lens.tolist() == lens
+    np.testing.assert_array_equal(y[1, :lens[1], :, 0], expected)
 
 
 def test_gather_feature_int(session):

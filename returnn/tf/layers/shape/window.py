@@ -2,8 +2,9 @@
 stack neighbouring frames along a new window axis right after the time axis.
 
 Shape: ``{B, T, F} -> {B, T, W, F}`` (``padding="same"``: lengths unchanged, out-of-sequence frames are 0;
-``"valid"``: lengths ``len - W + 1``). Default window is centered: ``window_left = (W-1)//2``. Frames beyond a
-sequence's own end are treated as zero padding (masked), so results do not depend on the batch's padding.
+``"valid"``: lengths ``len - W + 1``). Default window is centered: ``window_left = (W-1)//2``. As the reference
+(observed), the padded frames after a shorter sequence's end are used as they are (like a convolution does);
+only frames outside the padded batch are zeros.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from returnn.tensor import SpatialDim, Tensor
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.core.sources import concat_sources_template
-from returnn.tf.ops.dims import mask_padded
 
 
 @register_layer
@@ -31,10 +31,7 @@ class WindowLayer(ConcatInputLayer):
         super().__init__(**kwargs)
         inp = self.input_data
         ax = inp.get_axis_from_description(axis)
-        x = mask_padded(inp, ax, 0)
-        tmp = inp.copy()
-        tmp.placeholder = x
-        tmp = tmp.copy_move_axis(ax, 0)  # time first
+        tmp = inp.copy_move_axis(ax, 0)  # time first
         x = tmp.placeholder
         if window_left is None:
             window_left = (window_size - 1) // 2 if window_right is None else window_size - 1 - window_right
