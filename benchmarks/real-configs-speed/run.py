@@ -349,7 +349,7 @@ def _compute_values(tf, numpy, session, network, train_vars, feed, out_dir: str,
     numpy.savez(os.path.join(out_dir, f"{side}.npz"), **values)
 
 
-def _compare_values(numpy, out_dir: str, name: str) -> str:
+def _compare_values(numpy, out_dir: str, name: str, with_padding: bool = False) -> str:
     """:return: a line with the largest differences of the stored values of the two sides"""
     ours, ref = numpy.load(os.path.join(out_dir, "ours.npz")), numpy.load(os.path.join(out_dir, "ref.npz"))
     parts = []
@@ -358,7 +358,7 @@ def _compare_values(numpy, out_dir: str, name: str) -> str:
             continue
         a, b = ours[key], ref[key]
         lens_key = "lens:" + key[len("layer:"):]
-        if lens_key in ref.files and a.shape == b.shape:
+        if lens_key in ref.files and a.shape == b.shape and not with_padding:
             mask = numpy.arange(a.shape[1])[None, :] < ref[lens_key][:, None]
             a, b = a[mask], b[mask]
         if a.shape != b.shape:
@@ -498,6 +498,9 @@ def main() -> None:
                         help="with --config: target length range, 'same' for frame-level targets, or 'auto' (5-10 "
                              "labels, the input's length for token input; with --values: 'same' when ours fails "
                              "with labels, e.g. a hybrid)")
+    parser.add_argument("--with-padding", action="store_true",
+                        help="with --values: compare the padded frames of the layer outputs too (convolutions and "
+                             "pooling read them)")
     parser.add_argument("--keep-values", action="store_true",
                         help="with --values: keep the stored arrays (DIR/<config>/*.npz) after the comparison")
     parser.add_argument("--grads", action="store_true",
@@ -566,7 +569,7 @@ def _values_main(args, names) -> None:
         if failed:
             print(f"VALUES {name}: {failed[0]} failed ({failed[1]})", flush=True)
         else:
-            print(_compare_values(numpy, out_dir, name), flush=True)
+            print(_compare_values(numpy, out_dir, name, with_padding=args.with_padding), flush=True)
         if not args.keep_values:  # the arrays of a large model take gigabytes
             for old in ("params.npz", "ours.npz", "ref.npz"):
                 if os.path.exists(os.path.join(out_dir, old)):
