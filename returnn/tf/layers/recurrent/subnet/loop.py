@@ -266,6 +266,9 @@ def build_loop(cell: Any, rec_layer: Any) -> None:
                                                length_normalization=bool(cell.unit[choice_name].get(
                                                    "length_normalization", True)))
             rec_layer.output.beam.last_src_beams = loop.last_src_beams
+            for name, layer in full_layers.items():  # the loop's other layers, e.g. "output/t" for a decide layer
+                if name != "output" and name in loop.outside.accumulated and layer.output.batch_dim_axis is not None:
+                    layer.output.beam = rec_layer.output.beam
         if not cell.search:
             def make_proxy(name: str, layer: Any) -> Any:
                 step_layer = loop.step_layers.get(name)
