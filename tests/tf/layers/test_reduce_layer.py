@@ -47,3 +47,14 @@ def test_reduce_bad_mode_and_axis(session):
     with pytest.raises(AxisDescriptionError) as info2:
         build_net({"output": {"class": "reduce", "mode": "sum", "axes": "S:3", "from": "data"}}, {"data": {"dim": 4}})
     assert info2.value.layer == "output" and "'output'" in str(info2.value)
+
+
+@pytest.mark.parametrize("axes, expected", [("bt", [5.0, 6.0]), (["B", "T", "F"], 5.5)])
+def test_reduce_mean_over_batch_and_time_like_reference(session, axes, expected):
+    """The mean over all valid frames of the batch (observed from the reference: [5, 6] for frames 0..5 of a
+    sequence of length 4 and 2 more frames of a sequence of length 2, the padded frames 100)."""
+    net = build_net({"output": {"class": "reduce", "mode": "mean", "axes": axes, "from": "data"}}, {"data": {"dim": 2}})
+    x = np.arange(16).reshape(2, 4, 2).astype("float32")
+    x[1, 2:] = 100
+    out = session.run(net.layers["output"].output.placeholder, make_feed(net, {"data": x}, {"data": [4, 2]}))
+    np.testing.assert_allclose(out, expected)

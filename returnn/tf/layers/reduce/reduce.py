@@ -59,6 +59,16 @@ class ReduceLayer(ConcatInputLayer):
             y = fn(x, axis=ax[0], output_type=tf.int32)
             if keep_dims:
                 y = tf.expand_dims(y, ax[0])
+        elif mode == "mean" and use_time_mask and inp.batch_dim_axis in ax \
+                and any(inp.dims[a].is_dynamic() for a in ax):
+            # over the batch and a dynamic axis: the mean over all valid frames of the batch (as the reference)
+            ones = tf.ones_like(x)
+            for a in ax:
+                if inp.dims[a].is_dynamic():
+                    tmp = inp.copy()
+                    tmp.placeholder = ones
+                    ones = mask_padded(tmp, a, 0.0)
+            y = tf.reduce_sum(x, axis=ax, keepdims=keep_dims) / tf.reduce_sum(ones, axis=ax, keepdims=keep_dims)
         elif mode == "mean":
             total = tf.reduce_sum(x, axis=ax, keepdims=keep_dims)
             count = None
