@@ -69,3 +69,41 @@ def test_softmax_over_spatial_bad_window_args(opts, arg):
     with tf.Graph().as_default(), pytest.raises(LayerArgError) as exc:
         build_net({**INPUTS, "output": {"class": "softmax_over_spatial", "from": "data", **opts}}, EXTERN)
     assert exc.value.arg == arg and "'output'" in str(exc.value)
+
+
+def test_softmax_over_spatial_window_in_loop_from_prev_argmax(session):
+    """The local-attention pattern of 2019-asr-local-attention: the window starts at the argmax of the previous
+    step's weights (a template cycle through prev:, the start {B, heads} matched to the energy {B, T, heads} by
+    role); each step's weights are non-zero only in [start, start + 3), start the argmax of the step before."""
+    unit = {
+        "output": {"class": "choice", "target": "classes", "beam_size": 4, "from": "prob", "initial_output": 0},
+        "end": {"class": "compare", "from": "output", "value": 0},
+        "emb": {"class": "linear", "activation": None, "with_bias": False, "from": "prev:output", "n_out": 6},
+        "s": {"class": "rnn_cell", "unit": "LSTMBlock", "from": ["emb", "prev:att"], "n_out": 6},
+        "energy_in": {"class": "combine", "kind": "add", "from": ["base:enc", "s"], "n_out": 6},
+        "energy": {"class": "linear", "activation": "tanh", "from": "energy_in", "n_out": 1},
+        "p_t": {"class": "reduce", "from": "prev:att_weights", "mode": "argmax", "axis": "t"},
+        "att_weights": {"class": "softmax_over_spatial", "from": "energy", "window_start": "p_t", "window_size": 3,
+                        "is_output_layer": True},
+        "att0": {"class": "generic_attention", "weights": "att_weights", "base": "base:enc", "auto_squeeze": True},
+        "att": {"class": "merge_dims", "axes": "except_batch", "from": "att0"},
+        "prob": {"class": "softmax", "from": ["s", "att"], "target": "classes", "loss": "ce"},
+    }
+    net = build_net({"enc": {"class": "linear", "from": "data", "n_out": 6, "activation": "tanh"},
+                     "output": {"class": "rec", "from": [], "unit": unit, "target": "classes",
+                                "max_seq_len": "max_len_from('base:enc')"}},
+                    {"data": {"dim": 5}, "classes": {"dim": 7, "sparse": True}}, train_flag=False)
+    session.run(tf.compat.v1.global_variables_initializer())
+    rs = np.random.RandomState(3)
+    feed = make_feed(net, {"data": rs.randn(2, 9, 5).astype("float32"), "classes": rs.randint(1, 7, (2, 4))},
+                     {"data": [9, 7], "classes": [4, 3]})
+    weights = net.get_layer("output/att_weights").output.copy_as_batch_major()
+    w = session.run(weights.placeholder, feed).reshape(2, 4, 9)  # [B, T_dec, T_enc] (one head)
+    for b, (n_dec, n_enc) in enumerate([(4, 9), (3, 7)]):
+        start = 0  # the previous weights are 0 at the first step: argmax 0
+        for t in range(n_dec):
+            window = np.zeros(9, bool)
+            window[max(start, 0):min(start + 3, n_enc)] = True
+            assert np.all(w[b, t][~window] == 0) and np.all(w[b, t][window] > 0)
+            np.testing.assert_allclose(w[b, t].sum(), 1.0, rtol=1e-5)
+            start = int(np.argmax(w[b, t]))
