@@ -58,24 +58,18 @@ def _assert_runs(runs, expected):
 
 @pytest.mark.parametrize("options", sorted(OPTIONS))
 @pytest.mark.parametrize("flag_kind", ["python", "tensor"])
-def test_batch_norm_eval_like_reference(session, options, flag_kind):
-    flag = False if flag_kind == "python" else tf.compat.v1.placeholder_with_default(False, ())
-    net = build_net({"output": {"class": "batch_norm", "from": "data", **OPTIONS[options]}}, {"data": {"dim": 3}},
-                    train_flag=flag)
-    _assert_runs(_run_twice(session, net, make_feed(net, {"data": X}, {"data": LENS})), EVAL[options])
-
-
-@pytest.mark.parametrize("options", sorted(OPTIONS))
-@pytest.mark.parametrize("flag_kind", ["python", "tensor"])
-def test_batch_norm_train_like_reference(session, options, flag_kind):
-    """In training, every option normalises with the batch statistics and updates the moving ones."""
-    flag = True if flag_kind == "python" else tf.compat.v1.placeholder_with_default(False, ())
+@pytest.mark.parametrize("training", [False, True])
+def test_batch_norm_like_reference(session, options, flag_kind, training):
+    """Outside training as in EVAL; in training, every option normalises with the batch statistics and updates
+    the moving ones."""
+    flag = training if flag_kind == "python" else tf.compat.v1.placeholder_with_default(False, ())
     net = build_net({"output": {"class": "batch_norm", "from": "data", **OPTIONS[options]}}, {"data": {"dim": 3}},
                     train_flag=flag)
     feed = make_feed(net, {"data": X}, {"data": LENS})
     if flag_kind == "tensor":
-        feed[flag] = True
-    _assert_runs(_run_twice(session, net, feed), [(BATCH, AFTER_1), (BATCH, AFTER_2)])
+        feed[flag] = training
+    expected = [(BATCH, AFTER_1), (BATCH, AFTER_2)] if training else EVAL[options]
+    _assert_runs(_run_twice(session, net, feed), expected)
 
 
 def test_batch_norm_tensor_flag_switches_per_run(session):
