@@ -79,8 +79,9 @@ class BatchNormLayer(ConcatInputLayer):
         new_var = momentum * var + (1.0 - momentum) * old_var
         # outside training: the moving statistics after this step's update, unless the update is delayed (to
         # after the normalisation) or happens only in training
+        # (constants for the gradient: no gradient flows into the batch statistics there, as the reference)
         eval_stats = (old_mean, old_var) if update_sample_only_in_training or delay_sample_update \
-            else (new_mean, new_var)
+            else (tf.stop_gradient(new_mean), tf.stop_gradient(new_var))
         use_mean, use_var = cond_on_train_flag(train_flag, lambda: (mean, var), lambda: eval_stats)
         y = (x - use_mean) * tf.math.rsqrt(use_var + epsilon)
         if gamma is not None:

@@ -104,3 +104,20 @@ def test_batch_norm_masked_time_like_reference(session, masked_time):
         all_frames = X.reshape(-1, 3)  # numpy: over all 8 frames, momentum 0.99 from mean 0, variance 1
         np.testing.assert_allclose(runs[0][1][0], 0.99 * all_frames.mean(0), rtol=1e-5)
         np.testing.assert_allclose(runs[0][1][1], 0.99 * all_frames.var(0) + 0.01, rtol=1e-5)
+
+
+def test_batch_norm_eval_gradient_treats_statistics_as_constants(session):
+    """Outside training (default options), the gradient w.r.t. the input is ``w / sqrt(new_var + eps)``: the
+    moving statistics updated by the batch are constants for it (observed: the reference's input gradient is
+    exactly that; this project's flowed into the batch statistics before)."""
+    flag = tf.compat.v1.placeholder_with_default(False, ())
+    net = build_net({"output": {"class": "batch_norm", "from": "data"}}, {"data": {"dim": 3}}, train_flag=flag)
+    rs = np.random.RandomState(0)
+    x, w = rs.randn(2, 4, 3).astype("float32"), rs.randn(2, 4, 3).astype("float32")
+    data = net.extern_data.data["data"]
+    grad = tf.compat.v1.gradients(tf.reduce_sum(net.layers["output"].output.placeholder * w), data.placeholder)[0]
+    session.run(tf.compat.v1.global_variables_initializer())
+    got = session.run(grad, make_feed(net, {"data": x}, {"data": [4, 3]}))
+    valid = np.concatenate([x[0], x[1, :3]])
+    new_var = 0.99 * valid.var(0) + 0.01 * 1.0
+    np.testing.assert_allclose(got, w / np.sqrt(new_var + 1e-3), rtol=1e-4)
