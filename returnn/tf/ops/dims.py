@@ -49,6 +49,17 @@ def sequence_mask(tensor: Tensor, axis: int) -> Optional[tf.Tensor]:
     return mask
 
 
+def valid_frames_mask(tensor: Tensor, axes: Any) -> Optional[tf.Tensor]:
+    """:return: bool mask broadcastable to ``tensor.placeholder``, True where the frame is valid on every dynamic
+        axis among ``axes`` (see :func:`sequence_mask`); None if none of them has lengths to mask"""
+    mask = None
+    for axis in axes:
+        m = sequence_mask(tensor, axis)
+        if m is not None:
+            mask = m if mask is None else tf.logical_and(mask, m)
+    return mask
+
+
 def mask_padded(tensor: Tensor, axis: int, value: Any) -> tf.Tensor:
     """:return: ``tensor.placeholder`` with padded frames of ``axis`` replaced by ``value``"""
     mask = sequence_mask(tensor, axis)

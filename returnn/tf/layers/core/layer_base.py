@@ -209,9 +209,11 @@ class LayerBase:
         with at least ``param_dropout_min_ndim`` axes; outside training the param itself. :meth:`add_param`
         registers the variable behind the returned tensor."""
         var = getter(*args, **kwargs)
-        if not kwargs.get("trainable", True) or not var.dtype.is_floating:
-            return var
         use_dropout = dropout > 0 and var.shape.rank >= min_ndim
+        train_flag = self.network.train_flag
+        if (not kwargs.get("trainable", True) or not var.dtype.is_floating or not (noise or use_dropout)
+                or train_flag is False):
+            return var
 
         def in_training() -> tf.Tensor:
             x = tf.convert_to_tensor(var)
@@ -219,11 +221,6 @@ class LayerBase:
                 x = x + tf.random.normal(tf.shape(x), stddev=noise, dtype=x.dtype)
             return tf.nn.dropout(x, rate=dropout) if use_dropout else x
 
-        if not noise and not use_dropout:
-            return var
-        train_flag = self.network.train_flag
-        if train_flag is False:
-            return var
         param = in_training() if train_flag is True else tf.cond(train_flag, in_training,
                                                                   lambda: tf.convert_to_tensor(var))
         self._train_params[id(param)] = var

@@ -125,13 +125,14 @@ def _softmax_axis(inp: Tensor, axis: Any) -> int:
 
 def _is_layer(value: Any) -> bool:
     """a layer, or its template while a rec unit is being built"""
-    return hasattr(value, "output") and not isinstance(value, (str, int))
+    return hasattr(value, "output")
 
 
 def _window_mask(inp: Tensor, axis: int, mask: Optional[tf.Tensor], start: Any, window_start: Any,
                  window_size: Any) -> tf.Tensor:
-    """:return: ``mask`` (or all True) and the frames of ``axis`` from ``start`` and inside the window, as a
-    bool tensor broadcastable to the input (size 1 except the batch axis and ``axis``)"""
+    """:return: ``mask`` (if any) and the frames of ``axis`` from ``start`` and inside the window, as a bool
+    tensor broadcastable to the input (the start/window layers aligned to the input by ``copy_compatible_to``)
+    :raises TensorArgError: a start/window layer has a dim the input lacks"""
     def aligned(value: Any) -> Any:  # an int, or the layer's values broadcastable to the input (size 1 at `axis`)
         if isinstance(value, int):
             return value

@@ -27,7 +27,7 @@ from returnn.tensor import Tensor
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.core.sources import dense_feature_sources_template
-from returnn.tf.ops.dims import sequence_mask
+from returnn.tf.ops.dims import valid_frames_mask
 from returnn.tf.ops.dropout import cond_on_train_flag
 
 
@@ -49,11 +49,7 @@ class BatchNormLayer(ConcatInputLayer):
         red_axes = [i for i in range(inp.batch_ndim) if i != ax]
         shape = [1] * inp.batch_ndim
         shape[ax] = inp.dim
-        mask = None
-        for i in (inp.get_dynamic_axes() if masked_time is not False else ()):
-            m = sequence_mask(inp, i)
-            if m is not None:
-                mask = m if mask is None else tf.logical_and(mask, m)
+        mask = valid_frames_mask(inp, inp.get_dynamic_axes()) if masked_time is not False else None
         if mask is not None:
             w = tf.cast(tf.broadcast_to(mask, tf.shape(x)), x.dtype)
             count = tf.reduce_sum(w, axis=red_axes, keepdims=True)

@@ -18,7 +18,7 @@ from returnn.tensor import SpatialDim, Tensor
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.core.sources import concat_sources_template
-from returnn.tf.ops.dims import mask_padded
+from returnn.tf.ops.dims import mask_padded, valid_frames_mask
 from returnn.util.suggest import close_matches
 
 _FILL = {"sum": 0.0, "mean": 0.0, "max": -math.inf, "min": math.inf, "prod": 1.0, "logsumexp": -math.inf,
@@ -60,15 +60,10 @@ class ReduceLayer(ConcatInputLayer):
             if keep_dims:
                 y = tf.expand_dims(y, ax[0])
         elif mode == "mean" and use_time_mask and inp.batch_dim_axis in ax \
-                and any(inp.dims[a].is_dynamic() for a in ax):
+                and (valid := valid_frames_mask(inp, ax)) is not None:
             # over the batch and a dynamic axis: the mean over all valid frames of the batch (as the reference)
-            ones = tf.ones_like(x)
-            for a in ax:
-                if inp.dims[a].is_dynamic():
-                    tmp = inp.copy()
-                    tmp.placeholder = ones
-                    ones = mask_padded(tmp, a, 0.0)
-            y = tf.reduce_sum(x, axis=ax, keepdims=keep_dims) / tf.reduce_sum(ones, axis=ax, keepdims=keep_dims)
+            weights = tf.cast(tf.broadcast_to(valid, tf.shape(x)), x.dtype)
+            y = tf.reduce_sum(x, axis=ax, keepdims=keep_dims) / tf.reduce_sum(weights, axis=ax, keepdims=keep_dims)
         elif mode == "mean":
             total = tf.reduce_sum(x, axis=ax, keepdims=keep_dims)
             count = None
