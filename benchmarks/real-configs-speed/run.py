@@ -562,7 +562,7 @@ def _values_main(args, names) -> None:
 
     base = os.path.abspath(args.values)
     for name in names:
-        out_dir = os.path.join(base, name)
+        out_dir = os.path.join(base, name.lstrip(os.sep))  # a config outside the tree: its absolute path
         os.makedirs(out_dir, exist_ok=True)
         failed = _values_sides(args, name, out_dir)
         if failed and failed[0] == args.ours and args.target_lens == "auto":  # e.g. a hybrid: frame-level targets
