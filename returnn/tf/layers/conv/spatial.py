@@ -84,7 +84,7 @@ def output_dims(inp: Tensor, *, name: str, sizes: Sequence[int], strides: Sequen
             n = d.dimension if padding == "same" else d.dimension - (k - 1) * dl
             dims.append(SpatialDim(f"{name}:conv:s{i}", max(-(-n // s), 0)))  # the reference's name (observed)
         else:
-            dims.append(SpatialDim(dyn_dim_description(d.description, k, s, dl, padding), None))
+            dims.append(SpatialDim(dyn_dim_description(d.description, k, s, dl, padding), None, derived_from_tag=d))
     return dims
 
 

@@ -7,12 +7,12 @@ match nothing are added to the output. The output axis order is that of the inpu
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence
+from typing import Any, List, Optional, Sequence
 
 import tensorflow as tf
 
 from returnn.errors import LayerShapeError
-from returnn.tensor import Tensor
+from returnn.tensor import Dim, Tensor
 
 
 def match_axes(src: Tensor, out: Tensor, *, name: str = "?", layer_class: str = "?") -> List[Optional[int]]:
@@ -32,7 +32,8 @@ def match_axes(src: Tensor, out: Tensor, *, name: str = "?", layer_class: str = 
             continue
         j = None
         if i == src.time_dim_axis and out.time_dim_axis is not None and out.time_dim_axis not in used:
-            j = out.time_dim_axis
+            if not _distinct_dynamic_dims(d, out.dims[out.time_dim_axis]):
+                j = out.time_dim_axis
         elif i == src.feature_dim_axis and out.feature_dim_axis is not None and out.feature_dim_axis not in used \
                 and out.dims[out.feature_dim_axis].dimension == d.dimension:
             j = out.feature_dim_axis
@@ -45,6 +46,31 @@ def match_axes(src: Tensor, out: Tensor, *, name: str = "?", layer_class: str = 
             result[i] = j
             used.add(j)
     return result
+
+
+def _distinct_dynamic_dims(a: Dim, b: Dim) -> bool:
+    """:return: whether two time axes are different dynamic axes, each with its own lengths (e.g. the input's and
+    the target's time, or the encoder's and a decoder's): as the reference, they are not matched by their role but
+    both kept (a combination of the two spans both). Dims derived from the same dim (e.g. ``T`` and the ``T + 2 - 2``
+    of a padding and a convolution) still match by role."""
+    root_a, root_b = _root_dim(a), _root_dim(b)
+    if a.dimension is not None or b.dimension is not None or root_a == root_b:
+        return False
+    # lengths of their own: different extern data axes (the network's length placeholders) or dims derived from them
+    return _is_length_placeholder(root_a.dyn_size) and _is_length_placeholder(root_b.dyn_size)
+
+
+def _is_length_placeholder(size: Any) -> bool:
+    return isinstance(size, tf.Tensor) and size.op.type == "Placeholder"
+
+
+def _root_dim(dim: Dim) -> Dim:
+    """:return: the dim ``dim`` was derived from (by arithmetic, a beam's tiling, ...), transitively"""
+    seen = set()
+    while dim.derived_from_tag is not None and id(dim) not in seen:
+        seen.add(id(dim))
+        dim = dim.derived_from_tag
+    return dim
 
 
 def common_template(sources: Sequence[Tensor], *, name: str, layer_class: str = "?",
@@ -64,7 +90,10 @@ def common_template(sources: Sequence[Tensor], *, name: str, layer_class: str = 
             if j is None:
                 if d.dimension == 1:
                     continue  # broadcasts
-                out = out.copy_add_dim(out.batch_ndim, d, as_time=(i == src.time_dim_axis and out.time_dim_axis is None))
+                # as the reference: a new dynamic axis goes before the feature axis, others at the end
+                pos = out.feature_dim_axis if d.dimension is None and out.feature_dim_axis is not None \
+                    else out.batch_ndim
+                out = out.copy_add_dim(pos, d, as_time=(i == src.time_dim_axis and out.time_dim_axis is None))
             else:
                 od = out.dims[j]
                 if od.dimension is not None and d.dimension is not None and od.dimension != d.dimension \

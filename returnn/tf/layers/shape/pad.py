@@ -75,7 +75,7 @@ class PadLayer(ConcatInputLayer):
             d = inp.dims[a]
             desc = f"({left}+{d.description})+{right}"
             if d.dimension is None:
-                new = SpatialDim(desc, None)
+                new = SpatialDim(desc, None, derived_from_tag=d)
             else:
                 new = (FeatureDim if d.is_feature_dim() else SpatialDim)(desc, d.dimension + left + right)
             out = out.copy_template_replace_dim(a, new)

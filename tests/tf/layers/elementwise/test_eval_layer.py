@@ -87,8 +87,9 @@ def test_source_keywords_like_reference(session):
 
 
 def test_source_aligned_to_broadcast_output_with_size_one_axes(session):
-    """Sources ``data:img`` ``{B, T, S, F}`` and ``data`` ``{B, T', F}``: each ``source(i)`` gets the output's axes,
-    size 1 where it lacks one, so ``+`` broadcasts."""
+    """Sources ``data:img`` ``{B, T, S, F}`` and ``data`` ``{B, T', F}``: the output spans both time axes (the
+    reference's template, observed: ``[B, T, S, T', F]``; the data's time is its own axis, not the image's) and
+    each ``source(i)`` gets the output's axes, size 1 where it lacks one, so ``+`` broadcasts."""
     seen = {}
 
     def fn(self, source):
@@ -96,16 +97,18 @@ def test_source_aligned_to_broadcast_output_with_size_one_axes(session):
         return source(0) + source(1)
 
     img = np.arange(1 * 2 * 2 * 2, dtype="float32").reshape(1, 2, 2, 2)
-    data = np.full((1, 2, 2), 10.0, "float32")  # feature dim 2, as the image's
+    data = np.array([[[10.0, 20.0], [30.0, 40.0], [50.0, 60.0]]], "float32")  # T' = 3, feature dim 2 as the image's
     net = build_net({"output": {"class": "eval", "from": ["data:img", "data"], "eval": fn}},
                      {**EXTERN, "data": {"dim": 2}})
     out = net.layers["output"].output
-    assert seen["a"] is net.layers["data:img"].output  # already in the output's axes: as is
-    assert seen["b"].batch_ndim == out.batch_ndim == 4
-    assert [d.dimension for d in seen["b"].dims].count(1) == 1  # data lacks one of the image's spatial axes
+    time_img, spatial, _ = net.extern_data.data["img"].dims[1:]
+    time_data = net.extern_data.data["data"].dims[1]
+    assert out.dims[1:4] == (time_img, spatial, time_data)
+    assert [d.dimension for d in seen["a"].dims].count(1) == 1  # the image lacks the data's time axis
+    assert [d.dimension for d in seen["b"].dims].count(1) == 2  # the data lacks both of the image's spatial axes
     res = _run(session, net, "output", img=img, data=data)
-    assert res.shape == (1, 2, 2, 2)
-    np.testing.assert_array_equal(res, img + 10.0)
+    assert res.shape == (1, 2, 2, 3, 2)
+    np.testing.assert_array_equal(res, img[:, :, :, None, :] + data[:, None, None, :, :])
 
 
 def test_out_type_shape_takes_the_sources_dynamic_dims_like_reference(session):

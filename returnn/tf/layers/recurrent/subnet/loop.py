@@ -271,10 +271,12 @@ def build_loop(cell: Any, rec_layer: Any) -> None:
                     layer.output.beam = rec_layer.output.beam
         if not cell.search:
             def make_proxy(name: str, layer: Any) -> Any:
-                step_layer = loop.step_layers.get(name)
-                return make_internal(name, loop.outside.net, layer.output, loss=step_layer.loss,
-                                     target=step_layer.target, loss_scale=step_layer.loss_scale,
-                                     _target_layers={})
+                output = _loop_time_axis(layer.output, tmpl.time_dim)
+                if getattr(layer, "loss", None) and output is layer.output:  # moved out, with its loss as it is
+                    return layer
+                owner = loop.step_layers.get(name) or layer  # a loop layer's loss is that of its step layer
+                return make_internal(name, loop.outside.net, output, loss=owner.loss, target=owner.target,
+                                     loss_scale=owner.loss_scale, _target_layers={})
             register_losses(cell, rec_layer, full_layers, make_proxy)
     scope = tf.compat.v1.get_variable_scope().name
     for var in tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES, scope=scope + "/"):
@@ -444,6 +446,17 @@ def _run_while_loop_v1(cell: Any, loop: _Loop):
             raw = raw[:tf.reduce_max(lens_out)]
         acc[name] = time_major_with_raw(loop.frame_templates[name], raw, time_dim, name)
     return acc, lengths
+
+
+def _loop_time_axis(out: Tensor, loop_time: Any) -> Tensor:
+    """:return: ``out`` with the loop's time axis as its time axis, for the loss of a sub layer (as the reference:
+    the loss of a layer moved out of the loop, e.g. attention weights over the encoder's time per decoder step, is
+    over the decoder's frames)"""
+    if loop_time is None or loop_time not in out.dims or out.get_time_dim_tag() == loop_time:
+        return out
+    out = out.copy()
+    out.time_dim_axis = out.dims.index(loop_time)
+    return out
 
 
 def _loop_back_prop(cell: Any) -> bool:

@@ -127,13 +127,14 @@ class OutsideNet:
 def register_losses(cell: Any, rec_layer: Any, full_layers: Dict[str, Any],
                     make_proxy: Callable[[str, Any], Any]) -> None:
     """Registers every sub layer with a loss in the rec layer's network as ``"<rec>/<name>"`` (training only),
-    so its loss is a ``LossHolder`` named like that and summed over frames as outside a loop."""
+    so its loss is a ``LossHolder`` named like that and summed over frames as outside a loop.
+
+    :param make_proxy: ``(name, full layer) -> layer`` holding the loss (the full layer itself where it can)"""
     for name, tmpl in cell.layers.items():
         if not tmpl.loss or name in cell.unused:
             continue
         layer = full_layers.get(name)
         if layer is None:
             continue
-        if not getattr(layer, "loss", None):
-            layer = make_proxy(name, layer)
+        layer = make_proxy(name, layer)
         rec_layer.network.layers[f"{rec_layer.name}/{name}"] = layer
