@@ -61,6 +61,7 @@ def tile_beam(tensor: Tensor, beam: int, dim_map: Dict[Any, Dim]) -> Tensor:
                 new = Dim(None, description=f"{d.description}:beam{beam}", kind=d.kind)
                 new.dyn_size = tf.repeat(d.dyn_size, beam, axis=0)
                 new.__dict__["_created_by_layer"] = key.__dict__.get("_created_by_layer")  # "stag:<layer>" finds it
+                new.__dict__["_derived_from_tag"] = key  # the same axis, per hypothesis
                 dim_map[key] = new
             new_dims.append(dim_map[key])
         else:
@@ -71,9 +72,11 @@ def tile_beam(tensor: Tensor, beam: int, dim_map: Dict[Any, Dim]) -> Tensor:
     return res
 
 
-def flat_beam_indices(src_beams: tf.Tensor) -> tf.Tensor:
-    """:param src_beams: int32 ``[B, K]`` :return: int32 ``[B*K]`` row indices ``b*K + src[b, k]``"""
-    k = tf.shape(src_beams)[1]
+def flat_beam_indices(src_beams: tf.Tensor, beam_in: Any = None) -> tf.Tensor:
+    """:param src_beams: int32 ``[B, K]``, indices into the ``beam_in`` source hypotheses of each sequence
+    :param beam_in: the number of source hypotheses per sequence (int or int32 scalar); default ``K``
+    :return: int32 ``[B*K]`` row indices ``b*beam_in + src[b, k]`` into the ``[B*beam_in]`` source rows"""
+    k = tf.shape(src_beams)[1] if beam_in is None else beam_in
     base = tf.range(tf.shape(src_beams)[0])[:, None] * k
     return tf.reshape(base + src_beams, [-1])
 

@@ -17,6 +17,14 @@ hypotheses compete with running ones by length-normalized score); in a loop of k
 target's length with the train flag), the hypotheses of a sequence of length ``L`` are scored as usual up to step
 ``L`` (one step past its end) and count as ended from step ``L + 1`` on, rescaled the same way; after the loop, all
 final scores are divided by the longest hypothesis length in the batch + 1 (the rec layer's ``output.beam.scores``).
+
+Search options, as observed from the reference: ``custom_score_combine`` (a function that computes the scores
+of all extensions itself, see :meth:`ChoiceLayer._custom_combined_scores`; ``prob_scale`` is then not applied),
+``explicit_search_sources`` (layers the function reads, as ``layer.explicit_search_sources``), ``keep_beams``
+(each extended hypothesis keeps its own best ``beam_size / k`` extensions). Several choices in one rec unit
+(e.g. an alignment position, then a label) search one after the other within the step: each extends the ``k``
+hypotheses of the choice before it (the first: those of the previous step) into its own ``beam_size``, the
+scores add up, and the loop carries the last choice's hypotheses (see :mod:`returnn.tf.layers.recurrent.subnet`).
 """
 
 from __future__ import annotations
@@ -42,8 +50,14 @@ class ChoiceLayer(LayerBase):
     :param input_type: ``"prob"`` (default) or ``"log_prob"``
     :param length_normalization: divide final scores by the hypothesis length when deciding
     :param search: NotSpecified (search iff the network searches) or a bool
-    :param search_state: set by the loop in search: ``{"scores": [B, K], "ended": [B*K] bool, "beam": K}``
-    :raises LayerArgError: ``beam_size`` < 1; no ``target`` while not searching
+    :param search_state: set by the loop in search: ``{"scores": [B, k], "ended": [B*k] bool, "beam": k, "step":
+        int32 scalar, ...}`` for the ``k`` hypotheses this choice extends
+    :param custom_score_combine: ``None`` or a function returning the ``[B, k, V]`` scores to search (see
+        :meth:`_custom_combined_scores`)
+    :param explicit_search_sources: layer names, resolved to layers (``self.explicit_search_sources``)
+    :param keep_beams: each extended hypothesis keeps its best ``beam_size / k`` extensions
+    :raises LayerArgError: ``beam_size`` < 1; no ``target`` while not searching; ``keep_beams`` with a
+        ``beam_size`` not a multiple of ``k``; ``custom_score_combine`` not callable
     """
 
     layer_class = "choice"
@@ -66,13 +80,18 @@ class ChoiceLayer(LayerBase):
         self.input_type = input_type
         self.search_scores: Optional[tf.Tensor] = None
         self.search_src_beams: Optional[tf.Tensor] = None
-        self.search_src_rows: Optional[tf.Tensor] = None  # [B*K]: b*K + search_src_beams[b, k]
+        self.search_src_rows: Optional[tf.Tensor] = None  # [B*K]: b*k_in + search_src_beams[b, k]
+        # the layers named by explicit_search_source(s), e.g. for a custom_score_combine function
+        self.explicit_search_sources = list(explicit_search_sources or []) + (
+            [explicit_search_source] if explicit_search_source is not None else [])
         do_search = _do_search(self.network, search)
         if not do_search:
             target = self._target_frame()
             # int32 labels; a dense target (input_type "regression") keeps its dtype
             self.output.placeholder = tf.cast(target.placeholder, self.output.dtype)
-            return
+            if search_state is None:
+                return
+            # in a searching loop ("search": False in a search): the target extends every hypothesis (see below)
         if search_state is None:
             raise LayerArgError(layer=self.name, layer_class=self.layer_class, arg="search",
                                 problem="beam search needs the choice layer inside a rec unit:", got=True)
@@ -86,11 +105,11 @@ class ChoiceLayer(LayerBase):
             logp = tf.nn.log_softmax(owa.x)  # from the logits: exact and cheaper than log(softmax)
         else:
             logp = tf.math.log(tf.maximum(x, 1e-30))
-        if prob_scale != 1.0:
+        if prob_scale != 1.0 and custom_score_combine is None:  # as the reference: not with a custom combination
             logp = logp * prob_scale
         num_classes = tf.shape(logp)[-1]
-        k = search_state["beam"]
-        ended = search_state["ended"]  # [B*K] bool
+        k = search_state["beam"]  # the hypotheses this choice extends (the previous choice's / step's)
+        ended = search_state["ended"]  # [B*k] bool
         # an ended hypothesis is extended by label 0 at no cost (its score stays), by nothing else
         ended_logp = tf.one_hot(0, num_classes, on_value=0.0, off_value=NEG_INF)  # [V]
         logp = tf.where(ended[:, None], ended_logp[None, :], logp)
@@ -103,16 +122,82 @@ class ChoiceLayer(LayerBase):
             factor = tf.where(tf.reshape(ended, tf.shape(scores_in)), (t + 1.0) / tf.maximum(t, 1.0), 1.0)
             scores_in = scores_in * factor
         logp3 = tf.reshape(logp, [-1, k, num_classes])
-        total = tf.reshape(scores_in[:, :, None] + logp3, [-1, k * num_classes])
-        new_scores, idx = tf.math.top_k(total, k=k, sorted=True)
+        if not do_search:
+            # as the reference (observed): the target's label extends each of the k hypotheses, its log-probability
+            # added to the hypothesis' score
+            labels = tf.reshape(tf.cast(self.output.placeholder, tf.int32), [-1, k])
+            self.search_scores = scores_in + tf.gather(logp3, labels, batch_dims=2)
+            self.search_src_beams = tf.broadcast_to(tf.range(k)[None, :], tf.shape(labels))
+            self.search_src_rows = flat_beam_indices(self.search_src_beams, k)
+            return
+        if custom_score_combine is not None:
+            total3 = self._custom_combined_scores(custom_score_combine, logp3, scores_in, ended, search_state)
+        else:
+            total3 = scores_in[:, :, None] + logp3
+        total = tf.reshape(total3, [-1, k * num_classes])
+        new_scores, idx = tf.math.top_k(total, k=beam_size, sorted=True)
         src_beams, labels = idx // num_classes, idx % num_classes
+        if keep_beams:
+            new_scores, src_beams, labels = self._best_per_hypothesis(total3, (new_scores, src_beams, labels),
+                                                                       search_state)
         if _cheating_target is not None:
             new_scores, src_beams, labels = _with_gold_hypothesis(
                 new_scores, src_beams, labels, scores_in, logp3, _cheating_target.output, search_state)
         self.search_scores = new_scores
         self.search_src_beams = src_beams
-        self.search_src_rows = flat_beam_indices(self.search_src_beams)
+        self.search_src_rows = flat_beam_indices(self.search_src_beams, k)
         self.output.placeholder = tf.reshape(labels, [-1])
+
+    def _best_per_hypothesis(self, total3: tf.Tensor, best_overall: Any, search_state: Dict[str, Any]) -> Any:
+        """``keep_beams``, as the reference (observed): each of the ``k`` extended hypotheses keeps its own best
+        ``beam_size / k`` extensions (in the order of the hypotheses, each one's best first), so no hypothesis
+        drops out; at the loop's first step, where only one hypothesis lives, the best ``beam_size`` overall.
+
+        :param total3: ``[B, k, V]`` the scores of all extensions
+        :param best_overall: (scores, src_beams, labels) ``[B, beam_size]`` of the best extensions overall
+        :raises LayerArgError: ``beam_size`` not a multiple of ``k``
+        """
+        k = search_state["beam"]
+        if self.beam_size % k:
+            raise LayerArgError(layer=self.name, layer_class=self.layer_class, arg="beam_size",
+                                problem=f"with keep_beams, each of the {k} hypotheses the choice extends keeps "
+                                        f"beam_size / {k} extensions: invalid", expected=f"a multiple of {k}",
+                                got=self.beam_size)
+        scores, labels = tf.math.top_k(total3, k=self.beam_size // k, sorted=True)  # [B, k, beam_size / k]
+        src_beams = tf.broadcast_to(tf.range(k)[None, :, None], tf.shape(labels))
+        kept = [tf.reshape(x, [-1, self.beam_size]) for x in (scores, src_beams, labels)]
+        if not search_state.get("one_live_at_first_step", True) or k == 1:
+            return tuple(kept)
+        first = tf.equal(search_state["step"], 0)
+        return tuple(tf.where(first, overall, x) for overall, x in zip(best_overall, kept))
+
+    def _custom_combined_scores(self, combine: Any, logp3: tf.Tensor, scores_in: tf.Tensor, ended: tf.Tensor,
+                                search_state: Dict[str, Any]) -> tf.Tensor:
+        """``custom_score_combine``, called as the reference calls it (observed): keyword arguments ``layer``
+        (this layer), ``batch_dim`` (int32 scalar), ``scores_in`` (``[B, k, V]`` log-probabilities, those of
+        ended hypotheses already 0 for label 0 and -1e30 else, without ``prob_scale``), ``scores_base``
+        (``[B, k, 1]`` the hypotheses' scores), ``base_beam_in`` (int32 scalar: 1 at the first step of the loop,
+        where only one hypothesis lives, else ``k``), ``end_flags`` (bool ``[B, k]``), ``scores_beam_in`` (``k``)
+        and ``t`` (the step); it returns the ``[B, base_beam_in, V]`` scores the best ``beam_size`` are taken of.
+
+        :raises LayerArgError: not callable
+        """
+        if not callable(combine):
+            raise LayerArgError(layer=self.name, layer_class=self.layer_class, arg="custom_score_combine",
+                                problem="expected a function (layer, batch_dim, scores_in, scores_base, "
+                                        "base_beam_in, end_flags, **kwargs) -> scores", got=combine)
+        k = search_state["beam"]
+        live = k
+        if search_state.get("one_live_at_first_step", True) and k > 1:
+            live = tf.where(tf.equal(search_state["step"], 0), 1, k)
+        batch_dim = tf.shape(scores_in)[0]
+        scores = combine(layer=self, batch_dim=batch_dim, scores_in=logp3[:, :live], scores_base=scores_in[:, :live, None],
+                         base_beam_in=live, end_flags=tf.reshape(ended, [-1, k])[:, :live], scores_beam_in=k,
+                         t=search_state["step"])
+        if live is k:
+            return scores
+        # the rows of no hypothesis: below every candidate (a -inf of the function's is taken first, by index)
+        return tf.pad(scores, [[0, 0], [0, k - live], [0, 0]], constant_values=float("-inf"))
 
     def _target_frame(self) -> Tensor:
         key = self.target if isinstance(self.target, str) else self.target[0]
@@ -138,9 +223,17 @@ class ChoiceLayer(LayerBase):
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="target",
                                 problem="missing required argument (needed when not searching, e.g. in training)",
                                 hint='set "target": "classes" (the label the choice returns in training)')
-        if not _do_search(network, d.get("search", NotSpecified)):
-            d["from"] = []  # the output is the target; the input (e.g. the softmax) is not a dependency
+        if not _do_search(network, d.get("search", NotSpecified)) and not network.search_flag:
+            # the output is the target; the input (e.g. the softmax) is not a dependency (in a search it scores the
+            # target: see __init__)
+            d["from"] = []
         super().transform_config_dict(d, network=network, get_layer=get_layer)
+        for key in ("explicit_search_source", "explicit_search_sources"):
+            value = d.get(key)
+            if isinstance(value, str):
+                d[key] = get_layer(value)
+            elif isinstance(value, (list, tuple)):
+                d[key] = [get_layer(v) if isinstance(v, str) else v for v in value]
         if (target and not target.startswith("layer:") and target in network.extern_data.data
                 and not _do_search(network, d.get("search", NotSpecified))):
             d.setdefault("_target_layers", {})[target] = get_layer("data:" + target)
@@ -180,7 +273,8 @@ def _with_gold_hypothesis(scores: tf.Tensor, src_beams: tf.Tensor, labels: tf.Te
     :param target: the target's frame of this step, tiled over the beam (``{B*K}``)
     :return: scores, src_beams, labels ``[B, K]`` with the gold hypothesis last
     """
-    k = search_state["beam"]
+    k = search_state["beam"]  # the hypotheses extended
+    k_out = scores.shape[1] if scores.shape[1] is not None else tf.shape(scores)[1]
     gold = tf.reshape(tf.cast(target.placeholder, tf.int32), [-1, k])[:, 0]  # [B]
     gold = tf.where(tf.reshape(search_state["ended"], [-1, k])[:, -1], tf.zeros_like(gold), gold)
     # the gold hypothesis continues the last one; at the first step all come from the first (the only live one)
@@ -188,9 +282,9 @@ def _with_gold_hypothesis(scores: tf.Tensor, src_beams: tf.Tensor, labels: tf.Te
     gold_score = tf.gather(scores_in, gold_src, axis=1) + tf.gather(tf.gather(logp3, gold_src, axis=1), gold[:, None],
                                                                      batch_dims=1)[:, 0]
     gold_src_beams = tf.fill(tf.shape(gold), gold_src)
-    return (tf.concat([scores[:, :k - 1], gold_score[:, None]], axis=1),
-            tf.concat([src_beams[:, :k - 1], gold_src_beams[:, None]], axis=1),
-            tf.concat([labels[:, :k - 1], gold[:, None]], axis=1))
+    return (tf.concat([scores[:, :k_out - 1], gold_score[:, None]], axis=1),
+            tf.concat([src_beams[:, :k_out - 1], gold_src_beams[:, None]], axis=1),
+            tf.concat([labels[:, :k_out - 1], gold[:, None]], axis=1))
 
 
 def _do_search(network: Any, search: Any) -> bool:

@@ -34,8 +34,10 @@ class SelectSearchSourcesLayer(LayerBase):
         self.search_choices_layer = search_choices_layer
         src_beams = getattr(search_choices_layer, "search_src_beams", None)
         if src_beams is not None:
-            self.output.placeholder = gather_beams(source.output.placeholder, flat_beam_indices(src_beams),
-                                                   source.output.batch_dim_axis)
+            rows = getattr(search_choices_layer, "search_src_rows", None)  # a choice's: into its source beam
+            if rows is None:
+                rows = flat_beam_indices(src_beams)
+            self.output.placeholder = gather_beams(source.output.placeholder, rows, source.output.batch_dim_axis)
 
     @staticmethod
     def select_if_needed(layer: LayerBase, search_choices: Any) -> LayerBase:

@@ -106,10 +106,15 @@ class SubnetworkRecCell:
             if names:
                 raise rename_layer_error(exc, f"{rec_name}/{names[0]}", names[0]) from None
             raise
-        self.choices = [n for n, l in self.layers.items() if l.is_choice()]
-        self.beam_size = 1
-        if self.search and self.choices:
-            self.beam_size = int(unit[self.choices[0]].get("beam_size", 1))
+        # in a search, all choices in the order a step runs them; one with "search": False extends each hypothesis
+        # by its target (a "forced" choice: the hypotheses stay, their scores add the target's log-probability)
+        self.forced_choices = {n for n, l in self.layers.items()
+                               if l.is_choice() and unit[n].get("search") not in (None, True)}
+        self.choices = self._ordered_choices([n for n, l in self.layers.items() if l.is_choice()])
+        self.beam_size = 1  # the loop's beam (the hypotheses carried from step to step): the last search's
+        searching = [n for n in self.choices if n not in self.forced_choices]
+        if self.search and searching:
+            self.beam_size = int(unit[searching[-1]].get("beam_size", 1))
         self.end_layer = "end" if "end" in unit else None
         if self.time_dim is None and self.end_layer is None and max_seq_len is None:
             raise LayerArgError(layer=rec_name, layer_class="rec", arg="max_seq_len",
@@ -180,6 +185,33 @@ class SubnetworkRecCell:
                      sparse_dim=frame.sparse_dim, time_dim_axis=0,
                      feature_dim_axis=None if frame.feature_dim_axis is None else frame.feature_dim_axis + 1)
         return out
+
+    def _ordered_choices(self, choices: List[str]) -> List[str]:
+        """:return: the ``choice`` layers of the unit in the order a step runs them: each one after those it
+        depends on (several choices in one step search one after the other, as the reference: a choice extends
+        the hypotheses of the choice before it)
+        :raises LayerArgError: in search, two choices of which neither depends on the other"""
+        chosen = set(choices)
+        ordered = sorted(choices, key=lambda c: len(self.templates.same_step_closure({c}) & chosen))
+        if self.search:
+            searching = [c for c in ordered if c not in self.forced_choices]
+            for before, after in zip(searching, searching[1:]):
+                if before not in self.templates.same_step_closure({after}):
+                    raise LayerArgError(
+                        layer=f"{self.rec_name}/{after}", layer_class="choice", arg="from",
+                        problem=f"a search over several choice layers in one step needs each to depend on the one "
+                                f"before it; this choice does not depend on choice {before!r} via its",
+                        hint=f"make the input of {after!r} depend on {before!r} (e.g. via an embedding of it)")
+        return ordered
+
+    def level_beam(self, level: int) -> int:
+        """:return: the number of hypotheses per sequence at ``level`` (0: the loop's, else the level's choice's;
+        a forced choice keeps those it extends)"""
+        while level > 0 and self.choices[level - 1] in self.forced_choices:
+            level -= 1
+        if level == 0 or not self.choices:
+            return self.beam_size
+        return int(self.unit[self.choices[level - 1]].get("beam_size", 1))
 
     # ---- phase 2
     def _classify(self) -> None:
@@ -269,8 +301,14 @@ class SubnetworkRecCell:
             acc |= {n for n in loop if layers[n].loss}
         acc |= output_layers & loop
         self.accumulated = sorted(acc)
-        choice_set = set(self.choices) if self.search else set()
-        self.choice_dependent = {n for n in layers if t.depends_on(n, choice_set)} if choice_set else set()
+        # search: the level of a layer is the number of the step's choices it comes after (0: before the first;
+        # its rows are the hypotheses of the previous step, else those of the level's choice)
+        self.choice_level: Dict[str, int] = {}
+        if self.search:
+            for name in layers:
+                closure = t.same_step_closure({name})
+                self.choice_level[name] = max((j + 1 for j, c in enumerate(self.choices) if c in closure), default=0)
+        self.choice_dependent = {n for n, level in self.choice_level.items() if level > 0}
         self._print_summary()
 
     def _can_run_over_time(self, name: str) -> bool:

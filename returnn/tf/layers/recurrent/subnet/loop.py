@@ -6,6 +6,12 @@ Loop variables: the step ``i``; ``prev:X`` values of loop layers referenced via 
 ``rnn_cell`` layers; one TensorArray per loop layer whose output is needed after the loop (time-major
 accumulation); with a dynamic length (``end`` layer): ``ended`` ``[B*K]`` and the hypothesis lengths; in search:
 the beam scores ``[B, K]`` and a TensorArray of source beams ``[B, K]`` per step.
+
+Search with several ``choice`` layers in one step: a layer's *level* is the number of the step's choices it comes
+after (:attr:`SubnetworkRecCell.choice_level`); the rows of level 0 are the previous step's ``K`` hypotheses, those
+of level ``j`` the hypotheses of the ``j``-th choice. A layer reading a value of a lower level (a ``prev:`` value,
+a layer before a choice; ``base:`` layers where the beam sizes differ) gets it gathered by the composed source
+rows of the choices in between (:meth:`_Step.rows_between`); ``K`` is the last choice's beam size.
 """
 
 from __future__ import annotations
@@ -92,8 +98,8 @@ class _Step:
                     desc["rec_step"] = i
             if name in cell.loop and cell.layers[name].layer_class == "relative_positional_encoding":
                 desc["rec_step"], desc["rec_max_len"] = i, loop.max_len  # keys: the self-attention buffers
-            if search_state is not None and name in cell.choices:
-                desc["search_state"] = search_state
+            if search_state is not None and cell.choices and name == cell.choices[0]:
+                desc["search_state"] = search_state  # later choices: from the one before (_search_state_at)
             self.unit[name] = desc
         for name in cell.prev_in_loop:
             out = loop.frame_templates[name].copy_template(name=f"prev:{name}")
@@ -104,30 +110,64 @@ class _Step:
                 desc = {k: v for k, v in cell.unit[name].items() if k != "class"}
                 attach_prev_hidden_state(self.net.layers[f"prev:{name}"], states[name], names_of(**desc),
                                          cell.layers[name].output.dim)
-        self._gathered: Dict[str, Any] = {}
+        self._gathered: Dict[Any, Any] = {}
+        self._rows: Dict[Any, tf.Tensor] = {}
+        levels = range(len(cell.choices) + 1) if search_state is not None else ()
+        self.all_beams_one = all(cell.level_beam(level) == 1 for level in levels)
 
     def get_layer(self, src: str) -> Any:
+        """:return: layer ``src`` as read by the layer under construction; in search, with the rows of the
+        consumer's hypotheses: a value from before a choice (a ``prev:`` value, a layer of a lower level, ``base:``
+        layers when the beam sizes differ) is gathered by the source rows of the choices in between"""
         layer = self._resolve(src)
         cell = self.cell
-        if self.search_state is None or cell.beam_size == 1 or not self.net._constructing:  # noqa: SLF001
+        if self.search_state is None or self.all_beams_one or not self.net._constructing:  # noqa: SLF001
             return layer
         consumer = self.net._constructing[-1]  # noqa: SLF001
-        name = src[len("prev:"):] if src.startswith("prev:") else src
-        if consumer not in cell.choice_dependent or consumer in cell.choices:
+        # a choice reads its input on the level before its own
+        high = cell.choices.index(consumer) if consumer in cell.choices else cell.choice_level.get(consumer, 0)
+        low = self._level_of(src)
+        if low >= high:
             return layer
-        if not (src.startswith("prev:") or (src in cell.unit and src not in cell.choice_dependent)):
+        same_in_all_beams = src.startswith(("base:", "data")) or src == ":i" or src in cell.inputs
+        if same_in_all_beams and cell.level_beam(low) == cell.level_beam(high):
             return layer
-        if src not in self._gathered:
-            choice = self.get_layer(cell.choices[0])
+        if (src, high) not in self._gathered:
+            rows = self.rows_between(low, high)
+            name = src[len("prev:"):] if src.startswith("prev:") else src
             out = layer.output.copy()
-            out.placeholder = gather_beams(out.placeholder, choice.search_src_rows, out.batch_dim_axis)
-            self._gathered[src] = make_internal(f"{name}:gathered", self.net, out)
+            out.placeholder = gather_beams(out.placeholder, rows, out.batch_dim_axis)
+            gathered = make_internal(f"{name}:gathered", self.net, out)
             states = getattr(layer, "hidden_states", None)
             if states is not None:  # get_last_hidden_state of prev:X: the state in the same beam order
-                attach_prev_hidden_state(self._gathered[src],
-                                         {k: gather_beams(v, choice.search_src_rows, 0) for k, v in states.items()},
+                attach_prev_hidden_state(gathered, {k: gather_beams(v, rows, 0) for k, v in states.items()},
                                          layer.hidden_state_names, out.dim)
-        return self._gathered[src]
+            self._gathered[(src, high)] = gathered
+        return self._gathered[(src, high)]
+
+    def _level_of(self, src: str) -> int:
+        """:return: the search level of the rows of ``src`` (0: the previous step's hypotheses)"""
+        if src in self.cell.unit and src not in self.cell.inputs:
+            return self.cell.choice_level.get(src, 0)
+        return 0
+
+    def rows_between(self, low: int, high: int) -> tf.Tensor:
+        """:return: int32 ``[B*K_high]``: for each hypothesis of level ``high``, the flat row (``b*K_low + k``)
+        of the hypothesis of level ``low`` it continues (the choices' source rows composed)"""
+        if (low, high) not in self._rows:
+            rows = self._resolve(self.cell.choices[high - 1]).search_src_rows
+            for level in range(high - 1, low, -1):
+                rows = tf.gather(self._resolve(self.cell.choices[level - 1]).search_src_rows, rows)
+            self._rows[(low, high)] = rows
+        return self._rows[(low, high)]
+
+    def _search_state_at(self, level: int) -> Dict[str, Any]:
+        """:return: the search state a choice on ``level`` extends: the scores of the choice before it, the end
+        flags in its rows"""
+        before = self._resolve(self.cell.choices[level - 1])
+        return dict(self.search_state, scores=before.search_scores, beam=self.cell.level_beam(level),
+                    ended=gather_beams(self.search_state["ended"], self.rows_between(0, level)),
+                    one_live_at_first_step=False)
 
     def _resolve(self, src: str) -> Any:
         cell, loop = self.cell, self.loop
@@ -152,6 +192,8 @@ class _Step:
         if src in cell.inputs:
             return self._add(src, frame_at(loop.outside.get_full(src).output, self.i, src))
         self._gather_state_after_choice(src)
+        if self.search_state is not None and src in cell.choices[1:]:
+            self.unit[src] = dict(self.unit[src], search_state=self._search_state_at(cell.choices.index(src)))
         return self.net.construct_layer(self.unit, src, get_layer=self.get_layer)
 
     def _gather_state_after_choice(self, name: str) -> None:
@@ -161,11 +203,11 @@ class _Step:
         ``prev:`` values read by such layers are (a layer class with ``gathers_own_search_state`` does it itself)."""
         cell = self.cell
         desc = self.unit.get(name)
-        if (self.search_state is None or cell.beam_size == 1 or desc is None or name in cell.choices
+        if (self.search_state is None or self.all_beams_one or desc is None or name in cell.choices
                 or name not in cell.choice_dependent or desc.get("rec_previous_state") is None
                 or getattr(cell.layers[name].cls, "gathers_own_search_state", False)):
             return
-        rows = self.get_layer(cell.choices[0]).search_src_rows
+        rows = self.rows_between(0, cell.choice_level[name])
         self.unit[name] = dict(desc, rec_previous_state=tf.nest.map_structure(
             lambda v: gather_beams(v, rows, 0), desc["rec_previous_state"]))
 
@@ -260,7 +302,7 @@ def build_loop(cell: Any, rec_layer: Any) -> None:
             tmpl.time_dim.dyn_size = lengths
         rec_layer.output.placeholder = raw
         if cell.search and cell.choices:
-            choice_name = cell.choices[0]
+            choice_name = cell.choices[-1]
             rec_layer.output.beam = SearchBeam(loop.beam, f"{cell.rec_name}/{choice_name}", scores=loop.final_scores,
                                                lengths=tmpl.time_dim.dyn_size,
                                                length_normalization=bool(cell.unit[choice_name].get(
@@ -382,14 +424,16 @@ def _run_while_loop_v1(cell: Any, loop: _Loop):
                     step.get_layer(name)
         layers = {n: step.net.layers[n] for n in cell.loop}
         loop.step_layers.update(layers)
-        choice_layer = layers[cell.choices[0]] if search else None
-        src_beams = choice_layer.search_src_beams if search else None
-        src_rows = choice_layer.search_src_rows if search else None
+        last = len(cell.choices) if search else 0
+        # the hypotheses after the step's last choice: the rows of the previous step's they continue
+        src_rows = step.rows_between(0, last) if search else None
+        src_beams = tf.reshape(src_rows, [-1, beam]) - tf.range(batch)[:, None] * beam if search else None
 
         def reorder(name: str, raw: tf.Tensor, batch_axis: Optional[int]) -> tf.Tensor:
-            if not search or beam == 1 or name in cell.choice_dependent:
+            level = cell.choice_level.get(name, 0)
+            if not search or step.all_beams_one or level == last:
                 return raw
-            return gather_beams(raw, src_rows, batch_axis)
+            return gather_beams(raw, step.rows_between(level, last), batch_axis)
 
         new_prev = {}
         for name in cell.prev_in_loop:
@@ -405,7 +449,7 @@ def _run_while_loop_v1(cell: Any, loop: _Loop):
             new_tas[name] = ta.write(i, value)
         new_ended, new_lens = ended, lens
         if not fixed:
-            if search and beam > 1:
+            if search and not step.all_beams_one:
                 ended = gather_beams(ended, src_rows)
                 lens = gather_beams(lens, src_rows)
             end_raw = tf.reshape(tf.cast(layers[cell.end_layer].output.placeholder, tf.bool), [-1]) \
@@ -413,7 +457,7 @@ def _run_while_loop_v1(cell: Any, loop: _Loop):
             new_ended = tf.logical_or(ended, end_raw)
             counted = tf.logical_not(ended) if cell.include_eos else tf.logical_not(new_ended)
             new_lens = lens + tf.cast(counted, tf.int32)
-        new_scores = layers[cell.choices[0]].search_scores if search else scores
+        new_scores = layers[cell.choices[-1]].search_scores if search else scores
         new_src = src_ta_.write(i, src_beams) if search else src_ta_
         return i + 1, new_prev, new_states, new_tas, new_ended, new_lens, new_scores, new_src
 
@@ -424,7 +468,7 @@ def _run_while_loop_v1(cell: Any, loop: _Loop):
     loop.final_scores = None
     if search:
         loop.final_scores = scores_out
-        choice_desc = cell.unit[cell.choices[0]]
+        choice_desc = cell.unit[cell.choices[-1]]
         if choice_desc.get("length_normalization", True):
             # as the reference: the final scores divided by the longest hypothesis (of the whole batch) + 1
             all_lens = lens_out if not fixed else seq_lens_tiled
