@@ -88,7 +88,17 @@ class ExternData:
         from returnn.datasets.extern_data import extern_data_entry_to_kwargs
         opts = extern_data_entry_to_kwargs(key, opts, default_input=self.default_input,
                                            default_target=self.default_target, keys=keys)
-        same = {**(opts.pop("same_time_dim_as", None) or {}), **(opts.pop("same_dim_tags_as", None) or {})}
+        same = {}
+        for same_key in ("same_time_dim_as", "same_dim_tags_as"):
+            value = opts.pop(same_key, None) or {}
+            bad = {axis: tag for axis, tag in value.items() if tag is not None and not isinstance(tag, Dim)} \
+                if isinstance(value, dict) else value
+            if bad:  # the reference rejects these too (an assertion)
+                raise ConfigValueError(f"extern_data[{key!r}][{same_key!r}]", got=bad,
+                                       expected="a dict axis -> Dim (DimensionTag), e.g. {'t': time_dim} with "
+                                                "time_dim = DimensionTag(kind=DimensionTag.Types.Spatial, "
+                                                "description='time', dimension=None), the same object for each key")
+            same.update(value)
         if fresh_tags is None:
             fresh_tags = {}
         for dims_key in ("dims", "dim_tags"):

@@ -57,3 +57,11 @@ def test_same_dim_tags_as_names_the_axis_by_the_first_key_like_reference():
     assert repr(a) == "Tensor{'a', [B,T|'time:var:extern_data:a'[B],F|F'feature:a'(2)]}"
     assert repr(b) == "Tensor{'b', [B,T|'time:var:extern_data:a'[B],F|F'feature:b'(3)]}"
     assert a.dims[1] == b.dims[1] and a.size_placeholder[0] is b.size_placeholder[0]
+
+
+def test_same_dim_tags_as_with_a_name_instead_of_a_dim_is_one_clear_error():
+    """The reference rejects it too (an assertion on the Dim); here the key and the expected value are named."""
+    with pytest.raises(ConfigValueError, match=r"extern_data\['t'\]\['same_dim_tags_as'\].*DimensionTag") as exc:
+        ExternData({"classes": {"dim": 5, "sparse": True},
+                    "t": {"dim": None, "sparse": True, "same_dim_tags_as": {"t": "classes"}}})
+    assert "{'t': 'classes'}" in str(exc.value)
