@@ -61,4 +61,7 @@ def construct_extra_layer(net: Any, name: str) -> Any:
         extra.layers_desc[sub] = net.layers_desc[sub]  # explicitly asked for: built in the extra network too
     layer = extra.construct_layer(extra.layers_desc, sub)
     net.layers[name] = layer
+    for sub_name, sub_layer in list(extra.layers.items()):  # the losses of rec layers' sub layers ("x/y")
+        if "/" in sub_name and sub_layer.loss:
+            net.layers.setdefault(f"{prefix}:{sub_name}", sub_layer)
     return layer

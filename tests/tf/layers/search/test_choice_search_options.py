@@ -163,6 +163,10 @@ def _extra_search_with_target_choice(session, beam):
                 "output": {"class": "choice", "target": "classes", "beam_size": beam, "from": "prob",
                            "initial_output": 0, "search": False, "length_normalization": False},
                 "t_out": {"class": "copy", "from": "t", "is_output_layer": True},
+                "t_err": {"class": "eval", "from": ["t", "data:align"], "loss": "as_is", "loss_scale": 0,
+                          "eval": "tf.cast(tf.abs(source(0) - source(1)), tf.float32)", "out_type": {"dtype": "float32"}},
+                "t_loop": {"class": "eval", "from": ["t", "prev:t"], "loss": "as_is", "loss_scale": 0,
+                           "eval": "tf.cast(tf.equal(source(0), source(1)), tf.float32)", "out_type": {"dtype": "float32"}},
                 "end": {"class": "compare", "from": "output", "value": 0},
                 "emb": {"class": "linear", "from": "output", "n_out": 4, "activation": "tanh"}}},
         "extra.search:t_dec": {"class": "decide", "from": "extra.search:output/t_out"},
@@ -184,17 +188,24 @@ def _extra_search_with_target_choice(session, beam):
     data, classes = net.extern_data.data["data"], net.extern_data.data["classes"]
     feed = {data.placeholder: np.zeros((2, 5, 3), "float32"), data.size_placeholder[0]: [5, 4],
             classes.placeholder: [[1, 2, 3, 4, 1], [2, 2, 1, 3, 0]], classes.size_placeholder[0]: [5, 4]}
-    score, alignment = session.run([net.get_layer("score").output.placeholder,
-                                    net.get_layer("alignment").output.copy_as_batch_major().placeholder], feed)
-    return score, alignment.tolist()
+    losses = net.get_losses_initialized()[0]
+    score, alignment, errors = session.run(
+        [net.get_layer("score").output.placeholder, net.get_layer("alignment").output.copy_as_batch_major().placeholder,
+         {name: (losses[name].get_loss_value(), losses[name].get_norm_factor()) for name in ("output/t_err",
+                                                                                            "output/t_loop")}], feed)
+    return score, alignment.tolist(), errors
 
 
-@pytest.mark.parametrize("beam, expected_score, expected_alignment", [
-    (1, [-11.1597, -10.4035], [[0, 1, 2, 3, 3], [0, 1, 2, 3, 3]]),  # the gold alignment only
-    (3, [-5.3427, -4.7378], [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]]),
+@pytest.mark.parametrize("beam, expected_score, expected_alignment, expected_errors", [
+    (1, [-11.1597, -10.4035], [[0, 1, 2, 3, 3], [0, 1, 2, 3, 3]], (0.0, 3.0)),  # the gold alignment only
+    (3, [-5.3427, -4.7378], [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]], (32.0, 19.0)),
 ])
 def test_choice_without_search_in_a_search_scores_its_target_like_reference(session, beam, expected_score,
-                                                                            expected_alignment):
-    score, alignment = _extra_search_with_target_choice(session, beam)
+                                                                            expected_alignment, expected_errors):
+    score, alignment, errors = _extra_search_with_target_choice(session, beam)
     np.testing.assert_allclose(score, expected_score, atol=1e-3)  # per frame; the t scores alone: -3.86, -4.41
     assert alignment == expected_alignment
+    # the in-loop losses of the search (reported as "output/t_err"): summed over the 9 frames of each of the beam's
+    # hypotheses as they were at each step (not followed back from the final ones: 30 and 21 then)
+    assert (errors["output/t_err"][0], errors["output/t_loop"][0]) == expected_errors
+    np.testing.assert_allclose(errors["output/t_err"][1], 1 / (9 * beam))

@@ -253,8 +253,7 @@ class SubnetworkRecCell:
                         changed = True
             inputs = with_axis
         needed_roots = {"output"}
-        if not self.search:
-            needed_roots |= {n for n, l in layers.items() if l.loss}
+        needed_roots |= {n for n, l in layers.items() if l.loss and (not self.search or self.search_reports_loss(n))}
         # as the reference: "is_output_layer": True makes a sub layer available outside the loop ("rec/x")
         # "need_last": True: its last frame is read after the loop (rec_last_output)
         output_layers = {n for n, l in layers.items()
@@ -297,9 +296,11 @@ class SubnetworkRecCell:
         acc = {"output"} & loop
         for n in self.outputs:
             acc |= (set(layers[n].deps) | set(layers[n].prev_deps)) & loop
-        if not self.search:
-            acc |= {n for n in loop if layers[n].loss}
-        acc |= output_layers & loop
+        used_after = set(acc) | (output_layers & loop)
+        # in a search, a loss is over the hypotheses of each step as they were (not followed back from the final
+        # ones, as the reference: observed sums of an in-loop error count)
+        self.search_loss_only = {n for n in loop if self.search_reports_loss(n)} - used_after
+        acc = used_after | {n for n in loop if layers[n].loss and (not self.search or self.search_reports_loss(n))}
         self.accumulated = sorted(acc)
         # search: the level of a layer is the number of the step's choices it comes after (0: before the first;
         # its rows are the hypotheses of the previous step, else those of the level's choice)
@@ -310,6 +311,11 @@ class SubnetworkRecCell:
                 self.choice_level[name] = max((j + 1 for j, c in enumerate(self.choices) if c in closure), default=0)
         self.choice_dependent = {n for n, level in self.choice_level.items() if level > 0}
         self._print_summary()
+
+    def search_reports_loss(self, name: str) -> bool:
+        """:return: whether the loss of sub layer ``name`` is computed in a search, as the reference (observed): a
+        loss without target (e.g. ``as_is`` of an error count) over the frames of all final hypotheses"""
+        return self.search and bool(self.layers[name].loss) and not self.layers[name].target
 
     def _can_run_over_time(self, name: str) -> bool:
         """:return: whether stateful layer ``name`` can be computed over the whole sequence outside the loop (its

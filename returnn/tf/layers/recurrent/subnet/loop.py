@@ -311,7 +311,7 @@ def build_loop(cell: Any, rec_layer: Any) -> None:
             for name, layer in full_layers.items():  # the loop's other layers, e.g. "output/t" for a decide layer
                 if name != "output" and name in loop.outside.accumulated and layer.output.batch_dim_axis is not None:
                     layer.output.beam = rec_layer.output.beam
-        if not cell.search:
+        if not cell.search or any(cell.search_reports_loss(n) for n in cell.loop):
             def make_proxy(name: str, layer: Any) -> Any:
                 output = _loop_time_axis(layer.output, tmpl.time_dim)
                 if getattr(layer, "loss", None) and output is layer.output:  # moved out, with its loss as it is
@@ -484,7 +484,8 @@ def _run_while_loop_v1(cell: Any, loop: _Loop):
     loop.last_src_beams = src_stacked[-1] if search else None  # [B, K], the last step's
     for name, ta in tas_out.items():
         raw = ta.stack()
-        if search and not getattr(cell.layers[name].cls, "keeps_own_beam", False):  # e.g. decide_keep_beam
+        if (search and not getattr(cell.layers[name].cls, "keeps_own_beam", False)  # e.g. decide_keep_beam
+                and name not in cell.search_loss_only):
             raw = backtrack(raw, src_stacked)
         if not fixed:  # as the reference: frames up to the longest hypothesis (the last step's end label dropped)
             raw = raw[:tf.reduce_max(lens_out)]

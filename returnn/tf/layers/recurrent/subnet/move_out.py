@@ -126,12 +126,13 @@ class OutsideNet:
 
 def register_losses(cell: Any, rec_layer: Any, full_layers: Dict[str, Any],
                     make_proxy: Callable[[str, Any], Any]) -> None:
-    """Registers every sub layer with a loss in the rec layer's network as ``"<rec>/<name>"`` (training only),
-    so its loss is a ``LossHolder`` named like that and summed over frames as outside a loop.
+    """Registers every sub layer with a loss in the rec layer's network as ``"<rec>/<name>"``, so its loss is a
+    ``LossHolder`` named like that and summed over frames as outside a loop (in a search: over the frames of all
+    final hypotheses, see ``SubnetworkRecCell.search_reports_loss``).
 
     :param make_proxy: ``(name, full layer) -> layer`` holding the loss (the full layer itself where it can)"""
     for name, tmpl in cell.layers.items():
-        if not tmpl.loss or name in cell.unused:
+        if not tmpl.loss or name in cell.unused or (cell.search and not cell.search_reports_loss(name)):
             continue
         layer = full_layers.get(name)
         if layer is None:

@@ -204,12 +204,14 @@ class SubnetTemplates:
 
     def roots(self) -> List[str]:
         """:return: the layers needed in any case: ``output``, ``end``, layers with ``is_output_layer`` or
-        ``need_last``, with a ``loss`` (not searching), ``choice`` layers (searching)"""
+        ``need_last``, with a ``loss`` (searching: a loss without ``target``, as the reference reports those),
+        ``choice`` layers (searching)"""
         search = bool(self.sub_net.search_flag)
         return [n for n, d in self.unit.items()
                 if n in ("output", "end") or (isinstance(d, dict) and (
                     d.get("is_output_layer") or d.get("need_last")
-                    or (d.get("loss") and not search) or (d.get("class") == "choice" and search)))]
+                    or (d.get("loss") and not (search and d.get("target")))
+                    or (d.get("class") == "choice" and search)))]
 
     @staticmethod
     def _signature(layers: Dict[str, TemplateLayer]) -> Dict[str, Any]:
