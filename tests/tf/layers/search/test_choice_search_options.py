@@ -209,3 +209,19 @@ def test_choice_without_search_in_a_search_scores_its_target_like_reference(sess
     # hypotheses as they were at each step (not followed back from the final ones: 30 and 21 then)
     assert (errors["output/t_err"][0], errors["output/t_loop"][0]) == expected_errors
     np.testing.assert_allclose(errors["output/t_err"][1], 1 / (9 * beam))
+
+
+def test_search_task_builds_no_in_loop_losses_like_reference(session):
+    """Without the train flag (a search task), the reference builds no losses of sub layers in a searching loop
+    (observed: no losses; here a loss layer reads the target, which a search does not have)."""
+    net = TFNetwork(config=Config({"extern_data": EXTERN}), train_flag=False, search_flag=True)
+    net.construct_from_dict({
+        "output": {"class": "rec", "from": [], "target": "classes", "max_seq_len": 6, "unit": {
+            "output": {"class": "choice", "target": "classes", "beam_size": 3, "from": "prob", "initial_output": 0},
+            "end": {"class": "compare", "from": "output", "value": 0},
+            "emb": {"class": "linear", "from": "prev:output", "n_out": 4},
+            "err": {"class": "eval", "from": ["output", "data:classes"], "loss": "as_is", "loss_scale": 0,
+                    "eval": "tf.cast(tf.equal(source(0), source(1)), tf.float32)", "out_type": {"dtype": "float32"}},
+            "prob": {"class": "softmax", "from": "emb", "n_out": 5}}}})
+    assert net.get_losses_initialized()[0] == {}
+    assert "err" not in net.get_layer("output").cell.layers

@@ -313,9 +313,11 @@ class SubnetworkRecCell:
         self._print_summary()
 
     def search_reports_loss(self, name: str) -> bool:
-        """:return: whether the loss of sub layer ``name`` is computed in a search, as the reference (observed): a
-        loss without target (e.g. ``as_is`` of an error count) over the frames of all final hypotheses"""
-        return self.search and bool(self.layers[name].loss) and not self.layers[name].target
+        """:return: whether the loss of sub layer ``name`` is computed in a search, as the reference (observed): with
+        the train flag (e.g. the extra search network of a training network; not in a search task), a loss without
+        target (e.g. ``as_is`` of an error count), over the frames of the hypotheses of each step"""
+        return (self.search and self.parent_net.train_flag is True and bool(self.layers[name].loss)
+                and not self.layers[name].target)
 
     def _can_run_over_time(self, name: str) -> bool:
         """:return: whether stateful layer ``name`` can be computed over the whole sequence outside the loop (its

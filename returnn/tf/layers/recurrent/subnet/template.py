@@ -204,13 +204,14 @@ class SubnetTemplates:
 
     def roots(self) -> List[str]:
         """:return: the layers needed in any case: ``output``, ``end``, layers with ``is_output_layer`` or
-        ``need_last``, with a ``loss`` (searching: a loss without ``target``, as the reference reports those),
-        ``choice`` layers (searching)"""
+        ``need_last``, with a ``loss`` (searching: only with the train flag, a loss without ``target``, as the
+        reference reports those), ``choice`` layers (searching)"""
         search = bool(self.sub_net.search_flag)
+        search_losses = search and self.sub_net.train_flag is True
         return [n for n, d in self.unit.items()
                 if n in ("output", "end") or (isinstance(d, dict) and (
                     d.get("is_output_layer") or d.get("need_last")
-                    or (d.get("loss") and not (search and d.get("target")))
+                    or (d.get("loss") and (not search or (search_losses and not d.get("target"))))
                     or (d.get("class") == "choice" and search)))]
 
     @staticmethod
