@@ -50,6 +50,7 @@ from returnn.tf.layers.recurrent.cells import LayerNormVariantsLSTMCell, Zoneout
 from returnn.tf.ops.dropout import cond_on_train_flag
 from returnn.tf.ops.rnn.cell_loop import run_cell_loop
 from returnn.tf.ops.rnn.lstm import lstm
+from returnn.tf.ops.rnn.masking import reverse_by_length
 from returnn.tf.util.amp import OFF as AMP_OFF
 from returnn.tf.ops.rnn.simple_loop import basic_rnn, gru
 from returnn.util.registry import Registry
@@ -284,8 +285,12 @@ class StepCellUnit(RecUnit):
             y_t, new = self.cell.step(xp_t, dict(zip(names, states)), params, n_in, n)
             return y_t, tuple(new[k] for k in names)
 
+        if direction == -1:  # as the reference: the input reversed before its projection (the same rounding)
+            x = reverse_by_length(x, seq_len)
         xp = self.cell.project_input(x, params, n_in, n)
-        y, final = run_cell_loop(xp, seq_len, step, [initial_state[k] for k in names], direction=direction)
+        y, final = run_cell_loop(xp, seq_len, step, [initial_state[k] for k in names])
+        if direction == -1:
+            y = reverse_by_length(y, seq_len)
         return y, dict(zip(names, final))
 
     def step(self, x, state, params, n):
