@@ -142,7 +142,8 @@ class ChoiceLayer(LayerBase):
                                                                        search_state)
         if _cheating_target is not None:
             new_scores, src_beams, labels = _with_gold_hypothesis(
-                new_scores, src_beams, labels, scores_in, logp3, _cheating_target.output, search_state)
+                new_scores, src_beams, labels, scores_in, logp3, _cheating_target.output, search_state,
+                total=total if cheating == "exclusive" else None)
         self.search_scores = new_scores
         self.search_src_beams = src_beams
         self.search_src_rows = flat_beam_indices(self.search_src_beams, k)
@@ -263,7 +264,8 @@ class ChoiceLayer(LayerBase):
 
 
 def _with_gold_hypothesis(scores: tf.Tensor, src_beams: tf.Tensor, labels: tf.Tensor, scores_in: tf.Tensor,
-                          logp3: tf.Tensor, target: Tensor, search_state: Dict[str, Any]) -> Any:
+                          logp3: tf.Tensor, target: Tensor, search_state: Dict[str, Any],
+                          total: Optional[tf.Tensor] = None) -> Any:
     """``cheating``, as the reference (observed): the last hypothesis of the beam is the target (the gold
     hypothesis: the target label at each step, its score the sum of the target labels' log-probabilities), the
     others the best ``K - 1`` of the search; ended rows extend by label 0 at no cost, as ever.
@@ -271,6 +273,8 @@ def _with_gold_hypothesis(scores: tf.Tensor, src_beams: tf.Tensor, labels: tf.Te
     :param scores: ``[B, K]`` the search's best scores, with ``src_beams`` and ``labels`` ``[B, K]``
     :param logp3: ``[B, K, V]`` the step's log-probabilities
     :param target: the target's frame of this step, tiled over the beam (``{B*K}``)
+    :param total: ``cheating="exclusive"``: the ``[B, k*V]`` scores of all extensions; the others are then the best
+        ``K - 1`` without the gold hypothesis' extension (so it is not in the beam twice)
     :return: scores, src_beams, labels ``[B, K]`` with the gold hypothesis last
     """
     k = search_state["beam"]  # the hypotheses extended
@@ -282,6 +286,12 @@ def _with_gold_hypothesis(scores: tf.Tensor, src_beams: tf.Tensor, labels: tf.Te
     gold_score = tf.gather(scores_in, gold_src, axis=1) + tf.gather(tf.gather(logp3, gold_src, axis=1), gold[:, None],
                                                                      batch_dims=1)[:, 0]
     gold_src_beams = tf.fill(tf.shape(gold), gold_src)
+    if total is not None:
+        num_classes = tf.shape(logp3)[-1]
+        gold_flat = gold_src * num_classes + gold  # [B]
+        masked = tf.where(tf.equal(tf.range(tf.shape(total)[1])[None, :], gold_flat[:, None]), NEG_INF, total)
+        scores, idx = tf.math.top_k(masked, k=k_out, sorted=True)
+        src_beams, labels = idx // num_classes, idx % num_classes
     return (tf.concat([scores[:, :k_out - 1], gold_score[:, None]], axis=1),
             tf.concat([src_beams[:, :k_out - 1], gold_src_beams[:, None]], axis=1),
             tf.concat([labels[:, :k_out - 1], gold[:, None]], axis=1))

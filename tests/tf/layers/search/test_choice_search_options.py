@@ -225,3 +225,49 @@ def test_search_task_builds_no_in_loop_losses_like_reference(session):
             "prob": {"class": "softmax", "from": "emb", "n_out": 5}}}})
     assert net.get_losses_initialized()[0] == {}
     assert "err" not in net.get_layer("output").cell.layers
+
+
+@pytest.mark.parametrize("cheating, expected_loss, expected_grad", [
+    (True, 5.534843, [0.5836, 0.0495, 0.0283, 0.0989, -0.0322]),
+    ("exclusive", 5.516922, [0.5997, 0.0495, -0.0016, 0.0989, -0.0219]),  # the gold hypothesis not twice
+])
+@pytest.mark.parametrize("train_flag_tensor", [False, True])
+def test_expected_loss_gradient_through_search_with_cheating_like_reference(session, cheating, expected_loss,
+                                                                           expected_grad, train_flag_tensor):
+    """MBR training of a scale on the log-probabilities (as 2022-scale-learning's min-WER configs): the expected
+    edit distance over the beam (the gold hypothesis in it), its gradient through the beam scores; also with the
+    train flag a tensor, as the training engine builds it (the loop had no gradient then). Observed from the
+    reference."""
+    train_flag = tf.compat.v1.placeholder_with_default(False, (), name="train_flag") if train_flag_tensor else True
+    net = TFNetwork(config=Config({"extern_data": {"data": {"dim": 3}, "classes": {"dim": 5, "sparse": True}}}),
+                    train_flag=train_flag)
+    net.construct_from_dict({
+        "output": {"class": "linear", "from": "data", "n_out": 5, "trainable": False},
+        "extra.search:output": {"class": "rec", "from": [], "target": "classes", "max_seq_len": 6, "unit": {
+            "scale": {"class": "variable", "shape": [5], "add_batch_axis": False, "init": 1.0},
+            "emb": {"class": "linear", "from": "prev:output", "n_out": 4, "trainable": False},
+            "prob": {"class": "softmax", "from": "emb", "n_out": 5, "trainable": False},
+            "logp": {"class": "eval", "from": ["prob", "scale"], "eval": "source(1) * safe_log(source(0))"},
+            "output": {"class": "choice", "target": "classes", "beam_size": 3, "from": "logp",
+                       "input_type": "log_prob", "initial_output": 0, "cheating": cheating},
+            "end": {"class": "compare", "from": "output", "value": 0}}},
+        "min_wer": {"class": "copy", "from": "extra.search:output", "loss": "expected_loss", "target": "classes",
+                    "loss_opts": {"divide_beam_size": False, "loss": {"class": "edit_distance"}, "loss_kind": "error",
+                                  "norm_scores_stop_gradient": False, "subtract_average_loss": False}}})
+    total = net.get_losses_initialized(with_total=True)[1]
+    scale, = [v for v in tf.compat.v1.trainable_variables() if "scale" in v.name]
+    grad = tf.compat.v1.gradients(total, [scale])[0]
+    assert grad is not None
+    session.run(tf.compat.v1.global_variables_initializer())
+    rs = np.random.RandomState(0)
+    for var in sorted(tf.compat.v1.global_variables(), key=lambda v: v.name):
+        var.load(rs.uniform(0.5, 1.5, var.shape.as_list()) if "scale" in var.name
+                 else rs.uniform(-2, 2, var.shape.as_list()), session)
+    data, classes = net.extern_data.data["data"], net.extern_data.data["classes"]
+    feed = {data.placeholder: np.zeros((2, 4, 3), "float32"), data.size_placeholder[0]: [4, 4],
+            classes.placeholder: [[3, 1, 4, 0], [2, 2, 0, 0]], classes.size_placeholder[0]: [4, 3]}
+    if train_flag_tensor:
+        feed[train_flag] = True
+    loss, grad_value = session.run([total, grad], feed)
+    np.testing.assert_allclose(loss, expected_loss, rtol=1e-5)
+    np.testing.assert_allclose(grad_value, expected_grad, atol=1e-3)

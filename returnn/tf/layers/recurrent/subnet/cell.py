@@ -143,7 +143,7 @@ class SubnetworkRecCell:
         # with "cheating" (the gold hypothesis in the beam), also in a search, as the reference (observed)
         cheating = any(isinstance(desc, dict) and desc.get("class") == "choice" and desc.get("cheating")
                        for desc in self.unit.values())
-        key = self.size_target or (self.target if not self.search or self.parent_net.train_flag is True or cheating
+        key = self.size_target or (self.target if not self.search or self.parent_net.train_flag is not False or cheating
                                    else None)
         if key and not str(key).startswith("layer:") and key in self.parent_net.extern_data.data:
             data = self.parent_net.get_extern_data(key)
@@ -316,7 +316,7 @@ class SubnetworkRecCell:
         """:return: whether the loss of sub layer ``name`` is computed in a search, as the reference (observed): with
         the train flag (e.g. the extra search network of a training network; not in a search task), a loss without
         target (e.g. ``as_is`` of an error count), over the frames of the hypotheses of each step"""
-        return (self.search and self.parent_net.train_flag is True and bool(self.layers[name].loss)
+        return (self.search and self.parent_net.train_flag is not False and bool(self.layers[name].loss)
                 and not self.layers[name].target)
 
     def _can_run_over_time(self, name: str) -> bool:

@@ -510,7 +510,7 @@ def _loop_back_prop(cell: Any) -> bool:
     (``train_flag`` False: the reference's loop then has ``back_prop=False``: layers in the loop get no gradient,
     layers moved out of it do)"""
     if cell.search:  # a search with the train flag: gradients through the beam scores (as the reference)
-        return cell.parent_net.train_flag is True
+        return cell.parent_net.train_flag is not False
     return cell.parent_net.train_flag is not False
 
 

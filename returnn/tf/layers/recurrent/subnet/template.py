@@ -207,7 +207,7 @@ class SubnetTemplates:
         ``need_last``, with a ``loss`` (searching: only with the train flag, a loss without ``target``, as the
         reference reports those), ``choice`` layers (searching)"""
         search = bool(self.sub_net.search_flag)
-        search_losses = search and self.sub_net.train_flag is True
+        search_losses = search and self.sub_net.train_flag is not False
         return [n for n, d in self.unit.items()
                 if n in ("output", "end") or (isinstance(d, dict) and (
                     d.get("is_output_layer") or d.get("need_last")
