@@ -134,16 +134,21 @@ class ChoiceLayer(LayerBase):
             total3 = self._custom_combined_scores(custom_score_combine, logp3, scores_in, ended, search_state)
         else:
             total3 = scores_in[:, :, None] + logp3
-        total = tf.reshape(total3, [-1, k * num_classes])
-        new_scores, idx = tf.math.top_k(total, k=beam_size, sorted=True)
+        gold = None
+        if _cheating_target is not None:
+            gold = _gold_extension(scores_in, logp3, _cheating_target.output, search_state)
+            if cheating == "exclusive":  # the searched ones leave the gold hypothesis' extension out
+                gold_label, gold_src, _ = gold
+                is_gold = (tf.equal(tf.range(k), gold_src)[None, :, None]
+                           & tf.equal(tf.range(num_classes)[None, :], gold_label[:, None])[:, None, :])
+                total3 = tf.where(is_gold, NEG_INF, total3)
+        new_scores, idx = tf.math.top_k(tf.reshape(total3, [-1, k * num_classes]), k=beam_size, sorted=True)
         src_beams, labels = idx // num_classes, idx % num_classes
         if keep_beams:
             new_scores, src_beams, labels = self._best_per_hypothesis(total3, (new_scores, src_beams, labels),
                                                                        search_state)
-        if _cheating_target is not None:
-            new_scores, src_beams, labels = _with_gold_hypothesis(
-                new_scores, src_beams, labels, scores_in, logp3, _cheating_target.output, search_state,
-                total=total if cheating == "exclusive" else None)
+        if gold is not None:
+            new_scores, src_beams, labels = _with_gold_last(new_scores, src_beams, labels, gold)
         self.search_scores = new_scores
         self.search_src_beams = src_beams
         self.search_src_rows = flat_beam_indices(self.search_src_beams, k)
@@ -167,9 +172,9 @@ class ChoiceLayer(LayerBase):
         scores, labels = tf.math.top_k(total3, k=self.beam_size // k, sorted=True)  # [B, k, beam_size / k]
         src_beams = tf.broadcast_to(tf.range(k)[None, :, None], tf.shape(labels))
         kept = [tf.reshape(x, [-1, self.beam_size]) for x in (scores, src_beams, labels)]
-        if not search_state.get("one_live_at_first_step", True) or k == 1:
+        first = _first_step_with_one_live(search_state)
+        if first is None:
             return tuple(kept)
-        first = tf.equal(search_state["step"], 0)
         return tuple(tf.where(first, overall, x) for overall, x in zip(best_overall, kept))
 
     def _custom_combined_scores(self, combine: Any, logp3: tf.Tensor, scores_in: tf.Tensor, ended: tf.Tensor,
@@ -188,13 +193,11 @@ class ChoiceLayer(LayerBase):
                                 problem="expected a function (layer, batch_dim, scores_in, scores_base, "
                                         "base_beam_in, end_flags, **kwargs) -> scores", got=combine)
         k = search_state["beam"]
-        live = k
-        if search_state.get("one_live_at_first_step", True) and k > 1:
-            live = tf.where(tf.equal(search_state["step"], 0), 1, k)
-        batch_dim = tf.shape(scores_in)[0]
-        scores = combine(layer=self, batch_dim=batch_dim, scores_in=logp3[:, :live], scores_base=scores_in[:, :live, None],
-                         base_beam_in=live, end_flags=tf.reshape(ended, [-1, k])[:, :live], scores_beam_in=k,
-                         t=search_state["step"])
+        first = _first_step_with_one_live(search_state)
+        live = k if first is None else tf.where(first, 1, k)
+        scores = combine(layer=self, batch_dim=tf.shape(scores_in)[0], scores_in=logp3[:, :live],
+                         scores_base=scores_in[:, :live, None], base_beam_in=live,
+                         end_flags=tf.reshape(ended, [-1, k])[:, :live], scores_beam_in=k, t=search_state["step"])
         if live is k:
             return scores
         # the rows of no hypothesis: below every candidate (a -inf of the function's is taken first, by index)
@@ -263,38 +266,41 @@ class ChoiceLayer(LayerBase):
         return out
 
 
-def _with_gold_hypothesis(scores: tf.Tensor, src_beams: tf.Tensor, labels: tf.Tensor, scores_in: tf.Tensor,
-                          logp3: tf.Tensor, target: Tensor, search_state: Dict[str, Any],
-                          total: Optional[tf.Tensor] = None) -> Any:
-    """``cheating``, as the reference (observed): the last hypothesis of the beam is the target (the gold
-    hypothesis: the target label at each step, its score the sum of the target labels' log-probabilities), the
-    others the best ``K - 1`` of the search; ended rows extend by label 0 at no cost, as ever.
+def _first_step_with_one_live(search_state: Dict[str, Any]) -> Optional[tf.Tensor]:
+    """:return: bool scalar, true at the loop's first step, where only the first of the ``k`` extended hypotheses
+    lives (the step's first choice), or None where all ``k`` always live (a later choice, or ``k`` = 1)"""
+    if search_state["beam"] == 1 or not search_state.get("one_live_at_first_step", True):
+        return None
+    return tf.equal(search_state["step"], 0)
 
-    :param scores: ``[B, K]`` the search's best scores, with ``src_beams`` and ``labels`` ``[B, K]``
-    :param logp3: ``[B, K, V]`` the step's log-probabilities
-    :param target: the target's frame of this step, tiled over the beam (``{B*K}``)
-    :param total: ``cheating="exclusive"``: the ``[B, k*V]`` scores of all extensions; the others are then the best
-        ``K - 1`` without the gold hypothesis' extension (so it is not in the beam twice)
-    :return: scores, src_beams, labels ``[B, K]`` with the gold hypothesis last
+
+def _gold_extension(scores_in: tf.Tensor, logp3: tf.Tensor, target: Tensor, search_state: Dict[str, Any]) -> Any:
+    """``cheating``, as the reference (observed): the gold hypothesis (the target label at each step, its score the
+    sum of the target labels' log-probabilities) continues the last of the ``k`` extended hypotheses (at the first
+    step the first, the only live one); an ended one extends by label 0 at no cost, as ever.
+
+    :param scores_in: ``[B, k]`` the extended hypotheses' scores
+    :param logp3: ``[B, k, V]`` the step's log-probabilities
+    :param target: the target's frame of this step, tiled over the beam (``{B*k}``)
+    :return: (label ``[B]``, source hypothesis (int32 scalar), score ``[B]``) of the gold extension
     """
-    k = search_state["beam"]  # the hypotheses extended
-    k_out = scores.shape[1] if scores.shape[1] is not None else tf.shape(scores)[1]
+    k = search_state["beam"]
     gold = tf.reshape(tf.cast(target.placeholder, tf.int32), [-1, k])[:, 0]  # [B]
     gold = tf.where(tf.reshape(search_state["ended"], [-1, k])[:, -1], tf.zeros_like(gold), gold)
-    # the gold hypothesis continues the last one; at the first step all come from the first (the only live one)
     gold_src = tf.where(tf.equal(search_state["step"], 0), 0, k - 1)
     gold_score = tf.gather(scores_in, gold_src, axis=1) + tf.gather(tf.gather(logp3, gold_src, axis=1), gold[:, None],
                                                                      batch_dims=1)[:, 0]
-    gold_src_beams = tf.fill(tf.shape(gold), gold_src)
-    if total is not None:
-        num_classes = tf.shape(logp3)[-1]
-        gold_flat = gold_src * num_classes + gold  # [B]
-        masked = tf.where(tf.equal(tf.range(tf.shape(total)[1])[None, :], gold_flat[:, None]), NEG_INF, total)
-        scores, idx = tf.math.top_k(masked, k=k_out, sorted=True)
-        src_beams, labels = idx // num_classes, idx % num_classes
+    return gold, gold_src, gold_score
+
+
+def _with_gold_last(scores: tf.Tensor, src_beams: tf.Tensor, labels: tf.Tensor, gold: Any) -> Any:
+    """:return: scores, src_beams, labels ``[B, K]``: the best ``K - 1`` of the search, then the gold extension
+    (from :func:`_gold_extension`) as the last hypothesis, as the reference"""
+    gold_label, gold_src, gold_score = gold
+    k_out = scores.shape[1] if scores.shape[1] is not None else tf.shape(scores)[1]
     return (tf.concat([scores[:, :k_out - 1], gold_score[:, None]], axis=1),
-            tf.concat([src_beams[:, :k_out - 1], gold_src_beams[:, None]], axis=1),
-            tf.concat([labels[:, :k_out - 1], gold[:, None]], axis=1))
+            tf.concat([src_beams[:, :k_out - 1], tf.fill(tf.shape(gold_label), gold_src)[:, None]], axis=1),
+            tf.concat([labels[:, :k_out - 1], gold_label[:, None]], axis=1))
 
 
 def _do_search(network: Any, search: Any) -> bool:

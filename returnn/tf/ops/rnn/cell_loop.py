@@ -4,9 +4,9 @@ Used by the cells that are not plain LSTMs (``zoneoutlstm``, ``layernormvariants
 random numbers in training (zoneout masks, recurrent dropout), so the loop uses TensorFlow's own while-loop
 gradient (which keeps the forward values, masks included), not a recomputing backward loop.
 
-Direction and masking as :func:`returnn.tf.ops.rnn.lstm.lstm`: direction -1 reverses every sequence within its
-own length, padded output frames are exactly zero, and the final states are those after the last real frame
-(a padded frame leaves the state unchanged).
+Forward over time (a backward unit reverses its input within each sequence's length before projecting it, as the
+reference, and the output after: see ``StepCellUnit``); padded output frames are exactly zero, and the final
+states are those after the last real frame (a padded frame leaves the state unchanged).
 """
 
 from __future__ import annotations
@@ -15,27 +15,21 @@ from typing import Callable, Sequence, Tuple
 
 import tensorflow as tf
 
-from returnn.tf.ops.rnn.masking import reverse_by_length, zero_padded_frames
+from returnn.tf.ops.rnn.masking import zero_padded_frames
 
 StepFn = Callable[[tf.Tensor, Tuple[tf.Tensor, ...]], Tuple[tf.Tensor, Tuple[tf.Tensor, ...]]]
 
 
-def run_cell_loop(xp: tf.Tensor, seq_len: tf.Tensor, step: StepFn, initial_states: Sequence[tf.Tensor], *,
-                  direction: int = 1) -> Tuple[tf.Tensor, Tuple[tf.Tensor, ...]]:
+def run_cell_loop(xp: tf.Tensor, seq_len: tf.Tensor, step: StepFn,
+                  initial_states: Sequence[tf.Tensor]) -> Tuple[tf.Tensor, Tuple[tf.Tensor, ...]]:
     """
     :param xp: float [T, B, k], per-frame inputs (usually the input projections of all frames, computed by the
         caller with one matmul)
     :param seq_len: int32 [B]
     :param step: ``(xp_t [B, k], states) -> (y_t [B, n], new_states)``, states a tuple of [B, ...] tensors
     :param initial_states: the states before the first frame
-    :param direction: 1 or -1
     :return: (y [T, B, n] zero in padded frames, final states)
-    :raises ValueError: direction not 1 or -1 (internal; the layers check it first)
     """
-    if direction not in (1, -1):
-        raise ValueError(f"run_cell_loop: direction must be 1 or -1, got {direction!r}")
-    if direction == -1:
-        xp = reverse_by_length(xp, seq_len)
     num_frames = tf.shape(xp)[0]
     xp_ta = tf.TensorArray(xp.dtype, size=num_frames, element_shape=xp.shape[1:]).unstack(xp)
     initial_states = tuple(initial_states)
@@ -52,6 +46,4 @@ def run_cell_loop(xp: tf.Tensor, seq_len: tf.Tensor, step: StepFn, initial_state
     _, final_states, y_ta = tf.while_loop(lambda t, *_: t < num_frames, body,
                                           (tf.constant(0), initial_states, y_ta))
     y = zero_padded_frames(y_ta.stack(), seq_len)
-    if direction == -1:
-        y = reverse_by_length(y, seq_len)
     return y, tuple(final_states)

@@ -24,7 +24,7 @@ from returnn.errors import LayerArgError, LayerShapeError, AxisDescriptionError
 from returnn.log import log
 from returnn.tensor import Dim, SpatialDim, Tensor
 from returnn.tf.layers.recurrent.subnet.initial import check_initial_output
-from returnn.tf.layers.recurrent.subnet.template import SubnetTemplates, TemplateLayer
+from returnn.tf.layers.recurrent.subnet.template import SubnetTemplates, TemplateLayer, builds_loss
 
 
 def _has_rec_state(layer: TemplateLayer) -> bool:
@@ -253,7 +253,7 @@ class SubnetworkRecCell:
                         changed = True
             inputs = with_axis
         needed_roots = {"output"}
-        needed_roots |= {n for n, l in layers.items() if l.loss and (not self.search or self.search_reports_loss(n))}
+        needed_roots |= {n for n in layers if builds_loss(self.unit[n], self.sub_net)}
         # as the reference: "is_output_layer": True makes a sub layer available outside the loop ("rec/x")
         # "need_last": True: its last frame is read after the loop (rec_last_output)
         output_layers = {n for n, l in layers.items()
@@ -300,7 +300,7 @@ class SubnetworkRecCell:
         # in a search, a loss is over the hypotheses of each step as they were (not followed back from the final
         # ones, as the reference: observed sums of an in-loop error count)
         self.search_loss_only = {n for n in loop if self.search_reports_loss(n)} - used_after
-        acc = used_after | {n for n in loop if layers[n].loss and (not self.search or self.search_reports_loss(n))}
+        acc = used_after | {n for n in loop if builds_loss(self.unit[n], self.sub_net)}
         self.accumulated = sorted(acc)
         # search: the level of a layer is the number of the step's choices it comes after (0: before the first;
         # its rows are the hypotheses of the previous step, else those of the level's choice)
@@ -316,8 +316,7 @@ class SubnetworkRecCell:
         """:return: whether the loss of sub layer ``name`` is computed in a search, as the reference (observed): with
         the train flag (e.g. the extra search network of a training network; not in a search task), a loss without
         target (e.g. ``as_is`` of an error count), over the frames of the hypotheses of each step"""
-        return (self.search and self.parent_net.train_flag is not False and bool(self.layers[name].loss)
-                and not self.layers[name].target)
+        return self.search and builds_loss(self.unit[name], self.sub_net)
 
     def _can_run_over_time(self, name: str) -> bool:
         """:return: whether stateful layer ``name`` can be computed over the whole sequence outside the loop (its

@@ -505,12 +505,10 @@ def _loop_time_axis(out: Tensor, loop_time: Any) -> Tensor:
 
 
 def _loop_back_prop(cell: Any) -> bool:
-    """:return: whether gradients flow through the loop, as the reference: in a search only with the train flag
-    (e.g. MBR training: gradients through the beam scores); else not when the network is built for evaluation only
-    (``train_flag`` False: the reference's loop then has ``back_prop=False``: layers in the loop get no gradient,
-    layers moved out of it do)"""
-    if cell.search:  # a search with the train flag: gradients through the beam scores (as the reference)
-        return cell.parent_net.train_flag is not False
+    """:return: whether gradients flow through the loop, as the reference: not when the network is built for
+    evaluation or a search task only (``train_flag`` False: the reference's loop then has ``back_prop=False``: layers
+    in the loop get no gradient, layers moved out of it do); with the train flag (True or a tensor, as the training
+    engine's), also in a search (e.g. MBR training: gradients through the beam scores)"""
     return cell.parent_net.train_flag is not False
 
 

@@ -207,11 +207,9 @@ class SubnetTemplates:
         ``need_last``, with a ``loss`` (searching: only with the train flag, a loss without ``target``, as the
         reference reports those), ``choice`` layers (searching)"""
         search = bool(self.sub_net.search_flag)
-        search_losses = search and self.sub_net.train_flag is not False
         return [n for n, d in self.unit.items()
                 if n in ("output", "end") or (isinstance(d, dict) and (
-                    d.get("is_output_layer") or d.get("need_last")
-                    or (d.get("loss") and (not search or (search_losses and not d.get("target"))))
+                    d.get("is_output_layer") or d.get("need_last") or builds_loss(d, self.sub_net)
                     or (d.get("class") == "choice" and search)))]
 
     @staticmethod
@@ -355,6 +353,17 @@ class SubnetTemplates:
     def depends_on(self, name: str, targets: Set[str]) -> bool:
         """:return: whether ``name`` depends (same step, transitively, or is) on one of ``targets``"""
         return bool(self.same_step_closure({name}) & targets)
+
+
+def builds_loss(desc: Any, sub_net: Any) -> bool:
+    """:return: whether the loss of a sub layer (its dict ``desc``) is built, as the reference (observed): always
+    outside a search; in a search only with the train flag (True or a tensor: e.g. the extra search network of a
+    training network, not a search task) and for a loss without ``target`` (e.g. ``as_is`` of an error count)"""
+    if not isinstance(desc, dict) or not desc.get("loss"):
+        return False
+    if not sub_net.search_flag:
+        return True
+    return sub_net.train_flag is not False and not desc.get("target")
 
 
 def _batch() -> Any:
