@@ -33,12 +33,12 @@ def _normalize_dims(input_dim: Optional[int], output_dim: Any) -> Dict[str, Any]
 class GeneratingDataset(Dataset):
     """Base of the synthetic datasets: sequence ``i`` of an epoch is computed by :meth:`generate_seq`.
 
-    Randomness: before each :meth:`generate_seq` call, ``self.random`` is a ``numpy.random.RandomState``
-    seeded from the epoch seed (``fixed_random_seed`` if given, else the full epoch plus
-    ``random_seed_offset``) and the corpus index. So a sequence depends only on (seed, index): with
-    ``fixed_random_seed`` every epoch gives the same sequences, without it each epoch gives new ones
-    (the reference's behaviour, which makes ``task = "eval"`` on ``load_epoch = N`` reproduce epoch N's dev
-    score).
+    Randomness (as the reference): ``self.random`` is one ``numpy.random.RandomState``; before sequence
+    ``i`` of the corpus is generated it is re-seeded with ``seed((epoch_seed, i))``, where ``epoch_seed`` is
+    ``fixed_random_seed`` if given, else the full epoch plus ``random_seed_offset``. So a sequence depends only
+    on (seed, corpus index): with ``fixed_random_seed`` every epoch gives the same sequences, without it each
+    full epoch gives new ones (which makes ``task = "eval"`` on ``load_epoch = N`` reproduce epoch N's dev
+    score), and the same config gives the reference's sequences.
 
     :param input_dim: dim of the dense ``"data"`` stream (None: no ``"data"`` or given via ``output_dim``)
     :param output_dim: int (sparse ``"classes"``) or dict key -> dim / ``(dim, ndim)``
@@ -56,30 +56,13 @@ class GeneratingDataset(Dataset):
         self.num_inputs = self.num_outputs.get("data", (0, 2))[0]
         self._input_dim = input_dim
         self._output_dim = output_dim
-        self._random: Optional[np.random.RandomState] = np.random.RandomState(0)
-        self._random_corpus_idx: Optional[int] = None
-
-    @property
-    def random(self) -> np.random.RandomState:
-        """The ``RandomState`` of the sequence being generated, seeded at its first use (a seeded
-        ``RandomState`` costs ~0.1 ms; the deterministic datasets never draw from it)"""
-        if self._random is None:
-            self._random = np.random.RandomState(self._seq_seed(self._random_corpus_idx))
-        return self._random
-
-    @random.setter
-    def random(self, value: np.random.RandomState) -> None:
-        self._random = value
+        self.random = np.random.RandomState(0)
 
     def get_total_num_seqs(self) -> int:
         return self._num_seqs_total
 
-    def _seq_seed(self, corpus_idx: int) -> int:
-        seed = self._get_epoch_seed(self.epoch or 1)
-        return int(np.random.SeedSequence([seed % (2 ** 32), corpus_idx]).generate_state(1)[0])
-
     def _collect_corpus_seq(self, corpus_idx: int) -> DatasetSeq:
-        self._random, self._random_corpus_idx = None, corpus_idx  # seeded when generate_seq first draws
+        self.random.seed((self._get_epoch_seed(self.epoch or 1), corpus_idx))
         seq = self.generate_seq(corpus_idx)
         if not isinstance(seq, DatasetSeq):
             seq = DatasetSeq(corpus_idx, seq)

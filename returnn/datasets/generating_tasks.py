@@ -22,9 +22,15 @@ class Task12AXDataset(GeneratingDataset):
 
     ``"data"``: dense one-hot ``float32 [T, 9]`` over the symbols ``"123ABCXYZ"`` (index 0 = ``"1"``, 3 = ``"A"``,
     6 = ``"X"``, ...). ``"classes"``: sparse ``int32 [T]``, dim 2 (``"L"`` = 0, ``"R"`` = 1). The target is 1
-    exactly at an ``X`` that directly follows an ``A`` when the last digit among ``1``/``2`` seen so far was
-    ``1``, and at a ``Y`` directly following a ``B`` when it was ``2`` (``3`` is a distractor digit).
-    Sequence lengths are uniform in ``[10, 99]``. ``num_seqs`` is required.
+    exactly at an ``X`` whose last preceding letter among ``A B X Y`` is ``A`` when the last digit among
+    ``1``/``2`` seen so far is ``1``, and at a ``Y`` whose last such letter is ``B`` when that digit is ``2``
+    (the noise symbols ``3 C Z`` and the digits between them do not interrupt, as the reference).
+
+    Generation (the reference's random calls, in its order, so the same seed gives its sequences): the length is
+    ``randint(10, 100)``; the sequence starts with ``choice(["", "1", "2"])``; then, while shorter than the length:
+    with probability 0.5 a digit ``choice(["1", "2"])``, with probability 0.9 a pair ``choice(["AX", "BY"])``,
+    then noise symbols ``choice`` of all 9 while ``uniform() < 0.5``; the result is cut to the length.
+    ``num_seqs`` defaults to infinite (as the reference; the epoch then never ends by itself).
     """
 
     _input_classes = "123ABCXYZ"
@@ -34,35 +40,37 @@ class Task12AXDataset(GeneratingDataset):
         super().__init__(input_dim=len(self._input_classes), output_dim=len(self._output_classes), **kwargs)
 
     def get_random_seq_len(self) -> int:
-        """Uniform in [10, 99]."""
+        """Uniform in [10, 99]: ``randint(10, 100)``."""
         return int(self.random.randint(10, 100))
 
     def generate_input_seq(self, seq_len: int) -> List[int]:
-        """Symbol indices: pairs ``A X`` / ``B Y`` (p = 0.5), digits ``1``/``2`` (p = 0.35), else one of
-        ``3``, ``C``, ``Z``; cut to ``seq_len``."""
-        seq: List[int] = []
+        """Symbol indices of one input sequence of length ``seq_len`` (see the class doc)."""
+        rnd = self.random
+        symbols = list(self._input_classes)
+        seq = str(rnd.choice(["", "1", "2"]))
         while len(seq) < seq_len:
-            r = self.random.random_sample()
-            if r < 0.5:
-                seq.extend([3, 6] if self.random.randint(2) == 0 else [4, 7])
-            elif r < 0.85:
-                seq.append(int(self.random.randint(2)))
-            else:
-                seq.append((2, 5, 8)[self.random.randint(3)])
-        return seq[:seq_len]
+            if rnd.uniform() < 0.5:
+                seq += str(rnd.choice(["1", "2"]))
+            if rnd.uniform() < 0.9:
+                seq += str(rnd.choice(["AX", "BY"]))
+            while rnd.uniform() < 0.5:
+                seq += str(rnd.choice(symbols))
+        return [self._input_classes.index(c) for c in seq[:seq_len]]
 
     @classmethod
     def make_output_seq(cls, input_seq: List[int]) -> List[int]:
         """Targets of a symbol-index sequence (see the class doc)."""
         out = []
         last_digit: Optional[int] = None
-        prev: Optional[int] = None
+        last_letter: Optional[int] = None  # among A B X Y (3, 4, 6, 7)
         for sym in input_seq:
+            hit = (sym == 6 and last_letter == 3 and last_digit == 0) or (
+                sym == 7 and last_letter == 4 and last_digit == 1)
+            out.append(1 if hit else 0)
             if sym in (0, 1):
                 last_digit = sym
-            hit = (last_digit == 0 and prev == 3 and sym == 6) or (last_digit == 1 and prev == 4 and sym == 7)
-            out.append(1 if hit else 0)
-            prev = sym
+            elif sym in (3, 4, 6, 7):
+                last_letter = sym
         return out
 
     def generate_seq(self, seq_idx: int) -> DatasetSeq:

@@ -27,12 +27,15 @@ def test_12ax_dims_and_semantics():
         np.testing.assert_array_equal(data.sum(axis=1), 1.0)  # one-hot
         symbols = "".join("123ABCXYZ"[i] for i in data.argmax(axis=1))
         # Independent reference of the target rule.
-        last, expected = None, []
+        # Independent reference of the target rule: the last letter among A B X Y before this one, and the
+        # last digit among 1 2, decide (noise symbols 3 C Z in between do not count).
+        expected = []
         for t, ch in enumerate(symbols):
-            if ch in "12":
-                last = ch
-            prev = symbols[t - 1] if t else ""
-            expected.append(int((last == "1" and prev + ch == "AX") or (last == "2" and prev + ch == "BY")))
+            before = symbols[:t]
+            digits = [c for c in before if c in "12"]
+            letters = [c for c in before if c in "ABXY"]
+            ctx = (digits[-1] if digits else "") + (letters[-1] if letters else "") + ch
+            expected.append(int(ctx in ("1AX", "2BY")))
         assert classes.tolist() == expected
 
 
@@ -40,6 +43,10 @@ def test_12ax_make_output_seq():
     # 1 A X B Y 2 B Y A X  ->  targets at the first X and the second Y
     inp = [0, 3, 6, 4, 7, 1, 4, 7, 3, 6]
     assert Task12AXDataset.make_output_seq(inp) == [0, 0, 1, 0, 0, 0, 0, 1, 0, 0]
+    # 1 A C X (noise between): a target; 1 A X X: only the first X; 1 A 3 1 X: digits between do not reset
+    assert Task12AXDataset.make_output_seq([0, 3, 5, 6]) == [0, 0, 0, 1]
+    assert Task12AXDataset.make_output_seq([0, 3, 6, 6]) == [0, 0, 1, 0]
+    assert Task12AXDataset.make_output_seq([0, 3, 2, 0, 6]) == [0, 0, 0, 0, 1]
 
 
 def test_epoch_seeding():
