@@ -82,14 +82,14 @@ class Task12AXDataset(GeneratingDataset):
 
 
 def _dummy_input(seq_idx: int, seq_len: int, input_dim: int, max_value: float, shift: Optional[float],
-                 scale: Optional[float]) -> np.ndarray:
+                 scale: Optional[float], dtype: Any = np.float32) -> np.ndarray:
     shift = -max_value / 2.0 if shift is None else shift
     scale = 1.0 / max_value if scale is None else scale
     if float(max_value).is_integer():  # the same values; an integer modulo is ~5x faster than a float one
         flat = ((np.arange(seq_len * input_dim) + seq_idx) % int(max_value)).astype(np.float64)
     else:
         flat = (np.arange(seq_len * input_dim) + seq_idx) % max_value
-    return ((flat + shift) * scale).reshape(seq_len, input_dim).astype(np.float32)
+    return ((flat + shift) * scale).reshape(seq_len, input_dim).astype(dtype)
 
 
 @register_dataset
@@ -97,7 +97,8 @@ class DummyDataset(GeneratingDataset):
     """Deterministic dummy data (no randomness), as the reference:
     ``data[t, d] = (((t * input_dim + d + seq_idx) % input_max_value) + input_shift) * input_scale`` as
     ``float32 [seq_len, input_dim]`` (``input_shift`` default ``-input_max_value / 2``, ``input_scale``
-    default ``1 / input_max_value``), ``classes[t] = (t + seq_idx) % output_dim`` as ``int32 [seq_len]``.
+    default ``1 / input_max_value``); ``classes[t] = (seq_len * input_dim + t + seq_idx) % output_dim`` as
+    ``int32 [seq_len]`` (the count continues after the data's frames).
     """
 
     def __init__(self, input_dim: int, output_dim: int, num_seqs: int, seq_len: int = 2,
@@ -115,18 +116,24 @@ class DummyDataset(GeneratingDataset):
     def _get_corpus_seq_len(self, corpus_idx: int) -> int:
         return self._seq_len_of("data")
 
+    _float_dtype, _int_dtype = np.float32, np.int32
+
     def generate_seq(self, seq_idx: int) -> DatasetSeq:
         in_len, out_len = self._seq_len_of("data"), self._seq_len_of("classes")
-        data = _dummy_input(seq_idx, in_len, self.num_outputs["data"][0], self.input_max_value,
-                            self.input_shift, self.input_scale)
-        classes = ((np.arange(out_len) + seq_idx) % self.num_outputs["classes"][0]).astype(np.int32)
-        return DatasetSeq(seq_idx, {"data": data, "classes": classes})
+        input_dim = self.num_outputs["data"][0]
+        data = _dummy_input(seq_idx, in_len, input_dim, self.input_max_value, self.input_shift, self.input_scale,
+                            dtype=self._float_dtype)
+        classes = (np.arange(out_len) + in_len * input_dim + seq_idx) % self.num_outputs["classes"][0]
+        return DatasetSeq(seq_idx, {"data": data, "classes": classes.astype(self._int_dtype)})
 
 
 @register_dataset
 class DummyDatasetMultipleSequenceLength(DummyDataset):
     """:class:`DummyDataset` with a separate length per key: ``seq_len = {"data": T_in, "classes": T_out}``
-    (an int means the same for both; default ``{"data": 10, "classes": 20}``)."""
+    (an int means the same for both; default ``{"data": 10, "classes": 20}``). The arrays are ``float64`` /
+    ``int64`` (the reference's; declared ``float32`` / ``int32``)."""
+
+    _float_dtype, _int_dtype = np.float64, np.int64
 
     def __init__(self, input_dim: int, output_dim: int, num_seqs: int, seq_len: Any = None,
                  input_max_value: float = 10.0, input_shift: Optional[float] = None,
@@ -149,35 +156,42 @@ class DummyDatasetMultipleSequenceLength(DummyDataset):
 
 @register_dataset
 class CopyTaskDataset(GeneratingDataset):
-    """Copy task: ``"data"`` and ``"classes"`` are the same random sparse sequence ``int32 [T]`` over
-    ``nsymbols`` symbols, ``T`` uniform in ``[minlen, maxlen]``.
+    """Copy task: ``"data"`` and ``"classes"`` are the same random sparse sequence ``int8 [T]`` over
+    ``nsymbols`` symbols (at most 256), as the reference.
 
-    ``minlen_epoch_factor`` / ``maxlen_epoch_factor`` grow the bounds with the epoch
-    (``minlen + factor * (epoch - 1)``), as the reference's curriculum options.
+    The length is ``randint(minlen_e, maxlen_e + 1)`` with ``minlen_e = int(minlen + minlen_epoch_factor *
+    epoch)`` and ``maxlen_e = int(maxlen + maxlen_epoch_factor * epoch)`` (the sub-epoch, also with
+    ``fixed_random_seed``: a curriculum over the epochs), then each symbol is ``randint(0, nsymbols)``.
 
-    :raises DatasetArgError: unless ``0 < minlen <= maxlen``
+    :raises DatasetArgError: if ``nsymbols > 256``; when a sequence is generated unless
+        ``0 < minlen_e <= maxlen_e``
     """
 
     def __init__(self, nsymbols: int, minlen: int = 0, maxlen: int = 0, minlen_epoch_factor: float = 0,
                  maxlen_epoch_factor: float = 0, **kwargs):
         super().__init__(input_dim=None, output_dim={"data": (nsymbols, 1), "classes": (nsymbols, 1)}, **kwargs)
+        if not 0 < int(nsymbols) <= 256:
+            raise DatasetArgError(f"CopyTaskDataset: need 0 < nsymbols <= 256 (the data is int8), got {nsymbols!r}")
         self.num_inputs = nsymbols
-        if not 0 < minlen <= maxlen:
-            raise DatasetArgError(f"CopyTaskDataset: need 0 < minlen <= maxlen, got minlen={minlen!r}, "
-                                  f"maxlen={maxlen!r}")
         self.nsymbols = nsymbols
         self.minlen, self.maxlen = minlen, maxlen
         self.minlen_epoch_factor, self.maxlen_epoch_factor = minlen_epoch_factor, maxlen_epoch_factor
 
     def get_random_seq_len(self) -> int:
-        """Uniform in ``[minlen, maxlen]`` (adjusted by the epoch factors)."""
+        """``randint(minlen_e, maxlen_e + 1)`` (see the class doc)."""
         epoch = self.epoch or 1
-        lo = int(self.minlen + self.minlen_epoch_factor * (epoch - 1))
-        hi = max(int(self.maxlen + self.maxlen_epoch_factor * (epoch - 1)), lo)
+        lo = int(self.minlen + self.minlen_epoch_factor * epoch)
+        hi = int(self.maxlen + self.maxlen_epoch_factor * epoch)
+        if not 0 < lo <= hi:
+            raise DatasetArgError(
+                f"CopyTaskDataset: in epoch {epoch} the length range is [{lo}, {hi}] (minlen={self.minlen!r} + "
+                f"minlen_epoch_factor={self.minlen_epoch_factor!r} * epoch, maxlen={self.maxlen!r} + "
+                f"maxlen_epoch_factor={self.maxlen_epoch_factor!r} * epoch); need 0 < min <= max")
         return int(self.random.randint(lo, hi + 1))
 
     def generate_seq(self, seq_idx: int) -> DatasetSeq:
-        seq = self.random.randint(0, self.nsymbols, size=self.get_random_seq_len()).astype(np.int32)
+        seq_len = self.get_random_seq_len()
+        seq = np.array([self.random.randint(0, self.nsymbols) for _ in range(seq_len)], dtype=np.int8)
         return DatasetSeq(seq_idx, {"data": seq, "classes": seq.copy()})
 
 
@@ -193,10 +207,14 @@ def _digits(value: int, base: int) -> List[int]:
 
 @register_dataset
 class TaskNumberBaseConvertDataset(GeneratingDataset):
-    """Number base conversion: ``"data"`` is a random number's digits in ``input_base`` (length uniform in
-    ``[min_input_seq_len, max_input_seq_len]``, leading zeros possible), ``"classes"`` the same number's digits
-    in ``output_base`` (no leading zeros; ``[0]`` for zero). Both sparse ``int32 [T]``; labels are the digit
-    characters (``labels["data"] = ["0", ..., "7"]``)."""
+    """Number base conversion: ``"data"`` is a random number's digits in ``input_base``, ``"classes"`` the same
+    number's digits in ``output_base`` (no leading zeros; ``[0]`` for zero). Both sparse (declared ``int32``;
+    the arrays are ``int64``, as the reference's); ``labels`` are the digit characters
+    (``labels["data"] == "01234567"``, a str as the reference's).
+
+    Random calls (the reference's): the length ``randint(min_input_seq_len, max_input_seq_len + 1)``, then each
+    digit ``randint(0, input_base)`` (leading zeros possible).
+    """
 
     _symbols = "0123456789abcdefghijklmnopqrstuvwxyz"
 
@@ -210,15 +228,13 @@ class TaskNumberBaseConvertDataset(GeneratingDataset):
         self.num_inputs = input_base
         self.input_base, self.output_base = input_base, output_base
         self.min_input_seq_len, self.max_input_seq_len = min_input_seq_len, max_input_seq_len
-        self.labels = {"data": list(self._symbols[:input_base]), "classes": list(self._symbols[:output_base])}
+        self.labels = {"data": self._symbols[:input_base], "classes": self._symbols[:output_base]}
 
     def generate_seq(self, seq_idx: int) -> DatasetSeq:
         length = int(self.random.randint(self.min_input_seq_len, self.max_input_seq_len + 1))
-        digits = self.random.randint(0, self.input_base, size=length)
+        digits = [int(self.random.randint(0, self.input_base)) for _ in range(length)]
         value = 0
         for d in digits:
-            value = value * self.input_base + int(d)
-        return DatasetSeq(seq_idx, {"data": digits.astype(np.int32),
-                                    "classes": np.array(_digits(value, self.output_base), dtype=np.int32)})
-
-
+            value = value * self.input_base + d
+        return DatasetSeq(seq_idx, {"data": np.array(digits, dtype=np.int64),
+                                    "classes": np.array(_digits(value, self.output_base), dtype=np.int64)})

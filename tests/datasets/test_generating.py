@@ -77,7 +77,7 @@ def test_dummy_multiple_seq_len():
                                             seq_len={"data": 7, "classes": 3})
     seqs = _seqs(ds)
     assert seqs[0]["data"].shape == (7, 2) and seqs[0]["classes"].shape == (3,)
-    np.testing.assert_array_equal(seqs[2]["classes"], [2, 3, 4])
+    np.testing.assert_array_equal(seqs[2]["classes"], [1, 2, 3])  # (7 * 2 + t + 2) % 5
     with pytest.raises(DatasetArgError):
         DummyDatasetMultipleSequenceLength(input_dim=2, output_dim=5, num_seqs=3, seq_len={"data": 7})
 
@@ -91,14 +91,14 @@ def test_copy_task():
         assert seq["data"].min() >= 0 and seq["data"].max() < 5
         lens.add(len(seq["data"]))
     assert lens == {2, 3, 4}
-    with pytest.raises(DatasetArgError, match="minlen"):
-        CopyTaskDataset(nsymbols=5, num_seqs=3)
+    with pytest.raises(DatasetArgError, match="nsymbols"):
+        CopyTaskDataset(nsymbols=300, num_seqs=3, minlen=1, maxlen=2)
 
 
 def test_number_base_convert():
     ds = TaskNumberBaseConvertDataset(num_seqs=20)
     assert ds.num_outputs == {"data": (8, 1), "classes": (2, 1)}
-    assert ds.labels["data"] == list("01234567") and ds.labels["classes"] == ["0", "1"]
+    assert ds.labels["data"] == "01234567" and ds.labels["classes"] == "01"
     for seq in _seqs(ds):
         value = int("".join(str(d) for d in seq["data"]), 8)
         assert "".join(str(d) for d in seq["classes"]) == format(value, "b")

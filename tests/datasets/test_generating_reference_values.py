@@ -68,3 +68,66 @@ def test_12ax_seed_is_full_epoch_plus_offset():
     full = _load({"class": "Task12AXDataset", "num_seqs": 4}, 1, 3)
     np.testing.assert_array_equal(part.get_data(0, "data"), full.get_data(2, "data"))
     assert part.get_tag(0) == "seq-2"
+
+
+_COPY = {"class": "CopyTaskDataset", "nsymbols": 10, "num_seqs": 50, "minlen": 1, "maxlen_epoch_factor": 20}
+
+
+@pytest.mark.parametrize("opts, epoch, expected", [
+    (_COPY, 1, [[0, 4, 1, 9, 4, 3, 1, 6, 6, 2, 8], [4, 9, 3, 4, 9, 6],
+                [0, 3, 7, 9, 6, 0, 3, 3, 0, 6, 9, 3, 1, 2, 0, 0, 0, 9, 9, 2]]),
+    (_COPY, 4, [[5, 6, 3, 2, 4, 7, 9, 2, 3, 1, 2, 9, 9, 8, 1, 0, 5, 7, 5, 2, 7, 2, 3, 2, 6, 3, 0], [3], [5]]),
+    (dict(_COPY, fixed_random_seed=42), 2, [
+        [9, 8, 1, 3, 6, 9, 6, 2, 6, 5, 7], [7, 0, 0, 8, 2],
+        [0, 4, 0, 4, 5, 7, 2, 0, 0, 5, 9, 4, 5, 5, 9, 1, 1, 5, 6, 0, 7, 3, 6, 1, 0, 6, 0, 4, 7, 4, 2]]),
+])
+def test_copy_task_reference_sequences(opts, epoch, expected):
+    ds = _load(opts, epoch, len(expected))
+    for i, seq in enumerate(expected):
+        for key in ("data", "classes"):
+            arr = ds.get_data(i, key)
+            assert arr.dtype == np.int8 and arr.tolist() == seq
+    assert ds.get_data_dtype("data") == "int32" and ds.is_data_sparse("data")
+
+
+def test_copy_task_length_range_checked_per_epoch():
+    # maxlen=0 with maxlen_epoch_factor is valid (the demo's config): the range is computed per epoch
+    ds = _load({"class": "CopyTaskDataset", "nsymbols": 4, "num_seqs": 30, "minlen": 2, "maxlen": 3,
+                "minlen_epoch_factor": 1, "maxlen_epoch_factor": 2}, 2, 30)
+    lens = {len(ds.get_data(i, "data")) for i in range(30)}
+    assert lens <= set(range(4, 8)) and len(lens) > 1  # [2 + 1 * 2, 3 + 2 * 2]
+    from returnn.errors import DatasetArgError
+    with pytest.raises(DatasetArgError, match="length range"):
+        _load({"class": "CopyTaskDataset", "nsymbols": 4, "num_seqs": 3}, 1, 1)
+
+
+@pytest.mark.parametrize("opts, epoch, expected", [
+    ({"class": "TaskNumberBaseConvertDataset", "num_seqs": 10000}, 1, [
+        ([2, 7, 0, 4, 1, 4], [1, 0, 1, 1, 1, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0]),
+        ([4, 1, 3, 7, 4, 4], [1, 0, 0, 0, 0, 1, 0, 1, 1, 1, 1, 1, 1, 0, 0, 1, 0, 0]),
+        ([0, 3, 0, 3, 7, 1, 6, 5], [1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 0, 1, 0, 1])]),
+    ({"class": "TaskNumberBaseConvertDataset", "num_seqs": 10000}, 5, [
+        ([2], [1, 0]), ([3, 5, 2, 5], [1, 1, 1, 0, 1, 0, 1, 0, 1, 0, 1]),
+        ([6, 0, 5, 3, 0, 6, 2, 1], [1, 1, 0, 0, 0, 0, 1, 0, 1, 0, 1, 1, 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1])]),
+    ({"class": "TaskNumberBaseConvertDataset", "num_seqs": 100, "fixed_random_seed": 1, "input_base": 2,
+      "output_base": 10, "max_input_seq_len": 3}, 2, [([0, 1], [1]), ([0, 1], [1]), ([1], [1])]),
+])
+def test_number_base_convert_reference_sequences(opts, epoch, expected):
+    ds = _load(opts, epoch, len(expected))
+    for i, (data, classes) in enumerate(expected):
+        assert ds.get_data(i, "data").tolist() == data and ds.get_data(i, "classes").tolist() == classes
+        assert ds.get_data(i, "data").dtype == np.int64
+    assert ds.labels["classes"] == "0123456789"[:ds.get_data_dim("classes")]
+
+
+def test_dummy_dataset_reference_values():
+    # Observed: classes continue the data's count: (seq_len * input_dim + t + seq_idx) % output_dim
+    ds = _load({"class": "DummyDataset", "input_dim": 3, "output_dim": 4, "num_seqs": 10}, 1, 3)
+    assert [ds.get_data(i, "classes").tolist() for i in range(3)] == [[2, 3], [3, 0], [0, 1]]
+    np.testing.assert_allclose(ds.get_data(1, "data").ravel(), [-0.4, -0.3, -0.2, -0.1, 0.0, 0.1], rtol=1e-6)
+    ds = _load({"class": "DummyDataset", "input_dim": 7, "output_dim": 10, "num_seqs": 10}, 3, 2)
+    assert ds.get_data(0, "classes").tolist() == [4, 5] and ds.get_data(1, "classes").tolist() == [5, 6]
+    ds = _load({"class": "DummyDatasetMultipleSequenceLength", "input_dim": 3, "output_dim": 4, "num_seqs": 10,
+                "seq_len": {"data": 4, "classes": 6}}, 2, 2)
+    assert ds.get_data(1, "classes").tolist() == [1, 2, 3, 0, 1, 2] and ds.get_data(1, "classes").dtype == np.int64
+    assert ds.get_data(0, "data").dtype == np.float64 and ds.get_data(0, "data")[0, 2] == (2 - 5.0) * 0.1
