@@ -1,5 +1,35 @@
 """Public import path ``returnn.tf.layers.basic``, kept for user configs. Defines nothing; each name is
-re-exported from the module that owns it."""
+re-exported from the module that owns it.
+
+As the reference's module (which has no ``__all__``), a star import of it also brings ``tf``, ``tf_compat``,
+``tf_util``, ``contextlib``, ``typing`` (and its common names), ``log``, ``Data``/``Tensor``/``Dim``/``FeatureDim``/
+``SpatialDim``, ``NotSpecified``, ``swapaxes``."""
+
+from __future__ import annotations
+
+import contextlib as contextlib
+import typing as typing
+from typing import Callable as Callable
+from typing import Dict as Dict
+from typing import List as List
+from typing import Optional as Optional
+from typing import Sequence as Sequence
+from typing import Tuple as Tuple
+from typing import TypeVar as TypeVar
+from typing import Union as Union
+
+import tensorflow as tf
+
+import returnn.tf.compat as tf_compat
+import returnn.tf.util.basic as tf_util
+from returnn.log import log as log
+from returnn.tensor import Data as Data
+from returnn.tensor import Dim as Dim
+from returnn.tensor import FeatureDim as FeatureDim
+from returnn.tensor import NotSpecified as NotSpecified
+from returnn.tensor import SpatialDim as SpatialDim
+from returnn.tensor import Tensor as Tensor
+from returnn.tf.util.shape import swapaxes as swapaxes
 
 import returnn.tf.layers  # noqa: F401  (registers all built-in layers)
 from returnn.tf.layers.alignment.fast_bw import FastBaumWelchLayer as FastBaumWelchLayer
@@ -12,12 +42,14 @@ from returnn.tf.layers.conv.transposed_conv import TransposedConvLayer as Transp
 from returnn.tf.layers.core.concat_input import ConcatInputLayer as _ConcatInputLayer  # noqa: F401
 from returnn.tf.layers.core.internal import InternalLayer as InternalLayer
 from returnn.tf.layers.core.layer_base import LayerBase as LayerBase
+from returnn.tf.layers.core.layer_base import OutputWithActivation as OutputWithActivation
 from returnn.tf.layers.core.loss import Loss as Loss
 from returnn.tf.layers.core.registry import auto_register_layer_classes as auto_register_layer_classes
 from returnn.tf.layers.core.registry import get_layer_class as get_layer_class
 from returnn.tf.layers.core.registry import get_layer_class_name_list as get_layer_class_name_list
 from returnn.tf.layers.core.registry import get_loss_class as get_loss_class
 from returnn.tf.layers.core.registry import register_layer_class as register_layer_class
+from returnn.tf.layers.core.search_choices import SearchChoices as SearchChoices
 from returnn.tf.layers.core.sources import concat_sources as concat_sources
 from returnn.tf.layers.core.sources import concat_sources_template as get_concat_sources_data_template  # noqa: F401
 from returnn.tf.layers.elementwise.activation import ActivationLayer as ActivationLayer
@@ -76,6 +108,7 @@ from returnn.tf.layers.reduce.cumsum import CumsumLayer as CumsumLayer
 from returnn.tf.layers.reduce.reduce import ReduceLayer as ReduceLayer
 from returnn.tf.layers.reduce.reduce_out import ReduceOutLayer as ReduceOutLayer
 from returnn.tf.layers.search.edit_distance_loss import EditDistanceLoss as EditDistanceLoss
+from returnn.tf.layers.search.beam import SearchBeam as SearchBeam
 from returnn.tf.layers.search.select_search_sources import SelectSearchSourcesLayer as SelectSearchSourcesLayer
 from returnn.tf.layers.shape.expand_dims import ExpandDimsLayer as ExpandDimsLayer
 from returnn.tf.layers.shape.flatten_batch import FlattenBatchLayer as FlattenBatchLayer
