@@ -24,12 +24,14 @@ Follows the reference's ``Dim`` / ``DimensionTag`` (``returnn.tensor.Dim``), as 
 
 from __future__ import annotations
 
+import itertools
 from typing import Any, Optional
 
 from returnn.errors import TensorArgError
 from returnn.tensor import _dim_math
 
 _MISSING: Any = object()
+_creation_counter = itertools.count()
 _TAG_ATTR = "_returnn_dim_tag"  # set on a raw size tensor: the Dim whose lengths it holds
 
 
@@ -83,6 +85,7 @@ class Dim:
     def __init__(self, dimension: Optional[int] = _MISSING, *, name: Optional[str] = None,
                  description: Optional[str] = None, kind: Optional[_DimKind] = None, **kwargs: Any):
         self.kind, self.dimension, self.description = None, None, name if name is not None else description
+        self.creation_index = next(_creation_counter)  # the order of creation, used for sorting
         self.same_as: Optional[Dim] = None
         self._dyn_size: Any = None
         self.dyn_size_fn: Any = None  # optional callable() -> raw sizes, resolved lazily
@@ -194,6 +197,27 @@ class Dim:
     def __hash__(self) -> int:
         return id(self.get_same_base())
 
+    def __lt__(self, other: Any) -> bool:
+        """Sorting: dims by creation order (of their same-base dim), before any marked dim."""
+        from returnn.tensor.marked_dim import MarkedDim
+        if isinstance(other, MarkedDim):
+            return True
+        if not isinstance(other, Dim):
+            raise TypeError(f"cannot compare {self!r} with {other!r}")
+        return self.get_same_base().creation_index < other.get_same_base().creation_index
+
+    def __gt__(self, other: Any) -> bool:
+        from returnn.tensor.marked_dim import MarkedDim
+        if not isinstance(other, (Dim, MarkedDim)):
+            raise TypeError(f"cannot compare {self!r} with {other!r}")
+        return other < self
+
+    def __le__(self, other: Any) -> bool:
+        return self == other or self < other
+
+    def __ge__(self, other: Any) -> bool:
+        return self == other or self > other
+
     # ---- copying / pickling
     def __copy__(self) -> Dim:
         return self
@@ -202,8 +226,8 @@ class Dim:
         return self
 
     def __reduce__(self) -> Any:
-        if self is batch_dim:
-            return _get_global_batch_dim, ()
+        if self is batch_dim or self is single_step_dim:
+            return _get_global_dim, (self.description,)
         return object.__reduce__(self)
 
     def __getstate__(self) -> dict:
@@ -394,7 +418,9 @@ class Dim:
         prefix = "F" if self.is_feature_dim() else ""
         base = self.get_same_base()  # a dim declared the same as another one is shown by that one's name
         desc = "-" if base.description is None else repr(base.description)
-        if self.dimension is not None:
+        if self.special:
+            size = "!"
+        elif self.dimension is not None:
             size = f"({self.dimension})"
         else:
             known = base._with_batch or base._dyn_size is not None or base.dyn_size_fn is not None
@@ -417,8 +443,16 @@ DimensionTag = Dim  # the reference's older name
 batch_dim = Dim(None, description="global batch", kind=_Types.Batch)
 
 
-def _get_global_batch_dim() -> Dim:
-    return batch_dim
+single_step_dim = Dim(1, description="single-step", kind=_Types.Spatial, special=True)
+"""The dim of one step of a loop (a rec layer's ``axis=single_step_dim``: iterate one step per call)."""
+
+
+def _get_global_dim(description: str) -> Dim:
+    return {batch_dim.description: batch_dim, single_step_dim.description: single_step_dim}[description]
+
+
+class VerifyOutShapeException(Exception):
+    """Raised by :meth:`returnn.tensor.Tensor.verify_out_shape` when the dims differ from the expected ones."""
 
 
 def SpatialDim(description: str, dimension: Optional[int] = None, **kwargs: Any) -> Dim:  # noqa: N802

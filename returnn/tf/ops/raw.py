@@ -47,6 +47,10 @@ class TFRawBackend:
         return tf.reduce_max(raw)
 
     @staticmethod
+    def reduce_sum(raw: Any) -> Any:
+        return tf.reduce_sum(raw)
+
+    @staticmethod
     def where(cond: Any, x: Any, y: Any) -> Any:
         """:return: ``x`` where ``cond``, else ``y`` (broadcasting, as ``tf.where`` in TF2)"""
         x = tf.convert_to_tensor(x)

@@ -3,6 +3,10 @@
 from returnn.tensor import Data as Data
 from returnn.tensor import Dim as Dim
 from returnn.tensor import DimensionTag as DimensionTag
+from returnn.tensor import ControlFlowContext as ControlFlowContext
+from returnn.tensor import NotSpecified as NotSpecified
+from returnn.tensor import SearchBeam as SearchBeam
+from returnn.tensor import Tensor as Tensor
 from returnn.tf.layers.core.layer_base import OutputWithActivation as OutputWithActivation
 from returnn.tf.util.config_specs import get_activation_function as get_activation_function
 from returnn.tf.util.config_specs import get_initializer as get_initializer

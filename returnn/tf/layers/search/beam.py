@@ -17,10 +17,12 @@ from typing import Any, Dict, Optional
 import tensorflow as tf
 
 from returnn.tensor import Dim, Tensor
+from returnn.tensor.search_beam import SearchBeam as _TensorSearchBeam
 
 
-class SearchBeam:
-    """Result of a beam search on a rec layer's output.
+class SearchBeam(_TensorSearchBeam):
+    """Result of a beam search on a rec layer's output (a :class:`returnn.tensor.search_beam.SearchBeam` with the
+    search's results).
 
     :param beam_size: K
     :param name: e.g. ``"output/output"`` (the choice layer)
@@ -32,15 +34,11 @@ class SearchBeam:
 
     def __init__(self, beam_size: int, name: str, scores: Any = None, lengths: Any = None,
                  length_normalization: bool = True):
-        self.beam_size = beam_size
-        self.name = name
+        super().__init__(beam_size, name=name)
         self.scores = scores
         self.lengths = lengths
         self.length_normalization = length_normalization
         self.last_src_beams: Any = None  # int32 [B, K]: the source beams of the last step (set by the loop)
-
-    def __repr__(self) -> str:
-        return f"Beam{{{self.name!r}}}({self.beam_size})"
 
     def best_beam_index(self) -> tf.Tensor:
         """:return: int32 ``[B]``, index of the best hypothesis per sequence (the highest final score)"""
