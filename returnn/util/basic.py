@@ -5,6 +5,7 @@ that owns it."""
 from returnn.util.backend import BackendEngine as BackendEngine
 from returnn.util.behavior_version import BehaviorVersion as BehaviorVersion
 from returnn.util.files import cf as cf
+from returnn.util.identity import RefIdEq as RefIdEq
 from returnn.util.files import cleanup_env_var_path as cleanup_env_var_path
 from returnn.util.files import get_cache_dir as get_cache_dir
 from returnn.util.files import get_temp_dir as get_temp_dir
