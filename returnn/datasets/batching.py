@@ -14,11 +14,24 @@ reference):
   dropped.
 - With ``recurrent_net=False`` all sequences of a batch are concatenated in one slice (frame-wise
   training); ``batch_size`` then bounds the total number of frames.
+
+The classes have the reference's public API (``returnn.engine.batch`` re-exports them); the generator fills a
+fast subclass, :class:`GeneratedBatch`. Behaviour observed from the reference:
+
+* ``Batch.add_sequence_as_slice`` puts a sequence part into a new row (slice); ``max_num_frames_per_slice``
+  is the per-key maximum length; ``try_sequence_as_slice(length)`` returns what these two would become.
+* ``Batch.add_frames`` appends to row 0 after the frames already there (frame-wise training); with
+  ``frame_dim_corresponds`` (default) all keys share one time axis: the offset is the largest length so far.
+* ``start_seq``/``end_seq`` are the smallest and one past the largest ``seq_idx``; ``get_num_seqs()`` is
+  ``end_seq - start_seq``.
+* ``BatchSetGenerator`` reads batches lazily from ``generator``; with ``cache_whole_epoch`` it keeps them, and
+  :meth:`BatchSetGenerator.reset` replays them (shuffled with ``shuffle_batches``) for another pass.
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterator, List, Optional, Sequence
+import random
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
 
 import numpy as np
 
@@ -28,14 +41,19 @@ from returnn.util.numbers_dict import NumbersDict
 from returnn.datasets.chunking import iter_chunks, is_chunking_on
 
 
+def _from_plain_dict(value: Any) -> Any:
+    """A plain dict (data key -> frames) as a :class:`NumbersDict`; ints and NumbersDicts as they are."""
+    return NumbersDict(value) if isinstance(value, dict) else value
+
+
 class BatchSeqCopyPart:
     """Frames ``[seq_start_frame, seq_end_frame)`` (per key) of sequence ``seq_idx`` go to row ``batch_slice``
-    of the batch, starting at time ``batch_frame_offset``. The frame attributes are :class:`NumbersDict` s
-    (built on access; stored as plain dicts for speed)."""
+    of the batch, starting at time ``batch_frame_offset``. Frame values are ints or :class:`NumbersDict` s
+    (the attributes are :class:`NumbersDict` s, built on access; the generator stores plain dicts for speed)."""
 
     __slots__ = ("seq_idx", "batch_slice", "_start", "_end", "_offset")
 
-    def __init__(self, *, seq_idx: int, seq_start_frame: Any, seq_end_frame: Any, batch_slice: int,
+    def __init__(self, seq_idx: int, seq_start_frame: Any, seq_end_frame: Any, batch_slice: int,
                  batch_frame_offset: Any = 0):
         self.seq_idx = seq_idx
         self.batch_slice = batch_slice
@@ -70,17 +88,109 @@ class BatchSeqCopyPart:
         return self.seq_end_frame - self.seq_start_frame
 
     def __repr__(self) -> str:
-        return (f"<BatchSeqCopyPart seq_idx={self.seq_idx} frames={dict(self._start)}"
-                f"..{dict(self._end)} slice={self.batch_slice} offset={self._offset}>")
+        return (f"<BatchSeqCopyPart seq_idx={self.seq_idx} seq_start_frame={self.seq_start_frame!r} "
+                f"seq_end_frame={self.seq_end_frame!r} batch_slice={self.batch_slice} "
+                f"batch_frame_offset={self.batch_frame_offset!r}>")
 
 
 class Batch:
-    """One mini-batch: its sequence parts, ``num_slices`` (rows) and ``max_num_frames_per_slice`` (padded
-    time length per key)."""
+    """One mini-batch: ``seqs`` (:class:`BatchSeqCopyPart` s), ``num_slices`` (rows) and
+    ``max_num_frames_per_slice`` (padded time length per key)."""
 
     def __init__(self):
         self.seqs: List[BatchSeqCopyPart] = []
         self.num_slices = 0
+        self._max_frames = NumbersDict(0)
+
+    @property
+    def max_num_frames_per_slice(self) -> NumbersDict:
+        """Padded time length per key."""
+        return self._max_frames
+
+    @max_num_frames_per_slice.setter
+    def max_num_frames_per_slice(self, value: Any) -> None:
+        self._max_frames = NumbersDict(value)
+
+    def __repr__(self) -> str:
+        return f"<Batch start_seq:{self.start_seq}, len(seqs):{len(self.seqs)}>"
+
+    def try_sequence_as_slice(self, length: Union[int, NumbersDict]) -> List[Any]:
+        """``[max_num_frames_per_slice, num_slices]`` as they would be after adding a part of ``length`` as a new
+        row (nothing is changed)."""
+        return [NumbersDict.max([self.max_num_frames_per_slice, length]), self.num_slices + 1]
+
+    def add_sequence_as_slice(self, seq_idx: int, seq_start_frame: Any, length: Any) -> None:
+        """Adds frames ``[seq_start_frame, seq_start_frame + length)`` of ``seq_idx`` as a new row (frame values:
+        int, dict or :class:`NumbersDict`)."""
+        seq_start_frame, length = _from_plain_dict(seq_start_frame), _from_plain_dict(length)
+        self.max_num_frames_per_slice, self.num_slices = self.try_sequence_as_slice(length)
+        self.seqs.append(BatchSeqCopyPart(seq_idx=seq_idx, seq_start_frame=seq_start_frame,
+                                          seq_end_frame=length + seq_start_frame, batch_slice=self.num_slices - 1,
+                                          batch_frame_offset=0))
+
+    def add_frames(self, seq_idx: int, seq_start_frame: Any, length: Any, frame_dim_corresponds: bool = True
+                   ) -> None:
+        """Appends frames ``[seq_start_frame, seq_start_frame + length)`` of ``seq_idx`` to row 0, after the frames
+        already there (frame values: int, dict or :class:`NumbersDict`).
+
+        :param frame_dim_corresponds: all keys share the time axis: the offset is the largest length so far
+            (for every key); otherwise each key has its own offset
+        """
+        seq_start_frame, length = _from_plain_dict(seq_start_frame), _from_plain_dict(length)
+        current = self.max_num_frames_per_slice
+        if frame_dim_corresponds:
+            offset = NumbersDict(current.max_value() or 0)
+        else:
+            offset = NumbersDict(current)  # the frames per key so far (the reference aliases the updated value)
+        self.seqs.append(BatchSeqCopyPart(seq_idx=seq_idx, seq_start_frame=seq_start_frame,
+                                          seq_end_frame=length + seq_start_frame, batch_slice=0,
+                                          batch_frame_offset=offset))
+        self.max_num_frames_per_slice = offset + length
+        self.num_slices = max(self.num_slices, 1)
+
+    def init_with_one_full_sequence(self, seq_idx: int, dataset) -> None:
+        """Makes this batch the whole sequence ``seq_idx`` of ``dataset`` (one row).
+
+        :raises ValueError: the batch is not empty
+        """
+        if self.seqs:
+            raise ValueError(f"init_with_one_full_sequence: {self!r} already has sequences")
+        length = dataset.get_seq_length(seq_idx)
+        self.add_frames(seq_idx=seq_idx, seq_start_frame=NumbersDict.constant_like(0, length), length=length)
+
+    def get_num_seqs(self) -> int:
+        """``end_seq - start_seq`` (0 for an empty batch), as the reference."""
+        if not self.seqs:
+            return 0
+        return self.end_seq - self.start_seq
+
+    def get_total_num_frames(self) -> NumbersDict:
+        """Real (unpadded) frames per key."""
+        return sum((s.frame_length for s in self.seqs), NumbersDict(0)) if self.seqs else NumbersDict(0)
+
+
+    @property
+    def start_seq(self) -> Optional[int]:
+        """Smallest ``seq_idx`` in the batch (None if empty)."""
+        return min(s.seq_idx for s in self.seqs) if self.seqs else None
+
+    @property
+    def end_seq(self) -> Optional[int]:
+        """One past the largest ``seq_idx`` in the batch (None if empty)."""
+        return max(s.seq_idx for s in self.seqs) + 1 if self.seqs else None
+
+    def get_all_slices_num_frames(self) -> NumbersDict:
+        """Padded frames: ``num_slices * max_num_frames_per_slice``."""
+        return self.max_num_frames_per_slice * self.num_slices
+
+
+class GeneratedBatch(Batch):
+    """The batches :func:`generate_batches` builds: a :class:`Batch` whose parts keep their frames as plain
+    dicts (data key -> int), filled through :meth:`append_slice` / :meth:`append_frames` (fast: no
+    :class:`NumbersDict` arithmetic per sequence)."""
+
+    def __init__(self):
+        super().__init__()
         self._max: Dict[str, int] = {}
 
     @property
@@ -88,57 +198,30 @@ class Batch:
         """Padded time length per key (a :class:`NumbersDict` with broadcast value 0)."""
         return NumbersDict(numbers_dict=dict(self._max), broadcast_value=0)
 
-    def add_sequence_as_slice(self, seq_idx: int, seq_start_frame: Dict[str, int], length: Dict[str, int]) -> None:
+    @max_num_frames_per_slice.setter
+    def max_num_frames_per_slice(self, value: Any) -> None:
+        value = NumbersDict(value)
+        self._max = dict(value.dict)
+
+    def append_slice(self, seq_idx: int, seq_start_frame: Dict[str, int], length: Dict[str, int]) -> None:
         """Adds a part as a new row."""
         end = {k: seq_start_frame[k] + v for k, v in length.items()}
-        self.seqs.append(BatchSeqCopyPart(seq_idx=seq_idx, seq_start_frame=seq_start_frame, seq_end_frame=end,
-                                          batch_slice=self.num_slices, batch_frame_offset=0))
+        self.seqs.append(BatchSeqCopyPart(seq_idx, seq_start_frame, end, self.num_slices, 0))
         cur = self._max
         for k, v in length.items():
             if v > cur.get(k, 0):
                 cur[k] = v
         self.num_slices += 1
 
-    def add_frames(self, seq_idx: int, seq_start_frame: Dict[str, int], length: Dict[str, int]) -> None:
-        """Appends a part to row 0 after the frames already there (``recurrent_net=False``)."""
+    def append_frames(self, seq_idx: int, seq_start_frame: Dict[str, int], length: Dict[str, int]) -> None:
+        """Appends a part to row 0 after the frames already there, per key (``recurrent_net=False``)."""
         offset = dict(self._max)
         end = {k: seq_start_frame[k] + v for k, v in length.items()}
-        self.seqs.append(BatchSeqCopyPart(seq_idx=seq_idx, seq_start_frame=dict(seq_start_frame), seq_end_frame=end,
-                                          batch_slice=0, batch_frame_offset=NumbersDict(offset, broadcast_value=0)))
+        self.seqs.append(BatchSeqCopyPart(seq_idx, dict(seq_start_frame), end, 0,
+                                          NumbersDict(offset, broadcast_value=0)))
         for k, v in length.items():
             self._max[k] = self._max.get(k, 0) + v
         self.num_slices = 1
-
-    @property
-    def start_seq(self) -> Optional[int]:
-        """Smallest ``seq_idx`` in the batch."""
-        return min(s.seq_idx for s in self.seqs) if self.seqs else None
-
-    @property
-    def end_seq(self) -> Optional[int]:
-        """One past the largest ``seq_idx`` in the batch."""
-        return max(s.seq_idx for s in self.seqs) + 1 if self.seqs else None
-
-    def get_all_slices_num_frames(self) -> NumbersDict:
-        """Padded frames: ``num_slices * max_num_frames_per_slice``."""
-        return self.max_num_frames_per_slice * self.num_slices
-
-    def get_total_num_frames(self) -> NumbersDict:
-        """Real (unpadded) frames per key."""
-        return _sum_numbers([s.frame_length for s in self.seqs])
-
-    def get_num_seqs(self) -> int:
-        return len(self.seqs)
-
-    def __repr__(self) -> str:
-        return f"<Batch num_slices={self.num_slices} max_frames={self.max_num_frames_per_slice} seqs={len(self.seqs)}>"
-
-
-def _sum_numbers(items: List[NumbersDict]) -> NumbersDict:
-    total = NumbersDict(0)
-    for item in items:
-        total = total + item
-    return total
 
 
 def _as_limit(value: Any, key: str) -> Optional[Dict[str, Any]]:
@@ -231,7 +314,7 @@ def generate_batches(dataset, *, recurrent_net: bool = True, batch_size: Any = 0
     rng = np.random.RandomState(seed) if (seq_drop or shuffle_batches) else None
 
     def _gen() -> Iterator[Batch]:
-        batch = Batch()
+        batch = GeneratedBatch()
         cur_max: Dict[str, int] = {}
         cur_sum: Dict[str, int] = {}
         for seq_idx, start, length in iterate_seq_parts(dataset, used_data_keys, max_seq_length, min_seq_length,
@@ -254,12 +337,12 @@ def generate_batches(dataset, *, recurrent_net: bool = True, batch_size: Any = 0
                     full = _exceeds(pad, pad_limit)
                 if full:
                     yield batch
-                    batch, cur_max, cur_sum = Batch(), {}, {}
+                    batch, cur_max, cur_sum = GeneratedBatch(), {}, {}
                     new_max = dict(length)
             if recurrent_net:
-                batch.add_sequence_as_slice(seq_idx, start, length)
+                batch.append_slice(seq_idx, start, length)
             else:
-                batch.add_frames(seq_idx, start, length)
+                batch.append_frames(seq_idx, start, length)
             cur_max = new_max
             for k, v in length.items():
                 cur_sum[k] = cur_sum.get(k, 0) + v
@@ -274,55 +357,107 @@ def generate_batches(dataset, *, recurrent_net: bool = True, batch_size: Any = 0
 
 
 class BatchSetGenerator:
-    """Lazily pulls batches from :func:`generate_batches` (reference API: ``has_more``, ``peek_next_n``,
-    ``advance``, ``completed_frac``); also iterable.
+    """Reads batches from ``generator`` on demand (``peek_next_n``/``advance``), as the reference's.
 
-    :param dataset: the dataset the batches refer to
+    :param dataset: the dataset the batches refer to (for :meth:`completed_frac`)
     :param generator: iterator of :class:`Batch`
+    :param shuffle_batches: shuffle the cached batches on each :meth:`reset`
+    :param cache_whole_epoch: keep all batches read, so that :meth:`reset` can replay them
     """
 
-    def __init__(self, dataset, generator: Iterator[Batch]):
+    def __init__(self, dataset, generator: Iterator[Batch], shuffle_batches: bool = False,
+                 cache_whole_epoch: bool = True):
         self.dataset = dataset
-        self._generator = generator
-        self._buffer: List[Batch] = []
+        self.generator = generator
+        self.shuffle_batches = shuffle_batches
+        self.cache_whole_epoch = cache_whole_epoch
+        self.cache: List[Batch] = []
+        self.buffer: List[Batch] = []
+        self.last_batch: Optional[Batch] = None
+        self.reached_end = False
+        self.cache_active = False
         self.current_batch_idx = 0
-        self._exhausted = False
 
-    def _fill(self, n: int) -> None:
-        while len(self._buffer) < n and not self._exhausted:
-            try:
-                self._buffer.append(next(self._generator))
-            except StopIteration:
-                self._exhausted = True
+    def _reset(self) -> None:
+        self.buffer = []
+        self.last_batch = None
+        self.reached_end = False
+        self.current_batch_idx = 0
+
+    def reset(self) -> None:
+        """Starts another pass over the cached batches (shuffled with ``shuffle_batches``); if the generator
+        was not exhausted yet, its remaining batches follow.
+
+        :raises ValueError: without ``cache_whole_epoch``
+        """
+        if not self.cache_whole_epoch:
+            raise ValueError("BatchSetGenerator.reset() needs cache_whole_epoch=True (the batches are not kept)")
+        reached_end = self.reached_end
+        self._reset()
+        self.cache_active = reached_end
+        self.buffer = list(self.cache)
+        if self.shuffle_batches:
+            random.shuffle(self.buffer)
+
+    def _read_next(self) -> bool:
+        if self.cache_active or self.reached_end:
+            return False
+        try:
+            batch = next(self.generator)
+        except StopIteration:
+            self.reached_end = True
+            return False
+        self.buffer.append(batch)
+        if self.cache_whole_epoch:
+            self.cache.append(batch)
+        return True
+
+    def _read_next_up_to_n(self, n: int) -> None:
+        while len(self.buffer) < n:
+            if not self._read_next():
+                break
+
+    def peek_next_n(self, n: int) -> List[Batch]:
+        """Up to ``n`` next batches (fewer at the end), without consuming them."""
+        self._read_next_up_to_n(n)
+        return self.buffer[:n]
+
+    def advance(self, n: int) -> None:
+        """Consumes ``n`` batches (they must have been peeked).
+
+        :raises ValueError: fewer than ``n`` batches are available
+        """
+        if n > len(self.buffer):
+            raise ValueError(f"BatchSetGenerator.advance({n}): only {len(self.buffer)} batches available "
+                             f"(peek_next_n first)")
+        self.last_batch = self.buffer[n - 1] if n > 0 else self.last_batch
+        self.buffer = self.buffer[n:]
+        self.current_batch_idx += n
 
     def has_more(self) -> bool:
         """Whether another batch follows."""
-        self._fill(1)
-        return bool(self._buffer)
+        if self.buffer:
+            return True
+        return self._read_next()
 
-    def peek_next_n(self, n: int) -> List[Batch]:
-        """Up to ``n`` next batches, without consuming them."""
-        self._fill(n)
-        return self._buffer[:n]
+    def get_current_batch_idx(self) -> int:
+        """The number of batches consumed."""
+        return self.current_batch_idx
 
-    def advance(self, n: int) -> None:
-        """Consumes ``n`` batches."""
-        self._fill(n)
-        del self._buffer[:n]
-        self.current_batch_idx += n
-
-    def completed_frac(self) -> Optional[float]:
-        """Fraction of the epoch's sequences already consumed (None if unknown)."""
-        num = self.dataset.num_seqs
-        if not num:
-            return None
-        if not self._buffer and self._exhausted:
-            return 1.0
-        nxt = self._buffer[0].start_seq if self._buffer else None
-        return None if nxt is None else min(nxt / num, 1.0)
+    def completed_frac(self) -> float:
+        """The dataset's completed fraction at the first sequence of the last consumed batch (1e-10 before any,
+        as the reference)."""
+        if self.last_batch is None or self.last_batch.start_seq is None:
+            return 1e-10
+        seq_idx = self.last_batch.start_seq
+        get_complete_frac = getattr(self.dataset, "get_complete_frac", None)
+        if get_complete_frac is not None:
+            return get_complete_frac(seq_idx)
+        num_seqs = self.dataset.num_seqs
+        return min(float(seq_idx + 1) / num_seqs, 1.0) if num_seqs else 1e-10
 
     def __iter__(self) -> Iterator[Batch]:
         while self.has_more():
-            batch = self._buffer[0]
+            batch = self.buffer[0]
             self.advance(1)
             yield batch

@@ -111,6 +111,8 @@ class Dataset:
         self.min_chunk_size = int(min_chunk_size or 0)
         self.chunking_variance = chunking_variance
         self.estimated_num_seqs = estimated_num_seqs
+        self._seq_order_seq_lens_file = seq_order_seq_lens_file
+        self._seq_order_seq_lens_by_idx: Optional[np.ndarray] = None
         self.num_inputs = 0
         self.num_outputs: Dict[str, Any] = {}
         self.labels: Dict[str, List[str]] = {}
@@ -173,6 +175,8 @@ class Dataset:
         """Corpus indices for ``epoch`` after ``seq_ordering``, ``seq_list_filter_file``, ``partition_epoch``
         and ``repeat_epoch``."""
         epoch = epoch or 1
+        if self._seq_order_seq_lens_file:
+            get_seq_len = self._get_seq_order_seq_lens_by_idx
         order = _seq_order.get_seq_order(num_seqs, self.seq_ordering, seed=self._get_epoch_seed(epoch),
                                          get_seq_len=get_seq_len)
         if self._seq_list_filter_file:
@@ -182,6 +186,17 @@ class Dataset:
         if self.repeat_epoch > 1:
             order = order * self.repeat_epoch
         return order
+
+    def _get_seq_order_seq_lens_by_idx(self, corpus_idx: int) -> int:
+        """The length of corpus sequence ``corpus_idx`` from ``seq_order_seq_lens_file`` (a Python/JSON dict
+        tag -> length; read once into :attr:`_seq_order_seq_lens_by_idx`, indexed as :meth:`get_all_tags`), the
+        lengths the sorting orders use when that option is set.
+
+        :raises DatasetFileError: the file cannot be read, or lacks a tag of the dataset
+        """
+        if self._seq_order_seq_lens_by_idx is None:
+            self._seq_order_seq_lens_by_idx = _read_seq_lens_file(self._seq_order_seq_lens_file, self.get_all_tags())
+        return int(self._seq_order_seq_lens_by_idx[corpus_idx])
 
     def _load_seq_list_filter(self) -> set:
         if self._seq_tags_filter is None:
@@ -362,6 +377,37 @@ class Dataset:
             seed=self._get_epoch_seed(epoch or self.epoch or 1) if (shuffle_batches or seq_drop) else 0,
             shuffle_batches=shuffle_batches)
         return BatchSetGenerator(self, batches)
+
+
+def _read_seq_lens_file(filename: str, tags: Sequence[str]) -> np.ndarray:
+    import ast
+    try:
+        with open(filename, encoding="utf8") as f:
+            lens = ast.literal_eval(f.read())
+    except (OSError, ValueError, SyntaxError) as exc:
+        raise DatasetFileError(filename, f"cannot read seq_order_seq_lens_file (a dict tag -> length): {exc}") from None
+    if not isinstance(lens, dict):
+        raise DatasetFileError(filename, f"seq_order_seq_lens_file: expected a dict tag -> length, got "
+                                         f"{type(lens).__name__}")
+    missing = [t for t in tags if t not in lens]
+    if missing:
+        raise DatasetFileError(filename, f"seq_order_seq_lens_file has no length for {len(missing)} tags, e.g. "
+                                         f"{missing[0]!r}")
+    return np.array([int(lens[t]) for t in tags], dtype=np.int64)
+
+
+def get_seq_len_as_array(get_seq_len, num_seqs: int) -> np.ndarray:
+    """The lengths ``[get_seq_len(i) for i in range(num_seqs)]`` as an int array; for a dataset's
+    ``_get_seq_order_seq_lens_by_idx`` its cached array itself (no copy), as the reference's
+    ``_get_seq_len_as_array``."""
+    owner = getattr(get_seq_len, "__self__", None)
+    if isinstance(owner, Dataset) and getattr(get_seq_len, "__func__", None) is Dataset._get_seq_order_seq_lens_by_idx:
+        if num_seqs:
+            get_seq_len(0)  # reads the file once
+        arr = owner._seq_order_seq_lens_by_idx
+        if arr is not None and len(arr) == num_seqs:
+            return arr
+    return np.array([get_seq_len(i) for i in range(num_seqs)], dtype=np.int64)
 
 
 def check_data_consistency(name: str, key: str, arrays: Sequence[np.ndarray]) -> None:

@@ -1,4 +1,7 @@
-"""Public module ``returnn.datasets.generating``: the in-memory and synthetic datasets."""
+"""Public module ``returnn.datasets.generating``: the in-memory and synthetic datasets. ``numpy`` is a public name
+too (the reference's module imports it; ``from returnn.datasets.generating import *`` users rely on it)."""
+
+import numpy
 
 from returnn.datasets.bliss import BlissDataset as BlissDataset
 from returnn.datasets.corpus_downloads import Enwik8Corpus as Enwik8Corpus
