@@ -12,8 +12,8 @@ reference):
   otherwise the current batch is closed and a new one started.
 - A sequence longer than ``batch_size`` on its own becomes its own batch (with a warning line), it is not
   dropped.
-- With ``recurrent_net=False`` all sequences of a batch are concatenated in one slice (frame-wise
-  training); ``batch_size`` then bounds the total number of frames.
+- With ``recurrent_net=False`` the sequences are concatenated in one slice (frame-wise training) and cut so
+  that each batch holds exactly ``batch_size`` frames (the last one fewer); ``max_seqs`` bounds the parts.
 
 The classes have the reference's public API (``returnn.engine.batch`` re-exports them); the generator fills a
 fast subclass, :class:`GeneratedBatch`. Behaviour observed from the reference:
@@ -215,10 +215,10 @@ class GeneratedBatch(Batch):
 
     def append_frames(self, seq_idx: int, seq_start_frame: Dict[str, int], length: Dict[str, int]) -> None:
         """Appends a part to row 0 after the frames already there, per key (``recurrent_net=False``)."""
-        offset = dict(self._max)
+        offset = {k: self._max.get(k, 0) for k in length}
         end = {k: seq_start_frame[k] + v for k, v in length.items()}
         self.seqs.append(BatchSeqCopyPart(seq_idx, dict(seq_start_frame), end, 0,
-                                          NumbersDict(offset, broadcast_value=0)))
+                                          NumbersDict(offset)))
         for k, v in length.items():
             self._max[k] = self._max.get(k, 0) + v
         self.num_slices = 1
@@ -268,7 +268,31 @@ def _below(length: Dict[str, int], limit: Optional[Dict[str, Any]]) -> bool:
 def iterate_seq_parts(dataset, used_data_keys: Optional[Sequence[str]] = None,
                       max_seq_length: Any = None, min_seq_length: Any = None, seq_drop: float = 0.0,
                       rng: Optional[np.random.RandomState] = None) -> Iterator[tuple]:
-    """Yields ``(seq_idx, start: dict, length: dict)`` per sequence (or chunk) of the current epoch."""
+    """Yields ``(seq_idx, start: dict, length: dict)`` per sequence (or chunk) of the current epoch, widened by
+    the dataset's ``ctx_left`` / ``ctx_right`` (``context_window``)."""
+    ctx_left = getattr(dataset, "ctx_left", None)
+    ctx_right = getattr(dataset, "ctx_right", None)
+    ctx_keys = [k for k in ctx_left.dict if ctx_left[k] or ctx_right[k]] if ctx_left is not None else []
+    for seq_idx, start, length in _iterate_seq_parts(dataset, used_data_keys, max_seq_length, min_seq_length,
+                                                     seq_drop, rng):
+        if ctx_keys:
+            start, length = dict(start), dict(length)
+            for k in ctx_keys:
+                if k in start:
+                    start[k] -= ctx_left[k]
+                    length[k] += ctx_left[k] + ctx_right[k]
+        yield seq_idx, start, length
+
+
+def _iterate_seq_parts(dataset, used_data_keys, max_seq_length, min_seq_length, seq_drop, rng) -> Iterator[tuple]:
+    custom = getattr(dataset, "custom_chunking_func", None)
+    if custom is not None:
+        for seq_idx, start, end in custom(dataset=dataset, seq_idx_start=0, recurrent_net=True,
+                                          used_data_keys=used_data_keys):
+            start, end = NumbersDict(start), NumbersDict(end)
+            keys = list(end.dict) if end.dict else list(dataset.get_seq_length(seq_idx).dict)
+            yield seq_idx, {k: int(start[k]) for k in keys}, {k: int(end[k] - start[k]) for k in keys}
+        return
     max_len = _as_limit(max_seq_length, "max_seq_length")
     min_len = _as_limit(min_seq_length, "min_seq_length")
     chunk_size, chunk_step = getattr(dataset, "chunk_size", None), getattr(dataset, "chunk_step", None)
@@ -313,42 +337,60 @@ def generate_batches(dataset, *, recurrent_net: bool = True, batch_size: Any = 0
     max_seqs = int(max_seqs or -1)
     rng = np.random.RandomState(seed) if (seq_drop or shuffle_batches) else None
 
+    def _parts() -> Iterator[tuple]:
+        return iterate_seq_parts(dataset, used_data_keys, max_seq_length, min_seq_length, seq_drop, rng)
+
     def _gen() -> Iterator[Batch]:
         batch = GeneratedBatch()
         cur_max: Dict[str, int] = {}
         cur_sum: Dict[str, int] = {}
-        for seq_idx, start, length in iterate_seq_parts(dataset, used_data_keys, max_seq_length, min_seq_length,
-                                                        seq_drop, rng):
+        for seq_idx, start, length in _parts():
             if _exceeds(length, limit):
                 print(f"warning: sequence length ({NumbersDict(length)!r}) larger than limit "
                       f"({NumbersDict(batch_size)!r})", file=log.v4)
-            if recurrent_net:
-                new_max = {k: max(cur_max.get(k, 0), v) for k, v in length.items()}
-                num = batch.num_slices + 1
-                padded = {k: v * num for k, v in new_max.items()}
-            else:
-                num = len(batch.seqs) + 1
-                new_max = {k: cur_max.get(k, 0) + v for k, v in length.items()}
-                padded = new_max
+            new_max = {k: max(cur_max.get(k, 0), v) for k, v in length.items()}
+            num = batch.num_slices + 1
+            padded = {k: v * num for k, v in new_max.items()}
             if batch.seqs:
                 full = _exceeds(padded, limit) or (0 < max_seqs < num)
-                if not full and pad_limit is not None and recurrent_net:
+                if not full and pad_limit is not None:
                     pad = {k: padded[k] - cur_sum.get(k, 0) - length[k] for k in padded}
                     full = _exceeds(pad, pad_limit)
                 if full:
                     yield batch
                     batch, cur_max, cur_sum = GeneratedBatch(), {}, {}
                     new_max = dict(length)
-            if recurrent_net:
-                batch.append_slice(seq_idx, start, length)
-            else:
-                batch.append_frames(seq_idx, start, length)
+            batch.append_slice(seq_idx, start, length)
             cur_max = new_max
             for k, v in length.items():
                 cur_sum[k] = cur_sum.get(k, 0) + v
         if batch.seqs:
             yield batch
 
+    def _gen_framewise() -> Iterator[Batch]:
+        # recurrent_net=False: one row; sequences are cut to fill each batch with exactly batch_size frames
+        batch, frames = GeneratedBatch(), 0
+        for seq_idx, start, length in _parts():
+            lead = "data" if "data" in length else max(length, key=length.get)
+            max_frames = (limit.get(lead, limit.get("__default__")) or 0) if limit else 0
+            start, remaining = dict(start), dict(length)
+            first = True
+            while first or remaining[lead] > 0:
+                first = False
+                if batch.seqs and ((max_frames and frames >= max_frames) or 0 < max_seqs <= len(batch.seqs)):
+                    yield batch
+                    batch, frames = GeneratedBatch(), 0
+                take = remaining[lead] if not max_frames else min(remaining[lead], max_frames - frames)
+                part = {k: min(take, v) for k, v in remaining.items()}
+                batch.append_frames(seq_idx, start, part)
+                start = {k: start[k] + part[k] for k in start}
+                remaining = {k: remaining[k] - part[k] for k in remaining}
+                frames += take
+        if batch.seqs:
+            yield batch
+
+    if not recurrent_net:
+        _gen = _gen_framewise  # noqa: F811
     if shuffle_batches:
         batches = list(_gen())
         rng.shuffle(batches)

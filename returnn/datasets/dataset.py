@@ -26,6 +26,7 @@ import numpy as np
 
 from returnn.errors import DatasetFileError, DatasetArgError
 from returnn.util.numbers_dict import NumbersDict
+from returnn.datasets import frames as _frames
 from returnn.datasets import seq_order as _seq_order
 from returnn.datasets.chunking import parse_chunking
 
@@ -78,7 +79,10 @@ class Dataset:
     :param chunking: per-dataset chunking, see :mod:`returnn.datasets.chunking` (the config key ``chunking``
         sets this on the train dataset)
     :param min_chunk_size: trailing chunks shorter than this are dropped
-    :param window: frame stacking (legacy); only 1 (off) is supported here
+    :param window: frame stacking of ``"data"`` (odd int; 1 is off): each frame holds the ``window`` frames
+        around it, zero-padded, so its dim is ``window * dim`` (see :mod:`returnn.datasets.frames`)
+    :param context_window: int (for ``"data"``) or dict key -> int: the batches take ``(w - 1) // 2`` frames more
+        on the left and the rest on the right of each sequence part (``ctx_left``, ``ctx_right``)
     :raises DatasetArgError: for invalid values of these kwargs
     :raises ConfigValueError: for an invalid ``seq_ordering`` or ``chunking``
     """
@@ -102,12 +106,11 @@ class Dataset:
         self._seq_list_filter_file = seq_list_filter_file
         self._seq_tags_filter: Optional[set] = None
         self.unique_seq_tags = unique_seq_tags
-        if window not in (None, 1):
-            raise DatasetArgError(f"{type(self).__name__}: window={window!r} (frame stacking) is not supported; "
-                                  "use window=1")
-        self.window = 1
+        self.window = _frames.check_window(window, type(self).__name__)
+        self.ctx_left, self.ctx_right = _frames.context_window_sides(context_window)
         self.chunking = chunking
         self.chunk_size, self.chunk_step = parse_chunking(chunking)
+        self.custom_chunking_func = None
         self.min_chunk_size = int(min_chunk_size or 0)
         self.chunking_variance = chunking_variance
         self.estimated_num_seqs = estimated_num_seqs
@@ -119,6 +122,53 @@ class Dataset:
         self.epoch: Optional[int] = None
         self._seq_order_list: List[int] = []
         self._loaded: Dict[int, DatasetSeq] = {}
+
+    @property
+    def chunk_size(self) -> NumbersDict:
+        """Chunk size per key (0: no chunking); assign an int, a dict or a :class:`NumbersDict`."""
+        return self._chunk_size
+
+    @chunk_size.setter
+    def chunk_size(self, value: Any) -> None:
+        self._chunk_size = value if isinstance(value, NumbersDict) else NumbersDict(value or 0)
+
+    @property
+    def chunk_step(self) -> NumbersDict:
+        """Chunk step per key; assign an int, a dict or a :class:`NumbersDict`."""
+        return self._chunk_step
+
+    @chunk_step.setter
+    def chunk_step(self, value: Any) -> None:
+        self._chunk_step = value if isinstance(value, NumbersDict) else NumbersDict(value or 0)
+
+    def initialize(self) -> None:
+        """The reference's second initialisation step; everything is set up in the constructor here, so this
+        only exists for callers of that API."""
+
+    def have_seqs(self) -> bool:
+        """Whether the dataset has any sequence (``get_total_num_seqs() > 0``)."""
+        return self.get_total_num_seqs() > 0
+
+    def iterate_seqs(self, recurrent_net: bool = True, used_data_keys: Optional[Sequence[str]] = None):
+        """Yields ``(seq_idx, start, end)`` per sequence (or chunk) of the current epoch; see
+        :func:`returnn.datasets.frames.iterate_seqs`."""
+        return _frames.iterate_seqs(self, recurrent_net=recurrent_net, used_data_keys=used_data_keys)
+
+    def can_serialize_data(self, key: str) -> bool:
+        """Whether :meth:`serialize_data` can turn ``key``'s class indices into text (it has labels)."""
+        return key in self.labels
+
+    def serialize_data(self, key: str, data: np.ndarray) -> str:
+        """Class indices of ``key`` as text, as the reference: byte labels (``chr(0) .. chr(255)``) are decoded as
+        UTF-8; otherwise the labels are joined with spaces if any is longer than one character, else without.
+
+        :raises KeyError: ``key`` has no labels
+        """
+        labels = self.labels[key]
+        if len(labels) == 256 and all(labels[i] == chr(i) for i in range(256)):
+            return bytearray(int(i) for i in data).decode("utf8")
+        sep = " " if any(len(label) > 1 for label in labels) else ""
+        return sep.join(labels[int(i)] for i in data)
 
     # ---------------------------------------------------------------- subclass interface
     def get_total_num_seqs(self) -> int:
@@ -255,8 +305,11 @@ class Dataset:
         seq = self._loaded.get(seq_idx)
         if seq is None:
             self._check_seq_idx(seq_idx)
-            seq = self._collect_corpus_seq(self._seq_order_list[seq_idx])
-            seq = DatasetSeq(seq_idx, seq.features, seq_tag=seq.seq_tag)
+            seq = self._collect_corpus_seq(self.get_corpus_seq_idx(seq_idx))
+            features = seq.features
+            if self.window > 1 and "data" in features and features["data"].ndim == 2:
+                features = dict(features, data=_frames.sliding_window(features["data"], self.window))
+            seq = DatasetSeq(seq_idx, features, seq_tag=seq.seq_tag)
             self._loaded[seq_idx] = seq
         return seq
 
@@ -314,6 +367,8 @@ class Dataset:
         entry = self.num_outputs[key]
         if isinstance(entry, dict):  # {"dim": .., "shape": .., "dtype": .., "sparse": ..}; "raw" strings: dim 0
             return int(entry.get("dim") or 0)
+        if key == "data" and self.window > 1 and int(entry[1]) >= 2:
+            return int(entry[0]) * self.window  # frame stacking
         return int(entry[0])
 
     def is_data_sparse(self, key: str) -> bool:

@@ -42,21 +42,53 @@ class GeneratingDataset(Dataset):
 
     :param input_dim: dim of the dense ``"data"`` stream (None: no ``"data"`` or given via ``output_dim``)
     :param output_dim: int (sparse ``"classes"``) or dict key -> dim / ``(dim, ndim)``
-    :param num_seqs: number of sequences per (full) epoch; required, finite
+    :param num_seqs: number of sequences per (full) epoch; default infinite (as the reference: the epoch never
+        ends by itself, ``is_less_than_num_seqs`` is always true; only ``seq_ordering="default"`` then)
+    :raises DatasetArgError: for a negative ``num_seqs``, or an infinite one with another ``seq_ordering`` or
+        ``partition_epoch``
     """
 
     def __init__(self, input_dim: Optional[int], output_dim: Any, num_seqs: Any = math.inf, **kwargs):
         super().__init__(**kwargs)
-        if num_seqs is None or (isinstance(num_seqs, float) and not math.isfinite(num_seqs)):
-            raise DatasetArgError(f"{type(self).__name__}: num_seqs must be given (a finite int)")
-        if int(num_seqs) < 0:
-            raise DatasetArgError(f"{type(self).__name__}: num_seqs must be >= 0, got {num_seqs!r}")
-        self._num_seqs_total = int(num_seqs)
+        if num_seqs is None:
+            num_seqs = math.inf
+        if not isinstance(num_seqs, (int, float)) or num_seqs < 0 or num_seqs != num_seqs:
+            raise DatasetArgError(f"{type(self).__name__}: num_seqs must be an int >= 0 or inf, got {num_seqs!r}")
+        self._infinite = math.isinf(num_seqs)
+        if self._infinite and (self.seq_ordering != "default" or self.partition_epoch > 1):
+            raise DatasetArgError(f"{type(self).__name__}: an infinite num_seqs needs seq_ordering='default' and no "
+                                  f"partition_epoch, got seq_ordering={self.seq_ordering!r}, "
+                                  f"partition_epoch={self.partition_epoch}")
+        self._num_seqs_total = num_seqs if self._infinite else int(num_seqs)
         self.num_outputs = _normalize_dims(input_dim, output_dim)
         self.num_inputs = self.num_outputs.get("data", (0, 2))[0]
         self._input_dim = input_dim
         self._output_dim = output_dim
         self.random = np.random.RandomState(0)
+
+    @property
+    def num_seqs(self):
+        """Sequences in the current (sub-)epoch; before :meth:`init_seq_order` the corpus size, as the reference
+        (``inf`` for an infinite dataset)."""
+        if self._infinite:
+            return math.inf
+        if self.epoch is None:
+            return self._num_seqs_total
+        return len(self._seq_order_list)
+
+    def init_seq_order(self, epoch: Optional[int] = None, seq_list=None, seq_order=None) -> bool:
+        if not self._infinite:
+            return super().init_seq_order(epoch=epoch, seq_list=seq_list, seq_order=seq_order)
+        self.epoch = epoch if epoch is not None else 1
+        self._loaded.clear()
+        self._seq_order_list = []
+        return True
+
+    def is_less_than_num_seqs(self, n: int) -> bool:
+        return True if self._infinite else super().is_less_than_num_seqs(n)
+
+    def get_corpus_seq_idx(self, seq_idx: int) -> int:
+        return seq_idx if self._infinite else super().get_corpus_seq_idx(seq_idx)
 
     def get_total_num_seqs(self) -> int:
         return self._num_seqs_total
@@ -120,6 +152,11 @@ class StaticDataset(Dataset):
         self.num_outputs = num_outputs
         self.num_inputs = num_outputs.get("data", (0, 2))[0]
         self.target_list = target_list if target_list is not None else [k for k in keys if k != "data"]
+
+    @property
+    def num_seqs(self) -> int:
+        """Sequences in the current epoch; before :meth:`init_seq_order` all of them, as the reference."""
+        return len(self._data) if self.epoch is None else len(self._seq_order_list)
 
     def get_total_num_seqs(self) -> int:
         return len(self._data)

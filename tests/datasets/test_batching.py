@@ -119,7 +119,22 @@ def test_feeding_not_recurrent():
     ds = _ds()
     ds.init_seq_order(epoch=1)
     out = list(iterate_batch_data(ds, ds.generate_batches(batch_size=9, recurrent_net=False), ["classes"]))
-    np.testing.assert_array_equal(out[0].data["classes"], [[0, 1, 2, 3, 4, 10, 11, 12]])
+    # frame-wise: the sequences are concatenated and cut into batches of exactly 9 frames (as the reference)
+    np.testing.assert_array_equal(out[0].data["classes"], [[0, 1, 2, 3, 4, 10, 11, 12, 20]])
+    np.testing.assert_array_equal(out[1].data["classes"], [[21, 22, 23, 24, 25, 26, 27, 28, 29]])
+    assert [b.data["classes"].shape[1] for b in out] == [9, 9, 9, 8]  # 35 frames
+
+
+def test_framewise_batches_max_seqs_and_offsets():
+    # observed on the reference (test_batches_non_recurrent_1): 2 seqs of 11 frames, batch_size 5, max_seqs 2
+    from returnn.datasets.generating import DummyDataset
+    ds = DummyDataset(input_dim=2, output_dim=3, num_seqs=2, seq_len=11)
+    ds.init_seq_order(epoch=1)
+    batches = list(ds.generate_batches(recurrent_net=False, max_seqs=2, batch_size=5))
+    parts = [[(p.seq_idx, p.seq_start_frame["data"], p.seq_end_frame["data"], p.batch_frame_offset["data"])
+              for p in b.seqs] for b in batches]
+    assert parts == [[(0, 0, 5, 0)], [(0, 5, 10, 0)], [(0, 10, 11, 0), (1, 0, 4, 1)], [(1, 4, 9, 0)],
+                     [(1, 9, 11, 0)]]
 
 
 class _FailingDataset(StaticDataset):

@@ -116,6 +116,17 @@ def test_static_dataset_inference():
         StaticDataset([{"data": np.zeros((3, 2), "float32")}, {"data": np.zeros((3, 4), "float32")}])
 
 
-def test_generating_requires_num_seqs():
+def test_generating_infinite_by_default():
+    ds = init_dataset({"class": "Task12AXDataset"})
+    assert ds.num_seqs == float("inf")
+    ds.init_seq_order(epoch=1)
+    ds.load_seqs(0, 3)
+    assert ds.is_less_than_num_seqs(10 ** 9) and ds.get_tag(2) == "seq-2"
+    # the same sequences as a finite dataset of the same seed
+    finite = Task12AXDataset(num_seqs=3)
+    finite.init_seq_order(epoch=1)
+    np.testing.assert_array_equal(ds.get_data(2, "data"), finite.get_data(2, "data"))
     with pytest.raises(DatasetArgError, match="num_seqs"):
-        init_dataset({"class": "Task12AXDataset"})
+        init_dataset({"class": "Task12AXDataset", "num_seqs": -1})
+    with pytest.raises(DatasetArgError, match="seq_ordering"):
+        init_dataset({"class": "Task12AXDataset", "seq_ordering": "random"})
