@@ -23,6 +23,11 @@ class OpCodeCompiler:
         del include_paths, ld_flags, c_macro_defines, kwargs
         raise NativeOpsUnavailableError(base_name)
 
+    @classmethod
+    def cuda_available(cls) -> bool:
+        """:return: whether CUDA ops could be compiled: always False (no native ops are built here)"""
+        return False
+
     def load_tf_module(self) -> Any:
         """Never reached (the constructor raises)."""
         raise NativeOpsUnavailableError(None)

@@ -36,6 +36,13 @@ def maximum_with_identity_grad(x: tf.Tensor, y: Any) -> tf.Tensor:
             return tf.maximum(x, y)
 
 
+def minimum_with_identity_grad(x: tf.Tensor, y: Any) -> tf.Tensor:
+    """:return: ``tf.minimum(x, y)`` (``y`` a scalar bound) whose gradient w.r.t. ``x`` is the identity"""
+    with tf.name_scope("minimum_with_identity_grad"):
+        with tf.compat.v1.get_default_graph().gradient_override_map({"Minimum": _IDENTITY_MINMAX_GRAD}):
+            return tf.minimum(x, y)
+
+
 def clip_by_value_with_identity_grad(x: tf.Tensor, lo: Any, hi: Any) -> tf.Tensor:
     """:return: ``x`` clipped to ``[lo, hi]`` (scalar bounds) with identity gradient w.r.t. ``x``"""
     with tf.name_scope("clip_by_value_with_identity_grad"):
@@ -44,17 +51,37 @@ def clip_by_value_with_identity_grad(x: tf.Tensor, lo: Any, hi: Any) -> tf.Tenso
             return tf.minimum(tf.maximum(x, lo), hi)
 
 
-def _skip_identities(x: tf.Tensor) -> Tuple[tf.Tensor, bool]:
-    skipped = False
-    while x.op.type == "Identity":
-        x, skipped = x.op.inputs[0], True
-    return x, skipped
+def strip_identity_transpose(x: tf.Tensor) -> Tuple[tf.Tensor, List[tf.Operation]]:
+    """:param x: a graph tensor
+    :return: (the tensor below a chain of Identity/Transpose ops ending in ``x``, those ops, outermost first)"""
+    chain = []
+    while x.op.type in ("Identity", "Transpose"):
+        chain.append(x.op)
+        x = x.op.inputs[0]
+    return x, chain
+
+
+def reapply_identity_transpose(x: tf.Tensor, chain: List[tf.Operation]) -> tf.Tensor:
+    """:param x: a tensor of the shape of the chain's bottom input
+    :param chain: ops from :func:`strip_identity_transpose`
+    :return: ``x`` through new Identity/Transpose ops like those of ``chain`` (same permutations)"""
+    for op in reversed(chain):
+        x = tf.identity(x) if op.type == "Identity" else tf.transpose(x, op.inputs[1])
+    return x
+
+
+_LOG_OF = {
+    "Softmax": lambda op: tf.nn.log_softmax(op.inputs[0]),
+    "Exp": lambda op: op.inputs[0],
+    "Sigmoid": lambda op: tf.math.log_sigmoid(op.inputs[0]),
+}
 
 
 def safe_log(x: Any, eps: float = 1e-20, use_fake_grad: bool = True) -> tf.Tensor:
     """``log(max(x, eps))``, or the exact log where ``x`` is known to come from an exponential-type op, as the
-    reference: ``x = softmax(z)`` (also through ``tf.identity``) → ``log_softmax(z)``; ``x = exp(z)`` → ``z``;
-    ``x = sigmoid(z)`` → ``log_sigmoid(z)``.
+    reference: ``x = softmax(z)`` → ``log_softmax(z)``; ``x = exp(z)`` → ``z``; ``x = sigmoid(z)`` →
+    ``log_sigmoid(z)``, also through ``tf.identity`` and ``tf.transpose`` ops after it (which are applied again on
+    the log, so ``safe_log(move_axis(softmax(z), 1, 0))`` is a ``Transpose`` of a ``LogSoftmax``).
 
     :param x: float tensor (probabilities), any shape
     :param eps: lower bound before the log
@@ -63,16 +90,12 @@ def safe_log(x: Any, eps: float = 1e-20, use_fake_grad: bool = True) -> tf.Tenso
     """
     with tf.name_scope("safe_log"):
         x = tf.convert_to_tensor(x)
-        base, skipped = _skip_identities(x)
-        exact = None
-        if base.op.type == "Softmax":
-            exact = tf.nn.log_softmax(base.op.inputs[0])
-        elif base.op.type == "Exp":
-            exact = base.op.inputs[0]
-        elif base.op.type == "Sigmoid":
-            exact = tf.math.log_sigmoid(base.op.inputs[0])
-        if exact is not None:
-            return tf.identity(exact) if skipped or exact is base.op.inputs[0] else exact
+        base, chain = strip_identity_transpose(x)
+        if base.op.type in _LOG_OF:
+            exact = _LOG_OF[base.op.type](base.op)
+            if not chain and exact is base.op.inputs[0]:
+                return tf.identity(exact)
+            return reapply_identity_transpose(exact, chain)
         bounded = maximum_with_identity_grad(x, eps) if use_fake_grad else tf.maximum(x, eps)
         return tf.math.log(bounded)
 

@@ -116,6 +116,27 @@ def flatten_with_seq_len_mask(x: Any, seq_lens: Any, batch_dim_axis: Optional[in
         return tf.boolean_mask(x, mask)
 
 
+def flatten_with_seq_len_mask_time_major(x: Any, seq_lens: Any, batch_dim_axis: int, time_dim_axis: int
+                                         ) -> tf.Tensor:
+    """Like :func:`flatten_with_seq_len_mask`, but the frames in time-major order: all sequences' frame 0 first
+    (those that have one), then frame 1, ...
+
+    :param x: tensor with a batch and a time axis
+    :param seq_lens: (batch,) int
+    :param batch_dim_axis: batch axis of ``x``
+    :param time_dim_axis: time axis of ``x``
+    :return: (num_frames, ...) with the remaining axes in their order
+    """
+    with tf.name_scope("flatten_with_seq_len_mask_time_major"):
+        x = tf.convert_to_tensor(x)
+        perm = [time_dim_axis, batch_dim_axis] + [i for i in range(x.shape.rank)
+                                                  if i not in (batch_dim_axis, time_dim_axis)]
+        if perm != list(range(x.shape.rank)):
+            x = tf.transpose(x, perm)  # (time, batch, ...)
+        mask = tf.transpose(tf.sequence_mask(seq_lens, maxlen=tf.shape(x)[0]), [1, 0])  # (time, batch)
+        return tf.boolean_mask(x, mask)
+
+
 def matrix_triangular(shape: Any, dtype: Any = tf.float32, lower: bool = False, upper: bool = False) -> tf.Tensor:
     """:param shape: (..., n, m), ints or int32 scalars
     :param lower: ones on and below the diagonal (exactly one of ``lower``/``upper``)
