@@ -188,11 +188,12 @@ class Dataset:
     def _get_corpus_seq_tag(self, corpus_idx: int) -> str:
         return self._collect_corpus_seq(corpus_idx).seq_tag
 
-    def _get_epoch_seed(self, epoch: int) -> int:
-        """The random seed of ``epoch``: ``fixed_random_seed`` if set, else full epoch + ``random_seed_offset``."""
+    def _get_epoch_seed(self, epoch: int, every_n: int = 1) -> int:
+        """The random seed of ``epoch``: ``fixed_random_seed`` if set, else the full epoch + ``random_seed_offset``;
+        with ``every_n``, the seed changes only every ``every_n`` full epochs (``seq_ordering="random:<n>"``)."""
         if self.fixed_random_seed is not None:
             return int(self.fixed_random_seed)
-        return _seq_order.full_epoch(epoch, self.partition_epoch) + self.random_seed_offset
+        return (_seq_order.full_epoch(epoch, self.partition_epoch) - 1) // every_n + 1 + self.random_seed_offset
 
     # ---------------------------------------------------------------- epoch / order
     def init_seq_order(self, epoch: Optional[int] = None, seq_list: Optional[Sequence[str]] = None,
@@ -228,7 +229,8 @@ class Dataset:
         if self._seq_order_seq_lens_file:
             get_seq_len = self._get_seq_order_seq_lens_by_idx
         order = _seq_order.get_seq_order(num_seqs, self.seq_ordering, seed=self._get_epoch_seed(epoch),
-                                         get_seq_len=get_seq_len)
+                                         get_seq_len=get_seq_len,
+                                         seed_every_n_epochs=lambda n: self._get_epoch_seed(epoch, every_n=n))
         if self._seq_list_filter_file:
             allowed = self._load_seq_list_filter()
             order = [i for i in order if self._get_corpus_seq_tag(i) in allowed]

@@ -47,8 +47,38 @@ def test_random_reproducible_per_epoch():
                                                                            fixed_random_seed=7) == _shuffled(7)
 
 
-def test_random_with_seed_same_every_epoch():
-    assert _order(1, seq_ordering="random:42") == _order(2, seq_ordering="random:42") == _shuffled(42)
+def test_random_every_n_epochs():
+    # Observed on the reference: "random:<n>" reshuffles only every n full epochs (seed (epoch - 1) // n + 1)
+    assert _order(1, seq_ordering="random:3") == _order(3, seq_ordering="random:3") == _shuffled(1)
+    assert _order(4, seq_ordering="random:3") == _shuffled(2)
+    assert _order(7, seq_ordering="random:0") == _order(7, seq_ordering="random")
+
+
+# Observed on the reference's Dataset.get_seq_order_for_epoch: 57 sequences with the lengths below.
+_REF_LENS = np.random.RandomState(42).randint(1, 23, size=[57])
+_REF_ORDERS = [
+    ("sort_bin_shuffle:.10", 1, 1, {}, [
+        48, 52, 29, 28, 27, 55, 25, 40, 43, 35, 30, 26, 3, 9, 8, 50, 24, 22, 31, 17, 42, 54, 2, 18, 39, 36, 49, 6, 0,
+        4, 51, 12, 38, 44, 21, 19, 46, 16, 33, 53, 13, 41, 56, 11, 34, 7, 47, 32, 1, 45, 10, 20, 15, 5, 37, 23, 14]),
+    ("sort_bin_shuffle_x2:3", 1, 3, {}, [
+        33, 4, 56, 36, 39, 53, 46, 11, 41, 0, 21, 49, 19, 13, 6, 18, 34, 16, 12, 54, 2, 3, 31, 17, 26, 51, 22, 50, 52,
+        24, 38, 28, 9, 44, 29, 48, 8, 42, 32, 35, 30, 37, 55, 43, 40, 45, 10, 20, 25, 1, 5, 27, 15, 7, 47, 14, 23]),
+    ("laplace:.10", 4, 2, {}, [3, 26, 39, 36, 49, 53, 46, 13, 4, 44, 24, 22, 31, 17]),
+    ("laplace", 1, 1, {}, [
+        21, 19, 46, 33, 53, 13, 34, 39, 36, 49, 38, 44, 26, 3, 50, 24, 22, 42, 2, 48, 27, 55, 40, 35, 30, 47, 45, 10,
+        23, 14, 20, 15, 5, 37, 32, 1, 7, 43, 25, 52, 29, 28, 54, 31, 17, 9, 8, 4, 51, 12, 6, 0, 18, 41, 56, 11, 16]),
+    ("default_every_n:5", 1, 1, {}, [i + 11 * j for i in range(11) for j in range(5)]),  # 55: the rest left out
+    ("random:3", 1, 2, {"random_seed_offset": 5}, [
+        34, 0, 21, 46, 3, 37, 19, 44, 6, 14, 39, 7, 56, 54, 36, 55, 28, 30, 40, 48, 23, 41, 17, 24, 32, 51, 18, 22, 47,
+        50, 43, 29, 5, 38, 31, 27, 53, 12, 2, 8, 49, 4, 33, 26, 13, 11, 1, 25, 16, 52, 15, 45, 42, 20, 35, 9, 10]),
+]
+
+
+@pytest.mark.parametrize("mode, partition_epoch, epoch, extra, expected", _REF_ORDERS)
+def test_reference_orders(mode, partition_epoch, epoch, extra, expected):
+    from returnn.datasets.basic import Dataset
+    ds = Dataset(seq_ordering=mode, partition_epoch=partition_epoch, **extra)
+    assert list(ds.get_seq_order_for_epoch(epoch, 57, lambda i: int(_REF_LENS[i]))) == expected
 
 
 def test_laplace():
