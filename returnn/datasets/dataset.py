@@ -149,6 +149,13 @@ class Dataset:
         """Whether the dataset has any sequence (``get_total_num_seqs() > 0``)."""
         return self.get_total_num_seqs() > 0
 
+    def len_info(self, fast: bool = False) -> str:
+        """A short text about the dataset's size for log lines; with ``fast``, nothing that would load data."""
+        parts = [repr(self), f"epoch {self.epoch}"]
+        if not fast or self.epoch is not None:
+            parts.append(f"num_seqs {self.num_seqs}")
+        return ", ".join(parts)
+
     def iterate_seqs(self, recurrent_net: bool = True, used_data_keys: Optional[Sequence[str]] = None):
         """Yields ``(seq_idx, start, end)`` per sequence (or chunk) of the current epoch; see
         :func:`returnn.datasets.frames.iterate_seqs`."""

@@ -102,9 +102,14 @@ class LmDataset(Dataset):
     (``delayed_seq_data_start_symbol``).
 
     Vocabulary: ``orth_symbols_file`` (one symbol per line, index = line), ``orth_symbols_map_file``
-    (``"symbol index"`` lines) or ``orth_vocab`` (``{"vocab_file": ..., "unknown_label": ...}``).
+    (``"symbol index"`` lines) or ``orth_vocab``: a vocabulary dict as ``Vocabulary.create_vocab`` takes
+    (``{"vocab_file": ...}``, ``{"class": "Utf8ByteTargets"}``, ...); then the vocabulary splits each line
+    (its ``get_seq``) and no ``seq_end_symbol`` is appended (as the reference).
     Unknown symbols: with ``auto_replace_unknown_symbol`` mapped to ``unknown_symbol``; else an error
     (``error_on_invalid_seq=True``, default) or the line is skipped.
+
+    The corpus is read lazily, at the first :meth:`init_seq_order` or data access (``_orths_offsets_and_lens``
+    is None until then), so a dataset dict can be built and pickled cheaply.
 
     :raises DatasetFileError: corpus/vocabulary missing or malformed; an unknown symbol (naming it and the line)
     :raises DatasetArgError: no vocabulary given, or a special symbol missing from it
@@ -115,32 +120,37 @@ class LmDataset(Dataset):
                  orth_symbols_file: Optional[str] = None, orth_symbols_map_file: Optional[str] = None,
                  orth_replace_map_file: Optional[str] = None, word_based: bool = False,
                  word_end_symbol: Optional[str] = None, seq_end_symbol: Optional[str] = "[END]",
-                 unknown_symbol: str = "[UNKNOWN]", auto_replace_unknown_symbol: bool = False,
+                 unknown_symbol: Optional[str] = "[UNKNOWN]", auto_replace_unknown_symbol: bool = False,
                  log_auto_replace_unknown_symbols: int = 10, log_skipped_seqs: int = 10,
                  error_on_invalid_seq: bool = True, add_delayed_seq_data: bool = False,
                  delayed_seq_data_start_symbol: str = "[START]", dtype: Optional[str] = None,
                  tag_prefix: Optional[str] = None, **kwargs):
         super().__init__(**kwargs)
+        self.orth_vocab = None
         if orth_symbols_map_file:
             mapping = _load_symbols_map_file(orth_symbols_map_file)
         elif orth_symbols_file:
             mapping = {sym: i for i, sym in enumerate(_load_symbols_file(orth_symbols_file))}
         elif orth_vocab:
-            vocab_file = orth_vocab.get("vocab_file") if isinstance(orth_vocab, dict) else orth_vocab
-            mapping = _load_vocab_file(vocab_file)
-            if isinstance(orth_vocab, dict) and orth_vocab.get("unknown_label"):
-                unknown_symbol = orth_vocab["unknown_label"]
+            from returnn.datasets.util.vocabulary import Vocabulary
+            opts = dict(orth_vocab) if isinstance(orth_vocab, dict) else {"vocab_file": orth_vocab}
+            self.orth_vocab = Vocabulary.create_vocab(**opts)
+            mapping = {label: i for i, label in enumerate(self.orth_vocab.labels)}
+            seq_end_symbol = None
         else:
             raise DatasetArgError("LmDataset: give a vocabulary: orth_symbols_file, orth_symbols_map_file or "
                                   "orth_vocab")
         self.mapping = mapping
-        self.labels = {"data": _labels_from_map(mapping)}
+        self.labels = {"data": _labels_from_map(mapping) if self.orth_vocab is None else list(self.orth_vocab.labels)}
         dim = len(self.labels["data"])
         self.num_outputs = {"data": (dim, 1)}
         self.num_inputs = dim
         self.word_based = word_based
         self.seq_end_symbol = seq_end_symbol
         self.unknown_symbol = unknown_symbol
+        self.auto_replace_unknown_symbol = auto_replace_unknown_symbol
+        self.error_on_invalid_seq = error_on_invalid_seq
+        self.skip_empty_lines = skip_empty_lines
         self.add_delayed_seq_data = add_delayed_seq_data
         self._dtype = dtype or "int32"
         self._data_dtypes = {"data": self._dtype}
@@ -155,52 +165,81 @@ class LmDataset(Dataset):
             self.labels["delayed"] = self.labels["data"]
             self._data_dtypes["delayed"] = self._dtype
             self._start_idx = mapping[delayed_seq_data_start_symbol]
-        files = [corpus_file] if isinstance(corpus_file, str) else list(corpus_file)
-        prefix = "line-" if tag_prefix is None else tag_prefix
+        self._files = [corpus_file] if isinstance(corpus_file, str) else list(corpus_file)
+        for filename in self._files:
+            if not os.path.exists(filename):
+                raise DatasetFileError(filename, "text file does not exist")
+        self._tag_prefix = "line-" if tag_prefix is None else tag_prefix
+        self._seq_list_file = seq_list_file
         self._seqs: List[np.ndarray] = []
         self._tags: List[str] = []
+        self._orths_offsets_and_lens: Optional[List[tuple]] = None
+
+    def _line_to_ids(self, line: str, filename: str, line_no: int) -> Optional[List[int]]:
+        if self.orth_vocab is not None:
+            try:
+                return list(self.orth_vocab.get_seq(line.strip()))
+            except KeyError as exc:
+                if self.error_on_invalid_seq:
+                    raise DatasetFileError(filename, f"line {line_no}: {exc} is not in the vocabulary") from None
+                return None
+        symbols = line.split() if self.word_based else list(line.strip())
+        if self.seq_end_symbol is not None:
+            symbols.append(self.seq_end_symbol)
+        ids = []
+        for sym in symbols:
+            idx = self.mapping.get(sym)
+            if idx is None:
+                if not self.auto_replace_unknown_symbol:
+                    if self.error_on_invalid_seq:
+                        raise DatasetFileError(filename, f"line {line_no}: symbol {sym!r} is not in the vocabulary "
+                                                         f"(set auto_replace_unknown_symbol=True to map it to "
+                                                         f"{self.unknown_symbol!r})")
+                    return None
+                idx = self.mapping[self.unknown_symbol]
+            ids.append(idx)
+        return ids
+
+    def _lazy_init(self) -> None:
+        """Reads the corpus (once)."""
+        if self._orths_offsets_and_lens is not None:
+            return
         skipped = 0
-        for filename in files:
+        seqs, tags = [], []
+        for filename in self._files:
             print(f"LmDataset, loading file {filename}", file=log.v4)
             for line_no, line in enumerate(_read_lines(filename), start=1):
-                if skip_empty_lines and not line.strip():
+                if self.skip_empty_lines and not line.strip():
                     continue
-                symbols = line.split() if word_based else list(line.strip())
-                if seq_end_symbol is not None:
-                    symbols.append(seq_end_symbol)
-                ids = []
-                bad = None
-                for sym in symbols:
-                    idx = mapping.get(sym)
-                    if idx is None:
-                        if auto_replace_unknown_symbol:
-                            idx = mapping[unknown_symbol]
-                        else:
-                            bad = sym
-                            break
-                    ids.append(idx)
-                if bad is not None:
-                    if error_on_invalid_seq:
-                        raise DatasetFileError(filename, f"line {line_no}: symbol {bad!r} is not in the vocabulary "
-                                                         f"(set auto_replace_unknown_symbol=True to map it to "
-                                                         f"{unknown_symbol!r})")
+                ids = self._line_to_ids(line, filename, line_no)
+                if ids is None:
                     skipped += 1
                     continue
-                self._tags.append(f"{prefix}{len(self._seqs)}")
-                self._seqs.append(np.array(ids, dtype=self._dtype))
+                tags.append(f"{self._tag_prefix}{len(seqs)}")
+                seqs.append(np.array(ids, dtype=self._dtype))
         if skipped:
             print(f"LmDataset: skipped {skipped} sequences with unknown symbols", file=log.v3)
-        if seq_list_file:
-            with open(seq_list_file, encoding="utf8") as f:
+        if self._seq_list_file:
+            with open(self._seq_list_file, encoding="utf8") as f:
                 wanted = [line.strip() for line in f if line.strip()]
-            index = {t: i for i, t in enumerate(self._tags)}
-            self._seqs = [self._seqs[index[t]] for t in wanted if t in index]
-            self._tags = [t for t in wanted if t in index]
+            index = {t: i for i, t in enumerate(tags)}
+            seqs = [seqs[index[t]] for t in wanted if t in index]
+            tags = [t for t in wanted if t in index]
+        self._seqs, self._tags = seqs, tags
+        offsets = np.cumsum([0] + [len(x) for x in seqs[:-1]]) if seqs else []
+        self._orths_offsets_and_lens = [(int(o), len(x)) for o, x in zip(offsets, seqs)]
+
+    def init_seq_order(self, epoch: Optional[int] = None, seq_list: Optional[Sequence[str]] = None,
+                       seq_order: Optional[Sequence[int]] = None) -> bool:
+        self._lazy_init()
+        return super().init_seq_order(epoch=epoch, seq_list=seq_list, seq_order=seq_order)
 
     def get_total_num_seqs(self) -> int:
+        self._lazy_init()
         return len(self._seqs)
 
     def _collect_corpus_seq(self, corpus_idx: int) -> DatasetSeq:
+        self._lazy_init()
         data = self._seqs[corpus_idx]
         features = {"data": data}
         if self.add_delayed_seq_data:
@@ -208,9 +247,11 @@ class LmDataset(Dataset):
         return DatasetSeq(corpus_idx, features, seq_tag=self._tags[corpus_idx])
 
     def _get_corpus_seq_len(self, corpus_idx: int) -> int:
+        self._lazy_init()
         return len(self._seqs[corpus_idx])
 
     def _get_corpus_seq_tag(self, corpus_idx: int) -> str:
+        self._lazy_init()
         return self._tags[corpus_idx]
 
 

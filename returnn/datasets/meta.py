@@ -8,6 +8,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from returnn.errors import DatasetArgError, DatasetFileError
+from returnn.datasets import seq_order as _seq_order
 from returnn.datasets.dataset import Dataset, DatasetSeq
 from returnn.datasets.epoch_wise_filter import EpochWiseFilter as EpochWiseFilter  # noqa: F401  (reference path)
 from returnn.datasets.init import init_dataset
@@ -33,11 +34,13 @@ class _TagIndex:
 
     def __init__(self, dataset: Dataset):
         self.dataset = dataset
-        self.index = {tag: i for i, tag in enumerate(dataset.get_all_tags())}
+        self._index: Optional[Dict[str, int]] = None
 
     def lookup(self, tag: str, meta_name: str) -> int:
+        if self._index is None:  # built at the first use: the sub datasets may read their files lazily
+            self._index = {t: i for i, t in enumerate(self.dataset.get_all_tags())}
         try:
-            return self.index[tag]
+            return self._index[tag]
         except KeyError:
             raise DatasetFileError(self.dataset.name, f"{meta_name}: sequence tag {tag!r} not found in this "
                                                       f"sub dataset") from None
@@ -83,20 +86,7 @@ class MetaDataset(Dataset):
         self.seq_order_control_dataset = seq_order_control_dataset
         self._seq_list_file = seq_list_file
         self._index = {name: _TagIndex(ds) for name, ds in self.datasets.items()}
-        if isinstance(seq_list_file, dict):
-            lists = {name: _read_tag_list(fn) for name, fn in seq_list_file.items()}
-            base = lists.get(seq_order_control_dataset) or next(iter(lists.values()))
-            self._tags = list(base)
-            self._tags_per_ds = {name: lists.get(name, base) for name in self.datasets}
-        else:
-            base = _read_tag_list(seq_list_file) if seq_list_file else self.datasets[
-                seq_order_control_dataset].get_all_tags()
-            self._tags = list(base)
-            self._tags_per_ds = {name: self._tags for name in self.datasets}
-        for name, tags in self._tags_per_ds.items():
-            if len(tags) != len(self._tags):
-                raise DatasetFileError(str(seq_list_file), f"seq list of {name!r} has {len(tags)} tags, expected "
-                                                           f"{len(self._tags)}")
+        self._tags_cache: Optional[Tuple[List[str], Dict[str, List[str]]]] = None
         self.num_outputs = {}
         self.labels = {}
         self._data_dtypes = {}
@@ -109,6 +99,39 @@ class MetaDataset(Dataset):
         self.num_outputs.update({k: tuple(v) for k, v in (data_dims or {}).items()})
         self._data_dtypes.update(data_dtypes or {})
         self.num_inputs = self.num_outputs.get("data", (0, 2))[0]
+
+    def _corpus_tags(self) -> Tuple[List[str], Dict[str, List[str]]]:
+        """The corpus tags and each sub dataset's tags in the same order; read at the first use (the sub
+        datasets may load their files lazily, as the reference's)."""
+        if self._tags_cache is None:
+            self._tags_cache = self._read_corpus_tags()
+        return self._tags_cache
+
+    def _read_corpus_tags(self) -> Tuple[List[str], Dict[str, List[str]]]:
+        seq_list_file, seq_order_control_dataset = self._seq_list_file, self.seq_order_control_dataset
+        if isinstance(seq_list_file, dict):
+            lists = {name: _read_tag_list(fn) for name, fn in seq_list_file.items()}
+            base = lists.get(seq_order_control_dataset) or next(iter(lists.values()))
+            tags = list(base)
+            tags_per_ds = {name: lists.get(name, base) for name in self.datasets}
+        else:
+            base = _read_tag_list(seq_list_file) if seq_list_file else self.datasets[
+                seq_order_control_dataset].get_all_tags()
+            tags = list(base)
+            tags_per_ds = {name: tags for name in self.datasets}
+        for name, ds_tags in tags_per_ds.items():
+            if len(ds_tags) != len(tags):
+                raise DatasetFileError(str(seq_list_file), f"seq list of {name!r} has {len(ds_tags)} tags, expected "
+                                                           f"{len(tags)}")
+        return tags, tags_per_ds
+
+    @property
+    def _tags(self) -> List[str]:
+        return self._corpus_tags()[0]
+
+    @property
+    def _tags_per_ds(self) -> Dict[str, List[str]]:
+        return self._corpus_tags()[1]
 
     def get_total_num_seqs(self) -> int:
         return len(self._tags)
@@ -212,7 +235,13 @@ class CombinedDataset(Dataset):
 
     Each epoch holds ``sampling_sizes[name]`` sequences of each dataset (default: all of them; fewer: a random
     subset per epoch; more: cycling), dataset after dataset; the usual ``seq_ordering`` (e.g. ``"random"``)
-    then mixes them. A key a dataset does not provide is an empty (length 0) array in its sequences.
+    then mixes them. A key a dataset does not provide is an empty (length 0) array in its sequences. A sequence's
+    tag is its tag in its dataset (as the reference).
+
+    Two more ``seq_ordering`` s: ``"interleave"`` (as the reference: item ``j`` of a dataset with ``n`` sequences
+    this epoch sits at ``(j + 1) / n``; all merged by that position, the earlier dataset first on ties) and
+    ``"random_dataset"`` (each dataset keeps its order; which dataset comes next is drawn at random, weighted by
+    the sequences it has left: our own random stream, seeded by the epoch).
 
     :param datasets: name -> dataset dict
     :param data_map: ``(dataset name, key in it)`` -> our key
@@ -223,8 +252,11 @@ class CombinedDataset(Dataset):
     def __init__(self, datasets: Dict[str, Dict[str, Any]], data_map: Dict[Tuple[str, str], str],
                  sampling_sizes: Union[None, int, Dict[str, int]] = None,
                  data_dims: Optional[Dict[str, Tuple[int, int]]] = None, data_dtypes: Optional[Dict[str, str]] = None,
-                 window: int = 1, interleave_gumbel_scale: Any = None, **kwargs):
+                 window: int = 1, interleave_gumbel_scale: Any = None, seq_ordering: str = "default", **kwargs):
         super().__init__(window=window, **kwargs)
+        if seq_ordering not in self._OWN_ORDERS:
+            _seq_order.check_seq_ordering(seq_ordering)
+        self.seq_ordering = seq_ordering
         self.datasets = _sub_datasets("CombinedDataset", datasets)
         self.data_map = {tuple(k): v for k, v in data_map.items()}
         self.num_outputs, self._data_dtypes, self.labels = {}, {}, {}
@@ -244,6 +276,31 @@ class CombinedDataset(Dataset):
         self.num_inputs = self.num_outputs.get("data", (0, 2))[0]
         self.sampling_sizes = sampling_sizes
         self._entries: List[Tuple[str, int]] = []
+
+    _OWN_ORDERS = ("interleave", "random_dataset")
+
+    def get_seq_order_for_epoch(self, epoch: Optional[int], num_seqs: int, get_seq_len=None) -> List[int]:
+        if self.seq_ordering not in self._OWN_ORDERS:
+            return super().get_seq_order_for_epoch(epoch, num_seqs, get_seq_len)
+        epoch = epoch or 1
+        groups: Dict[str, List[int]] = {}
+        for idx, (name, _) in enumerate(self._entries):
+            groups.setdefault(name, []).append(idx)
+        lists = [groups[name] for name in self.datasets if name in groups]
+        if self.seq_ordering == "interleave":
+            keyed = [((j + 1) / len(lst), g, idx) for g, lst in enumerate(lists) for j, idx in enumerate(lst)]
+            order = [idx for _, _, idx in sorted(keyed)]
+        else:
+            rng = np.random.RandomState(self._get_epoch_seed(epoch))
+            left = [len(lst) for lst in lists]
+            pos = [0] * len(lists)
+            order = []
+            for _ in range(sum(left)):
+                g = int(rng.choice(len(lists), p=np.array(left) / sum(left)))
+                order.append(lists[g][pos[g]])
+                pos[g] += 1
+                left[g] -= 1
+        return _seq_order.partition(order, self.partition_epoch, epoch)
 
     def _size(self, name: str, available: int) -> int:
         if self.sampling_sizes is None:
@@ -284,7 +341,7 @@ class CombinedDataset(Dataset):
             else:
                 shape, dtype = self._frame_shapes[key]
                 features[key] = np.zeros([0] + list(shape), dtype=dtype)
-        return DatasetSeq(corpus_idx, features, seq_tag=f"{name}/{seq.seq_tag}")
+        return DatasetSeq(corpus_idx, features, seq_tag=seq.seq_tag)
 
     def _get_corpus_seq_len(self, corpus_idx: int) -> int:
         name, sub_idx = self._entries[corpus_idx]
@@ -292,7 +349,7 @@ class CombinedDataset(Dataset):
 
     def _get_corpus_seq_tag(self, corpus_idx: int) -> str:
         name, sub_idx = self._entries[corpus_idx]
-        return f"{name}/{self.datasets[name]._get_corpus_seq_tag(sub_idx)}"
+        return self.datasets[name]._get_corpus_seq_tag(sub_idx)
 
 
 # classes the reference has in this module, implemented in their own modules (imported last: they use init_dataset)

@@ -54,8 +54,9 @@ def test_keep_empty_lines(files):
 def test_word_lm_unknown(files):
     kwargs = {"class": "LmDataset", "corpus_file": str(files / "corpus.txt"),
               "orth_symbols_map_file": str(files / "words.txt"), "word_based": True}
+    ds = init_dataset(kwargs)  # the corpus is read lazily (as the reference), at the first epoch
     with pytest.raises(DataFileError, match="'ab'"):
-        init_dataset(kwargs)
+        ds.init_seq_order(epoch=1)
     ds = init_dataset(dict(kwargs, auto_replace_unknown_symbol=True))
     assert [s[1]["data"] for s in _all(ds)] == [[3, 4, 1], [2, 1], [5, 2, 1]]
     ds = init_dataset(dict(kwargs, auto_replace_unknown_symbol=True, seq_end_symbol=None, add_delayed_seq_data=True))
@@ -85,3 +86,24 @@ def test_translation(tmp_path):
     with pytest.raises(DataFileError, match="'foo'"):
         init_dataset({"class": "TranslationDataset", "path": str(tmp_path), "file_postfix": "train"})
     assert np.array_equal(ds.get_data(0, "data"), [0, 1, 2])
+
+
+def test_orth_vocab_and_lazy_loading(tmp_path):
+    import pickle
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("Hello world\nNext line\nShorty\n")
+    vocab = tmp_path / "v.syms"
+    vocab.write_text(repr({"[END]": 0, "Hello": 1, "world": 2, "Next": 3, "line": 4, "Shorty": 5}) + "\n")
+    ds = init_dataset({"class": "LmDataset", "corpus_file": str(corpus),
+                       "orth_vocab": {"vocab_file": str(vocab), "unknown_label": None}})
+    assert ds._orths_offsets_and_lens is None  # not read yet (as the reference)
+    ds = pickle.loads(pickle.dumps(ds))
+    assert ds._orths_offsets_and_lens is None
+    # a vocabulary splits the line; no seq_end_symbol is appended (observed on the reference)
+    assert [s[1]["data"] for s in _all(ds)] == [[1, 2], [3, 4], [5]]
+    ds = init_dataset({"class": "LmDataset", "corpus_file": str(corpus), "orth_vocab": {"class": "Utf8ByteTargets"},
+                       "seq_ordering": "sorted"})
+    ds.init_seq_order(epoch=1)
+    ds.load_seqs(0, 3)
+    assert bytes(ds.get_data(0, "data").tolist()) == b"Shorty" and bytes(ds.get_data(2, "data").tolist()) == \
+        b"Hello world"

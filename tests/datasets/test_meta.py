@@ -86,11 +86,45 @@ def test_combined_dataset():
         "sampling_sizes": {"a": 2, "b": 5}})
     ds.init_seq_order(epoch=1)
     assert ds.num_seqs == 7 and ds.get_data_keys() == ["data", "classes"]
-    tags = [ds.get_tag(i) for i in range(7)]
-    assert sum(t.startswith("a/") for t in tags) == 2 and sum(t.startswith("b/") for t in tags) == 5
+    keys_used = ["data" if ds.get_data(i, "data").shape[0] else "classes" for i in range(7)]
+    assert keys_used.count("data") == 2 and keys_used.count("classes") == 5
+    assert ds.get_tag(6).startswith("seq-")  # the sub-dataset's tag, as the reference
     assert ds.get_data(0, "classes").shape == (0,)
     assert ds.get_data(6, "data").shape == (0, 1)
     assert ds.get_data(6, "classes").tolist() == [1, 2, 3]
+
+
+def _combined(nums, **kwargs):
+    datasets = {str(i): {"class": "StaticDataset", "data": [{f"d{i}": np.array([i * 100 + j], "int32")}
+                                                          for j in range(n)], "output_dim": {f"d{i}": (1000, 1)}}
+                for i, n in enumerate(nums)}
+    return init_dataset(dict({"class": "CombinedDataset", "datasets": datasets,
+                              "data_map": {(str(i), f"d{i}"): f"d{i}" for i in range(len(nums))}}, **kwargs))
+
+
+def _combined_values(ds, epoch=1):
+    ds.init_seq_order(epoch=epoch)
+    ds.load_seqs(0, ds.num_seqs)
+    return [int(ds.get_data(i, k)[0]) for i in range(ds.num_seqs) for k in ds.get_data_keys()
+            if ds.get_data(i, k).shape[0]]
+
+
+@pytest.mark.parametrize("nums, expected", [  # observed on the reference
+    ([10, 5], [0, 1, 100, 2, 3, 101, 4, 5, 102, 6, 7, 103, 8, 9, 104]),
+    ([7, 3], [0, 1, 100, 2, 3, 101, 4, 5, 6, 102]),
+    ([1, 4], [100, 101, 102, 0, 103]),
+    ([4, 2, 1], [0, 1, 100, 2, 3, 101, 200]),
+])
+def test_combined_interleave(nums, expected):
+    assert _combined_values(_combined(nums, seq_ordering="interleave")) == expected
+
+
+def test_combined_random_dataset_keeps_each_datasets_order():
+    ds = _combined([10, 5])
+    ds.seq_ordering = "random_dataset"
+    values = _combined_values(ds)
+    assert sorted(values) == list(range(10)) + list(range(100, 105))
+    assert [v for v in values if v < 100] == list(range(10)) and values != sorted(values)
 
 
 def test_static_in_meta_by_order():
