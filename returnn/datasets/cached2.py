@@ -13,6 +13,9 @@ The hooks, as the reference documents them for subclasses:
   past the end;
 - optional: ``get_current_seq_order``, ``get_all_tags``, ``get_total_num_seqs``, ``supports_seq_order_sorting``.
 
+``num_outputs`` may be given the short way, as the reference accepts: an int entry is a sparse key's dim
+(``(dim, 1)``), and without a ``"data"`` entry a set ``num_inputs`` adds ``"data": (num_inputs, 2)``.
+
 Observed reference behaviour kept: ``num_seqs`` is 0 before the first ``init_seq_order`` and raises
 ``NotImplementedError`` while ``_num_seqs`` is None; ``get_data_keys`` is sorted; ``get_all_tags`` /
 ``get_total_num_seqs`` / ``get_current_seq_order`` raise :class:`OptionalNotImplementedError` unless implemented.
@@ -20,7 +23,7 @@ Observed reference behaviour kept: ``num_seqs`` is 0 before the first ``init_seq
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 from returnn.datasets.dataset import Dataset, DatasetSeq
 
@@ -34,11 +37,27 @@ class CachedDataset2(Dataset):
     """Base class of datasets that produce their sequences in order (see the module doc for the hooks)."""
 
     def __init__(self, **kwargs):
+        self._num_outputs: Dict[str, Any] = {}
         super().__init__(**kwargs)
         self._num_seqs: Optional[int] = 0
         self.expected_load_seq_start = 0
         self.reached_final_seq = False
         self.added_data: List[DatasetSeq] = []
+
+    @property
+    def num_outputs(self) -> Dict[str, Any]:
+        """key -> ``(dim, ndim)``; the short forms (see the module doc) are completed in place."""
+        outputs = self._num_outputs
+        for key, value in list(outputs.items()):
+            if isinstance(value, int) and not isinstance(value, bool):
+                outputs[key] = (value, 1)
+        if "data" not in outputs and getattr(self, "num_inputs", 0):
+            outputs["data"] = (int(self.num_inputs), 2)
+        return outputs
+
+    @num_outputs.setter
+    def num_outputs(self, value: Dict[str, Any]) -> None:
+        self._num_outputs = value
 
     def init_seq_order(self, epoch: Optional[int] = None, seq_list: Optional[Sequence[str]] = None,
                        seq_order: Optional[Sequence[int]] = None) -> bool:

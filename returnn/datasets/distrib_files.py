@@ -148,6 +148,13 @@ class DistributeFilesDataset(CachedDataset2):
         self._sub_dataset: Optional[Dataset] = None
         self._files_per_sub_epoch: Dict[int, List[List[Any]]] = {}
 
+    @staticmethod
+    def _distribute_evenly_by_size(*, num_bins: int, file_sizes: Dict[Any, float], files_order: Sequence[Any]
+                                   ) -> List[List[Any]]:
+        """The reference's static helper: :func:`distribute_files` of ``files_order`` into ``num_bins`` parts with
+        the sizes from ``file_sizes`` (a file may occur several times in ``files_order``)."""
+        return distribute_files(list(files_order), num_bins, sizes=[file_sizes[f] for f in files_order])
+
     def _make_sub_dataset(self, files: List[Any]) -> Dataset:
         spec = self.get_sub_epoch_dataset(files)
         if not _has_seq_ordering(spec):

@@ -128,3 +128,25 @@ def test_from_list_dataset():
         FromListDataset(data_list=data_list).get_seq_len(0)
     with pytest.raises(DatasetArgError, match="needs to provide data_types"):
         MapDatasetWrapper(map_dataset=FromListDataset(data_list=data_list))
+
+
+def test_cached2_short_num_outputs():
+    # as the reference accepts: an int entry is a sparse dim; num_inputs adds "data"
+    from returnn.datasets.cached2 import CachedDataset2
+
+    class _Short(CachedDataset2):
+        def __init__(self):
+            super().__init__()
+            self.num_inputs = 11
+            self.num_outputs = {"classes": 7}
+
+    ds = _Short()
+    assert ds.num_outputs == {"classes": (7, 1), "data": (11, 2)}
+    assert ds.get_data_keys() == ["classes", "data"] and ds.get_data_dim("classes") == 7
+    assert ds.is_data_sparse("classes") and ds.get_data_shape("data") == [11]
+
+
+def test_public_names_of_hdf_module():
+    from returnn.datasets import hdf
+    from returnn.datasets.cached import CachedDataset
+    assert hdf.CachedDataset is CachedDataset

@@ -200,3 +200,18 @@ def test_distribute_files_dataset_hdf(tmp_path):
                        "get_sub_epoch_dataset": get_sub_epoch_dataset})
     ds.init_seq_order(epoch=2)
     assert _iterate(ds) == t[1]
+
+
+@pytest.mark.parametrize("sizes, bins, expected", [  # the reference test's cases
+    ([1, 10, 1, 1], 3, [[1], [10], [1, 1]]),
+    ([1, 1, 1, 56, 141], 4, [[1, 1], [1], [56], [141]]),
+    ([5, 5] + [10] * 7, 5, [[5, 5, 10], [10, 10], [10], [10], [10, 10]]),
+])
+def test_distribute_evenly_by_size_static(sizes, bins, expected):
+    from returnn.datasets.distrib_files import DistributeFilesDataset
+    files = [f"file-{i}" for i in range(len(sizes))]
+    file_sizes = dict(zip(files, sizes))
+    res = DistributeFilesDataset._distribute_evenly_by_size(num_bins=bins, file_sizes=file_sizes, files_order=files)
+    assert [[file_sizes[f] for f in part] for part in res] == expected
+    dup = DistributeFilesDataset._distribute_evenly_by_size(num_bins=5, file_sizes={"f": 1}, files_order=["f"] * 10)
+    assert dup == [["f", "f"]] * 5
