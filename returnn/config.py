@@ -218,8 +218,10 @@ class Config:
         self.apply_cmd_overrides()
 
     def _load_json(self, filename: str, content: str) -> None:
+        from returnn.util.json_text import json_remove_comments
+
         try:
-            obj = json.loads(content)
+            obj = json.loads(json_remove_comments(content, strip_space=False, keep_newlines=True))
         except json.JSONDecodeError as exc:
             lines = content.splitlines()
             source = lines[exc.lineno - 1] if 0 < exc.lineno <= len(lines) else None

@@ -141,3 +141,11 @@ def _load_codes(filename: str) -> Tuple[Tuple[int, ...], Dict[Tuple[str, str], i
             raise DataFileValueError(filename, f"line {lineno}: expected a merge 'left right', got {line!r}")
         codes.setdefault((parts[0], parts[1]), len(codes))  # a repeated merge keeps its first (best) rank
     return version, codes
+
+
+from returnn.util.bpe_search import BpeOpts as BpeOpts  # noqa: E402
+from returnn.util.bpe_search import BpePostMergeSymbol as BpePostMergeSymbol  # noqa: E402
+from returnn.util.bpe_search import CharSyncSearch as CharSyncSearch  # noqa: E402
+from returnn.util.bpe_search import DepthFirstSearch as DepthFirstSearch  # noqa: E402
+from returnn.util.bpe_search import Hyp as Hyp  # noqa: E402
+from returnn.util.bpe_search import PrefixTree as PrefixTree  # noqa: E402

@@ -8,28 +8,15 @@ from typing import Any, Callable, Dict, Iterable, Optional, Union
 Number = Union[int, float]
 
 
-class _ClassOrInstanceMethod:
-    """``NumbersDict.constant_like(number, numbers_dict)`` (the reference's classmethod) and also
-    ``nd.constant_like(number)`` on an instance."""
-
-    def __init__(self, func):
-        self.func = func
-        self.__doc__ = func.__doc__
-
-    def __get__(self, obj, owner):
-        if obj is None:
-            return lambda number, numbers_dict: self.func(NumbersDict(numbers_dict), number)
-        return lambda number: self.func(obj, number)
-
-
 class NumbersDict:
     """A dict of numbers per data key (e.g. ``{"data": 100, "classes": 20}``) plus an optional broadcast value.
 
     ``NumbersDict(5)`` has only the broadcast value 5: every key reads as 5. ``NumbersDict({"data": 3})`` has no
     broadcast value: a missing key reads as ``None``. Binary operators (``+ - * / // %``, ``max``/``min`` via the
-    static helpers) apply per key; a key missing on one side takes that side's broadcast value (or, without one,
-    the other side's value unchanged), and the result's keys are the union. As in the reference, a broadcast
-    value present on one side only is kept, and a plain number operand applies to each value without becoming a
+    static helpers) apply per key; a key missing on one side takes that side's broadcast value, or without one the
+    identity of the operator (0 for ``+ -``, 1 for ``* / //``), and the result's keys are the union; the same
+    holds for the broadcast values (as the reference: ``NumbersDict({"c": 11}) - NumbersDict(10)`` is
+    ``{'c': 1}`` with broadcast value -10). A plain number operand applies to each value without becoming a
     broadcast value itself (``NumbersDict({"data": 1}) + 1 == NumbersDict({"data": 2})``). Comparisons (``< <= > >=``, ``==``) hold when they hold for every key of the union (the
     reference's ``all`` semantics); :meth:`any_compare` is the "for some key" variant.
 
@@ -92,12 +79,13 @@ class NumbersDict:
         """Shallow copy."""
         return NumbersDict(self)
 
-    @_ClassOrInstanceMethod
-    def constant_like(self, number: Number) -> NumbersDict:
-        """Same keys, every value (and the broadcast value, if set) replaced by ``number``. Called on the class
-        as the reference: ``NumbersDict.constant_like(number, numbers_dict)``."""
-        return NumbersDict(numbers_dict={k: number for k in self.dict},
-                           broadcast_value=number if self.value is not None else None)
+    @classmethod
+    def constant_like(cls, const_number: Number, numbers_dict: NumbersDict) -> NumbersDict:
+        """The keys of ``numbers_dict``, every value (and the broadcast value, if ``numbers_dict`` has one) replaced
+        by ``const_number``, e.g. ``NumbersDict.constant_like(0, NumbersDict({"a": 5}))`` is ``{'a': 0}``."""
+        numbers_dict = numbers_dict if isinstance(numbers_dict, NumbersDict) else NumbersDict(numbers_dict)
+        return cls(numbers_dict={k: const_number for k in numbers_dict.dict},
+                   broadcast_value=const_number if numbers_dict.value is not None else None)
 
     def copy_like(self, numbers_dict: NumbersDict) -> NumbersDict:
         """The values of ``self`` for the keys of ``numbers_dict`` (and ``self``'s broadcast value if
@@ -173,9 +161,20 @@ class NumbersDict:
         return min(values) if values else None
 
     # -- arithmetic --
-    def _binary(self, other: Any, op: Callable[[Any, Any], Any], *, swapped: bool = False) -> NumbersDict:
+    def _binary(self, other: Any, op: Callable[[Any, Any], Any], *, swapped: bool = False,
+                zero: Any = None) -> NumbersDict:
+        """``op`` per key; a value missing on one side (no key, no broadcast value) is ``zero`` (the identity
+        of ``op``: 0 for ``+ -``, 1 for ``* / //``, as the reference); with ``zero=None``, the other side's value
+        is kept as is."""
         def apply(a, b):
             return op(b, a) if swapped else op(a, b)
+
+        def combine(a, b):
+            if a is not None and b is not None:
+                return apply(a, b)
+            if zero is None:
+                return a if b is None else b
+            return apply(zero if a is None else a, zero if b is None else b)
 
         if not isinstance(other, (NumbersDict, dict)):
             # a plain number applies to every value; it does not become a broadcast value by itself
@@ -184,12 +183,9 @@ class NumbersDict:
         other = other if isinstance(other, NumbersDict) else NumbersDict(other)
         result = NumbersDict()
         for key in _union_keys(self.dict, other.dict):
-            a, b = self[key], other[key]
-            result.dict[key] = (a if b is None else b) if (a is None or b is None) else apply(a, b)
-        if self.value is not None and other.value is not None:
-            result.value = apply(self.value, other.value)
-        else:  # a broadcast value on one side only is kept, as the reference does
-            result.value = self.value if other.value is None else other.value
+            result.dict[key] = combine(self[key], other[key])
+        if self.value is not None or other.value is not None:
+            result.value = combine(self.value, other.value)
         return result
 
     def has_value_for(self, key: str) -> bool:
@@ -200,14 +196,14 @@ class NumbersDict:
         """The explicit keys as a set."""
         return set(self.dict)
 
-    def __add__(self, other): return self._binary(other, operator.add)
-    def __radd__(self, other): return self._binary(other, operator.add, swapped=True)
-    def __sub__(self, other): return self._binary(other, operator.sub)
-    def __rsub__(self, other): return self._binary(other, operator.sub, swapped=True)
-    def __mul__(self, other): return self._binary(other, operator.mul)
-    def __rmul__(self, other): return self._binary(other, operator.mul, swapped=True)
-    def __truediv__(self, other): return self._binary(other, operator.truediv)
-    def __floordiv__(self, other): return self._binary(other, operator.floordiv)
+    def __add__(self, other): return self._binary(other, operator.add, zero=0)
+    def __radd__(self, other): return self._binary(other, operator.add, swapped=True, zero=0)
+    def __sub__(self, other): return self._binary(other, operator.sub, zero=0)
+    def __rsub__(self, other): return self._binary(other, operator.sub, swapped=True, zero=0)
+    def __mul__(self, other): return self._binary(other, operator.mul, zero=1)
+    def __rmul__(self, other): return self._binary(other, operator.mul, swapped=True, zero=1)
+    def __truediv__(self, other): return self._binary(other, operator.truediv, zero=1)
+    def __floordiv__(self, other): return self._binary(other, operator.floordiv, zero=1)
     def __mod__(self, other): return self._binary(other, operator.mod)
 
     def __neg__(self) -> NumbersDict:

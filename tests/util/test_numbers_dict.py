@@ -69,7 +69,9 @@ def test_reference_helpers():
     assert repr(N.constant_like(0, N({"a": 5, "b": 5}))) == "NumbersDict({'a': 0, 'b': 0})"
     assert repr(N.constant_like(3, N(numbers_dict={"a": 1}, broadcast_value=2))) == \
         "NumbersDict(numbers_dict={'a': 3}, broadcast_value=3)"
-    assert repr(N({"a": 1}).constant_like(0)) == "NumbersDict({'a': 0})"  # also on an instance
+    # a classmethod, as the reference (observed): on an instance, the instance's own keys play no part
+    assert repr(N({"a": 1}).constant_like(3, N({"b": 2}))) == "NumbersDict({'b': 3})"
+    assert N.constant_like.__self__ is N
     x = N({"a": 1})
     assert x.pop("a") == 1 and x.pop("zz", 7) == 7 and repr(x) == "NumbersDict({})"
     with pytest.raises(KeyError):
