@@ -67,11 +67,14 @@ class _ConfigPickler(pickle.Pickler):
         return None
 
     def reducer_override(self, obj: Any) -> Any:
+        # Skeleton first, state second (pickle's state_setter): the skeleton is memoized before its state is
+        # pickled, so cycles (a method's ``__class__`` cell holding its class, a function in its own closure) end.
         if isinstance(obj, types.FunctionType) and obj.__globals__ is self.config.typed_dict:
-            return _restore_function, _function_state(obj)
+            return _function_skeleton, _function_skeleton_args(obj), _function_state(obj), None, None, \
+                _set_function_state
         if isinstance(obj, type) and obj.__module__ == _config_module_name() and \
                 self.config.typed_dict.get(obj.__name__) is obj:
-            return _restore_class, _class_state(obj)
+            return _class_skeleton, _class_skeleton_args(obj), _class_state(obj), None, None, _set_class_state
         return NotImplemented
 
 
@@ -96,31 +99,58 @@ def _config_module_name() -> str:
     return CONFIG_MODULE_NAME
 
 
-def _function_state(func: types.FunctionType) -> tuple:
-    closure = tuple(cell.cell_contents for cell in func.__closure__) if func.__closure__ else None
-    attrs = {k: v for k, v in vars(func).items()}
-    return (_ConfigRef(), marshal.dumps(func.__code__), func.__name__, func.__qualname__, func.__defaults__,
-            func.__kwdefaults__, closure, func.__doc__, attrs)
+def _function_skeleton_args(func: types.FunctionType) -> tuple:
+    return _ConfigRef(), marshal.dumps(func.__code__), func.__name__, len(func.__closure__ or ())
 
 
-def _restore_function(config, code_bytes, name, qualname, defaults, kwdefaults, closure, doc, attrs):
-    cells = tuple(types.CellType(v) for v in closure) if closure is not None else None
-    func = types.FunctionType(marshal.loads(code_bytes), config.typed_dict, name, defaults, cells)
-    func.__qualname__ = qualname
-    func.__kwdefaults__ = kwdefaults
-    func.__doc__ = doc
+def _function_skeleton(config, code_bytes, name, num_cells):
+    cells = tuple(types.CellType() for _ in range(num_cells)) if num_cells else None
+    return types.FunctionType(marshal.loads(code_bytes), config.typed_dict, name, None, cells)
+
+
+def _function_state(func: types.FunctionType) -> dict:
+    closure = []
+    for cell in func.__closure__ or ():
+        try:
+            closure.append((True, cell.cell_contents))
+        except ValueError:  # an empty cell
+            closure.append((False, None))
+    return {"qualname": func.__qualname__, "defaults": func.__defaults__, "kwdefaults": func.__kwdefaults__,
+            "closure": closure, "doc": func.__doc__, "attrs": dict(vars(func))}
+
+
+def _set_function_state(func: types.FunctionType, state: dict) -> types.FunctionType:
+    for cell, (filled, value) in zip(func.__closure__ or (), state["closure"]):
+        if filled:
+            cell.cell_contents = value
+    func.__qualname__ = state["qualname"]
+    func.__defaults__ = state["defaults"]
+    func.__kwdefaults__ = state["kwdefaults"]
+    func.__doc__ = state["doc"]
     func.__module__ = _config_module_name()
-    func.__dict__.update(attrs)
+    func.__dict__.update(state["attrs"])
     return func
 
 
-def _class_state(cls: type) -> tuple:
-    namespace = {k: v for k, v in vars(cls).items() if k not in ("__dict__", "__weakref__")}
-    return type(cls), cls.__name__, cls.__bases__, namespace
+_CLASS_SKIPPED = ("__dict__", "__weakref__")
 
 
-def _restore_class(metaclass, name, bases, namespace):
+def _class_skeleton_args(cls: type) -> tuple:
+    return type(cls), cls.__name__, cls.__bases__, {"__module__": cls.__module__, "__qualname__": cls.__qualname__}
+
+
+def _class_skeleton(metaclass, name, bases, namespace):
     return metaclass(name, bases, dict(namespace))
+
+
+def _class_state(cls: type) -> dict:
+    return {k: v for k, v in vars(cls).items() if k not in _CLASS_SKIPPED + ("__module__", "__qualname__")}
+
+
+def _set_class_state(cls: type, state: dict) -> type:
+    for key, value in state.items():
+        setattr(cls, key, value)
+    return cls
 
 
 class _ConfigRef:

@@ -40,7 +40,7 @@ def find_best_epoch(epoch_data, key=None, first_epoch=None, last_epoch=None, mod
 
     :param epoch_data: epoch → ``EpochData`` as read from the learning_rate_file
     """
-    control = NewbobRelative(default_learning_rate=1.0, error_measure=key)
+    control = NewbobRelative(default_learning_rate=1.0, error_measure_key=key)
     control.epoch_data = epoch_data
     best = None
     for epoch in sorted(epoch_data):

@@ -23,7 +23,7 @@ class LearningRateControl:
     :param default_learning_rate: learning rate of the first epoch (config ``learning_rate``)
     :param min_learning_rate: floor of decayed rates
     :param default_learning_rates: explicit rates, list (index = epoch - 1) or dict epoch → rate
-    :param error_measure: score key that drives decisions; None → :meth:`get_error_key`'s default order
+    :param error_measure_key: score key that drives decisions; None → :meth:`get_error_key`'s default order
     :param relative_error_also_relative_to_learning_rate: divide the change by lr / initial lr
     :param min_num_epochs_per_new_learning_rate: keep a rate at least this many epochs
     :param relative_error_div_by_old: relative change divides by the old instead of the new score
@@ -36,7 +36,7 @@ class LearningRateControl:
     EpochData = EpochData
 
     def __init__(self, default_learning_rate: float, min_learning_rate: float = 0.0,
-                 default_learning_rates: Optional[DefaultLearningRates] = None, error_measure: Optional[str] = None,
+                 default_learning_rates: Optional[DefaultLearningRates] = None, error_measure_key: Optional[str] = None,
                  relative_error_also_relative_to_learning_rate: bool = False,
                  min_num_epochs_per_new_learning_rate: int = 0, relative_error_div_by_old: bool = False,
                  learning_rate_decay: float = 1.0, learning_rate_growth: float = 1.0,
@@ -46,7 +46,7 @@ class LearningRateControl:
         self.default_learning_rate = float(default_learning_rate)
         self.min_learning_rate = float(min_learning_rate)
         self.default_learning_rates = default_learning_rates if default_learning_rates is not None else []
-        self.error_measure_key = error_measure
+        self.error_measure_key = error_measure_key
         self.relative_error_also_relative_to_learning_rate = relative_error_also_relative_to_learning_rate
         self.min_num_epochs_per_new_learning_rate = int(min_num_epochs_per_new_learning_rate)
         self.relative_error_div_by_old = relative_error_div_by_old
@@ -63,6 +63,12 @@ class LearningRateControl:
         else:
             print("Learning-rate-control: no file specified, not saving history (no proper restart possible)",
                   file=log.v4)
+        # the explicit rates of epochs not in the file are entered right away, as the reference does
+        rates = self.default_learning_rates
+        explicit_epochs = rates.keys() if isinstance(rates, dict) else range(1, len(rates) + 1)
+        for epoch in sorted(explicit_epochs):
+            if epoch not in self.epoch_data:
+                self.epoch_data[epoch] = EpochData(learning_rate=self._default_rate_for_epoch(epoch))
 
     # ------------------------------------------------------------------ config
 
@@ -78,7 +84,7 @@ class LearningRateControl:
             "default_learning_rate": opts.learning_rate,
             "min_learning_rate": opts.min_learning_rate,
             "default_learning_rates": opts.learning_rates,
-            "error_measure": opts.learning_rate_control_error_measure,
+            "error_measure_key": opts.learning_rate_control_error_measure,
             "relative_error_also_relative_to_learning_rate": opts.learning_rate_control_relative_error_relative_lr,
             "min_num_epochs_per_new_learning_rate": opts.learning_rate_control_min_num_epochs_per_new_lr,
             "relative_error_div_by_old": opts.newbob_relative_error_div_by_old,
@@ -203,8 +209,9 @@ class LearningRateControl:
     # ------------------------------------------------------------------ scores
 
     def set_epoch_error(self, epoch: int, error: Dict[str, Any], *, log_error_key: bool = True) -> None:
-        """Adds the scores in ``error`` (key → number; ``":meta:..."`` keys go to :attr:`EpochData.meta`) to
-        ``epoch``'s entry. An epoch without learning rate gets the one :meth:`calc_new_learning_rate_for_epoch`
+        """Adds the scores in ``error`` to ``epoch``'s entry: key → number, or key → dict of numbers per loss
+        (``{"dev_score": {"cost:output": 1.9}}``, as the engine gives them; flattened by
+        :func:`flatten_epoch_error`); ``":meta:..."`` keys go to :attr:`EpochData.meta`. An epoch without learning rate gets the one :meth:`calc_new_learning_rate_for_epoch`
         gives (with the reference's message). For the first epoch scored in this process, the chosen error key is
         logged (``Learning-rate-control: error key 'dev_score' from {...}``) each time it changes, unless
         ``log_error_key`` is False (the ``eval`` task, where the reference does not log it).
@@ -215,7 +222,8 @@ class LearningRateControl:
             print(f"Learning rate not set for epoch {epoch}. Assuming default.", file=log.v4)
             self.get_learning_rate_for_epoch(epoch)
         data = self.epoch_data[epoch]
-        for key, value in error.items():
+        flat = flatten_epoch_error(error)
+        for key, value in flat.items():
             if key.startswith(EpochData.META_PREFIX):
                 data.meta[key[len(EpochData.META_PREFIX):]] = value
                 continue
@@ -229,12 +237,13 @@ class LearningRateControl:
         if epoch == self._first_scored_epoch and log_error_key:
             key = self.get_error_key(epoch)
             if key != self._last_logged_error_key:
-                print(f"Learning-rate-control: error key {key!r} from {dict(error)!r}", file=log.v4)
+                print(f"Learning-rate-control: error key {key!r} from {flat!r}", file=log.v4)
                 self._last_logged_error_key = key
 
     def get_error_key(self, epoch: int) -> Optional[str]:
         """The score key that drives the decision for ``epoch``. Order, as observed in the reference:
-        ``learning_rate_control_error_measure`` itself, then the first (sorted) key starting with it; else
+        ``learning_rate_control_error_measure`` itself, ``<measure>_output``; then (also with a measure that is
+        not there, e.g. ``dev_error`` with only ``dev_score`` and ``dev_error_x``: ``dev_score``)
         ``dev_score``, ``dev_score_output``, the first key starting with ``dev_score_output/``, the first key
         starting with ``dev_``, ``train_score``, ``train_score_output``, the first key (sorted).
         Unknown epoch → the configured measure (None if not configured)."""
@@ -245,11 +254,9 @@ class LearningRateControl:
             return self.error_measure_key if epoch not in self.epoch_data else None
         measure = self.error_measure_key
         if measure:
-            if measure in keys:
-                return measure
-            for key in keys:
-                if key.startswith(measure):
-                    return key
+            for exact in (measure, measure + "_output"):
+                if exact in keys:
+                    return exact
         for exact, prefix in (("dev_score", None), ("dev_score_output", "dev_score_output/"), (None, "dev_"),
                               ("train_score", None), ("train_score_output", None)):
             if exact is not None and exact in keys:
@@ -349,6 +356,23 @@ class LearningRateControl:
             parts = parts[:3] + ["..."] + parts[-3:]
         error_key = self.get_error_key(epochs[-1]) if epochs else self.error_measure_key
         return f"{self!r}, epoch data: {', '.join(parts)}, error key: {error_key}"
+
+
+def flatten_epoch_error(error: Dict[str, Any]) -> Dict[str, Any]:
+    """Scores given per loss flattened as the reference stores them: ``{"dev_score": {"cost:output": 1.9}}``
+    (one loss) → ``{"dev_score": 1.9}``; several losses → one key each, named by the part after ``:``
+    (``{"dev_score": {"cost:output": 1.9, "cost:out2": 2.9}}`` → ``dev_score_output``, ``dev_score_out2``).
+    Plain values come first, then the flattened ones (the reference's order)."""
+    flat = {key: value for key, value in error.items() if not isinstance(value, dict)}
+    for key, value in error.items():
+        if not isinstance(value, dict):
+            continue
+        if len(value) == 1:
+            flat[key] = next(iter(value.values()))
+            continue
+        for sub_key, sub_value in value.items():
+            flat[f"{key}_{str(sub_key).split(':', 1)[-1]}"] = sub_value
+    return flat
 
 
 class _RawRepr:

@@ -164,6 +164,11 @@ def test_default_error_key(scores, expected_key):
     ("dev_error", {"dev_error_output/x": 1.0, "dev_error_a": 0.3}, "dev_error_a"),
     ("dev_error", {"x_dev_error": 1.0, "train_score": 0.3}, "train_score"),
     ("dev_score_output", {"dev_score": 1.0, "train_score": 0.3}, "dev_score"),
+    # observed in the reference: a measure that is not there falls back to the default order
+    ("dev_error", {"dev_score": 1.0, "dev_error_x": 0.3}, "dev_score"),
+    ("dev_score", {"dev_score_a": 1.0, "dev_score_output/x": 0.3}, "dev_score_output/x"),
+    ("dev_score", {"dev_score_out2": 1.0, "dev_score_output": 0.3}, "dev_score_output"),
+    ("foo", {"foo_x": 1.0, "afoo": 0.3}, "afoo"),
 ])
 def test_error_measure_key(measure, scores, expected_key):
     lrc = make(learning_rate_control="newbob", learning_rate_control_error_measure=measure)
@@ -281,3 +286,36 @@ def test_no_decision_when_error_keys_differ(control, scores, expected):
         lrc.get_learning_rate_for_epoch(epoch)
         lrc.set_epoch_error(epoch, error)
     assert [lrc.get_learning_rate_for_epoch(e) for e in range(1, len(scores) + 2)] == expected
+
+
+def test_scores_per_loss_are_flattened():
+    """Scores given per loss (as the engine has them) are stored as the reference stores them (observed)."""
+    lrc = make(learning_rate_control="newbob", learning_rate_control_error_measure="dev_score")
+    lrc.get_learning_rate_for_epoch(1)
+    lrc.set_epoch_error(1, {"train_score": {"cost:output": 1.95, "cost:out2": 2.95}})
+    lrc.set_epoch_error(1, {"dev_score": {"cost:output": 1.99, "cost:out2": 2.99},
+                            "dev_error": {"error:output": 0.6, "error:out2": 0.7}})
+    assert lrc.get_epoch_error_dict(1) == {
+        "train_score_output": 1.95, "train_score_out2": 2.95, "dev_score_output": 1.99, "dev_score_out2": 2.99,
+        "dev_error_output": 0.6, "dev_error_out2": 0.7}
+    assert lrc.get_error_key(1) == "dev_score_output"
+    lrc.set_epoch_error(2, {"dev_score": {"cost:output": 1.9}, "dev_error": {"error:output": 0.5}, "dev_score_x": 3.0})
+    assert list(lrc.get_epoch_error_dict(2)) == ["dev_score_x", "dev_score", "dev_error"]
+    assert lrc.get_epoch_error_dict(2)["dev_score"] == 1.9
+
+
+def test_explicit_rates_are_entered_at_init(tmp_path):
+    """As the reference (observed): the explicit ``learning_rates`` of epochs not in the file are in epoch_data
+    right after construction; epochs from the file keep their stored rate."""
+    lrc = make(learning_rate_control="newbob_multi_epoch", learning_rate=0.1, learning_rates={1: 0.01, 5: 0.05})
+    assert {e: d.learning_rate for e, d in lrc.epoch_data.items()} == {1: 0.01, 5: 0.05}
+    assert [lrc.get_learning_rate_for_epoch(e) for e in range(1, 8)] == [0.01] * 4 + [0.05] * 3
+    filename = str(tmp_path / "lr.txt")
+    lrc = make(learning_rate_control="newbob_multi_epoch", learning_rate=0.1, learning_rate_file=filename)
+    for epoch in (1, 2, 3):
+        lrc.get_learning_rate_for_epoch(epoch)
+        lrc.set_epoch_error(epoch, {"dev_score": 1.0})
+    lrc.save()
+    lrc = make(learning_rate_control="newbob_multi_epoch", learning_rate=0.1, learning_rate_file=filename,
+               learning_rates={1: 0.5, 3: 0.7, 6: 0.9})
+    assert {e: d.learning_rate for e, d in lrc.epoch_data.items()} == {1: 0.1, 2: 0.1, 3: 0.1, 6: 0.9}

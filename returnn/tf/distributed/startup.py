@@ -83,3 +83,7 @@ def rank_log_config(config) -> None:
 def _reinit_log(config) -> None:
     log.initialize(logs=config.list("log", []), verbosity=config.int_list("log_verbosity", [3]),
                    formatter=config.list("log_format", []) or None)
+
+
+from .horovod_ctx import HorovodContext as HorovodContext  # noqa: E402  (public: returnn.tf.horovod)
+from .horovod_ctx import get_ctx as get_horovod_ctx  # noqa: E402
