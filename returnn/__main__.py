@@ -153,18 +153,47 @@ def need_data() -> bool:
 
 def init_data() -> None:
     """Builds the datasets of the config (``train``, ``dev``, ``eval``, ...) into :data:`train_data`,
-    :data:`dev_data`, :data:`eval_data`, and prints their summary (``Train data:`` ..., v2, as the task runner).
+    :data:`dev_data`, :data:`eval_data` (:func:`print_task_properties` prints their summary).
 
     :raises ReturnnError: a dataset the config cannot build (e.g. a missing data file), as the reference
     """
     global train_data, dev_data, eval_data, _eval_datasets
-    from returnn.datasets.from_config import init_datasets_from_config, print_datasets_summary
+    from returnn.datasets.from_config import init_datasets_from_config
 
     assert config is not None, "call init_config() first"
     datasets = init_datasets_from_config(config)
-    print_datasets_summary(datasets)
     train_data, dev_data, eval_data = datasets.get("train"), datasets.get("dev"), datasets.get("eval")
     _eval_datasets = datasets.get("eval_datasets") or {}
+
+
+def print_task_properties() -> None:
+    """Prints the summary of the datasets of :func:`init_data` (``Train data:``, ``Dev data:``, ``Eval data:``
+    blocks, v2), as the reference."""
+    from returnn.datasets.from_config import print_datasets_summary
+
+    print_datasets_summary({"train": train_data, "dev": dev_data, "eval": eval_data})
+
+
+def init_better_exchook() -> None:
+    """Installs ``better_exchook`` as ``sys.excepthook`` (tracebacks with the values of local variables)."""
+    from returnn.util import better_exchook
+
+    better_exchook.install()
+
+
+def init_faulthandler(sigusr1_chain: bool = False) -> None:
+    """Tracebacks of all threads on a fatal signal and on SIGUSR1 (:func:`returnn.util.debug.init_faulthandler`).
+
+    :param sigusr1_chain: also call the previous SIGUSR1 handler
+    """
+    from returnn.util.debug import init_faulthandler as _init
+
+    _init(sigusr1_chain=sigusr1_chain)
+
+
+def init_thread_join_hack() -> None:
+    """Accepted for the reference's scripts; nothing to do here (``Thread.join`` is interruptible by Ctrl+C in
+    the Python versions this project supports)."""
 
 
 def init_engine() -> None:
@@ -202,6 +231,7 @@ def init(config_filename: Optional[str] = None, command_line_options: Sequence[s
     init_backend_engine()
     if need_data():
         init_data()
+        print_task_properties()
     init_engine()
 
 
