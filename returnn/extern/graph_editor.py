@@ -1,0 +1,225 @@
+"""``returnn.extern.graph_editor``: walking and rewriting TF v1 graphs, the parts of TensorFlow's former
+``tf.contrib.graph_editor`` that user scripts and the ``FetchHelper`` use (our own implementation):
+
+- :func:`get_backward_walk_ops` / :func:`get_forward_walk_ops`: the ops a tensor depends on / that depend on it
+- :func:`graph_replace`: copies of the ops between some tensors and the targets, with those tensors replaced
+- :func:`copy`: copies of a set of ops (inputs outside the set stay connected to the originals), with a
+  :class:`TransformerInfo` mapping originals to copies
+
+Copies are made in the same graph, in the original op's name scope (made unique). Ops inside v1 while loops or
+conds cannot be copied (their control-flow context is not rebuilt): :class:`GraphEditError` says so.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Iterable, List, Optional, Set, Tuple, Union
+
+import tensorflow as tf
+from tensorflow.python.ops import control_flow_util
+
+from returnn.errors import ReturnnError
+
+TensorOrOp = Union[tf.Tensor, tf.Operation]
+
+
+class GraphEditError(ReturnnError, ValueError):
+    """A graph edit that cannot be done (e.g. copying ops inside a while loop)."""
+
+
+def _as_op(x: Any) -> tf.Operation:
+    if isinstance(x, tf.Operation):
+        return x
+    if isinstance(x, tf.Variable):
+        return x.op
+    return x.op
+
+
+def _flatten(xs: Any) -> List[Any]:
+    if isinstance(xs, (tf.Tensor, tf.Operation, tf.Variable)):
+        return [xs]
+    return list(tf.nest.flatten(xs))
+
+
+def get_backward_walk_ops(seed_ops: Any, inclusive: bool = True, stop_at_ts: Iterable[tf.Tensor] = (),
+                          control_inputs: bool = False) -> List[tf.Operation]:
+    """:param seed_ops: tensors or ops (nested lists allowed)
+    :param inclusive: include the seed ops themselves
+    :param stop_at_ts: tensors not to walk through (their ops are not added via them)
+    :param control_inputs: also follow control inputs
+    :return: the ops the seeds depend on, in graph creation order"""
+    stop = {t.ref() for t in stop_at_ts}
+    seeds = [_as_op(x) for x in _flatten(seed_ops)]
+    seen: Set[tf.Operation] = set()
+    stack = list(seeds)
+    while stack:
+        op = stack.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        stack.extend(t.op for t in op.inputs if t.ref() not in stop)
+        if control_inputs:
+            stack.extend(op.control_inputs)
+    if not inclusive:
+        seen -= set(seeds)
+    return _in_graph_order(seen, seeds)
+
+
+def get_forward_walk_ops(seed_ops: Any, inclusive: bool = True, stop_at_ts: Iterable[tf.Tensor] = (),
+                         control_outputs: bool = False) -> List[tf.Operation]:
+    """:param seed_ops: tensors or ops (nested lists allowed); for a tensor, its consumers are the start
+    :param inclusive: include the seed ops themselves
+    :param stop_at_ts: tensors not to walk through
+    :param control_outputs: also follow ops that have a seen op as control input
+    :return: the ops that depend on the seeds, in graph creation order"""
+    stop = {t.ref() for t in stop_at_ts}
+    items = _flatten(seed_ops)
+    seeds = [_as_op(x) for x in items]
+    seen: Set[tf.Operation] = set()
+    stack: List[tf.Operation] = []
+    for x in items:
+        if isinstance(x, tf.Tensor):
+            stack.extend(x.consumers())
+            if inclusive:
+                stack.append(x.op)
+        else:
+            stack.append(_as_op(x))
+    graph = seeds[0].graph if seeds else None
+    while stack:
+        op = stack.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        for t in op.outputs:
+            if t.ref() not in stop:
+                stack.extend(t.consumers())
+        if control_outputs and graph is not None:
+            stack.extend(o for o in graph.get_operations() if op in o.control_inputs)
+    if not inclusive:
+        seen -= set(seeds)
+    return _in_graph_order(seen, seeds)
+
+
+def _in_graph_order(ops: Set[tf.Operation], seeds: List[tf.Operation]) -> List[tf.Operation]:
+    if not ops:
+        return []
+    graph = next(iter(ops)).graph
+    return [op for op in graph.get_operations() if op in ops]
+
+
+class TransformerInfo:
+    """Original → copy mapping of :func:`copy` / :func:`graph_replace`."""
+
+    def __init__(self):
+        self._ops: Dict[tf.Operation, tf.Operation] = {}
+
+    def add(self, original: tf.Operation, copied: tf.Operation) -> None:
+        """Records that ``copied`` is the copy of ``original``."""
+        self._ops[original] = copied
+
+    def transformed(self, original: Any) -> Any:
+        """:param original: an op or tensor (or a nested list of them) of the source
+        :return: its copy (the same structure); an op/tensor that was not copied gives None"""
+        if isinstance(original, (list, tuple)):
+            return type(original)(self.transformed(x) for x in original)
+        if isinstance(original, tf.Operation):
+            return self._ops.get(original)
+        op = self._ops.get(original.op)
+        return op.outputs[original.value_index] if op is not None else None
+
+    def original(self, copied: Any) -> Any:
+        """:param copied: a copied op or tensor
+        :return: the op/tensor it is the copy of, or None"""
+        reverse = {v: k for k, v in self._ops.items()}
+        if isinstance(copied, tf.Operation):
+            return reverse.get(copied)
+        op = reverse.get(copied.op)
+        return op.outputs[copied.value_index] if op is not None else None
+
+
+def _copy_op(op: tf.Operation, inputs: List[tf.Tensor], control_inputs: List[tf.Operation]) -> tf.Operation:
+    if control_flow_util.GetOutputContext(op) is not None or op.type in ("Enter", "Exit", "Merge", "Switch",
+                                                                        "NextIteration", "LoopCond"):
+        raise GraphEditError(f"graph_editor: cannot copy {op.name!r} ({op.type}): it is part of a v1 while loop or "
+                             f"cond, whose context is not rebuilt here")
+    graph = op.graph
+    scope, _, base = op.name.rpartition("/")
+    with graph.name_scope(scope + "/" if scope else ""), graph.control_dependencies(None):
+        with tf.control_dependencies(control_inputs) if control_inputs else _null():
+            new_op = graph.create_op(op.type, inputs, [t.dtype for t in op.outputs], name=base,
+                                     attrs={k: op.node_def.attr[k] for k in op.node_def.attr}, op_def=op.op_def)
+    new_op._set_device(op.device)  # noqa: SLF001 (TF's way to place a copied op as the original)
+    for old_t, new_t in zip(op.outputs, new_op.outputs):
+        new_t.set_shape(old_t.shape)
+    return new_op
+
+
+class _null:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *args: Any) -> None:
+        return None
+
+
+def _copy_ops(ops: List[tf.Operation], replacement: Dict[Any, tf.Tensor], info: TransformerInfo) -> None:
+    """copies ``ops`` (in graph order) with inputs replaced/remapped"""
+    op_set = set(ops)
+    for op in ops:
+        inputs = []
+        for t in op.inputs:
+            if t.ref() in replacement:
+                inputs.append(replacement[t.ref()])
+            elif t.op in op_set:
+                inputs.append(info.transformed(t))
+            else:
+                inputs.append(t)
+        control = [info.transformed(c) if c in op_set else c for c in op.control_inputs]
+        info.add(op, _copy_op(op, inputs, control))
+
+
+def copy(sgv: Any, dst_graph: Optional[tf.Graph] = None, dst_scope: str = "", src_scope: str = "",
+         reuse_dst_scope: bool = False) -> Tuple[List[tf.Operation], TransformerInfo]:
+    """:param sgv: the ops (or tensors: their ops) to copy
+    :param dst_graph: must be the ops' graph (None: the same)
+    :param dst_scope: accepted for compatibility (copies are in the originals' scopes)
+    :param src_scope: accepted for compatibility
+    :param reuse_dst_scope: accepted for compatibility
+    :return: (the copied ops, their :class:`TransformerInfo`)
+    :raises GraphEditError: another graph, or ops of a while loop/cond"""
+    del dst_scope, src_scope, reuse_dst_scope
+    ops = [_as_op(x) for x in _flatten(sgv)]
+    if not ops:
+        return [], TransformerInfo()
+    if dst_graph is not None and dst_graph is not ops[0].graph:
+        raise GraphEditError("graph_editor.copy: only copies within the same graph are supported")
+    info = TransformerInfo()
+    _copy_ops(_in_graph_order(set(ops), ops), {}, info)
+    return [info.transformed(op) for op in ops], info
+
+
+def graph_replace(target_ts: Any, replacement_ts: Dict[tf.Tensor, tf.Tensor], dst_scope: str = "",
+                  src_scope: str = "", reuse_dst_scope: bool = False) -> Any:
+    """:param target_ts: a tensor or a (nested) list of tensors
+    :param replacement_ts: original tensor → tensor to use instead
+    :param dst_scope: accepted for compatibility
+    :param src_scope: accepted for compatibility
+    :param reuse_dst_scope: accepted for compatibility
+    :return: ``target_ts`` computed from the replacements: the ops between the replaced tensors and the targets
+        are copied (the originals stay); a target that does not depend on any replaced tensor is returned as is
+    :raises GraphEditError: an op to copy is in a while loop/cond"""
+    del dst_scope, src_scope, reuse_dst_scope
+    replacement = {k.ref(): v for k, v in replacement_ts.items()}
+    targets = _flatten(target_ts)
+    backward = set(get_backward_walk_ops(targets, inclusive=True))
+    forward = set(get_forward_walk_ops(list(replacement_ts.keys()), inclusive=False))
+    to_copy = _in_graph_order(backward & forward, [])
+    info = TransformerInfo()
+    _copy_ops(to_copy, replacement, info)
+
+    def mapped(t: Any) -> Any:
+        if isinstance(t, tf.Tensor) and t.ref() in replacement:
+            return replacement[t.ref()]
+        new = info.transformed(t)
+        return t if new is None else new
+
+    return tf.nest.map_structure(mapped, target_ts)
