@@ -155,16 +155,22 @@ class _OneHotTask(GeneratingDataset):
 
 @register_dataset
 class TaskEpisodicCopyDataset(_OneHotTask):
-    """Episodic copy (symbols ``" .01234567"``): a pattern of 3-8 digits, 0-99 blanks, then ``len + 2`` dots
+    """Episodic copy (symbols ``" .01234567"``): a pattern of 1-9 digits, 1-99 blanks, then ``len + 2`` dots
     as the recall cue; the target is blank everywhere except the last ``len + 1`` frames: the pattern, then
-    ``"."``."""
+    ``"."``.
+
+    Random calls (the reference's): the pattern length ``randint(1, 10)``, each digit ``choice(list("01234567"))``,
+    the number of blanks ``randint(1, 100)``.
+    """
 
     _input_classes = " .01234567"
     _output_classes = " .01234567"
 
     def generate_seq(self, seq_idx: int) -> DatasetSeq:
-        pattern = [int(x) for x in self.random.randint(2, 10, size=int(self.random.randint(3, 9)))]
-        blanks = int(self.random.randint(0, 100))
+        length = int(self.random.randint(1, 10))
+        digits = list("01234567")
+        pattern = [2 + int(self.random.choice(digits)) for _ in range(length)]
+        blanks = int(self.random.randint(1, 100))
         input_seq = pattern + [0] * blanks + [1] * (len(pattern) + 2)
         output_seq = [0] * (len(input_seq) - len(pattern) - 1) + pattern + [1]
         return self.make_seq(seq_idx, input_seq, output_seq)
@@ -172,32 +178,60 @@ class TaskEpisodicCopyDataset(_OneHotTask):
 
 @register_dataset
 class TaskXmlModelingDataset(_OneHotTask):
-    """XML-like nesting (symbols ``" <>/abcdefgh"``): a space, then opening tags ``<name>`` (names of 1-8
-    letters a-h) and matching closing tags ``</name>``, nested at most ``limit_stack_depth`` deep, until all are
-    closed. The target is the next symbol where it is determined (``"<"`` after ``" "`` and after ``">"``, the
-    closing tag's name after ``"/"``, ``">"`` after its last letter) and blank (0) elsewhere."""
+    """XML-like nesting (symbols ``" <>/abcdefgh"``): a space, then opening tags ``<name>`` (names of 1-9
+    letters a-h) and matching closing tags ``</name>``, nested at most ``limit_stack_depth`` deep. The target is
+    the next symbol where it is determined (``"<"`` after ``" "`` and after ``">"``, the closing tag's name after
+    ``"/"``, ``">"`` after its last letter) and blank (0) elsewhere.
+
+    Random calls (the reference's, so the same seed gives its sequences): an opening tag draws its length
+    ``randint(1, 10)`` and each letter ``choice(list("abcdefgh"))``. The first tag is opened without a draw; then
+    repeatedly: at ``limit_stack_depth`` open tags the innermost is closed (no draw); else ``r = rand()``: with
+    open tags, close the innermost if ``r < 0.6``, else open a new one; with none open, open a new one if
+    ``r < 0.2``, else the sequence ends.
+    """
 
     _input_classes = " <>/abcdefgh"
     _output_classes = " <>/abcdefgh"
+    _letters = "abcdefgh"
 
     def __init__(self, limit_stack_depth: int = 4, **kwargs):
         super().__init__(**kwargs)
         self.limit_stack_depth = limit_stack_depth
 
+    def _random_name(self) -> List[int]:
+        length = int(self.random.randint(1, 10))
+        letters = list(self._letters)
+        return [4 + self._letters.index(str(self.random.choice(letters))) for _ in range(length)]
+
     def generate_seq(self, seq_idx: int) -> DatasetSeq:
         input_seq, output_seq = [0], [1]
         stack: List[List[int]] = []
+
+        def open_tag():
+            name = self._random_name()
+            stack.append(name)
+            input_seq.extend([1] + name + [2])
+            output_seq.extend([0] * (len(name) + 1) + [1])
+
+        def close_tag():
+            name = stack.pop()
+            input_seq.extend([1, 3] + name + [2])
+            output_seq.extend([0] + name + [2, 1])
+
+        open_tag()
         while True:
-            if stack and (len(stack) >= self.limit_stack_depth or self.random.random_sample() < 0.5):
-                name = stack.pop()
-                input_seq += [1, 3] + name + [2]
-                output_seq += [0] + name + [2, 1]
+            if stack and len(stack) >= self.limit_stack_depth:
+                close_tag()
+                continue
+            r = self.random.rand()
+            if stack:
+                if r < 0.6:
+                    close_tag()
+                else:
+                    open_tag()
+            elif r < 0.2:
+                open_tag()
             else:
-                name = [int(x) for x in self.random.randint(4, 12, size=int(self.random.randint(1, 9)))]
-                stack.append(name)
-                input_seq += [1] + name + [2]
-                output_seq += [0] * (len(name) + 1) + [1]
-            if not stack:
                 break
         return self.make_seq(seq_idx, input_seq, output_seq)
 

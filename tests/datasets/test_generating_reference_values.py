@@ -131,3 +131,37 @@ def test_dummy_dataset_reference_values():
                 "seq_len": {"data": 4, "classes": 6}}, 2, 2)
     assert ds.get_data(1, "classes").tolist() == [1, 2, 3, 0, 1, 2] and ds.get_data(1, "classes").dtype == np.int64
     assert ds.get_data(0, "data").dtype == np.float64 and ds.get_data(0, "data")[0, 2] == (2 - 5.0) * 0.1
+
+
+def _symbols(ds, i, alphabet):
+    data, classes = ds.get_data(i, "data"), ds.get_data(i, "classes")
+    assert data.dtype == np.float32 and classes.dtype == np.int64
+    return "".join(alphabet[j] for j in data.argmax(axis=1)), "".join(alphabet[j] for j in classes)
+
+
+@pytest.mark.parametrize("opts, epoch, idx, expected", [
+    ({"class": "TaskXmlModelingDataset", "num_seqs": 1000}, 1, 0, (" <chaebe></chaebe>", "<       < chaebe><")),
+    ({"class": "TaskXmlModelingDataset", "num_seqs": 1000}, 1, 6, (
+        " <g><dcffafgd></dcffafgd><hgag></hgag></g><dcadabhb></dcadabhb>",
+        "<  <         < dcffafgd><     < hgag>< g><         < dcadabhb><")),
+    ({"class": "TaskXmlModelingDataset", "num_seqs": 1000, "limit_stack_depth": 2}, 2, 3, (
+        " <gdche><bechbh></bechbh><eeeh></eeeh></gdche>", None)),
+    ({"class": "TaskXmlModelingDataset", "num_seqs": 1000, "limit_stack_depth": 7}, 3, 0, (
+        " <hfdecch></hfdecch><degcfched></degcfched>", "<        < hfdecch><          < degcfched><")),
+])
+def test_xml_modeling_reference_sequences(opts, epoch, idx, expected):
+    ds = _load(opts, epoch, idx + 1)
+    data, classes = _symbols(ds, idx, " <>/abcdefgh")
+    assert data == expected[0]
+    if expected[1] is not None:
+        assert classes == expected[1]
+
+
+@pytest.mark.parametrize("epoch, idx, expected", [
+    (1, 0, ("270414          ........", "                 270414.")),
+    (3, 1, ("27242                                 .......", "                                       27242.")),
+    (3, 0, ("7534227" + " " * 93 + "." * 9, " " * 101 + "7534227.")),
+])
+def test_episodic_copy_reference_sequences(epoch, idx, expected):
+    ds = _load({"class": "TaskEpisodicCopyDataset", "num_seqs": 1000}, epoch, idx + 1)
+    assert _symbols(ds, idx, " .01234567") == expected
