@@ -200,3 +200,22 @@ def test_character_and_byte_targets(tmp_path):
     assert u.num_labels == 256 and u.labels[97] == "a" and u.unknown_label is None
     assert u.get_seq("aä") == [97, 195, 164] and u.get_seq_labels([97, 195, 164]) == "aä"
     assert repr(u) == "Utf8ByteTargets(None, num_labels=256)"
+
+
+def test_sampling_bpe_deterministic_split(tmp_path):
+    # observed on the reference with breadth_prob=0
+    from returnn.datasets.util.vocabulary import SamplingBytePairEncoding, Vocabulary
+    path = tmp_path / "units.vocab"
+    path.write_text(repr({"<s>": 0, "<unk>": 1, "a": 2, "b": 3, "ab": 4, "a@@": 5, "b@@": 6, "ab@@": 7, "c": 8,
+                          "c@@": 9, "abc": 10, "bc": 11}))
+    v = Vocabulary.create_vocab(**{"class": "SamplingBytePairEncoding", "vocab_file": str(path), "breadth_prob": 0.0,
+                                   "unknown_label": "<unk>"})
+    assert isinstance(v, SamplingBytePairEncoding)
+    labels = {s: [v.id_to_label(i) for i in v.get_seq(s)] for s in ["abcabc", "aab", "ccc", "xyz", "ab c"]}
+    assert labels == {"abcabc": ["ab@@", "c@@", "abc"], "aab": ["a@@", "ab"], "ccc": ["c@@", "c@@", "c"],
+                      "xyz": ["<unk>"], "ab c": ["ab", "c"]}
+    path2 = tmp_path / "b.vocab"
+    path2.write_text(repr({"<unk>": 0, "ab@@": 1, "a@@": 2, "bc": 3, "b": 4, "x": 5}))
+    v = Vocabulary.create_vocab(**{"class": "SamplingBytePairEncoding", "vocab_file": str(path2), "breadth_prob": 0.0,
+                                   "unknown_label": "<unk>"})
+    assert [v.id_to_label(i) for i in v.get_seq("x abc axb")] == ["x", "a@@", "bc", "<unk>"]  # backtracking

@@ -421,3 +421,8 @@ def _load_special_symbols(filename: str) -> Dict[str, Any]:
 from returnn.datasets.util.sentencepieces import SentencePieces as SentencePieces  # noqa: E402
 
 VOCAB_CLASSES["SentencePieces"] = SentencePieces
+
+# ``SamplingBytePairEncoding`` lives in its own module; public here, as in the reference
+from returnn.datasets.util.sampling_bpe import SamplingBytePairEncoding as SamplingBytePairEncoding  # noqa: E402
+
+VOCAB_CLASSES["SamplingBytePairEncoding"] = SamplingBytePairEncoding
