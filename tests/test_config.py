@@ -306,3 +306,18 @@ def test_network_json_from_config():
     assert network_json_from_config(Config({"network": {"out": {"class": "copy"}}})) == {"out": {"class": "copy"}}
     with pytest.raises(ConfigValueError, match="define `network`"):
         network_json_from_config(Config())
+
+
+def test_json_config_with_comments():
+    """JSON configs may have // comments (outside strings), as the reference's; single quotes are not JSON."""
+    import io
+
+    from returnn.errors import ConfigFileError
+
+    config = Config()
+    config.load_file(io.StringIO('{\n  // comment\n  "num_inputs": 3, // more\n  "url": "http://x",\n'
+                                 '  "hidden_type": ["forward", "lstm"]\n}'))
+    assert config.int("num_inputs", -1) == 3 and config.value("url", None) == "http://x"
+    assert config.value("hidden_type", "x") == "forward,lstm" and config.typed_value("hidden_type") == ["forward", "lstm"]
+    with pytest.raises(ConfigFileError, match="line 2"):
+        Config().load_file(io.StringIO("{\n 'a': 1}\n"))

@@ -99,3 +99,33 @@ def test_round_trip_into_fresh_process(tmp_path):
                          cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["15", "6", "30", "3"]
+
+
+def test_class_using_super_pickles_by_value():
+    """A method using super() has a __class__ cell holding its class: the class pickles without endless recursion,
+    and the copy is a new class whose methods refer to the copy (as the reference's test_pickle_config)."""
+    src = textwrap.dedent("""\
+        #!rnn.py
+        class Base:
+            def __init__(self):
+                self.base_init = True
+
+        class CustomClass(Base):
+            x = 43
+
+            def __init__(self):
+                super().__init__()
+                CustomClass.x = 44
+
+            def get_value(self):
+                return CustomClass.x
+        """)
+    config = Config()
+    config.load_file(io.StringIO(src))
+    obj = config.typed_dict["CustomClass"]()
+    copy = pickle.loads(pickle.dumps(config))
+    cls = copy.typed_dict["CustomClass"]
+    assert cls is not type(obj) and cls.__mro__[1] is copy.typed_dict["Base"]
+    obj2 = cls()
+    assert obj2.base_init and obj2.get_value() == 44 and cls.x == 44
+    assert cls.__init__.__closure__[0].cell_contents is cls

@@ -86,3 +86,29 @@ def test_legacy_rnn_module_name():
     from returnn import rnn as legacy  # as scripts do: `from returnn import rnn; rnn.init(...); rnn.engine`
 
     assert legacy is rnn
+
+
+def test_script_helpers_as_demo_iter_dataset(tmp_path, capsys, monkeypatch):
+    """The calls of the reference's demos/demo-iter-dataset.py: init_config, init_log, init_data (silent),
+    print_task_properties (the dataset summary, as the reference prints it), init_better_exchook,
+    init_faulthandler."""
+    import sys
+
+    monkeypatch.setattr(sys, "excepthook", sys.excepthook)  # restored after the test
+    path = tmp_path / "a.config"
+    path.write_text(CONFIG)
+    rnn.init_better_exchook()
+    from returnn.util import better_exchook
+
+    assert sys.excepthook is better_exchook.better_exchook
+    rnn.init_config(str(path), [])
+    rnn.init_log()
+    rnn.init_faulthandler()
+    rnn.init_thread_join_hack()
+    capsys.readouterr()
+    rnn.init_data()
+    assert capsys.readouterr().out == ""
+    rnn.print_task_properties()
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "Train data:" and "Dev data:" in out and "Eval data:" not in out
+    assert out[1] == "  input: 9 x 1"  # as the reference prints it for this dataset

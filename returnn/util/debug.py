@@ -13,6 +13,7 @@ Python's :mod:`faulthandler`.
 from __future__ import annotations
 
 import faulthandler
+import io
 import os
 import signal
 import sys
@@ -108,9 +109,14 @@ def init_faulthandler(sigusr1_chain: bool = False) -> None:
 
     :param sigusr1_chain: also call the previous SIGUSR1 handler
     """
-    faulthandler.enable(all_threads=True)
+    out = sys.stderr
+    try:
+        out.fileno()
+    except (AttributeError, ValueError, io.UnsupportedOperation):  # stderr replaced (captured): the process's own
+        out = sys.__stderr__
+    faulthandler.enable(file=out, all_threads=True)
     if hasattr(faulthandler, "register") and hasattr(signal, "SIGUSR1"):
-        faulthandler.register(signal.SIGUSR1, all_threads=True, chain=sigusr1_chain)
+        faulthandler.register(signal.SIGUSR1, file=out, all_threads=True, chain=sigusr1_chain)
 
 
 def install_native_signal_handler(*, reraise_exceptions: bool = False) -> None:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import inspect
 import re
 import sys
-from typing import Any, List, Optional
+from collections import OrderedDict
+from typing import Any, Dict, List, Optional, Union
 
 _SKIPPED_KINDS = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
 
@@ -27,21 +28,23 @@ def _init_params(cls: type) -> List[inspect.Parameter]:
     return [p for p in params[1:] if p.kind not in _SKIPPED_KINDS]
 
 
-def collect_class_init_kwargs(cls: type, only_with_default: bool = False) -> List[str]:
-    """The names of the keyword arguments that the ``__init__`` of ``cls`` and of every class in its MRO declare
-    (``self``, ``*args`` and ``**kwargs`` left out), each once, in MRO order.
+def collect_class_init_kwargs(cls: type, only_with_default: bool = False) -> Union[List[str], Dict[str, Any]]:
+    """The keyword arguments that the ``__init__`` of ``cls`` and of every class in its MRO declare (``self``,
+    ``*args`` and ``**kwargs`` left out), each once, in MRO order.
 
     :param cls: the class
     :param only_with_default: only the arguments that have a default value
+    :return: the names; with ``only_with_default``, an ``OrderedDict`` name → default (as the reference)
     """
-    out: List[str] = []
+    names: List[str] = []
+    defaults: Dict[str, Any] = OrderedDict()
     for base in cls.__mro__:
         for p in _init_params(base):
-            if only_with_default and p.default is inspect.Parameter.empty:
-                continue
-            if p.name not in out:
-                out.append(p.name)
-    return out
+            if p.name not in names:
+                names.append(p.name)
+            if p.default is not inspect.Parameter.empty and p.name not in defaults:
+                defaults[p.name] = p.default
+    return defaults if only_with_default else names
 
 
 def collect_mandatory_class_init_kwargs(cls: type) -> List[str]:
