@@ -58,6 +58,44 @@ def dump(dataset, filename: str, *, epoch: int = 1, start_seq: int = 0, end_seq:
     return seq_idx - start_seq
 
 
+class HDFDumpTarget:
+    """An HDF file being written by :func:`hdf_dump_from_dataset` (what :func:`hdf_dataset_init` returns)."""
+
+    def __init__(self, filename: str):
+        self.filename = filename
+        self.closed = False
+
+
+def hdf_dataset_init(file_name: str) -> HDFDumpTarget:
+    """The reference's first step: prepares ``file_name`` (created at once, empty until the dump is written).
+
+    :return: the target to pass to :func:`hdf_dump_from_dataset` and :func:`hdf_close`
+    """
+    import h5py
+    with h5py.File(file_name, "w"):
+        pass
+    return HDFDumpTarget(file_name)
+
+
+def hdf_dump_from_dataset(dataset, hdf_dataset: HDFDumpTarget, parser_args) -> int:
+    """Writes ``dataset`` into the target, with the options of ``parser_args`` (attributes ``epoch``,
+    ``start_seq``, ``end_seq``: the last sequence, inclusive; ``inf`` or -1 for all), as the reference's.
+
+    :return: number of sequences written
+    """
+    if os.path.exists(hdf_dataset.filename):
+        os.remove(hdf_dataset.filename)  # the empty placeholder of hdf_dataset_init; the writer replaces it
+    end_seq = getattr(parser_args, "end_seq", -1)
+    end_seq = -1 if end_seq is None or end_seq == float("inf") else int(end_seq)
+    return dump(dataset, hdf_dataset.filename, epoch=int(getattr(parser_args, "epoch", 1) or 1),
+                start_seq=int(getattr(parser_args, "start_seq", 0) or 0), end_seq=end_seq)
+
+
+def hdf_close(hdf_dataset: HDFDumpTarget) -> None:
+    """Finishes the target (the file is already complete after :func:`hdf_dump_from_dataset`)."""
+    hdf_dataset.closed = True
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="Dump a RETURNN dataset into an HDF file.")
     parser.add_argument("returnn_config", help="config file, or dataset dict / 'Class:key=value,...' string")

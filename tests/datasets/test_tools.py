@@ -64,3 +64,27 @@ def test_hdf_dump(tmp_path):
         assert ds.get_tag(i) == ref.get_tag(i)
         np.testing.assert_array_equal(ds.get_data(i, "data"), ref.get_data(i, "data"))
         np.testing.assert_array_equal(ds.get_data(i, "classes"), ref.get_data(i, "classes"))
+
+
+def test_hdf_dump_functional_api(tmp_path):
+    # the reference's module functions: hdf_dataset_init / hdf_dump_from_dataset / hdf_close
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("hdf_dump_tool", os.path.join(ROOT, "tools", "hdf_dump.py"))
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+
+    class _Opts:
+        epoch, start_seq, end_seq = 1, 1, float("inf")
+
+    path = str(tmp_path / "x.hdf")
+    target = tool.hdf_dataset_init(path)
+    assert os.path.exists(path)
+    source = Task12AXDataset(num_seqs=4)
+    assert tool.hdf_dump_from_dataset(source, target, _Opts()) == 3
+    tool.hdf_close(target)
+    loaded = HDFDataset()
+    loaded.add_file(path)
+    loaded.init_seq_order(epoch=1)
+    loaded.load_seqs(0, 3)
+    source.init_seq_order(epoch=1)
+    np.testing.assert_array_equal(loaded.get_data(0, "classes"), source.get_data(1, "classes"))
