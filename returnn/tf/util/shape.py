@@ -181,3 +181,61 @@ def tile_transposed(x: Any, axis: int, multiples: IntOrTensor) -> tf.Tensor:
         if any(isinstance(d, tf.Tensor) for d in new_shape):
             new_shape = tf.stack([tf.convert_to_tensor(d, tf.int32) for d in new_shape])
         return tf.reshape(x, new_shape)
+
+
+def check_input_ndim(x: Any, ndim: int) -> tf.Tensor:
+    """Checks that ``x`` has rank ``ndim``.
+
+    :return: ``x`` itself when decided statically, else ``x`` behind an assert op
+    :raises TFUtilArgError: statically known and different
+    """
+    x = tf.convert_to_tensor(x)
+    if x.shape.rank is not None:
+        if x.shape.rank != ndim:
+            raise TFUtilArgError("check_input_ndim", f"{x.name} has rank {x.shape.rank} (shape {x.shape}), "
+                                                     f"expected {ndim}")
+        return x
+    with tf.name_scope("check_input_ndim"):
+        check = tf.debugging.assert_equal(tf.rank(x), ndim, message=f"check_input_ndim: rank of {x.name}")
+        with tf.control_dependencies([check]):
+            return tf.identity(x)
+
+
+def check_input_ndim_equal_offset(x: Any, y: Any, y_ndim_offset: int = 0) -> tf.Tensor:
+    """Checks that ``rank(x) == rank(y) + y_ndim_offset``.
+
+    :return: ``x`` itself when decided statically, else ``x`` behind an assert op
+    :raises TFUtilArgError: statically known and different
+    """
+    x, y = tf.convert_to_tensor(x), tf.convert_to_tensor(y)
+    if x.shape.rank is not None and y.shape.rank is not None:
+        if x.shape.rank != y.shape.rank + y_ndim_offset:
+            raise TFUtilArgError("check_input_ndim_equal_offset", f"rank of {x.name} {x.shape} != rank of {y.name} "
+                                                                  f"{y.shape} + {y_ndim_offset}")
+        return x
+    with tf.name_scope("check_input_ndim_equal_offset"):
+        check = tf.debugging.assert_equal(tf.rank(x), tf.rank(y) + y_ndim_offset,
+                                          message=f"check_input_ndim_equal_offset: {x.name} vs {y.name}")
+        with tf.control_dependencies([check]):
+            return tf.identity(x)
+
+
+def check_dim_equal(x: Any, x_axis: int, y: Any, y_axis: int, extra_msg: Sequence[Any] = ()) -> tf.Tensor:
+    """Checks that ``x.shape[x_axis] == y.shape[y_axis]``.
+
+    :param extra_msg: added to the error message
+    :return: ``x`` itself when decided statically, else ``x`` behind an assert op
+    :raises TFUtilArgError: statically known and different
+    """
+    x, y = tf.convert_to_tensor(x), tf.convert_to_tensor(y)
+    a, b = x.shape[x_axis], y.shape[y_axis]
+    if a is not None and b is not None:
+        if a != b:
+            raise TFUtilArgError("check_dim_equal", f"axis {x_axis} of {x.name} {x.shape} != axis {y_axis} of "
+                                                    f"{y.name} {y.shape} {' '.join(map(str, extra_msg))}".rstrip())
+        return x
+    with tf.name_scope("check_dim_equal"):
+        check = tf.debugging.assert_equal(tf.shape(x)[x_axis], tf.shape(y)[y_axis],
+                                          message=f"check_dim_equal: {x.name} axis {x_axis} vs {y.name} axis {y_axis}")
+        with tf.control_dependencies([check]):
+            return tf.identity(x)

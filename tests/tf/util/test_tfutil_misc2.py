@@ -169,3 +169,14 @@ def test_stop_event_writer_thread():
 
 def test_op_code_compiler_cuda_available():
     assert tf_util.OpCodeCompiler.cuda_available() is False
+
+
+def test_bleu_score_per_sequence_observed(session):
+    h = [[1, 2, 3, 4, 5, 0], [1, 2, 3, 4, 5, 0], [1, 2, 3, 4, 5, 6], [1, 1, 1, 1, 0, 0]]
+    t = [[1, 2, 3, 4, 6, 7], [5, 4, 3, 2, 1, 0], [1, 2, 3, 4, 0, 0], [1, 2, 1, 3, 0, 0]]
+    res = session.run(tf_util.bleu_score(hypothesis=h, truth=t, hyp_seq_lens=[5, 5, 6, 4], truth_seq_lens=[6, 6, 4, 4]))
+    # observed from the reference
+    np.testing.assert_allclose(res, [0.547518253326416, 0.13078059256076813, 0.5081327557563782, 0.18995891511440277],
+                               rtol=1e-6)
+    assert session.run(tf_util.bleu_score(hypothesis=[[]], truth=[[2, 3]], hyp_seq_lens=[0],
+                                          truth_seq_lens=[2])).tolist() == [0.0]
