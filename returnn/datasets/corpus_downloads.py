@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import zipfile
-from typing import Optional
+from typing import Dict, Optional
 
 import numpy as np
 
@@ -93,6 +93,34 @@ class TimitDataset(Dataset):
                                                 "is licensed by the LDC, LDC93S1; nothing is downloaded here)")
         raise DatasetArgError("TimitDataset: reading TIMIT is not supported by this project; convert it to an Ogg "
                               "zip (OggZipDataset) or HDF")
+
+
+    @staticmethod
+    def get_label_map(source_num_phones: int = 61, target_num_phones: int = 39) -> Dict[int, Optional[int]]:
+        """The standard folding of the TIMIT phone sets (61 -> 48 -> 39 phones) as label index maps, the
+        reference's values (observed): ``{source index: target index}``; the glottal stop (61-phone index 46) maps
+        to None. Equal sizes give the identity.
+
+        :raises DatasetArgError: for sizes other than 61, 48, 39 or a target larger than the source
+        """
+        if source_num_phones == target_num_phones and source_num_phones in (61, 48, 39):
+            return {i: i for i in range(source_num_phones)}
+        if (source_num_phones, target_num_phones) == (61, 48):
+            return dict(enumerate(_TIMIT_61_TO_48))
+        if (source_num_phones, target_num_phones) == (48, 39):
+            return dict(enumerate(_TIMIT_48_TO_39))
+        if (source_num_phones, target_num_phones) == (61, 39):
+            return {i: (None if j is None else _TIMIT_48_TO_39[j]) for i, j in enumerate(_TIMIT_61_TO_48)}
+        raise DatasetArgError(f"TimitDataset.get_label_map: expected source/target phone counts among 61 -> 48 -> 39, "
+                              f"got {source_num_phones} -> {target_num_phones}")
+
+
+# observed from the reference's TimitDataset.get_label_map
+_TIMIT_61_TO_48 = [0, 1, 2, 3, 4, 5, 6, 6, 18, 7, 8, 43, 9, 11, 43, 12, 13, 14, 15, 29, 16, 31, 17, 18, 19, 20, 21, 43,
+                   0, 22, 22, 23, 24, 25, 26, 27, 10, 28, 29, 30, 31, 30, 32, 33, 34, 10, None, 35, 36, 37, 38, 10, 39,
+                   40, 41, 41, 42, 44, 45, 46, 47]
+_TIMIT_48_TO_39 = [0, 1, 2, 3, 1, 4, 3, 5, 6, 7, 0, 8, 9, 10, 11, 21, 23, 0, 12, 13, 14, 15, 16, 17, 17, 18, 19, 20, 21,
+                   22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 0, 36, 37, 38, 30]
 
 
 @register_dataset

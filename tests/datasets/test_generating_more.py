@@ -87,3 +87,15 @@ def test_corpus_datasets_without_data(tmp_path):
     ds = _first({"class": "Enwik8Corpus", "path": str(tmp_path), "subset": "training", "seq_len": 100})
     assert ds.num_seqs == 10 and ds.get_tag(1) == "training-1"
     assert ds.get_data(1, "data")[:3].tolist() == [100, 101, 102] and ds.get_data(1, "classes")[0] == 101
+
+
+def test_timit_label_map():
+    # values observed on the reference
+    from returnn.datasets.generating import TimitDataset
+    m = TimitDataset.get_label_map()
+    assert len(m) == 61 and m[46] is None
+    assert [m[i] for i in (4, 8, 11, 18, 41, 55, 60)] == [1, 12, 0, 21, 23, 34, 30]
+    assert TimitDataset.get_label_map(61, 48)[8] == 18 and TimitDataset.get_label_map(48, 39)[18] == 12
+    assert TimitDataset.get_label_map(39, 39) == {i: i for i in range(39)}
+    with pytest.raises(DatasetArgError):
+        TimitDataset.get_label_map(39, 61)
