@@ -42,6 +42,10 @@ from returnn.util.backend import BackendEngine as BackendEngine
 from returnn.util.behavior_version import BehaviorVersion as BehaviorVersion
 from returnn.util.bleu import compute_bleu as compute_bleu
 from returnn.util.collection_check import CollectionReadCheckCovered as CollectionReadCheckCovered
+from returnn.util.containers import DictAsObj as DictAsObj
+from returnn.util.containers import FrozenDict as FrozenDict
+from returnn.util.containers import ObjAsDict as ObjAsDict
+from returnn.util.containers import make_hashable as make_hashable
 from returnn.util.copying import Entity as Entity
 from returnn.util.copying import deepcopy as deepcopy
 from returnn.util.copying import deserialize_object as deserialize_object
