@@ -318,6 +318,7 @@ def test_json_config_with_comments():
     config.load_file(io.StringIO('{\n  // comment\n  "num_inputs": 3, // more\n  "url": "http://x",\n'
                                  '  "hidden_type": ["forward", "lstm"]\n}'))
     assert config.int("num_inputs", -1) == 3 and config.value("url", None) == "http://x"
-    assert config.value("hidden_type", "x") == "forward,lstm" and config.typed_value("hidden_type") == ["forward", "lstm"]
+    assert config.value("hidden_type", "x") == "forward,lstm"
+    assert config.typed_value("hidden_type") == ["forward", "lstm"]
     with pytest.raises(ConfigFileError, match="line 2"):
         Config().load_file(io.StringIO("{\n 'a': 1}\n"))

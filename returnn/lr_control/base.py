@@ -211,7 +211,8 @@ class LearningRateControl:
     def set_epoch_error(self, epoch: int, error: Dict[str, Any], *, log_error_key: bool = True) -> None:
         """Adds the scores in ``error`` to ``epoch``'s entry: key → number, or key → dict of numbers per loss
         (``{"dev_score": {"cost:output": 1.9}}``, as the engine gives them; flattened by
-        :func:`flatten_epoch_error`); ``":meta:..."`` keys go to :attr:`EpochData.meta`. An epoch without learning rate gets the one :meth:`calc_new_learning_rate_for_epoch`
+        :func:`flatten_epoch_error`); ``":meta:..."`` keys go to :attr:`EpochData.meta`. An epoch without learning
+        rate gets the one :meth:`calc_new_learning_rate_for_epoch`
         gives (with the reference's message). For the first epoch scored in this process, the chosen error key is
         logged (``Learning-rate-control: error key 'dev_score' from {...}``) each time it changes, unless
         ``log_error_key`` is False (the ``eval`` task, where the reference does not log it).

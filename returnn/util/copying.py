@@ -156,7 +156,8 @@ def _class_attr_raw(owner: type, name: str) -> Any:
 
 class _Pickler(pickle.Pickler):
     _types_names = {getattr(types, n): n for n in dir(types)
-                    if isinstance(getattr(types, n), type) and getattr(getattr(types, n), "__module__", "") == "builtins"}
+                    if isinstance(getattr(types, n), type)
+                    and getattr(getattr(types, n), "__module__", "") == "builtins"}
 
     def reducer_override(self, obj: Any) -> Any:
         if isinstance(obj, type):

@@ -2,8 +2,8 @@
 
 ``get_file(src)`` copies ``src`` to ``<cache dir><src abs path>`` (once; again when the source's size or mtime
 changed, recorded in ``<copy>.returnn-info``) and returns the copy's path. While a copy is in use (between
-``get_file`` and ``release_files``), a background thread touches it every second, so that :meth:`cleanup` (also
-of other processes) never removes it: cleanup removes copies not touched for
+``get_file`` and ``release_files``), a background thread touches it every half second, so that
+:meth:`cleanup` (also of other processes) never removes it: cleanup removes copies not touched for
 ``cleanup_files_always_older_than_days`` (and, when the disk is fuller than wanted, those older than
 ``cleanup_files_wanted_older_than_days``), then empty folders. Copying happens under a lock file
 ``<copy>.returnn-lock`` (a lock older than the lock timeout counts as stale).
@@ -41,7 +41,7 @@ class CachedFile:
 class _TouchFilesThread(threading.Thread):
     """Touches the registered files every ``interval`` seconds; ``files`` maps a file name to its use count."""
 
-    def __init__(self, interval: float = 1.0):
+    def __init__(self, interval: float = 0.5):
         super().__init__(daemon=True, name="FileCache touch thread")
         self.interval = interval
         self.files: Dict[str, int] = {}

@@ -106,6 +106,7 @@ def try_get_stack_frame(depth: int = 1) -> Optional[Any]:
 
 
 def camel_case_to_snake_case(name: str) -> str:
-    """``"CamelCaseOp"`` → ``"camel_case_op"``; a run of capitals is one word (``"HTTPServer"`` → ``"http_server"``)."""
+    """``"CamelCaseOp"`` → ``"camel_case_op"``; a run of capitals is one word
+    (``"HTTPServer"`` → ``"http_server"``)."""
     s = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
     return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", s).lower()

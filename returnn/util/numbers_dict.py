@@ -17,7 +17,8 @@ class NumbersDict:
     identity of the operator (0 for ``+ -``, 1 for ``* / //``), and the result's keys are the union; the same
     holds for the broadcast values (as the reference: ``NumbersDict({"c": 11}) - NumbersDict(10)`` is
     ``{'c': 1}`` with broadcast value -10). A plain number operand applies to each value without becoming a
-    broadcast value itself (``NumbersDict({"data": 1}) + 1 == NumbersDict({"data": 2})``). Comparisons (``< <= > >=``, ``==``) hold when they hold for every key of the union (the
+    broadcast value itself (``NumbersDict({"data": 1}) + 1 == NumbersDict({"data": 2})``). Comparisons
+    (``< <= > >=``, ``==``) hold when they hold for every key of the union (the
     reference's ``all`` semantics); :meth:`any_compare` is the "for some key" variant.
 
     Used as: batch sizes (``batch_size`` per key), per-sequence lengths (``Dataset.get_seq_length``) and the

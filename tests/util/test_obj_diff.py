@@ -8,7 +8,8 @@ from returnn.util.basic import obj_diff_list, obj_diff_str
 
 @pytest.mark.parametrize("a, b, expected", [
     ({"a": [1, 2], "b": {"x": 1}}, {"a": [1, 3, 4], "c": 2},
-     ["dict diff:", "  key 'b' not in other", "  key 'c' not in self", "['a'] list diff len: len self: 2, len other: 3"]),
+     ["dict diff:", "  key 'b' not in other", "  key 'c' not in self",
+      "['a'] list diff len: len self: 2, len other: 3"]),
     ((1, 2), [1, 2], ["type diff: self is tuple but other is list"]),
     ({1, 2}, {1, 3}, ["set diff value: self: 2 != other: 3"]),
     ({1, 2, 3}, {1, 4, 5}, ["set diff:", "  2 not in other", "  3 not in other", "  4 not in self", "  5 not in self"]),

@@ -20,7 +20,8 @@ def test_slice_pad_zeros():
 def test_parse_orthography():
     # observed in the reference
     assert parse_orthography_into_symbols("hi [foo] x", word_based=True) == ["hi", "[FOO]", "x"]
-    assert parse_orthography_into_symbols("hi [foo] x", upper_case_special=False) == list("hi ") + ["[foo]"] + list(" x")
+    assert parse_orthography_into_symbols("hi [foo] x", upper_case_special=False) == (
+        list("hi ") + ["[foo]"] + list(" x"))
     assert parse_orthography_into_symbols("hi [foo x", square_brackets_for_specials=False) == list("hi [foo x")
     assert parse_orthography(" a  (b) {c}  ") == ["a", " ", "b", " ", "c", "[END]"]
     assert parse_orthography(" a  b ", collapse_spaces=False, final_strip=False) == [
