@@ -18,7 +18,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from returnn.datasets.tool_util import Progress, load_dataset, run_main  # noqa: E402
+from returnn.datasets.tool_util import load_dataset, run_main  # noqa: E402
 
 
 def dump(dataset, filename: str, *, epoch: int = 1, start_seq: int = 0, end_seq: int = -1,
@@ -27,35 +27,9 @@ def dump(dataset, filename: str, *, epoch: int = 1, start_seq: int = 0, end_seq:
 
     :return: number of sequences written
     """
-    from returnn.datasets.hdf import SimpleHDFWriter
-    dataset.init_seq_order(epoch=epoch)
-    keys = dataset.get_data_keys()
-    if "data" not in keys:
-        from returnn.errors import DatasetArgError
-        raise DatasetArgError(f"hdf_dump: dataset {dataset.name!r} has no 'data' key (keys: {keys})")
-    extra_keys = [k for k in keys if k != "data"]
-    sparse = dataset.is_data_sparse("data")
-    writer = SimpleHDFWriter(
-        filename, dim=dataset.get_data_dim("data"), ndim=1 if sparse else 2,
-        labels=dataset.labels.get("data") if sparse else None,
-        extra_type={k: (dataset.get_data_dim(k), 1 if dataset.is_data_sparse(k) else 2,
-                        dataset.get_data_dtype(k)) for k in extra_keys},
-        extra_labels={k: dataset.labels[k] for k in extra_keys if dataset.labels.get(k)})
-    total = dataset.num_seqs if end_seq < 0 else min(end_seq + 1, dataset.num_seqs)
-    bar = Progress(max(total - start_seq, 0), enabled=True if progress else None)
-    seq_idx = start_seq
-    while seq_idx < total and dataset.is_less_than_num_seqs(seq_idx):
-        dataset.load_seqs(seq_idx, seq_idx + 1)
-        data = dataset.get_data(seq_idx, "data")
-        extra = {k: dataset.get_data(seq_idx, k)[None] for k in extra_keys}
-        lens = {0: [data.shape[0]]}
-        lens.update({k: [v.shape[1]] for k, v in extra.items()})
-        writer.insert_batch(data[None], seq_len=lens, seq_tag=[dataset.get_tag(seq_idx)], extra=extra or None)
-        seq_idx += 1
-        bar.update(seq_idx - start_seq)
-    bar.finish()
-    writer.close()
-    return seq_idx - start_seq
+    from returnn.datasets.hdf_writer import dump_dataset
+    return dump_dataset(dataset, filename, epoch=epoch, start_seq=start_seq, end_seq=end_seq,
+                        progress=True if progress else None)
 
 
 class HDFDumpTarget:

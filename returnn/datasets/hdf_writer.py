@@ -179,3 +179,70 @@ class SimpleHDFWriter:
                 os.remove(self._tmp_filename)
             except Exception:
                 pass
+
+
+def dump_dataset(dataset, filename: str, *, epoch: int = 1, start_seq: int = 0, end_seq: int = -1,
+                 progress: Optional[bool] = False) -> int:
+    """Writes sequences ``[start_seq, end_seq]`` (inclusive; -1 = all) of ``dataset`` to ``filename`` in the
+    HDFDataset layout: ``"data"`` as ``inputs`` (with its labels if sparse), every other key under
+    ``targets/data/<key>`` with its dim, dtype and labels.
+
+    :param progress: show a progress bar (None: only on a terminal)
+    :return: number of sequences written
+    :raises DatasetArgError: the dataset has no ``"data"`` key
+    :raises DatasetFileError: ``filename`` exists already
+    """
+    from returnn.datasets.tool_util import Progress
+    dataset.init_seq_order(epoch=epoch)
+    keys = dataset.get_data_keys()
+    if "data" not in keys:
+        raise DatasetArgError(f"HDF dump: dataset {dataset.name!r} has no 'data' key (keys: {keys})")
+    extra_keys = [k for k in keys if k != "data"]
+    sparse = dataset.is_data_sparse("data")
+    writer = SimpleHDFWriter(
+        filename, dim=dataset.get_data_dim("data"), ndim=1 if sparse else 2,
+        labels=dataset.labels.get("data") if sparse else None,
+        extra_type={k: (dataset.get_data_dim(k), 1 if dataset.is_data_sparse(k) else 2,
+                        dataset.get_data_dtype(k)) for k in extra_keys},
+        extra_labels={k: dataset.labels[k] for k in extra_keys if dataset.labels.get(k)})
+    total = dataset.num_seqs if end_seq < 0 else min(end_seq + 1, dataset.num_seqs)
+    bar = Progress(max(total - start_seq, 0), enabled=progress)
+    seq_idx = start_seq
+    while seq_idx < total and dataset.is_less_than_num_seqs(seq_idx):
+        dataset.load_seqs(seq_idx, seq_idx + 1)
+        data = dataset.get_data(seq_idx, "data")
+        extra = {k: dataset.get_data(seq_idx, k)[None] for k in extra_keys}
+        lens = {0: [data.shape[0]]}
+        lens.update({k: [v.shape[1]] for k, v in extra.items()})
+        writer.insert_batch(data[None], seq_len=lens, seq_tag=[dataset.get_tag(seq_idx)], extra=extra or None)
+        seq_idx += 1
+        bar.update(seq_idx - start_seq)
+    bar.finish()
+    writer.close()
+    return seq_idx - start_seq
+
+
+class HDFDatasetWriter:
+    """Writes a whole dataset into one HDF file (the reference's ``HDFDatasetWriter``); an existing file of that
+    name is replaced when the dump is complete.
+
+    :param filename: the HDF file
+    """
+
+    def __init__(self, filename: str):
+        self.filename = filename
+        self.num_seqs = 0
+
+    def dump_from_dataset(self, dataset, epoch: int = 1, start_seq: int = 0, end_seq: float = float("inf"),
+                          use_progress_bar: bool = True) -> None:
+        """Writes sequences ``[start_seq, end_seq]`` (inclusive) of ``dataset`` in ``epoch`` (see
+        :func:`dump_dataset`)."""
+        directory = os.path.dirname(os.path.abspath(self.filename))
+        tmp = os.path.join(directory, f".{os.path.basename(self.filename)}.dump{os.getpid()}")
+        end = -1 if end_seq == float("inf") else int(end_seq)
+        self.num_seqs = dump_dataset(dataset, tmp, epoch=epoch, start_seq=start_seq, end_seq=end,
+                                     progress=None if use_progress_bar else False)
+        os.replace(tmp, self.filename)
+
+    def close(self) -> None:
+        """Nothing left to do (the file is complete after :meth:`dump_from_dataset`)."""

@@ -175,3 +175,24 @@ def test_files_with_different_dims(tmp_path):
         w.close()
     with pytest.raises(DataFileError, match="dim"):
         HDFDataset(files=[p1, p2])
+
+
+def test_hdf_dataset_writer_roundtrip(tmp_path):
+    from returnn.datasets.generating import DummyDataset
+    from returnn.datasets.hdf import HDFDataset, HDFDatasetWriter
+    path = str(tmp_path / "d.hdf")
+    open(path, "w").close()  # an existing file is replaced (the reference's tests pass a NamedTemporaryFile)
+    writer = HDFDatasetWriter(path)
+    source = DummyDataset(input_dim=3, output_dim=5, num_seqs=4, seq_len=6)
+    writer.dump_from_dataset(source, use_progress_bar=False)
+    writer.close()
+    loaded = HDFDataset(files=[path])
+    loaded.initialize()
+    loaded.init_seq_order(epoch=1)
+    loaded.load_seqs(0, 4)
+    source.init_seq_order(epoch=1)
+    source.load_seqs(0, 4)
+    for i in range(4):
+        np.testing.assert_array_equal(loaded.get_data(i, "data"), source.get_data(i, "data"))
+        np.testing.assert_array_equal(loaded.get_data(i, "classes"), source.get_data(i, "classes"))
+    assert loaded.get_data_dim("classes") == 5 and loaded.get_tag(3) == "seq-3"
