@@ -6,8 +6,10 @@
 - :func:`copy`: copies of a set of ops (inputs outside the set stay connected to the originals), with a
   :class:`TransformerInfo` mapping originals to copies
 
-Copies are made in the same graph, in the original op's name scope (made unique). Ops inside v1 while loops or
-conds cannot be copied (their control-flow context is not rebuilt): :class:`GraphEditError` says so.
+Copies are made in the same graph, in the original op's name scope (made unique). Copies of ops inside TF v1
+while loops or conds keep the original's control-flow context (so new ops can be put next to them with
+``returnn.tf.util.basic.same_control_flow_ctx``); a copied loop runs as its own loop when all its ops (``Enter`` to
+``Exit``, with the ``NextIteration`` back edges) are copied together.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ from __future__ import annotations
 from typing import Any, Dict, Iterable, List, Optional, Set, Tuple, Union
 
 import tensorflow as tf
-from tensorflow.python.ops import control_flow_util
 
 from returnn.errors import ReturnnError
 
@@ -126,6 +127,12 @@ class TransformerInfo:
         op = self._ops.get(original.op)
         return op.outputs[original.value_index] if op is not None else None
 
+    def _get_transformed_map(self, top: Any) -> Dict[tf.Operation, tf.Operation]:
+        """:param top: an op or tensor (accepted for compatibility)
+        :return: the original → copy op mapping"""
+        del top
+        return dict(self._ops)
+
     def original(self, copied: Any) -> Any:
         """:param copied: a copied op or tensor
         :return: the op/tensor it is the copy of, or None"""
@@ -136,18 +143,37 @@ class TransformerInfo:
         return op.outputs[copied.value_index] if op is not None else None
 
 
+def _in_control_flow(t: tf.Tensor) -> bool:
+    return t.op._get_control_flow_context() is not None  # noqa: SLF001 (v1 control flow keeps it only here)
+
+
+def _stand_in(graph: tf.Graph, dtype: tf.DType) -> tf.Tensor:
+    """a placeholder outside of any loop, to create an op whose real inputs are inside one (TF checks the inputs'
+    loop context on creation against the current one); the real input replaces it right after"""
+    with graph.name_scope("graph_editor_stand_in/"), graph.control_dependencies(None):
+        return tf.compat.v1.placeholder(dtype, name=dtype.name)
+
+
 def _copy_op(op: tf.Operation, inputs: List[tf.Tensor], control_inputs: List[tf.Operation]) -> tf.Operation:
-    if control_flow_util.GetOutputContext(op) is not None or op.type in ("Enter", "Exit", "Merge", "Switch",
-                                                                        "NextIteration", "LoopCond"):
-        raise GraphEditError(f"graph_editor: cannot copy {op.name!r} ({op.type}): it is part of a v1 while loop or "
-                             f"cond, whose context is not rebuilt here")
     graph = op.graph
     scope, _, base = op.name.rpartition("/")
+    create_inputs = [_stand_in(graph, t.dtype) if _in_control_flow(t) and not t.dtype._is_ref_dtype else t
+                     for t in inputs]
     with graph.name_scope(scope + "/" if scope else ""), graph.control_dependencies(None):
-        with tf.control_dependencies(control_inputs) if control_inputs else _null():
-            new_op = graph.create_op(op.type, inputs, [t.dtype for t in op.outputs], name=base,
+        with tf.control_dependencies([c for c in control_inputs if not _in_control_flow(c.outputs[0])]
+                                     if all(c.outputs for c in control_inputs) else []):
+            new_op = graph.create_op(op.type, create_inputs, [t.dtype for t in op.outputs], name=base,
                                      attrs={k: op.node_def.attr[k] for k in op.node_def.attr}, op_def=op.op_def)
+    for i, (real, used) in enumerate(zip(inputs, create_inputs)):
+        if real is not used:
+            new_op._update_input(i, real)  # noqa: SLF001 (connects the real input, see _stand_in)
+    for c in control_inputs:
+        if c not in new_op.control_inputs:
+            new_op._add_control_input(c)  # noqa: SLF001
     new_op._set_device(op.device)  # noqa: SLF001 (TF's way to place a copied op as the original)
+    ctx = op._get_control_flow_context()  # noqa: SLF001 (v1 control flow keeps the context only here)
+    if ctx is not None:
+        new_op._set_control_flow_context(ctx)  # noqa: SLF001
     for old_t, new_t in zip(op.outputs, new_op.outputs):
         new_t.set_shape(old_t.shape)
     return new_op
@@ -162,19 +188,26 @@ class _null:
 
 
 def _copy_ops(ops: List[tf.Operation], replacement: Dict[Any, tf.Tensor], info: TransformerInfo) -> None:
-    """copies ``ops`` (in graph order) with inputs replaced/remapped"""
+    """copies ``ops`` (in graph order) with inputs replaced/remapped; an input from an op of ``ops`` created later
+    (a loop's ``NextIteration`` into its ``Merge``) is connected once that op is copied"""
     op_set = set(ops)
+    pending: List[Tuple[tf.Operation, int, tf.Tensor]] = []
     for op in ops:
         inputs = []
-        for t in op.inputs:
+        for i, t in enumerate(op.inputs):
             if t.ref() in replacement:
                 inputs.append(replacement[t.ref()])
-            elif t.op in op_set:
+            elif t.op in op_set and info.transformed(t.op) is not None:
                 inputs.append(info.transformed(t))
             else:
+                if t.op in op_set:
+                    pending.append((op, i, t))
                 inputs.append(t)
-        control = [info.transformed(c) if c in op_set else c for c in op.control_inputs]
+        control = [info.transformed(c) if c in op_set and info.transformed(c) is not None else c
+                   for c in op.control_inputs]
         info.add(op, _copy_op(op, inputs, control))
+    for op, i, t in pending:
+        info.transformed(op)._update_input(i, info.transformed(t))  # noqa: SLF001 (the back edge of a copied loop)
 
 
 def copy(sgv: Any, dst_graph: Optional[tf.Graph] = None, dst_scope: str = "", src_scope: str = "",
@@ -185,7 +218,7 @@ def copy(sgv: Any, dst_graph: Optional[tf.Graph] = None, dst_scope: str = "", sr
     :param src_scope: accepted for compatibility
     :param reuse_dst_scope: accepted for compatibility
     :return: (the copied ops, their :class:`TransformerInfo`)
-    :raises GraphEditError: another graph, or ops of a while loop/cond"""
+    :raises GraphEditError: another graph"""
     del dst_scope, src_scope, reuse_dst_scope
     ops = [_as_op(x) for x in _flatten(sgv)]
     if not ops:
@@ -205,8 +238,7 @@ def graph_replace(target_ts: Any, replacement_ts: Dict[tf.Tensor, tf.Tensor], ds
     :param src_scope: accepted for compatibility
     :param reuse_dst_scope: accepted for compatibility
     :return: ``target_ts`` computed from the replacements: the ops between the replaced tensors and the targets
-        are copied (the originals stay); a target that does not depend on any replaced tensor is returned as is
-    :raises GraphEditError: an op to copy is in a while loop/cond"""
+        are copied (the originals stay); a target that does not depend on any replaced tensor is returned as is"""
     del dst_scope, src_scope, reuse_dst_scope
     replacement = {k.ref(): v for k, v in replacement_ts.items()}
     targets = _flatten(target_ts)

@@ -47,9 +47,27 @@ def test_copy_and_transformer_info(session):
     ops, info = graph_editor.copy([y.op])
     assert info.transformed(y) is ops[0].outputs[0] and info.original(ops[0]) is y.op
     assert session.run(info.transformed(y)) == 2.0
-    with pytest.raises(graph_editor.GraphEditError, match="while loop"):
-        _, r = tf.while_loop(lambda i, v: i < 2, lambda i, v: (i + 1, v * 2.0), [0, 1.0])
-        graph_editor.copy(graph_editor.get_backward_walk_ops(r))
+    with pytest.raises(graph_editor.GraphEditError, match="same graph"):
+        graph_editor.copy([y.op], dst_graph=tf.Graph())
+
+
+def test_copy_while_loop_with_fetch_helper(session):
+    body_out = {}
+
+    def body(i, v):
+        body_out["y"] = v * 2.0
+        return i + 1, body_out["y"]
+
+    _, r = tf.while_loop(lambda i, v: i < 3, body, [0, 1.5])
+    assert session.run(r) == 12.0
+    ops = graph_editor.get_backward_walk_ops([r.op], inclusive=True, control_inputs=True)
+    _, info = graph_editor.copy(ops)
+    r2 = info.transformed(r)
+    assert r2 is not r and r2.op.type == "Exit"
+    helper = FetchHelper(info.transformed(body_out["y"].op.inputs[0]))
+    helper.add_to_control_inputs(info.transformed(body_out["y"].op))
+    assert session.run(r2) == 12.0
+    assert helper.callback_count == 3 and helper.most_recent_value == 6.0
 
 
 def test_fetch_helper_records_values(session):

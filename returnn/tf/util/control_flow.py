@@ -76,7 +76,8 @@ def same_control_flow_ctx(x: Union[tf.Tensor, tf.Operation, tf.Variable, Any]) -
     if ctx is graph._get_control_flow_context():  # noqa: SLF001
         yield
         return
-    with _control_flow_ctx(ctx), tf.control_dependencies(None):
+    # control_dependencies(None) also leaves the current loop/cond context: first, then enter ``x``'s
+    with tf.control_dependencies(None), _control_flow_ctx(ctx):
         yield
 
 

@@ -76,7 +76,6 @@ class FetchHelper:
         :param stop_at_ts: tensors not to copy through (the originals stay connected)
         :param verbose_stream: passed to the helpers
         :return: (copied fetches, the helpers, the copy of ``target_op``)
-        :raises returnn.extern.graph_editor.GraphEditError: the ops are in a v1 while loop/cond
         """
         ops = graph_editor.get_backward_walk_ops(fetches, inclusive=True, stop_at_ts=stop_at_ts,
                                                  control_inputs=True)

@@ -50,13 +50,15 @@ def test_control_flow_context_helpers(session):
         with tf_util.same_control_flow_ctx(outer):
             v = outer + 2
         seen["same_ctx"] = tf_util.has_control_flow_context(v)
+        with tf_util.default_control_flow_ctx(), tf_util.same_control_flow_ctx(acc):
+            seen["back_in_loop"] = tf_util.has_control_flow_context(acc * 1)
         with tf_util.default_control_flow_ctx():
             w = tf.Variable(5, name="w_in_loop")
         seen["w"] = w
         return i + 1, acc + v + w
 
     _, res = tf.while_loop(lambda i, _: i < 3, body, [0, 0])
-    assert seen == {"in_loop": True, "current": True, "same_ctx": False, "w": seen["w"]}
+    assert seen == {"in_loop": True, "current": True, "same_ctx": False, "back_in_loop": True, "w": seen["w"]}
     assert not tf_util.has_control_flow_context(res)  # the loop's result (its Exit op) is outside
     session.run(seen["w"].initializer)
     assert session.run(res) == 3 * (9 + 5)
