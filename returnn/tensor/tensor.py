@@ -25,6 +25,7 @@ from returnn.errors import TensorArgError
 from returnn.tensor import axes as _axes
 from returnn.tensor._tensor_axes import TensorAxesMixin
 from returnn.tensor._tensor_copy import TensorCopyMixin
+from returnn.tensor._tensor_out_shape import TensorOutShapeMixin
 from returnn.tensor._tensor_raw import TensorRawMixin
 from returnn.tensor.dim import Dim, FeatureDim, SpatialDim, batch_dim
 from returnn.util.values import NotSpecified as _UtilNotSpecified
@@ -46,7 +47,7 @@ def _spec(value: Any) -> Any:
     return NotSpecified if value is _UtilNotSpecified else value
 
 
-class Tensor(TensorAxesMixin, TensorCopyMixin, TensorRawMixin):
+class Tensor(TensorAxesMixin, TensorCopyMixin, TensorRawMixin, TensorOutShapeMixin):
     """A tensor template with named axes.
 
     :param name: e.g. ``"data"`` or ``"<layer>_output"``

@@ -3,7 +3,8 @@
 As the reference's module (which has no ``__all__``), a star import of it also brings the helpers user configs
 and scripts rely on: ``tf``, ``tf_compat``, ``tf_util``, ``numpy``, ``contextlib``, ``re``, ``sys``, ``typing`` (and
 its common names), ``util`` (``returnn.util.basic``), ``log``, ``Data``/``Tensor``/``Dim``, ``LayerBase`` and
-``get_layer_class``, ``reuse_name_scope``."""
+``get_layer_class``, ``reuse_name_scope``; also ``help_on_tf_exception`` and
+``_extern_data_types_from_config`` (the Tensor kwargs per data key of a config)."""
 
 from __future__ import annotations
 
@@ -38,7 +39,10 @@ from returnn.tf.network.errors import LayerNotFound as LayerNotFound
 from returnn.tf.network.errors import NetworkConstructionDependencyLoopException as NetworkConstructionDependencyLoopException
 from returnn.tf.network.errors import NetworkLayerException as NetworkLayerException
 from returnn.tf.network.errors import NotInsideRecLoopError as NotInsideRecLoopError
+from returnn.tf.network.exception_help import help_on_tf_exception as help_on_tf_exception
 from returnn.tf.network.extern_data import ExternData as ExternData
+from returnn.tf.network.extern_data import extern_data_types_from_config as _extern_data_types_from_config
 from returnn.tf.network.loss_holder import LossHolder as LossHolder
+from returnn.tf.network.params import TFNetworkParamsSerialized as TFNetworkParamsSerialized
 from returnn.tf.network.tfnetwork import TFNetwork as TFNetwork
 from returnn.tf.util.scopes import reuse_name_scope as reuse_name_scope

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from returnn.errors import ConfigValueError
-from returnn.tensor import Dim, Tensor
+from returnn.tensor import Dim, MarkedDim, Tensor
 
 
 class ExternData:
@@ -66,14 +66,17 @@ class ExternData:
     def map_user_dim(self, value: Any) -> Any:
         """:return: ``value`` with each config ``Dim`` that ``extern_data`` uses replaced by this network's copy of it
         (see :meth:`register_data_from_dict`), in a list, tuple or dict value too (one level), so that a layer
-        argument holding the config's Dim (``"size": time_dim``, ``"out_dim": ...``) is the same dim as the extern
+        argument holding the config's Dim (``"size": time_dim``, ``"out_dim": ...``, an ``out_shape`` set, marked dims
+        in it) is the same dim as the extern
         data's axis, as in the reference, where both are one object; other values unchanged"""
         if not self._user_dim_copies:  # the common case: extern_data made of plain dicts (called for every argument)
             return value
         if isinstance(value, Dim):
             pair = self._user_dim_copies.get(id(value))
             return pair[1] if pair is not None and pair[0] is value else value
-        if isinstance(value, (list, tuple)) and any(isinstance(v, Dim) for v in value):
+        if isinstance(value, MarkedDim):  # in an out_shape set
+            return type(value)(self.map_user_dim(value.tag))
+        if isinstance(value, (list, tuple, set, frozenset)) and any(isinstance(v, (Dim, MarkedDim)) for v in value):
             return type(value)(self.map_user_dim(v) for v in value)
         if isinstance(value, dict) and any(isinstance(v, Dim) for v in value.values()):
             return {k: self.map_user_dim(v) for k, v in value.items()}
@@ -188,3 +191,25 @@ def _fresh(tag: Dim, fresh_tags: Dict[int, Dim]) -> Dim:
     if id(tag) not in fresh_tags:
         fresh_tags[id(tag)] = Dim(tag.dimension, description=tag.description, kind=tag.kind)
     return fresh_tags[id(tag)]
+
+
+def extern_data_types_from_config(config: Any) -> Dict[str, Dict[str, Any]]:
+    """:return: per data key of the config's ``extern_data`` (or ``num_inputs``/``num_outputs``) its Tensor kwargs
+        as :meth:`ExternData.init_from_config` uses them (``(dim, ndim)`` converted, ``available_for_inference``
+        filled in)
+
+    :raises ConfigValueError: the config describes no data (neither ``extern_data`` nor ``num_inputs``/
+        ``num_outputs``), or a malformed entry
+    """
+    from returnn.datasets.extern_data import extern_data_entry_to_kwargs, extern_data_from_config
+    extern = extern_data_from_config(config, print_warnings=True)
+    if extern is None:
+        raise ConfigValueError("extern_data", expected="extern_data (or num_inputs/num_outputs) in the config")
+    default_input, default_target = config.value("default_input", "data"), config.value("target", "classes")
+    result = {}
+    for key, opts in extern.items():
+        kwargs = extern_data_entry_to_kwargs(key, opts, default_input=default_input, default_target=default_target,
+                                             keys=extern.keys())
+        kwargs.setdefault("available_for_inference", True)  # the Tensor default, stated as the reference does
+        result[key] = kwargs
+    return result

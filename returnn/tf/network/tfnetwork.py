@@ -33,6 +33,7 @@ from returnn.tf.network.errors import LayerNotFound, NetworkConstructionDependen
 from returnn.tf.network.extern_data import ExternData
 from returnn.tf.network.extra_nets import construct_extra_layer, split_extra_name
 from returnn.tf.network.loss_holder import LossHolder
+from returnn.tf.network.params import NetworkParamsMixin
 from returnn.tf.layers.core.search_choices import find_search_choices
 from returnn.tf.ops.dropout import cond_on_train_flag
 from returnn.util.behavior_version import BehaviorVersion
@@ -57,7 +58,7 @@ def _input_dims(opts: Dict[str, Any]) -> List[Any]:
     return dims
 
 
-class TFNetwork:
+class TFNetwork(NetworkParamsMixin):
     """A network of layers built from a ``network`` dict.
 
     :param config: the Config (for ``extern_data``, ``debug_print_layer_output_template``, ...)

@@ -77,8 +77,9 @@ LAYER_ARGS: Tuple[LayerArg, ...] = (
                                                "out to take it from the loss target"),
     LayerArg("out_dim", "output", SUPPORTED, "the output feature Dim (instead of n_out)"),
     LayerArg("out_type", "output", SUPPORTED, "Tensor kwargs of the output (dim, shape, dtype, ...)"),
-    LayerArg("out_shape", "output", UNSUPPORTED, "the reference's check of the output's set of dims; not "
-             "implemented here"),
+    LayerArg("out_shape", "output", SUPPORTED, "a set of Dims (or marked dims: ImplicitSparseDim, "
+             "ImplicitDynSizeDim, OptionalDim) the output must have exactly: checked on the output template when "
+             "the layer is created (VerifyOutShapeException otherwise)"),
     LayerArg("in_dim", "output", SUPPORTED, "the input feature Dim the layer works on"),
     # loss
     LayerArg("loss", "loss", SUPPORTED, "loss name (\"ce\", \"ctc\", \"mse\", ...)"),

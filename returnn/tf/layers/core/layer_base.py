@@ -64,6 +64,8 @@ class LayerBase:
             key = sorted(kwargs)[0]
             raise LayerArgError(layer=name, layer_class=self.layer_class or type(self).__name__, arg=key,
                                 problem="unknown argument", suggestions=close_matches(key, sorted(COMMON_LAYER_ARGS)))
+        if out_shape is not None:
+            output.verify_out_shape(out_shape)
         self.name = name
         self.network = network
         self.output = output

@@ -13,8 +13,15 @@ Behaviour observed from the reference (defaults ``momentum=0.99``, ``epsilon=1e-
 - ``update_sample_only_in_training``: outside training the moving statistics are neither updated nor do they
   see the current batch.
 
-Params (reference names): ``batch_norm/<layer>_<layer>_output_{mean,variance,gamma,beta}``, each
-``[1, ..., F]`` (shape of the input with all non-feature axes 1).
+Params (reference names), by ``param_version`` (default 0; 2 from behavior_version 12):
+
+- 0: ``batch_norm/<layer>_<layer>_output_{mean,variance,gamma,beta}``, each ``[1, ..., F]`` (shape of the input
+  with all non-feature axes 1);
+- 1: ``batch_norm/{mean,variance,gamma,beta}``, same shapes;
+- 2: ``batch_norm/v2_{mean,variance,gamma,beta}``, each ``[F]``; without ``masked_time`` the normalisation is TF's
+  fused batch norm op (the same values).
+
+A checkpoint of one version loads into another (``TFNetwork.load_params_from_file``).
 """
 
 from __future__ import annotations
@@ -23,12 +30,14 @@ from typing import Any
 
 import tensorflow as tf
 
-from returnn.tensor import Tensor
+from returnn.errors import LayerArgError
+from returnn.tensor import NotSpecified, Tensor
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.core.sources import dense_feature_sources_template
 from returnn.tf.ops.dims import valid_frames_mask
 from returnn.tf.ops.dropout import cond_on_train_flag
+from returnn.util.behavior_version import BehaviorVersion
 
 
 @register_layer
@@ -40,7 +49,7 @@ class BatchNormLayer(ConcatInputLayer):
     def __init__(self, use_shift: bool = True, use_std: bool = True, use_sample: float = 0.0,
                  force_sample: bool = False, momentum: float = 0.99, epsilon: float = 1e-3,
                  update_sample_only_in_training: bool = False, delay_sample_update: bool = False,
-                 param_version: int = 0, gamma_init: Any = 1.0, beta_init: Any = 0.0, masked_time: Any = None,
+                 param_version: Any = NotSpecified, gamma_init: Any = 1.0, beta_init: Any = 0.0, masked_time: Any = None,
                  **kwargs: Any):
         super().__init__(**kwargs)
         inp = self.input_data
@@ -49,6 +58,11 @@ class BatchNormLayer(ConcatInputLayer):
         red_axes = [i for i in range(inp.batch_ndim) if i != ax]
         shape = [1] * inp.batch_ndim
         shape[ax] = inp.dim
+        if param_version is NotSpecified:
+            param_version = 2 if BehaviorVersion.get() >= 12 else 0
+        if param_version not in (0, 1, 2):
+            raise LayerArgError(layer=self.name, layer_class=self.layer_class, arg="param_version",
+                                problem="invalid value for", expected="0, 1 or 2", got=param_version)
         mask = valid_frames_mask(inp, inp.get_dynamic_axes()) if masked_time is not False else None
         if mask is not None:
             w = tf.cast(tf.broadcast_to(mask, tf.shape(x)), x.dtype)
@@ -59,18 +73,28 @@ class BatchNormLayer(ConcatInputLayer):
             mean, var = tf.nn.moments(x, axes=red_axes, keepdims=True)
         kinds = [("mean", 0.0, False), ("variance", 1.0, False)] + ([("gamma", gamma_init, True)] if use_std else []) \
             + ([("beta", beta_init, True)] if use_shift else [])
+        prefix = {0: f"{self.name}_{self.name}_output_", 1: "", 2: "v2_"}[param_version]
+        var_shape = [inp.dim] if param_version == 2 else shape
         with tf.compat.v1.variable_scope("batch_norm"):
-            created = {kind: self._var(f"{self.name}_{self.name}_output_{kind}", shape, init, trainable)
-                       for kind, init, trainable in kinds}
+            created = {kind: self._var(prefix + kind, var_shape, init, trainable) for kind, init, trainable in kinds}
         # registered relative to the layer's scope ("batch_norm/<layer>_<layer>_output_gamma"); gamma and beta as
         # the layer uses them (in training with param_dropout / param_variational_noise: a tensor)
         created = {kind: self.add_param(var) for kind, var in created.items()}
         moving_mean, moving_var = created["mean"], created["variance"]
         gamma, beta = created.get("gamma"), created.get("beta")
+        fused = param_version == 2 and masked_time is False
+        if param_version == 2:  # [F] params: broadcast as [1, ..., F] (the update assigns [F] values back)
+            mean, var = tf.reshape(mean, [inp.dim]), tf.reshape(var, [inp.dim])
+            if not fused:
+                mean, var = tf.reshape(mean, shape), tf.reshape(var, shape)
+                gamma = tf.reshape(gamma, shape) if gamma is not None else None
+                beta = tf.reshape(beta, shape) if beta is not None else None
         train_flag = self.network.train_flag
         # one read of the moving statistics: the normalisation (when it uses them) and the update see the same
         # values, and a delayed update runs after this read
         old_mean, old_var = tf.identity(moving_mean), tf.identity(moving_var)
+        if param_version == 2 and not fused:
+            old_mean, old_var = tf.reshape(old_mean, shape), tf.reshape(old_var, shape)
         new_mean = momentum * mean + (1.0 - momentum) * old_mean
         new_var = momentum * var + (1.0 - momentum) * old_var
         # outside training: the moving statistics after this step's update, unless the update is delayed (to
@@ -79,16 +103,21 @@ class BatchNormLayer(ConcatInputLayer):
         eval_stats = (old_mean, old_var) if update_sample_only_in_training or delay_sample_update \
             else (tf.stop_gradient(new_mean), tf.stop_gradient(new_var))
         use_mean, use_var = cond_on_train_flag(train_flag, lambda: (mean, var), lambda: eval_stats)
-        y = (x - use_mean) * tf.math.rsqrt(use_var + epsilon)
-        if gamma is not None:
-            y = y * gamma
-        if beta is not None:
-            y = y + beta
+        if fused:
+            y = _fused_normalize(inp, x, use_mean, use_var, gamma, beta, epsilon)
+        else:
+            y = (x - use_mean) * tf.math.rsqrt(use_var + epsilon)
+            if gamma is not None:
+                y = y * gamma
+            if beta is not None:
+                y = y + beta
         if update_sample_only_in_training and not isinstance(train_flag, bool):
             # a train flag known only at run time: outside training the update writes back what it read
             updated = (new_mean, new_var)
             new_mean, new_var = cond_on_train_flag(train_flag, lambda: updated, lambda: (old_mean, old_var))
         if not (update_sample_only_in_training and train_flag is False):
+            if param_version == 2:
+                new_mean, new_var = tf.reshape(new_mean, [inp.dim]), tf.reshape(new_var, [inp.dim])
             with tf.control_dependencies([old_mean, old_var]):
                 updates = tf.group(moving_mean.assign(new_mean), moving_var.assign(new_var))
             tf.compat.v1.add_to_collection(tf.compat.v1.GraphKeys.UPDATE_OPS, updates)
@@ -102,3 +131,22 @@ class BatchNormLayer(ConcatInputLayer):
     @classmethod
     def get_out_data_from_opts(cls, name: str, sources: Any = (), **kwargs: Any) -> Tensor:
         return dense_feature_sources_template(sources, name=name, layer_class=cls.layer_class)
+
+
+def _fused_normalize(inp: Tensor, x: Any, mean: Any, var: Any, gamma: Any, beta: Any, epsilon: float) -> Any:
+    """``(x - mean) / sqrt(var + epsilon) * gamma + beta`` over the feature axis with TF's fused batch norm op
+    (given statistics, so the same values as the plain formula); ``mean``/``var``/``gamma``/``beta`` are ``[F]``."""
+    ax = inp.feature_dim_axis
+    perm = [i for i in range(inp.batch_ndim) if i != ax] + [ax]
+    x_last = tf.transpose(x, perm) if perm != list(range(inp.batch_ndim)) else x
+    shape = tf.shape(x_last)
+    dim = inp.dim
+    scale = gamma if gamma is not None else tf.ones([dim], dtype=x.dtype)
+    offset = beta if beta is not None else tf.zeros([dim], dtype=x.dtype)
+    y4, _, _ = tf.compat.v1.nn.fused_batch_norm(tf.reshape(x_last, [-1, 1, 1, dim]), scale=scale, offset=offset,
+                                                mean=mean, variance=var, epsilon=epsilon, is_training=False)
+    y = tf.reshape(y4, shape)
+    if perm != list(range(inp.batch_ndim)):
+        inv = [perm.index(i) for i in range(inp.batch_ndim)]
+        y = tf.transpose(y, inv)
+    return y
