@@ -57,3 +57,9 @@ def test_implicit_dyn_size_dim_of_a_tensor_without_batch_axis():
         with pytest.raises(VerifyOutShapeException, match="Missing dims"):
             w.verify_out_shape({time, feat})
         assert isinstance(batch_dim, Dim)
+
+
+def test_verify_out_shape_empty_dict_is_the_empty_set():
+    Tensor("s", dims=[], dtype="int32").verify_out_shape({})
+    with pytest.raises(VerifyOutShapeException):
+        Tensor("x", dims=[batch_dim], dtype="int32").verify_out_shape({})

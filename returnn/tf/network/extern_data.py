@@ -171,6 +171,23 @@ class ExternData:
         keys = sorted(self.data, key=lambda k: (k != self.default_input, k != self.default_target, k))
         return [(k, self.data[k]) for k in keys]
 
+    def get_all_dimension_tags(self, allow_same_feature_dim: bool = False) -> List[Dim]:
+        """:return: the dims of all data (keys sorted), each once, in axis order (sparse dims not included); with
+            ``allow_same_feature_dim``, a feature dim of the same size as an earlier one counts as that one"""
+        result: List[Dim] = []
+        feature_sizes = set()
+        for key in sorted(self.data):
+            data = self.data[key]
+            for axis, dim in enumerate(data.dims):
+                if dim in result:
+                    continue
+                if allow_same_feature_dim and axis == data.feature_dim_axis:
+                    if dim.dimension in feature_sizes:
+                        continue
+                    feature_sizes.add(dim.dimension)
+                result.append(dim)
+        return result
+
     def get_queue_args(self, with_batch_dim: bool = True) -> Dict[str, Any]:
         return {key: data.get_kwargs() for key, data in self.data.items()}
 

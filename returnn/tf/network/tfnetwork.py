@@ -626,8 +626,9 @@ class TFNetwork(NetworkParamsMixin):
         return None
 
 
+# layer classes that need no "from" (the reference's, observed: its other layers raise _MISSING_FROM)
 _NO_FROM_NEEDED = {"source", "constant", "variable", "subnetwork", "length", "range", "train_flag",
-                   "global_train_step"}
+                   "global_train_step", "switch", "rand_int", "random"}
 
 
 def get_layer_class_for_name(name: str) -> Any:

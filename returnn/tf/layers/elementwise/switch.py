@@ -56,7 +56,7 @@ class SwitchLayer(LayerBase):
                 d[key] = get_layer(d[key])
 
     @classmethod
-    def get_out_data_from_opts(cls, name: str, network: Any, condition: Any = None, true_from: Any = None,
+    def get_out_data_from_opts(cls, name: str, network: Any = None, condition: Any = None, true_from: Any = None,
                                false_from: Any = None, **kwargs: Any) -> Tensor:
         if condition is None or true_from is None or false_from is None:
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="condition",

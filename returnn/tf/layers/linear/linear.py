@@ -1,6 +1,8 @@
 """``{"class": "linear", "n_out": N, "activation": ...}`` (aliases ``forward``, ``hidden``).
 
 Shape: ``{..., F_in} -> {..., F_out=n_out}``; a sparse input ``{..., classes}`` is an embedding lookup (rows of W).
+With ``in_dim`` another static axis than the feature axis is contracted: it is replaced in place by the output dim,
+which becomes the feature axis (as the reference, observed).
 Params (as the reference): ``W`` ``[n_in, n_out]``, ``b`` ``[n_out]`` (if ``with_bias``).
 """
 
@@ -37,11 +39,11 @@ class LinearLayer(ConcatInputLayer):
 
     def __init__(self, activation: Any = NotSpecified, with_bias: bool = True, grad_filter: Optional[float] = None,
                  forward_weights_init: Any = "glorot_uniform", bias_init: Any = 0.0,
-                 use_transposed_weights: bool = False, **kwargs: Any):
-        super().__init__(**kwargs)
+                 use_transposed_weights: bool = False, in_dim: Any = None, **kwargs: Any):
+        super().__init__(in_dim=in_dim, **kwargs)
         if activation is NotSpecified:
             activation = self.default_activation
-        inp = self.input_data
+        inp = _with_in_dim_as_feature(self.input_data, in_dim)
         n_in = inp.dim
         n_out = self.output.dim
         seed = self.network.random.randint(2 ** 31)
@@ -90,7 +92,7 @@ class LinearLayer(ConcatInputLayer):
     def get_out_data_from_opts(cls, name: str, network: Any, sources: Any = (), n_out: Any = NotSpecified,
                                activation: Any = NotSpecified, out_type: Any = None, out_dim: Any = None,
                                target: Any = None, _target_layers: Any = None, loss: Any = None,
-                               **kwargs: Any) -> Tensor:
+                               in_dim: Any = None, **kwargs: Any) -> Tensor:
         """:raises LayerArgError: missing ``n_out`` (and no loss target to take it from); unknown activation"""
         try:
             check_activation_name(cls.default_activation if activation is NotSpecified else activation)
@@ -98,6 +100,11 @@ class LinearLayer(ConcatInputLayer):
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="activation", problem="invalid value",
                                 got=activation, hint=str(exc).split("\n")[0]) from None
         inp = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
+        if in_dim is not None and not inp.sparse:
+            if in_dim not in inp.dims:
+                raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="in_dim", problem="not a dim of the "
+                                    "input:", got=in_dim, expected=f"one of {list(inp.dims)}")
+            inp = _with_in_dim_as_feature(inp, in_dim)
         out = base_out_template(cls, name=name, network=network, sources=sources, n_out=n_out, out_type=out_type,
                                 out_dim=out_dim, target=target, target_layers=_target_layers, loss=loss,
                                 sources_template=inp, require_n_out=True)
@@ -105,6 +112,18 @@ class LinearLayer(ConcatInputLayer):
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="from",
                                 problem="input feature dim is unknown:", got=repr(inp))
         return out
+
+
+def _with_in_dim_as_feature(data: Tensor, in_dim: Any) -> Tensor:
+    """:return: ``data`` with the axis of ``in_dim`` as its feature axis (no axis moved); ``data`` itself when
+        ``in_dim`` is None or already the feature dim"""
+    if in_dim is None or data.sparse:
+        return data
+    if data.feature_dim_axis is not None and data.dims[data.feature_dim_axis] == in_dim:
+        return data
+    result = data.copy()
+    result.feature_dim_axis = list(data.dims).index(in_dim)
+    return result
 
 
 def _grad_filter(x: tf.Tensor, limit: float) -> tf.Tensor:
