@@ -27,6 +27,7 @@ from returnn.tensor._tensor_axes import TensorAxesMixin
 from returnn.tensor._tensor_copy import TensorCopyMixin
 from returnn.tensor._tensor_out_shape import TensorOutShapeMixin
 from returnn.tensor._tensor_raw import TensorRawMixin
+from returnn.tensor._tensor_sanity import TensorSanityMixin
 from returnn.tensor.dim import Dim, FeatureDim, SpatialDim, batch_dim
 from returnn.util.values import NotSpecified as _UtilNotSpecified
 
@@ -47,7 +48,7 @@ def _spec(value: Any) -> Any:
     return NotSpecified if value is _UtilNotSpecified else value
 
 
-class Tensor(TensorAxesMixin, TensorCopyMixin, TensorRawMixin, TensorOutShapeMixin):
+class Tensor(TensorAxesMixin, TensorCopyMixin, TensorRawMixin, TensorOutShapeMixin, TensorSanityMixin):
     """A tensor template with named axes.
 
     :param name: e.g. ``"data"`` or ``"<layer>_output"``

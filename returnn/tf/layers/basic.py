@@ -110,6 +110,7 @@ from returnn.tf.layers.reduce.reduce_out import ReduceOutLayer as ReduceOutLayer
 from returnn.tf.layers.search.edit_distance_loss import EditDistanceLoss as EditDistanceLoss
 from returnn.tf.layers.search.beam import SearchBeam as SearchBeam
 from returnn.tf.layers.search.select_search_sources import SelectSearchSourcesLayer as SelectSearchSourcesLayer
+from returnn.tf.layers.shape.concat import ConcatLayer as ConcatLayer
 from returnn.tf.layers.shape.expand_dims import ExpandDimsLayer as ExpandDimsLayer
 from returnn.tf.layers.shape.flatten_batch import FlattenBatchLayer as FlattenBatchLayer
 from returnn.tf.layers.shape.gather import GatherLayer as GatherLayer

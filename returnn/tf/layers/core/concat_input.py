@@ -1,6 +1,7 @@
 """``ConcatInputLayer`` (reference ``_ConcatInputLayer``): concatenates the sources on the feature axis and
 applies the input ``dropout`` (training only unless ``dropout_on_forward``). The dropout mask is shared over
-all axes except the feature axis unless ``dropout_noise_shape`` says otherwise (as the reference)."""
+all axes except the feature axis unless ``dropout_noise_shape`` says otherwise, or ``dropout_axis`` names the axes
+with independent noise (shared over all others), as the reference."""
 
 from __future__ import annotations
 
@@ -19,7 +20,9 @@ class ConcatInputLayer(LayerBase):
 
     supports_input_dropout = True
 
-    def __init__(self, **kwargs: Any):
+    def __init__(self, dropout_axis: Any = None, **kwargs: Any):
+        """:param dropout_axis: axis description(s) (e.g. ``["T", "F"]``) over which the input dropout noise is
+            independent; the mask is shared over the other axes (instead of ``dropout_noise_shape``)"""
         super().__init__(**kwargs)
         self._input_data: Optional[Tensor] = None
         if self.sources:
@@ -27,8 +30,12 @@ class ConcatInputLayer(LayerBase):
             tmpl.placeholder = concat_sources(self.sources, tmpl)
             if self.dropout:
                 seed = self.network.random.randint(2 ** 31) if self.network is not None else None
+                noise_shape = self.dropout_noise_shape
+                if dropout_axis is not None:
+                    axes = set(tmpl.get_axes_from_description(dropout_axis))
+                    noise_shape = [None if i in axes else 1 for i in range(tmpl.batch_ndim)]
                 tmpl.placeholder = apply_dropout(tmpl, self.dropout, train_flag=self.network.train_flag,
-                                                 noise_shape=self.dropout_noise_shape,
+                                                 noise_shape=noise_shape,
                                                  on_forward=self.dropout_on_forward, seed=seed)
             self._input_data = tmpl
 

@@ -194,6 +194,9 @@ class LayerBase:
         return base_out_template(cls, name=name, network=network, sources=sources, n_out=n_out, out_type=out_type,
                                  out_dim=out_dim, target=target, target_layers=_target_layers, loss=loss)
 
+    # the reference's name of the shared default (subclasses call it for the common part of their template)
+    _base_get_out_data_from_opts = get_out_data_from_opts
+
     # ---- phase 4 helpers: params
     def var_creation_scope(self, **kwargs: Any) -> Any:
         """Context for ``tf.compat.v1.get_variable`` calls in ``__init__`` (``with self.var_creation_scope(): ...``,
@@ -452,7 +455,8 @@ def base_out_template(cls: Any, *, name: str, network: Any, sources: Sequence[La
                       out_type: Optional[Dict] = None, out_dim: Any = None, target: Any = None,
                       target_layers: Any = None, loss: Any = None, sources_template: Optional[Tensor] = None,
                       out_dim_description: Optional[str] = None, require_n_out: bool = False) -> Tensor:
-    """Shared template logic: take ``sources_template`` (default: first source), replace the feature dim.
+    """Shared template logic: take ``sources_template`` (default: first source; without sources the target's
+    template), replace the feature dim.
 
     The new feature dim is, in order: ``out_dim``; ``out_type["dim"]``; ``n_out``; the target's dim when a loss
     is set (plus the loss's extra classes, e.g. the CTC blank) or, without a loss, when ``n_out`` is not set (as the
@@ -467,6 +471,7 @@ def base_out_template(cls: Any, *, name: str, network: Any, sources: Sequence[La
     if out_dim is not None:
         n_out = out_dim.dimension
     target_dim_obj: Optional[Dim] = None
+    target_tmpl: Optional[Tensor] = None
     if loss is not None and target and not isinstance(target, (list, tuple)):
         target_tmpl = get_target_template(network, target, target_layers)
         target_dim = target_tmpl.dim
@@ -494,6 +499,8 @@ def base_out_template(cls: Any, *, name: str, network: Any, sources: Sequence[La
     if sources_template is None:
         if sources:
             sources_template = sources[0].output
+        elif target_tmpl is not None:  # no sources: the target's dims (dense), as the reference
+            sources_template = target_tmpl
         else:
             sources_template = Tensor(name=f"{name}_output", shape=(), batch_dim_axis=0)
     out = sources_template.copy_template(name=f"{name}_output")

@@ -1,5 +1,6 @@
 """Shape layers: one file per layer."""
 
+from returnn.tf.layers.shape import concat as _concat  # noqa: F401
 from returnn.tf.layers.shape import expand_dims as _expand_dims  # noqa: F401
 from returnn.tf.layers.shape import flatten_batch as _flatten_batch  # noqa: F401
 from returnn.tf.layers.shape import gather as _gather  # noqa: F401

@@ -5,7 +5,8 @@ order ``axes`` lists them (default: ``keep_order`` from ``behavior_version`` 6 o
 position of the first merged axis; if the feature axis is among the merged ones, the merged axis is the feature
 axis and takes its position (among the remaining axes). Static axes give a static dim (product). Merging a
 dynamic axis ``T`` with static ``F`` gives a dynamic axis whose lengths are ``len * F`` (the raw reshape keeps
-valid frames as a prefix).
+valid frames as a prefix). Merging the batch axis (with others, in their raw order) gives a new batch axis (a
+batch-kind dim ``(global batch)*(time)``, at the first merged position) over all frames, padding included.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import numpy as np
 import tensorflow as tf
 
 from returnn.errors import LayerArgError
-from returnn.tensor import FeatureDim, SpatialDim, Tensor
+from returnn.tensor import Dim, FeatureDim, SpatialDim, Tensor
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.core.sources import concat_sources_template
@@ -44,7 +45,7 @@ class MergeDimsLayer(ConcatInputLayer):
                         [shape[i] for i in range(pos + len(order), inp.batch_ndim)]
             x = tf.reshape(x, tf.stack(new_shape))
             dyn = [a for a in order if inp.dims[a].is_dynamic()]
-            if dyn and inp.dims[dyn[0]].dyn_size is not None:
+            if inp.batch_dim_axis not in order and dyn and inp.dims[dyn[0]].dyn_size is not None:
                 static = int(np.prod([inp.dims[a].dimension for a in order if a != dyn[0] and inp.dims[a].dimension]))
                 self.output.dims[pos].dyn_size = inp.dims[dyn[0]].dyn_size * static
         self.output.placeholder = x
@@ -52,22 +53,24 @@ class MergeDimsLayer(ConcatInputLayer):
     @classmethod
     def get_out_data_from_opts(cls, name: str, sources: Any = (), axes: Any = None, keep_order: Any = None,
                                **kwargs: Any) -> Tensor:
-        """:raises LayerArgError: merging the batch axis, or two dynamic axes"""
+        """:raises LayerArgError: merging two dynamic axes (besides the batch axis)"""
         inp = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
         order, pos = _merge_layout(inp, axes, keep_order)
         if len(order) <= 1:
             return inp
-        if inp.batch_dim_axis in order:
-            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="axes",
-                                problem="cannot merge the batch axis:", got=axes, hint="use flatten_batch")
         dims = [inp.dims[a] for a in order]
-        if sum(d.dimension is None for d in dims) > 1:
+        with_batch = inp.batch_dim_axis in order
+        if sum(d.dimension is None for d in dims) > 1 + int(with_batch):
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="axes",
                                 problem="cannot merge two dynamic axes:", got=axes)
-        desc = "*".join(d.description for d in dims)
         size = None if any(d.dimension is None for d in dims) else int(np.prod([d.dimension for d in dims]))
-        is_feat = inp.feature_dim_axis in order
-        new = FeatureDim(desc, size) if is_feat else SpatialDim(desc, size)
+        is_feat = inp.feature_dim_axis in order and not with_batch
+        if with_batch:  # as the reference names it: dynamic dims in parentheses
+            desc = "*".join(f"({d.description})" if d.dimension is None else d.description for d in dims)
+            new = Dim(None, description=desc, kind=Dim.Types.Batch)
+        else:
+            desc = "*".join(d.description for d in dims)
+            new = FeatureDim(desc, size) if is_feat else SpatialDim(desc, size)
         rest = [i for i in range(inp.batch_ndim) if i not in order]
         out_dims = [inp.dims[i] for i in rest[:pos]] + [new] + [inp.dims[i] for i in rest[pos:]]
 
@@ -79,9 +82,11 @@ class MergeDimsLayer(ConcatInputLayer):
             idx = rest.index(old)
             return idx if idx < pos else idx + 1
 
-        time_axis = None if inp.time_dim_axis in order and (is_feat or size is not None) else moved(inp.time_dim_axis)
+        time_axis = None if inp.time_dim_axis in order and (is_feat or size is not None or with_batch) \
+            else moved(inp.time_dim_axis)
+        feature_axis = None if with_batch and inp.feature_dim_axis in order else moved(inp.feature_dim_axis)
         return Tensor(name=f"{name}_output", dims=out_dims, dtype=inp.dtype, sparse_dim=inp.sparse_dim,
-                      time_dim_axis=time_axis, feature_dim_axis=moved(inp.feature_dim_axis))
+                      time_dim_axis=time_axis, feature_dim_axis=feature_axis)
 
 
 def _merge_layout(inp: Tensor, axes: Any, keep_order: Any) -> Tuple[List[int], int]:
@@ -89,11 +94,12 @@ def _merge_layout(inp: Tensor, axes: Any, keep_order: Any) -> Tuple[List[int], i
     if keep_order is None:
         keep_order = BehaviorVersion.get() >= 6
     found = list(inp.get_axes_from_description(axes))
-    order = list(dict.fromkeys(found)) if keep_order else sorted(set(found))
+    with_batch = inp.batch_dim_axis is not None and inp.batch_dim_axis in found
+    order = list(dict.fromkeys(found)) if keep_order and not with_batch else sorted(set(found))
     if len(order) <= 1:
         return order, order[0] if order else 0
     feat = inp.feature_dim_axis
-    if feat is not None and feat in order:
+    if feat is not None and feat in order and not with_batch:
         return order, feat - sum(1 for a in order if a < feat)
     return order, min(order)
 

@@ -1,0 +1,44 @@
+"""concat: sources concatenated along one axis each (dims and values as observed from the reference, raw
+concatenation with summed lengths for a dynamic axis)."""
+
+import numpy
+import pytest
+import tensorflow as tf
+
+from returnn.config import Config
+from returnn.errors import LayerArgError, LayerShapeError
+from returnn.tf.network import TFNetwork
+
+
+def _net(extern_data, net_dict):
+    net = TFNetwork(config=Config({"extern_data": extern_data}))
+    net.construct_from_dict(net_dict)
+    return net
+
+
+def test_concat_time_and_feature(session):
+    net = _net({"data": {"dim": 1}, "b": {"dim": 1}},
+               {"output": {"class": "concat", "from": [("data", "T"), ("data:b", "T")]},
+                "f": {"class": "concat", "from": [("data", "F"), ("data", "F")], "is_output_layer": True}})
+    out, f = net.get_default_output_layer().output, net.layers["f"].output
+    assert out.dims[1].description == "time:var:extern_data:data+time:var:extern_data:b"
+    assert f.dims[2].description == "2*feature:data" and f.dim == 2 and f.feature_dim_axis == 2
+    d, b = net.extern_data.get_data("data"), net.extern_data.get_data("b")
+    x = numpy.arange(6, dtype="float32").reshape(2, 3, 1) + 1
+    y = -numpy.arange(4, dtype="float32").reshape(2, 2, 1) - 1
+    value, lens, f_value = session.run(
+        [out.placeholder, out.get_sequence_lengths(), f.placeholder],
+        {d.placeholder: x, d.get_sequence_lengths(): [3, 2], b.placeholder: y, b.get_sequence_lengths(): [2, 1]})
+    numpy.testing.assert_array_equal(value, numpy.concatenate([x, y], axis=1))
+    numpy.testing.assert_array_equal(lens, [5, 3])
+    numpy.testing.assert_array_equal(f_value, numpy.concatenate([x, x], axis=2))
+
+
+def test_concat_errors():
+    with tf.Graph().as_default():
+        with pytest.raises(LayerArgError, match="pairs"):
+            _net({"data": {"dim": 2}}, {"output": {"class": "concat", "from": ["data"]}})
+    with tf.Graph().as_default():
+        with pytest.raises(LayerShapeError, match="other dims"):
+            _net({"data": {"dim": 2}, "b": {"dim": 3}}, {"output": {"class": "concat", "from": [("data", "T"),
+                                                                                              ("data:b", "T")]}})
