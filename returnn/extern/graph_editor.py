@@ -14,7 +14,7 @@ while loops or conds keep the original's control-flow context (so new ops can be
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, List, Optional, Set, Tuple, Union
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 import tensorflow as tf
 
@@ -154,16 +154,25 @@ def _stand_in(graph: tf.Graph, dtype: tf.DType) -> tf.Tensor:
         return tf.compat.v1.placeholder(dtype, name=dtype.name)
 
 
-def _copy_op(op: tf.Operation, inputs: List[tf.Tensor], control_inputs: List[tf.Operation]) -> tf.Operation:
+def _copy_op(op: tf.Operation, inputs: List[tf.Tensor], control_inputs: List[tf.Operation],
+             op_type: Optional[str] = None, name: Optional[str] = None) -> tf.Operation:
     graph = op.graph
     scope, _, base = op.name.rpartition("/")
+    base = name or base
+    op_def = op.op_def
+    if op_type is not None and op_type != op.type:
+        from tensorflow.python.framework import op_def_registry  # noqa: PLC0415
+
+        op_def = op_def_registry.get(op_type)
+        if op_def is None:
+            raise GraphEditError(f"graph_editor.copy_op: unknown op type {op_type!r}")
     create_inputs = [_stand_in(graph, t.dtype) if _in_control_flow(t) and not t.dtype._is_ref_dtype else t
                      for t in inputs]
     with graph.name_scope(scope + "/" if scope else ""), graph.control_dependencies(None):
         with tf.control_dependencies([c for c in control_inputs if not _in_control_flow(c.outputs[0])]
                                      if all(c.outputs for c in control_inputs) else []):
-            new_op = graph.create_op(op.type, create_inputs, [t.dtype for t in op.outputs], name=base,
-                                     attrs={k: op.node_def.attr[k] for k in op.node_def.attr}, op_def=op.op_def)
+            new_op = graph.create_op(op_type or op.type, create_inputs, [t.dtype for t in op.outputs], name=base,
+                                     attrs={k: op.node_def.attr[k] for k in op.node_def.attr}, op_def=op_def)
     for i, (real, used) in enumerate(zip(inputs, create_inputs)):
         if real is not used:
             new_op._update_input(i, real)  # noqa: SLF001 (connects the real input, see _stand_in)
@@ -177,6 +186,21 @@ def _copy_op(op: tf.Operation, inputs: List[tf.Tensor], control_inputs: List[tf.
     for old_t, new_t in zip(op.outputs, new_op.outputs):
         new_t.set_shape(old_t.shape)
     return new_op
+
+
+def copy_op(op: tf.Operation, *, graph: Optional[tf.Graph] = None, op_type: Optional[str] = None,
+            inputs: Optional[Sequence[tf.Tensor]] = None, name: Optional[str] = None) -> tf.Operation:
+    """:param op: the op to copy
+    :param graph: must be the op's graph (None: the same)
+    :param op_type: another op type with the same inputs/outputs/attrs (e.g. ``"LogSoftmax"`` for ``"Softmax"``)
+    :param inputs: other inputs (default: the op's)
+    :param name: name of the copy (default: the op's, made unique), in the op's name scope
+    :return: the new op (same attrs, device, control inputs and loop context)
+    :raises GraphEditError: another graph"""
+    if graph is not None and graph is not op.graph:
+        raise GraphEditError("graph_editor.copy_op: only copies within the same graph are supported")
+    return _copy_op(op, list(op.inputs) if inputs is None else list(inputs), list(op.control_inputs),
+                    op_type=op_type, name=name)
 
 
 class _null:

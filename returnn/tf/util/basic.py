@@ -4,7 +4,8 @@ nothing: the helpers live in the small modules of :mod:`returnn.tf.util` and are
 As the reference's module (which has no ``__all__``), ``from returnn.tf.util.basic import *`` also gives the
 modules it works with: ``tf``, ``tf_compat`` (:mod:`returnn.tf.compat`), ``numpy``, ``contextlib``, ``os``,
 ``sys``, ``threading``, ``typing`` and the ``typing`` names ``Any``, ``Dict``, ``List``, ``Optional``,
-``Sequence``, ``Union``.
+``Sequence``, ``Union``, ``TypeVar`` (and ``T``), ``dataclass``, ``util`` (:mod:`returnn.util.basic`), TF's ``init_ops``
+and ``device_lib``.
 """
 
 import contextlib as contextlib
@@ -12,17 +13,23 @@ import os as os
 import sys as sys
 import threading as threading
 import typing as typing
+from dataclasses import dataclass as dataclass
 from typing import Any as Any
 from typing import Dict as Dict
 from typing import List as List
 from typing import Optional as Optional
 from typing import Sequence as Sequence
+from typing import TypeVar as TypeVar
 from typing import Union as Union
 
 import numpy as numpy
 import tensorflow as tf
+from tensorflow.python.client import device_lib as device_lib
+from tensorflow.python.ops import init_ops as init_ops
 
 import returnn.tf.compat as tf_compat
+import returnn.util.basic as util
+from returnn.extern.graph_editor import copy_op as copy_op
 from returnn.tensor import ControlFlowContext as ControlFlowContext
 from returnn.tensor import Data as Data
 from returnn.tensor import Dim as Dim
@@ -40,6 +47,7 @@ from returnn.tf.util.broadcasting import concat_with_opt_broadcast as concat_wit
 from returnn.tf.util.broadcasting import get_common_shape as get_common_shape
 from returnn.tf.util.broadcasting import nested_get_shapes as nested_get_shapes
 from returnn.tf.util.broadcasting import unbroadcast_to_common_shape as unbroadcast_to_common_shape
+from returnn.tf.util.collection_keys import CollectionKeys as CollectionKeys
 from returnn.tf.util.config_specs import get_activation_function as get_activation_function
 from returnn.tf.util.config_specs import get_initializer as get_initializer
 from returnn.tf.util.control_deps import add_control_input as add_control_input
@@ -55,12 +63,17 @@ from returnn.tf.util.control_flow import same_control_flow_ctx as same_control_f
 from returnn.tf.util.custom_gradient import CustomGradient as CustomGradient
 from returnn.tf.util.custom_gradient import custom_gradient as custom_gradient
 from returnn.tf.util.debug_print import py_print as py_print
+from returnn.tf.util.device import get_available_gpu_cuda_min_compute_capability as get_available_gpu_cuda_min_compute_capability
 from returnn.tf.util.device import get_available_gpu_devices as get_available_gpu_devices
+from returnn.tf.util.device import get_device_attr as get_device_attr
 from returnn.tf.util.device import get_tf_list_local_devices as get_tf_list_local_devices
 from returnn.tf.util.device import is_gpu_available as is_gpu_available
+from returnn.tf.util.device import is_gpu_available_in_session as is_gpu_available_in_session
 from returnn.tf.util.device import is_tf_cuda_build as is_tf_cuda_build
 from returnn.tf.util.device import print_available_devices as print_available_devices
 from returnn.tf.util.fetch_helper import FetchHelper as FetchHelper
+from returnn.tf.util.grad_registry import lookup_grad_func_by_name as lookup_grad_func_by_name
+from returnn.tf.util.grad_registry import opt_register_grad_func as opt_register_grad_func
 from returnn.tf.util.gradient_scaling import flip_gradient as flip_gradient
 from returnn.tf.util.gradient_scaling import scaled_gradient as scaled_gradient
 from returnn.tf.util.gradients import add_scaled_noise_to_gradients as add_scaled_noise_to_gradients
@@ -162,6 +175,7 @@ from returnn.tf.util.small_ops import batched_uniq as batched_uniq
 from returnn.tf.util.small_ops import get_ndim as get_ndim
 from returnn.tf.util.small_ops import get_range as get_range
 from returnn.tf.util.small_ops import identity as identity
+from returnn.tf.util.small_ops import identity_op_nested as identity_op_nested
 from returnn.tf.util.small_ops import identity_with_ops as identity_with_ops
 from returnn.tf.util.small_ops import make_var_tuple as make_var_tuple
 from returnn.tf.util.small_ops import onnx_compat_floor_div as onnx_compat_floor_div
@@ -197,6 +211,7 @@ from returnn.tf.util.var_updates import get_var_update_ops as get_var_update_ops
 from returnn.tf.util.var_updates import get_variable_grad_from_update_ops as get_variable_grad_from_update_ops
 from returnn.tf.util.var_updates import get_variable_value_copy_before_update_ops as get_variable_value_copy_before_update_ops
 from returnn.tf.util.variables import VariableAssigner as VariableAssigner
+from returnn.tf.util.variables import auto_init_var as auto_init_var
 from returnn.tf.util.variables import enforce_copy as enforce_copy
 from returnn.tf.util.variables import get_variable_from_tensor as get_variable_from_tensor
 from returnn.tf.util.variables import init_variable_if_needed as init_variable_if_needed
@@ -207,3 +222,5 @@ from returnn.tf.util.version import assert_min_tf_version as assert_min_tf_versi
 from returnn.tf.util.version import have_min_tf_version as have_min_tf_version
 from returnn.tf.util.version import tf_version_tuple as tf_version_tuple
 from returnn.tf.util.vocab import get_shared_vocab as get_shared_vocab
+
+T = TypeVar("T")

@@ -47,3 +47,35 @@ def print_available_devices(tf_session_opts: Any = None, file: Any = None) -> No
     print("Local devices available to TensorFlow:", file=out)
     for i, dev in enumerate(devs):
         print(f"  {i + 1}/{len(devs)}: {dev.name} ({dev.device_type}, memory {dev.memory_limit})", file=out)
+
+
+def is_gpu_available_in_session(session: Any = None) -> bool:
+    """:param session: a ``tf.compat.v1.Session`` (default: the default session)
+    :return: whether the session has a GPU device"""
+    session = session or tf.compat.v1.get_default_session()
+    if session is None:
+        return is_gpu_available()
+    return any(d.device_type == "GPU" for d in session.list_devices())
+
+
+def get_device_attr(dev: str) -> Any:
+    """:param dev: device name, e.g. ``"/device:CPU:0"`` or ``"/cpu:0"`` (case-insensitive type)
+    :return: its ``DeviceAttributes`` (see :func:`get_tf_list_local_devices`)
+    :raises KeyError: no such local device"""
+    want = dev.lower().replace("/device:", "/")
+    for d in get_tf_list_local_devices():
+        if d.name.lower().replace("/device:", "/") == want:
+            return d
+    raise KeyError(f"get_device_attr: no local device {dev!r}; have {[d.name for d in get_tf_list_local_devices()]}")
+
+
+def get_available_gpu_cuda_min_compute_capability() -> Any:
+    """:return: the smallest CUDA compute capability of the local GPUs as a float (e.g. 8.0), or None without GPU"""
+    import re  # noqa: PLC0415
+
+    caps = []
+    for d in get_available_gpu_devices():
+        match = re.search(r"compute capability: (\d+)\.(\d+)", d.physical_device_desc)
+        if match:
+            caps.append(float(f"{match.group(1)}.{match.group(2)}"))
+    return min(caps) if caps else None

@@ -173,3 +173,11 @@ def opt_logical_or(*args: Any) -> Any:
     for t in tensors[1:]:
         res = tf.logical_or(res, t)
     return res
+
+
+def identity_op_nested(x: Any, name: str = "identity") -> Any:
+    """:param x: a tensor or a (nested) dict/list/tuple of tensors
+    :param name: name scope
+    :return: the same structure with ``tf.identity`` of each tensor"""
+    with tf.name_scope(name):
+        return tf.nest.map_structure(tf.identity, x)

@@ -120,3 +120,10 @@ def _with_init(v: tf.Variable) -> tf.Tensor:
     # whichever branch is taken)
     with tf.control_dependencies([_v1.assign(v, v.initial_value)]):
         return tf.constant(True)
+
+
+def auto_init_var(v: tf.Variable) -> tf.Tensor:
+    """:param v: a variable
+    :return: its value, read after initializing it if it was not yet initialized"""
+    with tf.control_dependencies([init_variable_if_needed(v)]):
+        return tf.identity(v.read_value() if hasattr(v, "read_value") else v)

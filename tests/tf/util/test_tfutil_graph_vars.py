@@ -129,3 +129,45 @@ def test_supported_devices_for_op():
     assert any(k.startswith("device='CPU'") for k in tf_util.kernels_registered_for_op("MatMul"))
     with pytest.raises(ValueError, match="NoSuchOp"):
         tf_util.supported_devices_for_op("NoSuchOp")
+
+
+def test_grad_registry_and_copy_op(session):
+    assert tf_util.lookup_grad_func_by_name("Identity") is not None
+    with pytest.raises(LookupError):
+        tf_util.lookup_grad_func_by_name("NoSuchOpForGradients")
+
+    def grad(op, g):
+        return 7.0 * g
+
+    tf_util.opt_register_grad_func("TestTfutilSevenGrad", grad)
+    tf_util.opt_register_grad_func("TestTfutilSevenGrad", grad)  # the same again: fine
+    with pytest.raises(AssertionError, match="another gradient function"):
+        tf_util.opt_register_grad_func("TestTfutilSevenGrad", lambda op, g: g)
+    x = tf.constant([1.0, 2.0])
+    sm = tf.nn.softmax(x)
+    log_sm = tf_util.copy_op(sm.op, op_type="LogSoftmax").outputs[0]
+    np.testing.assert_allclose(session.run(log_sm), session.run(tf.nn.log_softmax(x)), rtol=1e-6)
+    doubled = tf_util.copy_op(tf.sqrt(x).op, inputs=[x * 4.0]).outputs[0]
+    assert session.run(doubled).tolist() == [2.0, np.sqrt(8.0).astype(np.float32)]
+
+
+def test_collection_keys_identity_nested_auto_init(session):
+    assert tf_util.CollectionKeys.STATE_VARS == "_RETURNN_state_vars"  # as the reference
+    nested = tf_util.identity_op_nested({"a": tf.constant(1), "b": [tf.constant(2)]})
+    assert nested["a"].op.type == "Identity" and session.run(nested) == {"a": 1, "b": [2]}
+    v = tf1.get_variable("auto_init_me", shape=(), initializer=tf1.constant_initializer(3.0))
+    assert session.run(tf_util.auto_init_var(v)) == 3.0
+    assert tf_util.is_gpu_available_in_session(session) is any(
+        d.device_type == "GPU" for d in session.list_devices())
+    assert tf_util.get_device_attr("/cpu:0").device_type == "CPU"
+    with pytest.raises(KeyError):
+        tf_util.get_device_attr("/cpu:99")
+
+
+def test_star_import_names():
+    namespace = {}
+    exec("from returnn.tf.util.basic import *", namespace)
+    for name in ["tf", "tf_compat", "numpy", "contextlib", "os", "sys", "threading", "typing", "util", "init_ops",
+                 "device_lib", "NotSpecified", "Tensor", "Data", "Dim", "T", "dataclass", "Optional"]:
+        assert name in namespace, name
+    assert namespace["util"].__name__ == "returnn.util.basic"
