@@ -39,13 +39,16 @@ class SimpleHDFWriter:
     :param extra_labels: key -> vocabulary of an extra stream
     :param swmr: accepted for compatibility; ignored
     :param extend_existing_file: not supported (raises if True)
+    :param with_inputs: False: no ``inputs`` stream (a dataset without ``"data"``); ``insert_batch``'s
+        ``inputs`` then only give the lengths of ``seqLengths``' first column (ours; the reference's writer
+        always has one)
     :raises DatasetFileError: if ``filename`` already exists
     """
 
     def __init__(self, filename: str, dim: Optional[int], labels: Optional[Sequence[str]] = None,
                  ndim: Optional[int] = None, extra_type: Optional[Dict[str, Tuple[int, int, str]]] = None,
                  swmr: bool = False, extend_existing_file: bool = False,
-                 extra_labels: Optional[Dict[str, Sequence[str]]] = None):
+                 extra_labels: Optional[Dict[str, Sequence[str]]] = None, *, with_inputs: bool = True):
         import h5py
         if extend_existing_file:
             raise DatasetArgError("SimpleHDFWriter: extend_existing_file=True is not supported")
@@ -57,6 +60,7 @@ class SimpleHDFWriter:
         self.ndim = ndim if ndim is not None else (1 if labels else 2)
         self.extra_type: Dict[str, Tuple[int, int, str]] = dict(extra_type or {})
         self.extra_labels = {k: list(v) for k, v in (extra_labels or {}).items()}
+        self.with_inputs = with_inputs
         directory = os.path.dirname(os.path.abspath(filename))
         self._tmp_filename = os.path.join(directory, f".{os.path.basename(filename)}.tmp{os.getpid()}")
         self._file = h5py.File(self._tmp_filename, "w")
@@ -136,7 +140,8 @@ class SimpleHDFWriter:
         if sorted(extra) != self._extra_keys:
             raise DatasetArgError(f"SimpleHDFWriter {self.filename!r}: extra keys {sorted(extra)} differ from the "
                                   f"first batch's {self._extra_keys}")
-        self._append("inputs", np.concatenate([inputs[i, :int(in_lens[i])] for i in range(n)], axis=0))
+        if self.with_inputs:
+            self._append("inputs", np.concatenate([inputs[i, :int(in_lens[i])] for i in range(n)], axis=0))
         rows = [[int(x)] for x in in_lens]
         for key in self._extra_keys:
             arr = extra[key]
@@ -163,7 +168,7 @@ class SimpleHDFWriter:
         seq_lens = np.array(self._seq_lens, dtype=np.int32).reshape(-1, width)
         f.create_dataset("seqLengths", data=seq_lens)
         f.create_dataset("seqTags", data=np.array(self._tags, dtype=object), dtype=h5py.string_dtype("utf-8"))
-        if "inputs" not in f:
+        if "inputs" not in f and self.with_inputs:
             shape = (0,) if self.ndim == 1 else (0, self.dim or 0)
             f.create_dataset("inputs", shape=shape, dtype="int32" if self.ndim == 1 else "float32")
         f.attrs["numSeqs"] = np.int64(len(self._tags))
@@ -184,24 +189,25 @@ class SimpleHDFWriter:
 def dump_dataset(dataset, filename: str, *, epoch: int = 1, start_seq: int = 0, end_seq: int = -1,
                  progress: Optional[bool] = False) -> int:
     """Writes sequences ``[start_seq, end_seq]`` (inclusive; -1 = all) of ``dataset`` to ``filename`` in the
-    HDFDataset layout: ``"data"`` as ``inputs`` (with its labels if sparse), every other key under
-    ``targets/data/<key>`` with its dim, dtype and labels.
+    HDFDataset layout: ``"data"`` as ``inputs`` (with its labels if sparse; no ``inputs`` if the dataset has no
+    ``"data"``), every other key under ``targets/data/<key>`` with its dim, dtype and labels.
 
     :param progress: show a progress bar (None: only on a terminal)
     :return: number of sequences written
-    :raises DatasetArgError: the dataset has no ``"data"`` key
+    :raises DatasetArgError: the dataset has no data keys
     :raises DatasetFileError: ``filename`` exists already
     """
     from returnn.datasets.tool_util import Progress
     dataset.init_seq_order(epoch=epoch)
     keys = dataset.get_data_keys()
-    if "data" not in keys:
-        raise DatasetArgError(f"HDF dump: dataset {dataset.name!r} has no 'data' key (keys: {keys})")
+    if not keys:
+        raise DatasetArgError(f"HDF dump: dataset {dataset.name!r} has no data keys")
+    has_data = "data" in keys
     extra_keys = [k for k in keys if k != "data"]
-    sparse = dataset.is_data_sparse("data")
+    sparse = dataset.is_data_sparse("data") if has_data else True
     writer = SimpleHDFWriter(
-        filename, dim=dataset.get_data_dim("data"), ndim=1 if sparse else 2,
-        labels=dataset.labels.get("data") if sparse else None,
+        filename, dim=dataset.get_data_dim("data") if has_data else None, ndim=1 if sparse else 2,
+        labels=dataset.labels.get("data") if sparse and has_data else None, with_inputs=has_data,
         extra_type={k: (dataset.get_data_dim(k), 1 if dataset.is_data_sparse(k) else 2,
                         dataset.get_data_dtype(k)) for k in extra_keys},
         extra_labels={k: dataset.labels[k] for k in extra_keys if dataset.labels.get(k)})
@@ -210,8 +216,9 @@ def dump_dataset(dataset, filename: str, *, epoch: int = 1, start_seq: int = 0, 
     seq_idx = start_seq
     while seq_idx < total and dataset.is_less_than_num_seqs(seq_idx):
         dataset.load_seqs(seq_idx, seq_idx + 1)
-        data = dataset.get_data(seq_idx, "data")
         extra = {k: dataset.get_data(seq_idx, k)[None] for k in extra_keys}
+        # without "data": the first key's frames stand in for seqLengths' first column (not stored)
+        data = dataset.get_data(seq_idx, "data") if has_data else extra[extra_keys[0]][0]
         lens = {0: [data.shape[0]]}
         lens.update({k: [v.shape[1]] for k, v in extra.items()})
         writer.insert_batch(data[None], seq_len=lens, seq_tag=[dataset.get_tag(seq_idx)], extra=extra or None)

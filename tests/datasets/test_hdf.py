@@ -196,3 +196,17 @@ def test_hdf_dataset_writer_roundtrip(tmp_path):
         np.testing.assert_array_equal(loaded.get_data(i, "data"), source.get_data(i, "data"))
         np.testing.assert_array_equal(loaded.get_data(i, "classes"), source.get_data(i, "classes"))
     assert loaded.get_data_dim("classes") == 5 and loaded.get_tag(3) == "seq-3"
+
+
+def test_hdf_dataset_writer_without_data_key(tmp_path):
+    from returnn.datasets.generating import StaticDataset
+    from returnn.datasets.hdf import HDFDataset, HDFDatasetWriter
+    seqs = [{"classes": np.arange(i, i + 5, dtype="int32")} for i in range(3)]
+    path = str(tmp_path / "c.hdf")
+    HDFDatasetWriter(path).dump_from_dataset(StaticDataset(seqs, output_dim={"classes": [100, 1]}),
+                                            use_progress_bar=False)
+    loaded = HDFDataset(files=[path])
+    loaded.init_seq_order(epoch=1)
+    loaded.load_seqs(0, 3)
+    assert loaded.get_data_keys() == ["classes"] and loaded.get_data_dim("classes") == 100
+    assert [loaded.get_data(i, "classes").tolist() for i in range(3)] == [s["classes"].tolist() for s in seqs]
