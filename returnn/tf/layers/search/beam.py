@@ -6,6 +6,9 @@ row ``b*K + k`` is hypothesis ``k`` of sequence ``b``).
   hypothesis lengths ``[B*K]``.
 - :func:`tile_beam`: repeats a ``{B, ...}`` tensor ``K`` times on its batch axis (dynamic axes get new dims with
   repeated lengths, shared per original dim through ``dim_map``).
+- :func:`beam_dim` / :func:`beam_dim_base`: such a per-hypothesis variant of a dynamic axis (lengths ``[B*K]``) and
+  the axis it repeats. The reference keeps one dim for both (its dims have per-batch variants); here the variant
+  is its own :class:`Dim`, and what leaves the beam (``decide``) maps it back to the original axis.
 - :func:`flat_beam_indices` / :func:`gather_beams`: re-order ``{B*K, ...}`` rows by the source beams ``[B, K]``.
 - :func:`backtrack`: full hypotheses from per-step values and per-step source beams.
 """
@@ -18,6 +21,8 @@ import tensorflow as tf
 
 from returnn.tensor import Dim, Tensor
 from returnn.tensor.search_beam import SearchBeam as _TensorSearchBeam
+
+_BEAM_BASE_ATTR = "_beam_of"  # on a dim made by beam_dim: the dim it repeats per hypothesis
 
 
 class SearchBeam(_TensorSearchBeam):
@@ -45,6 +50,20 @@ class SearchBeam(_TensorSearchBeam):
         return tf.argmax(self.scores, axis=1, output_type=tf.int32)
 
 
+def beam_dim(base: Dim, description: str) -> Dim:
+    """:return: a new dynamic dim for the lengths of ``base`` repeated per hypothesis (``[B*K]``, set by the caller),
+        derived from ``base`` (``derived_from_tag``) and known to :func:`beam_dim_base` as its variant"""
+    new = Dim(None, description=description, kind=base.kind, derived_from_tag=base)
+    new.__dict__[_BEAM_BASE_ATTR] = base
+    return new
+
+
+def beam_dim_base(dim: Dim) -> Optional[Dim]:
+    """:return: the axis that ``dim`` repeats per hypothesis when ``dim`` was made by :func:`beam_dim` (also through
+        :func:`tile_beam`), else None"""
+    return dim.__dict__.get(_BEAM_BASE_ATTR)
+
+
 def tile_beam(tensor: Tensor, beam: int, dim_map: Dict[Any, Dim]) -> Tensor:
     """:return: copy of ``tensor`` (with raw) whose batch axis is repeated ``beam`` times (``b*K + k`` order)"""
     out = tensor.copy()
@@ -56,10 +75,9 @@ def tile_beam(tensor: Tensor, beam: int, dim_map: Dict[Any, Dim]) -> Tensor:
         if d.is_dynamic() and d.dyn_size is not None:
             key = d.get_same_base()
             if key not in dim_map:
-                new = Dim(None, description=f"{d.description}:beam{beam}", kind=d.kind)
+                new = beam_dim(key, f"{d.description}:beam{beam}")  # the same axis, per hypothesis
                 new.dyn_size = tf.repeat(d.dyn_size, beam, axis=0)
                 new.__dict__["_created_by_layer"] = key.__dict__.get("_created_by_layer")  # "stag:<layer>" finds it
-                new.__dict__["_derived_from_tag"] = key  # the same axis, per hypothesis
                 dim_map[key] = new
             new_dims.append(dim_map[key])
         else:

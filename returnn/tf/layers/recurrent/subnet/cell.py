@@ -25,6 +25,7 @@ from returnn.log import log
 from returnn.tensor import Dim, SpatialDim, Tensor
 from returnn.tf.layers.recurrent.subnet.initial import check_initial_output
 from returnn.tf.layers.recurrent.subnet.template import SubnetTemplates, TemplateLayer, builds_loss
+from returnn.tf.layers.search.beam import beam_dim
 
 
 def _has_rec_state(layer: TemplateLayer) -> bool:
@@ -179,8 +180,9 @@ class SubnetworkRecCell:
         else:
             self.time_dim_out = time_dim
         if self.search and self.beam_size > 1 and self.time_dim is not None:
-            # hypotheses are B*K: the lengths are the target's, repeated
-            self.time_dim_out = SpatialDim(f"{time_dim.description}:beam")
+            # hypotheses are B*K: the lengths are the target's, repeated (the same axis per hypothesis: decide
+            # gives the target's axis back, as the reference)
+            self.time_dim_out = beam_dim(time_dim, f"{time_dim.description}:beam")
         out = Tensor(name=f"{self.rec_name}_output", dims=[self.time_dim_out, *frame.dims], dtype=frame.dtype,
                      sparse_dim=frame.sparse_dim, time_dim_axis=0,
                      feature_dim_axis=None if frame.feature_dim_axis is None else frame.feature_dim_axis + 1)
