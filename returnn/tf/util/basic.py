@@ -90,6 +90,7 @@ from returnn.tf.util.graph_inspect import print_graph_output as print_graph_outp
 from returnn.tf.util.graph_inspect import supported_devices_for_op as supported_devices_for_op
 from returnn.tf.util.image_warp import create_random_warp_flow_2d as create_random_warp_flow_2d
 from returnn.tf.util.image_warp import dense_image_warp as dense_image_warp
+from returnn.tf.util.image_warp import interpolate_bilinear as interpolate_bilinear
 from returnn.tf.util.initializers import VarianceScalingNonZero as VarianceScalingNonZero
 from returnn.tf.util.initializers import gaussian_kernel_2d as gaussian_kernel_2d
 from returnn.tf.util.initializers import load_txt_file_initializer as load_txt_file_initializer

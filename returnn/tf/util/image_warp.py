@@ -119,3 +119,27 @@ def _interpolate_bilinear(grid: tf.Tensor, query: tf.Tensor) -> tf.Tensor:
     top = alphas[1] * (top_right - top_left) + top_left
     bottom = alphas[1] * (bottom_right - bottom_left) + bottom_left
     return alphas[0] * (bottom - top) + top
+
+
+def interpolate_bilinear(grid: Any, query_points: Any, name: str = "interpolate_bilinear",
+                         indexing: str = "ij") -> tf.Tensor:
+    """Bilinear interpolation of a batch of images at float positions (``tfa.image.interpolate_bilinear``).
+
+    :param grid: (batch, h, w, channels) float, h >= 2 and w >= 2
+    :param query_points: (batch, n, 2) float positions, (y, x) for ``indexing="ij"``, (x, y) for ``"xy"``; outside
+        the image the nearest border cell pair is used (the weight clipped to [0, 1])
+    :param name: name scope
+    :param indexing: "ij" or "xy"
+    :return: (batch, n, channels)
+    :raises TFUtilValueError: another ``indexing``
+    """
+    if indexing not in ("ij", "xy"):
+        from returnn.tf.util.errors import TFUtilValueError  # noqa: PLC0415
+
+        raise TFUtilValueError("interpolate_bilinear", "indexing", expected="'ij' or 'xy'", got=indexing)
+    with tf.name_scope(name):
+        grid = tf.convert_to_tensor(grid)
+        query_points = tf.convert_to_tensor(query_points, dtype=grid.dtype)
+        if indexing == "xy":
+            query_points = tf.reverse(query_points, axis=[2])
+        return _interpolate_bilinear(grid, query_points)

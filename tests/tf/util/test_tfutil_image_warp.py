@@ -108,3 +108,22 @@ def test_random_warp_flow_observed(session):
 def test_random_warp_flow_requires_std(session):
     with pytest.raises(ValueError):
         tf_util.create_random_warp_flow_2d(tf.constant([1, 10, 10]))
+
+
+def test_interpolate_bilinear_against_numpy(session):
+    grid = np.arange(2 * 3 * 4 * 1, dtype=np.float32).reshape(2, 3, 4, 1)
+    query = np.array([[[0.5, 1.25], [2.0, 3.0]], [[1.0, 0.0], [0.25, 2.5]]], np.float32)  # (y, x)
+
+    def ref(b, y, x):
+        y0, x0 = int(min(np.floor(y), 1)), int(min(np.floor(x), 2))
+        ay, ax = y - y0, x - x0
+        g = grid[b, :, :, 0]
+        top = g[y0, x0] + ax * (g[y0, x0 + 1] - g[y0, x0])
+        bottom = g[y0 + 1, x0] + ax * (g[y0 + 1, x0 + 1] - g[y0 + 1, x0])
+        return top + ay * (bottom - top)
+
+    got = session.run(tf_util.interpolate_bilinear(grid, query))
+    expected = [[[ref(b, y, x)] for y, x in query[b]] for b in range(2)]
+    np.testing.assert_allclose(got, expected, rtol=1e-6)
+    got_xy = session.run(tf_util.interpolate_bilinear(grid, query[:, :, ::-1].copy(), indexing="xy"))
+    np.testing.assert_allclose(got_xy, expected, rtol=1e-6)
