@@ -67,6 +67,8 @@ from returnn.tf.util.device import get_available_gpu_cuda_min_compute_capability
 from returnn.tf.util.device import get_available_gpu_devices as get_available_gpu_devices
 from returnn.tf.util.device import get_device_attr as get_device_attr
 from returnn.tf.util.device import get_tf_list_local_devices as get_tf_list_local_devices
+from returnn.tf.util.custom_update import CustomUpdate as CustomUpdate
+from returnn.tf.util.custom_update import CustomUpdateExpAverage as CustomUpdateExpAverage
 from returnn.tf.util.device import is_gpu_available as is_gpu_available
 from returnn.tf.util.device import is_gpu_available_in_session as is_gpu_available_in_session
 from returnn.tf.util.device import is_tf_cuda_build as is_tf_cuda_build
