@@ -16,10 +16,25 @@ Config forms (as the reference; parsed by :func:`returnn.datasets.extern_data.ex
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Dict, Iterable, List, Optional, Tuple
+
+import tensorflow as tf
 
 from returnn.errors import ConfigValueError
 from returnn.tensor import Dim, MarkedDim, Tensor
+
+
+@dataclasses.dataclass(frozen=True)
+class ExternBatchInfo:
+    """The batch of the extern data (:meth:`ExternData.get_batch_info`).
+
+    :param dim: int32 scalar tensor, the batch size: the size of the batch axis of the first batched extern data's
+        placeholder (the layers take theirs from their own tensors). A feed dict may feed it with the batch size of
+        the fed data (as for the reference's batch placeholder); that changes nothing else.
+    """
+
+    dim: tf.Tensor
 
 
 class ExternData:
@@ -36,6 +51,7 @@ class ExternData:
         self._user_dim_copies: Dict[int, Tuple[Dim, Dim]] = {}  # id(config Dim) -> (config Dim, this copy)
         self.default_input = default_input
         self.default_target = default_target
+        self._batch_info: Optional[Tuple[Any, ExternBatchInfo]] = None  # (placeholder it is built from, info)
         for key, value in (data or {}).items():
             if isinstance(value, Tensor):
                 self.register_data(value)
@@ -187,6 +203,23 @@ class ExternData:
                     feature_sizes.add(dim.dimension)
                 result.append(dim)
         return result
+
+    def get_batch_info(self) -> ExternBatchInfo:
+        """:return: the batch of the extern data (see :class:`ExternBatchInfo`), built once per set of placeholders
+
+        :raises ConfigValueError: no extern data has a batch axis with a placeholder (nothing defines the batch)
+        """
+        for key, data in self.get_sorted_data_items():
+            if data.batch_dim_axis is not None and data.placeholder is not None:
+                cached = self._batch_info
+                if cached is not None and cached[0] is data.placeholder:
+                    return cached[1]
+                with tf.name_scope("extern_data/"):
+                    dim = tf.shape(data.placeholder, name=f"batch_dim_{key}")[data.batch_dim_axis]
+                self._batch_info = (data.placeholder, ExternBatchInfo(dim=dim))
+                return self._batch_info[1]
+        raise ConfigValueError("extern_data", expected="a data key with a batch axis and a placeholder (for the batch "
+                               "size)", got=self.get_data_description() or "no data")
 
     def get_queue_args(self, with_batch_dim: bool = True) -> Dict[str, Any]:
         return {key: data.get_kwargs() for key, data in self.data.items()}

@@ -24,6 +24,7 @@ from returnn.tensor import NotSpecified, Tensor
 from returnn.tensor.axes import mark_dims_created_by
 from returnn.tf.layers.core.internal import RecStepInfoLayer
 from returnn.tf.layers.core.layer_base import LayerBase
+from returnn.tf.layers.core.loss_holder import LossHolder
 from returnn.tf.layers.core.registry import get_layer_class, is_user_layer_class
 from returnn.tf.layers.core.scope_names import get_scope_prefix_from_name_prefix, get_valid_scope_name_from_str
 from returnn.tf.layers.core.spec import validate_layer_dict
@@ -32,7 +33,6 @@ from returnn.tf.network.construction import apply_batch_norm_option, check_stati
 from returnn.tf.network.errors import LayerNotFound, NetworkConstructionDependencyLoopException, NotInsideRecLoopError
 from returnn.tf.network.extern_data import ExternData
 from returnn.tf.network.extra_nets import construct_extra_layer, split_extra_name
-from returnn.tf.network.loss_holder import LossHolder
 from returnn.tf.network.params import NetworkParamsMixin
 from returnn.tf.layers.core.search_choices import find_search_choices
 from returnn.tf.ops.dropout import cond_on_train_flag
@@ -420,26 +420,35 @@ class TFNetwork(NetworkParamsMixin):
                     and getattr(out_dim, "dimension", None) != output.dim:
                 raise LayerShapeError(layer=name, layer_class=layer_class.layer_class,
                                       problem=f"out_dim {out_dim!r} does not match the output", got=repr(output))
-            self._debug_print_template(name, output)
-            reuse = d.get("reuse_params") is not None or self.extra_parent_net is not None  # extra nets share
-            with absolute_variable_scope(self._param_scope_name(name, d), reuse=reuse):
-                try:
-                    layer = layer_class(output=output, **d)
-                except AxisDescriptionError as exc:
-                    raise exc.with_layer(name) from None
-                if layer.use_batch_norm and layer.output.placeholder is not None:
-                    apply_batch_norm_option(layer)
-            if layer.output.placeholder is None:
-                if is_user_layer_class(layer_class):
-                    raise LayerShapeError(layer=name, layer_class=layer_class.layer_class,
-                                          problem=f"the layer class {layer_class.__qualname__} did not set its output",
-                                          hint="set self.output.placeholder (a tf.Tensor with the dims of the output "
-                                               "template from get_out_data_from_opts) in __init__")
-                raise RuntimeError(f"layer {name!r} ({layer_class.__name__}) did not set its output (implementation bug)")
-            check_static_shape(layer)
-            layer.post_init(layer_desc)
+            return self._instantiate_layer(name, layer_class, d, output, layer_desc)
         finally:
             self._constructing.pop()
+
+    def _instantiate_layer(self, name: str, layer_class: Any, d: Dict[str, Any], output: Tensor,
+                           layer_desc: Dict[str, Any]) -> LayerBase:
+        """Creates the layer from its final options ``d`` and output template (in its variable scope), checks its
+        output and registers it (also as extern data with ``register_as_extern_data``).
+
+        :raises LayerShapeError: a config's layer class did not set its output
+        """
+        self._debug_print_template(name, output)
+        reuse = d.get("reuse_params") is not None or self.extra_parent_net is not None  # extra nets share
+        with absolute_variable_scope(self._param_scope_name(name, d), reuse=reuse):
+            try:
+                layer = layer_class(output=output, **d)
+            except AxisDescriptionError as exc:
+                raise exc.with_layer(name) from None
+            if layer.use_batch_norm and layer.output.placeholder is not None:
+                apply_batch_norm_option(layer)
+        if layer.output.placeholder is None:
+            if is_user_layer_class(layer_class):
+                raise LayerShapeError(layer=name, layer_class=layer_class.layer_class or layer_class.__name__,
+                                      problem=f"the layer class {layer_class.__qualname__} did not set its output",
+                                      hint="set self.output.placeholder (a tf.Tensor with the dims of the output "
+                                           "template from get_out_data_from_opts) in __init__")
+            raise RuntimeError(f"layer {name!r} ({layer_class.__name__}) did not set its output (implementation bug)")
+        check_static_shape(layer)
+        layer.post_init(layer_desc)
         self.layers[name] = layer
         if self.extra_parent_net is not None:
             self.extra_parent_net.layers.setdefault(f"{self.extra_prefix}:{name}", layer)
@@ -473,11 +482,42 @@ class TFNetwork(NetworkParamsMixin):
         print(text, file=stream)
 
     def add_layer(self, name: str, layer_class: Any, **layer_desc: Any) -> LayerBase:
-        """Constructs a layer directly from a class and kwargs (reference API)."""
-        desc = dict(layer_desc)
-        desc["class"] = layer_class.layer_class
-        self.layers_desc[name] = desc
-        return self.construct_layer(self.layers_desc, name)
+        """Creates a layer directly from its class and its final constructor options (reference API), e.g.
+        ``add_layer("energy", CombineLayer, kind="add", sources=[l1, l2])`` or
+        ``add_layer("input", InternalLayer, output=Data(..., placeholder=x))``. Unlike a layer dict, the options are
+        not transformed: ``sources`` are layers (none if not given), there is no ``from``/``loss`` name lookup.
+
+        :param name: the layer name in this network
+        :param layer_class: a :class:`LayerBase` subclass (a registered class name is accepted too)
+        :param layer_desc: the constructor's options; ``output`` (a :class:`returnn.tensor.Tensor`) gives the output
+            template, else the class's ``get_out_data_from_opts`` infers it
+        :return: the layer, registered in :attr:`layers`
+        :raises LayerArgError: a layer of that name exists already, or ``layer_class`` is no layer class
+        """
+        if isinstance(layer_class, str):
+            layer_class = get_layer_class(layer_class)
+        if not (isinstance(layer_class, type) and issubclass(layer_class, LayerBase)):
+            raise LayerArgError(layer=name, layer_class="?", arg="layer_class", problem="not a layer class:",
+                                got=layer_class, expected="a LayerBase subclass")
+        if name in self.layers:
+            raise LayerArgError(layer=name, layer_class=layer_class.layer_class or layer_class.__name__, arg="name",
+                                problem="a layer of this name exists already in the network:", got=name)
+        d = dict(layer_desc, name=name, network=self)
+        output = d.pop("output", None)
+        self._constructing.append(name)
+        try:
+            if output is None:
+                output = layer_class.get_out_data_from_opts(**d)
+                mark_dims_created_by(name, output, _input_dims(d))
+            return self._instantiate_layer(name, layer_class, d, output, layer_desc)
+        finally:
+            self._constructing.pop()
+
+    @property
+    def recurrent(self) -> bool:
+        """Whether a layer of this network depends on other frames of its input (a layer class with ``recurrent =
+        True``: rec, conv, ctc loss...): data batches must then keep whole sequences (reference API)."""
+        return any(layer.recurrent for layer in self.layers.values())
 
     # ---- queries
     def get_default_output_layer_name(self) -> Optional[str]:
@@ -532,13 +572,16 @@ class TFNetwork(NetworkParamsMixin):
         if not self.losses_dict:
             # as the reference (observed): the main network's losses by layer name, then those of extra networks
             # ("extra.search:x") by their name there ("x"), or the full name where the main network has "x" too
-            with_loss = [(name, layer) for name, layer in self.layers.items()
-                         if layer.loss and not (self.search_flag and layer.loss_only_on_non_search)]
-            extra = [(split_extra_name(name), name, layer) for name, layer in with_loss]
-            for split, name, layer in sorted(extra, key=lambda item: item[0] is not None):
-                loss_name = split[1] if split is not None and split[1] not in self.losses_dict else name
-                self.losses_dict[loss_name] = LossHolder(name=loss_name, loss=layer.loss, layer=layer, network=self,
-                                                         scale=layer.loss_scale)
+            # each layer class's get_losses (a config's layer class may add its own loss there)
+            holders = [holder for name, layer in self.layers.items()
+                       if not (self.search_flag and layer.loss_only_on_non_search)
+                       for holder in type(layer).get_losses(name=name, network=self, output=layer.output,
+                                                            loss=layer.loss, layer=layer, loss_scale=layer.loss_scale)]
+            extra = [(split_extra_name(holder.name), holder) for holder in holders]
+            for split, holder in sorted(extra, key=lambda item: item[0] is not None):
+                if split is not None and split[1] not in self.losses_dict:
+                    holder.name = split[1]
+                self.losses_dict[holder.name] = holder
         total_loss: Any = None
         total_constraints: Any = None
         if with_total:

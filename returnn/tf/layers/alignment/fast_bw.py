@@ -45,6 +45,7 @@ class FastBaumWelchLayer(LayerBase):
     """Baum-Welch posteriors of the input's frames."""
 
     layer_class = "fast_bw"
+    recurrent = True  # depends on other frames (as the reference's class)
 
     def __init__(self, align_target: str, align_target_key: Optional[str] = None,
                  ctc_opts: Optional[Dict[str, Any]] = None, sprint_opts: Optional[Dict[str, Any]] = None,

@@ -89,6 +89,7 @@ class GenericAttentionLayer(LayerBase):
     """
 
     layer_class = "generic_attention"
+    recurrent = True  # depends on other frames (as the reference's class)
 
     def __init__(self, weights: LayerBase, base: LayerBase, weights_axis: Any = None, auto_squeeze: bool = True,
                  **kwargs: Any):

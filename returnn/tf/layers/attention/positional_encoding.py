@@ -45,6 +45,7 @@ class PositionalEncodingLayer(ConcatInputLayer):
     """
 
     layer_class = "positional_encoding"
+    recurrent = True  # depends on other frames (as the reference's class)
 
     def __init__(self, add_to_input: bool = False, constant: int = -1, offset: Any = None, **kwargs: Any):
         super().__init__(**kwargs)

@@ -35,6 +35,7 @@ class RelativePositionalEncodingLayer(ConcatInputLayer):
     """
 
     layer_class = "relative_positional_encoding"
+    recurrent = True  # depends on other frames (as the reference's class)
 
     def __init__(self, clipping: int = 16, forward_weights_init: Any = "glorot_uniform", fixed: bool = False,
                  rec_step: Any = None, rec_max_len: Any = None, **kwargs: Any):

@@ -45,6 +45,7 @@ class SelfAttentionLayer(ConcatInputLayer):
     """
 
     layer_class = "self_attention"
+    recurrent = True  # depends on other frames (as the reference's class)
     has_rec_state = True
     can_run_over_time = True
 

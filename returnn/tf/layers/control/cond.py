@@ -68,6 +68,7 @@ class CondLayer(LayerBase):
     """
 
     layer_class = "cond"
+    recurrent = True  # depends on other frames (as the reference's class)
 
     def __init__(self, condition: Any, true_layer: Any, false_layer: Any, _branches: Any = None, **kwargs: Any):
         super().__init__(**kwargs)

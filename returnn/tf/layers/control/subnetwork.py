@@ -121,6 +121,7 @@ class SubnetworkLayer(LayerBase):
     the inner stateful layers (see module doc)."""
 
     layer_class = "subnetwork"
+    recurrent = True  # depends on other frames (as the reference's class)
     has_rec_state = True  # in a rec loop: the inner layers' states ({} when none has one)
 
     def __init__(self, subnetwork: Dict[str, Any], concat_sources: bool = True, load_on_init: Any = None,

@@ -28,6 +28,7 @@ class ConvLayer(ConcatInputLayer):
     """Convolution with optional bias and activation."""
 
     layer_class = "conv"
+    recurrent = True  # depends on other frames (as the reference's class)
 
     def __init__(self, filter_size: Sequence[int], padding: str = "same", strides: Any = 1, dilation_rate: Any = 1,
                  input_expand_dims: int = 0, input_add_feature_dim: bool = False,

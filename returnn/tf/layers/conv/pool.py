@@ -24,6 +24,7 @@ class PoolLayer(ConcatInputLayer):
     """Max/average pooling."""
 
     layer_class = "pool"
+    recurrent = True  # depends on other frames (as the reference's class)
 
     def __init__(self, mode: str, pool_size: Sequence[int], padding: str = "valid", dilation_rate: Any = 1,
                  strides: Optional[Any] = None, use_channel_first: bool = False,

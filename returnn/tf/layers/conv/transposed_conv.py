@@ -52,6 +52,7 @@ class TransposedConvLayer(ConcatInputLayer):
     """Transposed convolution over the ``in_spatial_dims`` (``tf.nn.conv2d_transpose`` / ``conv3d_transpose``)."""
 
     layer_class = "transposed_conv"
+    recurrent = True  # depends on other frames (as the reference's class)
 
     def __init__(self, filter_size: Sequence[int], strides: Optional[Sequence[int]] = None, padding: str = "same",
                  remove_padding: Any = 0, output_padding: Any = None, in_dim: Optional[Dim] = None,

@@ -23,6 +23,7 @@ import tensorflow as tf
 from returnn.errors import LayerArgError, LayerShapeError
 from returnn.tensor import Dim, FeatureDim, NotSpecified, Tensor
 from returnn.tf.layers.core.common_args import COMMON_LAYER_ARGS
+from returnn.tf.layers.core.loss_holder import LossHolder
 from returnn.tf.layers.core.registry import LOSSES, get_loss_class
 from returnn.tf.layers.core.scope_names import get_valid_scope_name_from_str
 from returnn.util.suggest import close_matches
@@ -289,6 +290,31 @@ class LayerBase:
         if self.is_output_layer_flag is not None:
             return bool(self.is_output_layer_flag)
         return bool(self.loss) or self.name == "output"
+
+    # ---- losses
+    @classmethod
+    def get_losses(cls, name: str, network: Any, output: Tensor, loss: Any = None, reduce_func: Any = None,
+                   layer: Optional[LayerBase] = None, **kwargs: Any) -> List[Any]:
+        """The losses of a layer, collected by the network for the objective (reference API; a config's layer class
+        may override it to add a loss of its own, e.g. ``loss = MyLoss(base_network=network)`` then
+        ``super().get_losses(..., loss=loss, ...)``).
+
+        :param name: the layer name (the loss' name)
+        :param network: the layer's network
+        :param output: the layer's output
+        :param loss: the layer's :class:`Loss` (from ``"loss"``), or None
+        :param reduce_func: accepted for the reference's signature (the network applies its own)
+        :param layer: the constructed layer (required when ``loss`` is given)
+        :param kwargs: ``loss_scale`` (float, default 1.0); other layer options are ignored
+        :return: list of :class:`returnn.tf.layers.core.loss_holder.LossHolder`: one for ``loss``, none without
+        :raises LayerArgError: ``loss`` given without ``layer``
+        """
+        if not loss:
+            return []
+        if layer is None:
+            raise LayerArgError(layer=name, layer_class=cls.layer_class or cls.__name__, arg="loss",
+                                problem="get_losses needs the constructed layer (layer=...) to bind the loss to")
+        return [LossHolder(name=name, loss=loss, layer=layer, network=network, scale=kwargs.get("loss_scale", 1.0))]
 
     # ---- constraints (L2, darc1, spatial_smoothing)
     def get_constraints_value(self) -> Optional[tf.Tensor]:

@@ -181,8 +181,11 @@ class Loss:
         return tf.reduce_sum(tf.cast(tf.not_equal(pred, labels), tf.float32))
 
     def get_num_frames(self) -> tf.Tensor:
-        """:return: float32 scalar: number of target frames (framewise) in the batch"""
+        """:return: float32 scalar: number of target frames (framewise) in the batch; 1 for an output without batch
+            axis (a scalar loss of a config's own layer, as the reference)"""
         ref = self.target if (self.target is not None and self.recurrent) else self.output
+        if ref.batch_dim_axis is None and ref.time_dim_axis is None:
+            return tf.constant(1.0)
         if ref.time_dim_axis is None:
             from returnn.tf.ops.dims import get_batch_size
             return tf.cast(get_batch_size(ref), tf.float32)

@@ -35,6 +35,7 @@ class CombineLayer(LayerBase):
     """Combines all sources elementwise."""
 
     layer_class = "combine"
+    recurrent = True  # depends on other frames (as the reference's class)
 
     def __init__(self, kind: str, activation: Optional[str] = None, with_bias: bool = False,
                  eval: Any = None, eval_locals: Optional[Dict[str, Any]] = None,  # noqa: A002

@@ -197,6 +197,7 @@ class EvalLayer(LayerBase):
     """Output: ``eval`` evaluated over the sources (broadcast to a common template)."""
 
     layer_class = "eval"
+    recurrent = True  # depends on other frames (as the reference's class)
 
     def __init__(self, eval: Any, eval_locals: Optional[Dict[str, Any]] = None,  # noqa: A002 (reference name)
                  activation: Optional[str] = None, **kwargs: Any):

@@ -22,6 +22,7 @@ class SearchSortedLayer(LayerBase):
     """``tf.searchsorted`` of ``values`` in ``sorted_sequence``."""
 
     layer_class = "search_sorted"
+    recurrent = True  # depends on other frames (as the reference's class)
 
     def __init__(self, sorted_sequence: LayerBase, values: LayerBase, axis: Any = "T", side: str = "left",
                  **kwargs: Any):

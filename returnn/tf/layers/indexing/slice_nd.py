@@ -30,6 +30,7 @@ class SliceNdLayer(ConcatInputLayer):
     """Gathers a window of ``size`` frames from ``start`` for every sequence (and every extra start position)."""
 
     layer_class = "slice_nd"
+    recurrent = True  # depends on other frames (as the reference's class)
 
     def __init__(self, size: Union[int, Dim, None], start: Union[LayerBase, int, None] = None,
                  min_size: Optional[int] = None, axis: Any = "T", out_spatial_dim: Optional[Dim] = None,

@@ -33,6 +33,7 @@ class RangeFromLengthLayer(LayerBase):
     """``tf.range(max(lengths))`` with the lengths' dim."""
 
     layer_class = "range_from_length"
+    recurrent = True  # depends on other frames (as the reference's class)
 
     def __init__(self, dtype: str = "int32", sparse: bool = False, out_spatial_dim: Optional[Dim] = None,
                  **kwargs: Any):

@@ -23,6 +23,7 @@ class RangeInAxisLayer(LayerBase):
     """``tf.range(size of axis)``."""
 
     layer_class = "range_in_axis"
+    recurrent = True  # depends on other frames (as the reference's class)
 
     def __init__(self, axis: Any, dtype: str = "int32", unbroadcast: bool = False, keepdims: bool = False,
                  sparse: bool = False, **kwargs: Any):

@@ -39,6 +39,7 @@ class SoftmaxOverSpatialLayer(ConcatInputLayer):
     """See the module docstring."""
 
     layer_class = "softmax_over_spatial"
+    recurrent = True  # depends on other frames (as the reference's class)
 
     def __init__(self, axis: Any = None, energy_factor: Optional[float] = None, use_time_mask: bool = True,
                  log_space: bool = False, start: Any = None, window_start: Any = None, window_size: Any = None,

@@ -35,6 +35,7 @@ class EditDistanceLayer(LayerBase):
     """Edit distance between ``a`` and ``b``, per sequence."""
 
     layer_class = "edit_distance"
+    recurrent = True  # depends on other frames (as the reference's class)
 
     def __init__(self, a: LayerBase, b: LayerBase, a_spatial_dim: Optional[Dim] = None,
                  b_spatial_dim: Optional[Dim] = None, **kwargs: Any):

@@ -128,6 +128,7 @@ class OptimalCompletionsLayer(LayerBase):
     """For each class, the best edit distance after appending it to the hypothesis of a table row."""
 
     layer_class = "optimal_completions"
+    recurrent = True  # depends on other frames (as the reference's class)
 
     def __init__(self, debug: bool = False, blank_idx: Optional[int] = None, **kwargs: Any):
         super().__init__(**kwargs)

@@ -33,6 +33,7 @@ class LossLayer(LayerBase):
     """The value (or error) of a framewise loss on the source, per frame."""
 
     layer_class = "loss"
+    recurrent = True  # depends on other frames (as the reference's class)
     extra_config_keys = ("loss_opts_",)
 
     def __init__(self, loss_: Any, target_: Optional[LayerBase] = None, use_error: bool = False, **kwargs: Any):

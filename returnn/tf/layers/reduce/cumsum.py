@@ -30,6 +30,7 @@ class CumsumLayer(ConcatInputLayer):
     """``tf.cumsum`` along ``axis``; over the loop's steps inside a rec unit."""
 
     layer_class = "cumsum"
+    recurrent = True  # depends on other frames (as the reference's class)
 
     def __init__(self, axis: Any = "T", additional_left_summand_per_element: Optional[Any] = None,
                  reverse: bool = False, rec_previous_layer: Any = None, **kwargs: Any):

@@ -23,6 +23,7 @@ class PostfixInTimeLayer(ConcatInputLayer):
     """Appends ``repeat`` postfix frames to every sequence (at its own end, not the padded end)."""
 
     layer_class = "postfix_in_time"
+    recurrent = True  # depends on other frames (as the reference's class)
 
     def __init__(self, postfix: Any = 0.0, repeat: int = 1, **kwargs: Any):
         super().__init__(**kwargs)

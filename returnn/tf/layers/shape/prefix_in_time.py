@@ -23,6 +23,7 @@ class PrefixInTimeLayer(ConcatInputLayer):
     """``out[b, t] = prefix if t < repeat_b else x[b, t - repeat_b]``."""
 
     layer_class = "prefix_in_time"
+    recurrent = True  # depends on other frames (as the reference's class)
 
     def __init__(self, prefix: float = 0.0, repeat: Any = 1, size_base: Any = None, **kwargs: Any):
         super().__init__(**kwargs)

@@ -26,6 +26,7 @@ class TimeChunkingLayer(ConcatInputLayer):
     """Chunks the time axis into the batch axis."""
 
     layer_class = "time_chunking"
+    recurrent = True  # depends on other frames (as the reference's class)
 
     def __init__(self, chunk_size: int, chunk_step: int, **kwargs: Any):
         super().__init__(**kwargs)

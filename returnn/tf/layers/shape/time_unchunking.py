@@ -23,6 +23,7 @@ class TimeUnChunkingLayer(ConcatInputLayer):
     """Inverse of ``time_chunking``."""
 
     layer_class = "time_unchunking"
+    recurrent = True  # depends on other frames (as the reference's class)
 
     def __init__(self, chunking_layer: TimeChunkingLayer, **kwargs: Any):
         super().__init__(**kwargs)

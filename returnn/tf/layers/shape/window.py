@@ -25,6 +25,7 @@ class WindowLayer(ConcatInputLayer):
     """Sliding window over time."""
 
     layer_class = "window"
+    recurrent = True  # depends on other frames (as the reference's class)
 
     def __init__(self, window_size: int, window_left: Optional[int] = None, window_right: Optional[int] = None,
                  axis: Any = "T", padding: str = "same", stride: int = 1, **kwargs: Any):

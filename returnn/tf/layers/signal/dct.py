@@ -19,6 +19,7 @@ class DctLayer(ConcatInputLayer):
     """DCT of type ``type`` (1-4) with ``norm`` None or ``"ortho"``."""
 
     layer_class = "dct"
+    recurrent = True  # depends on other frames (as the reference's class)
 
     def __init__(self, type: int = 2, n: Optional[int] = None, norm: Optional[str] = None,  # noqa: A002
                  **kwargs: Any):

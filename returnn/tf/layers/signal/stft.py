@@ -35,6 +35,7 @@ class StftLayer(ConcatInputLayer):
     """STFT over the time axis."""
 
     layer_class = "stft"
+    recurrent = True  # depends on other frames (as the reference's class)
 
     def __init__(self, frame_shift: int, frame_size: int, fft_size: Optional[int] = None,
                  in_spatial_dims: Optional[Sequence[Any]] = None, out_spatial_dims: Optional[Sequence[Dim]] = None,

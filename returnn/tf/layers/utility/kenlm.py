@@ -19,6 +19,7 @@ class KenLmStateLayer(ConcatInputLayer):
     """Not available: raises a clear error (see module doc)."""
 
     layer_class = "kenlm"
+    recurrent = True  # depends on other frames (as the reference's class)
 
     def __init__(self, lm_file: Any, vocab_file: Any = None, vocab_unknown_label: str = "UNK",
                  bpe_merge_symbol: Any = None, axis: Any = NotSpecified, input_step_offset: int = 0,

@@ -41,6 +41,7 @@ class RecLayer(StringUnitRecLayer):
     strategy: see the module docstring)."""
 
     layer_class = "rec"
+    recurrent = True  # depends on other frames (as the reference's class)
 
     def __init__(self, unit: Any = "lstm", **kwargs: Any):
         if not isinstance(unit, SubnetworkRecCell):
