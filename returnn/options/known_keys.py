@@ -34,13 +34,13 @@ def _accepted(why: str, keys: str) -> Dict[str, str]:
 ACCEPTED_WITHOUT_EFFECT: Dict[str, str] = {
     "use_tensorflow": "TensorFlow is the only backend here",
     **_accepted("a debugging switch of the reference's engine or network",
-                "debug_add_check_numerics_on_output debug_add_check_numerics_ops debug_grad_summaries "
+                "debug_add_check_numerics_on_output debug_grad_summaries "
                 "debug_objective_loss_summaries debug_print_layer_output debug_print_layer_output_shape "
                 "debug_runtime_sanity_checks debug_save_updater_vars debug_shell_in_runner debug_shell_in_runner_step "
                 "debug_unnormalized_loss_summaries ipython log_grad_norm store_metadata_mod_step store_tf_profile "
                 "tf_log_memory_usage watch_memory"),
     **_accepted("a setting of the reference's session, updater or training loop not provided here",
-                "tf_run_options optimizer_use_locking decouple_constraints gradient_clip_avg_norm "
+                "tf_run_options optimizer_use_locking gradient_clip_avg_norm "
                 "gradient_clip_global_norm_tag global_norm_tag grad_norm_to_clip_to_zero maximize_grad_norm "
                 "deterministic_train eval_use_train_flag train_in_eval reinit_network_each_epoch "
                 "init_train_epoch_posthook startup_callback extra_updates update_batch_size start_batch "

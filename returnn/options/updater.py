@@ -51,6 +51,13 @@ class UpdaterOptions(OptionGroup):
     accum_grad_multiple_step: int = option(0, "sum the gradients of N steps and apply them every N-th step (0/1: "
                                               "off)", kind="int", min=0, valid="a number of steps >= 0")
     reset_updater_vars_mod_step: int = option(0, "every N-th step, reset the optimizer state (0: off)", kind="int")
+    decouple_constraints: bool = option(False, "apply the constraints (L2, ...) as a separate step after the "
+                                               "optimizer's (param -= their gradient) instead of in the objective",
+                                        kind="bool")
+    decouple_constraints_factor: float = option(0.025, "accepted as the reference; changes nothing there "
+                                                       "(observed) nor here", kind="float")
+    debug_add_check_numerics_ops: bool = option(False, "a training step fails when the objective, a gradient or a "
+                                                       "float tensor they come from holds NaN/inf", kind="bool")
     dynamic_learning_rate: Any = option(None, "function (*, network, global_train_step, learning_rate) -> the step's "
                                               "learning rate tensor (e.g. warmup)", kind="any",
                                         check=_check_callable)

@@ -19,8 +19,20 @@ Config keys (defaults as the reference):
   (``global_train_step % N == N - 1``); the other steps only accumulate. The global step counts every step.
 * Per-parameter options: a parameter variable may carry ``RETURNN_updater_opts`` (a dict, set with
   :func:`set_param_updater_opts` from a layer's ``updater_opts``/``grad_filter``) with ``optimizer`` (a separate
-  optimizer dict), ``learning_rate_multiplier``, ``gradient_clip``, ``gradient_clip_norm``, ``gradient_noise``,
-  ``grad_filter``, ``gradient_nan_inf_filter``, ``max_norm`` (see :func:`gradients.max_norm_constraint`).
+  optimizer dict, which may hold a ``learning_rate_multiplier`` of its own; each distinct dict is one more entry of
+  :attr:`Updater.optimizers`), ``learning_rate_multiplier``, ``gradient_clip``, ``gradient_clip_norm``,
+  ``gradient_noise``, ``grad_filter``, ``gradient_nan_inf_filter``, ``max_norm`` (see
+  :func:`gradients.max_norm_constraint`), ``accum_grad_multiple_step`` (this parameter's own number of steps).
+* ``decouple_constraints`` (False): the optimizers minimize the network's total loss only; the constraints (``L2``,
+  ``darc1``, ...) are applied after each optimizer step of a parameter as ``param -= d constraints / d param``
+  (gradient at the value before the step, no learning rate: observed from the reference, where
+  ``decouple_constraints_factor`` (0.025) changes nothing either).
+* ``debug_add_check_numerics_ops`` (False): the step fails (``tf.errors.InvalidArgumentError``) before any update
+  when the objective, a gradient or a float tensor they are computed from holds a NaN or inf
+  (:func:`returnn.tf.util.numeric_checks.add_check_numerics_ops`).
+* A parameter with a :class:`returnn.tf.util.custom_update.CustomUpdate` (``CustomUpdate.set_on_var``) gets no
+  gradient step: its ``update_var`` op runs in each step instead (learning rate, gradient options and
+  accumulation do not apply to it).
 """
 
 from __future__ import annotations
@@ -34,12 +46,14 @@ from returnn.log import log
 from returnn.tf.updater import gradients as grad_ops
 from returnn.tf.updater.optimizers import (
     Optimizer, TFV1OptimizerWrapper, create_optimizer, is_resource_variable, root_variable_scope)
+from returnn.tf.util.numeric_checks import add_check_numerics_ops
+from returnn.tf.util.custom_update import get_custom_update
 
 TF = tf.compat.v1
 
 LEGACY_OPTIMIZER_FLAGS = ("adam", "nadam", "adamw", "adadelta", "adagrad", "rmsprop")
 _PARAM_OPTS = ("optimizer", "learning_rate_multiplier", "gradient_clip", "gradient_clip_norm", "gradient_noise",
-               "grad_filter", "gradient_nan_inf_filter", "max_norm")
+               "grad_filter", "gradient_nan_inf_filter", "max_norm", "accum_grad_multiple_step")
 
 
 def set_param_updater_opts(var, opts: Dict[str, Any], *, layer_name: Optional[str] = None) -> None:
@@ -122,6 +136,9 @@ class Updater:
         self.gradient_nan_inf_filter = config.bool("gradient_nan_inf_filter", False)
         self.accum_grad_multiple_step = config.int("accum_grad_multiple_step", 0) or 0
         self.reset_updater_vars_mod_step = config.int("reset_updater_vars_mod_step", 0) or 0
+        self.decouple_constraints = config.bool("decouple_constraints", False)
+        self.decouple_constraints_factor = config.float("decouple_constraints_factor", 0.025)
+        self.debug_add_check_numerics_ops = config.bool("debug_add_check_numerics_ops", False)
         if self.accum_grad_multiple_step < 0:
             raise ConfigValueError("accum_grad_multiple_step", expected="a number of steps >= 0",
                                    got=self.accum_grad_multiple_step)
@@ -197,13 +214,6 @@ class Updater:
                 self._var_list = list(TF.trainable_variables())
         return self._var_list
 
-    def _get_loss(self) -> tf.Tensor:
-        if self._loss is not None:
-            return self._loss
-        if self.network is None:
-            raise ConfigValueError("Updater", expected="a network or loss=", got=None)
-        return self.network.get_objective()
-
     def get_optimizer_vars(self) -> List[tf.Variable]:
         """All variables of the optimizers (slots, ``beta1_power``...) and gradient accumulators."""
         result = []
@@ -231,10 +241,16 @@ class Updater:
         return self.get_optimizer_vars()
 
     def init_optimizer_vars(self, session: TF.Session) -> None:
-        """Initializes the optimizer state and the learning-rate variable (builds the training op if needed)."""
+        """Initializes the optimizer state (builds the training op if needed); the learning-rate variable and the
+        global train step only when they are not initialized yet (a rate set before with :meth:`set_learning_rate`,
+        a step loaded from a checkpoint are kept)."""
         self.get_optim_op()
-        session.run(TF.variables_initializer(self.get_optimizer_vars() + [self.learning_rate_var]))
-        self._learning_rate_value = float(self.initial_learning_rate)
+        variables = self.get_optimizer_vars()
+        for var in (self.learning_rate_var, self.global_train_step):
+            if not session.run(TF.is_variable_initialized(var)):
+                variables.append(var)
+        session.run(TF.variables_initializer(variables))
+        self._learning_rate_value = float(session.run(self.learning_rate_var))
 
     # ------------------------------------------------------------------ optimizers
 
@@ -287,19 +303,30 @@ class Updater:
             result.append((grad, var))
         return result
 
-    def _apply(self, grads_and_vars) -> tf.Operation:
-        groups: Dict[Any, List] = {}
-        for grad, var in grads_and_vars:
-            key, _ = self._optimizer_for(var)
-            groups.setdefault(key, []).append((grad, var))
-        ops = [self.optimizers[key].apply_gradients(gvs) for key, gvs in groups.items()]
-        constraints = []
+    def _apply(self, grads_and_vars, constraint_grads: Dict[str, tf.Tensor]) -> tf.Operation:
+        """The optimizers' step for ``grads_and_vars``, then the decoupled constraint step of these vars
+        (``var -= d constraints / d var``, the gradient taken before the step), then ``max_norm``."""
+        own_constraint_grads = [(constraint_grads[v.op.name], v) for _, v in grads_and_vars
+                                if v.op.name in constraint_grads]
+        with tf.control_dependencies([g for g, _ in own_constraint_grads]):  # read before the step changes the var
+            groups: Dict[Any, List] = {}
+            for grad, var in grads_and_vars:
+                key, _ = self._optimizer_for(var)
+                groups.setdefault(key, []).append((grad, var))
+            ops = [self.optimizers[key].apply_gradients(gvs) for key, gvs in groups.items()]
         with tf.control_dependencies(ops):
+            decoupled = [var.assign_sub(grad, read_value=False) for grad, var in own_constraint_grads]
+        constraints = []
+        with tf.control_dependencies(ops + decoupled):
             for _, var in grads_and_vars:
                 max_norm = get_param_updater_opts(var).get("max_norm")
                 if max_norm:
                     constraints.append(grad_ops.max_norm_constraint(var, max_norm))
-        return tf.group(*ops, *constraints)
+        return tf.group(*ops, *decoupled, *constraints)
+
+    def _accum_steps(self, var) -> int:
+        """:return: ``accum_grad_multiple_step`` of ``var`` (its ``updater_opts``, else the config's)"""
+        return int(get_param_updater_opts(var).get("accum_grad_multiple_step", self.accum_grad_multiple_step) or 0)
 
     def _accum_var(self, var) -> tf.Variable:
         name = var.op.name
@@ -310,28 +337,48 @@ class Updater:
                     use_resource=is_resource_variable(var))
         return self._accum_vars[name]
 
+    def _loss_and_constraints(self) -> Tuple[tf.Tensor, Optional[tf.Tensor]]:
+        """:return: what the optimizers minimize and, with ``decouple_constraints``, the constraints (L2, ...)
+            applied separately (else None: they are part of the network's objective)"""
+        if self._loss is not None:
+            return self._loss, None
+        if self.network is None:
+            raise ConfigValueError("Updater", expected="a network or loss=", got=None)
+        if self.decouple_constraints:
+            return self.network.get_total_loss(), self.network.get_total_constraints()
+        return self.network.get_objective(), None
+
     def get_optim_op(self) -> tf.Operation:
         """The op of one training step: applies the optimizer (or only accumulates, see
-        ``accum_grad_multiple_step``) and increments the global step. Built once (per trainable var list).
+        ``accum_grad_multiple_step``), runs the custom updates (:class:`returnn.tf.util.custom_update.CustomUpdate`)
+        of the vars that have one instead of their gradient step, and increments the global step. Built once (per
+        trainable var list).
 
-        :raises ConfigValueError: if no trainable variable gets a gradient
+        :raises ConfigValueError: if no trainable variable gets a gradient or a custom update
         """
         if self.optim_op is not None:
             return self.optim_op
         var_list = self._get_var_list()
-        loss = self._get_loss()
+        custom_updates = [(v, get_custom_update(v)) for v in var_list if get_custom_update(v) is not None]
+        var_list = [v for v in var_list if get_custom_update(v) is None]
+        loss, constraints = self._loss_and_constraints()
         loss_scale = self._make_loss_scale()
         with tf.name_scope("optimize"):
             if loss_scale is not None:
                 loss = loss_scale.scale_loss(loss)
-            grads = TF.gradients(loss, var_list, colocate_gradients_with_ops=True)
+            grads = TF.gradients(loss, var_list, colocate_gradients_with_ops=True) if var_list else []
             grads_and_vars = [(grad_ops.densify(g), v) for g, v in zip(grads, var_list) if g is not None]
             missing = [v.op.name for g, v in zip(grads, var_list) if g is None]
             if missing:
                 print(f"Note: no gradient for variables {missing}.", file=log.v4)
-            if not grads_and_vars:
+            if not grads_and_vars and not custom_updates:
                 raise ConfigValueError("network", expected="a loss that depends on at least one trainable parameter",
                                        got=[v.op.name for v in var_list])
+            if self.debug_add_check_numerics_ops and grads_and_vars:
+                check = add_check_numerics_ops([loss] + [g for g, _ in grads_and_vars])
+                with tf.control_dependencies([check]):
+                    grads_and_vars = [(tf.identity(g), v) for g, v in grads_and_vars]
+            constraint_grads = self._constraint_grads(constraints, [v for _, v in grads_and_vars])
             grads_and_vars, self.dist_grad_weight, self.dist_average_op = self.strategy.sync_gradients(
                 grads_and_vars, var_list)
             if loss_scale is not None:
@@ -342,17 +389,20 @@ class Updater:
                 self._optimizer_for(var)
             for optimizer in self.optimizers.values():
                 optimizer.create_slots([v for _, v in grads_and_vars])
-            num_steps = self.accum_grad_multiple_step
-            if num_steps > 1:
-                if any(isinstance(o, TFV1OptimizerWrapper) for o in self.optimizers.values()):
-                    raise ConfigValueError("accum_grad_multiple_step", expected="an optimizer of "
-                                           "returnn.tf.updater.optimizers (adam, sgd, ...) to accumulate gradients",
-                                           got=self.optimizer_dict)
-                apply_op = self._accumulating_apply(grads_and_vars, num_steps)
-            elif loss_scale is not None:  # tf_amp float16: skip the update of a step with non-finite gradients
-                apply_op = loss_scale.apply_if_finite(lambda: self._apply(grads_and_vars), grads_finite)
-            else:
-                apply_op = self._apply(grads_and_vars)
+            by_steps: Dict[int, List] = {}
+            for grad, var in grads_and_vars:
+                by_steps.setdefault(max(self._accum_steps(var), 1), []).append((grad, var))
+            apply_ops = []
+            for num_steps, gvs in sorted(by_steps.items()):
+                if num_steps > 1:
+                    apply_ops.append(self._accumulating_apply(gvs, num_steps, constraint_grads, loss_scale))
+                elif loss_scale is not None:  # tf_amp float16: skip the update of a step with non-finite gradients
+                    apply_ops.append(loss_scale.apply_if_finite(
+                        lambda gvs=gvs: self._apply(gvs, constraint_grads), grads_finite))
+                else:
+                    apply_ops.append(self._apply(gvs, constraint_grads))
+            apply_ops += [_as_op(update.update_var(var)) for var, update in custom_updates]
+            apply_op = tf.group(*apply_ops)
             if self.reset_updater_vars_mod_step > 0:
                 apply_op = self._with_periodic_reset(apply_op, self.reset_updater_vars_mod_step)
             with tf.control_dependencies([apply_op]):
@@ -369,6 +419,16 @@ class Updater:
                       file=log.v3)
         return self.optim_op
 
+    def _constraint_grads(self, constraints: Optional[tf.Tensor], var_list: List[tf.Variable]
+                          ) -> Dict[str, tf.Tensor]:
+        """:return: var name -> the gradient of the decoupled ``constraints`` (dense), for the vars it depends on"""
+        if constraints is None or not var_list:
+            return {}
+        constraints = tf.convert_to_tensor(constraints, tf.float32)
+        with tf.name_scope("decoupled_constraints"):
+            grads = TF.gradients(constraints, var_list)
+        return {v.op.name: grad_ops.densify(g) for g, v in zip(grads, var_list) if g is not None}
+
     def _with_periodic_reset(self, apply_op: tf.Operation, num_steps: int) -> tf.Operation:
         """``reset_updater_vars_mod_step``: after the update of every ``num_steps``-th step
         (``(global_train_step + 1) % num_steps == 0``), all optimizer state is set back to its initial value."""
@@ -382,14 +442,26 @@ class Updater:
                             lambda: tf.no_op())
         return tf.group(apply_op, reset)
 
-    def _accumulating_apply(self, grads_and_vars, num_steps: int) -> tf.Operation:
+    def _accumulating_apply(self, grads_and_vars, num_steps: int, constraint_grads: Dict[str, tf.Tensor],
+                            loss_scale: Any = None) -> tf.Operation:
+        """``accum_grad_multiple_step = num_steps`` for ``grads_and_vars``: the gradients are summed in accumulator
+        variables; on every ``num_steps``-th step (``global_train_step % num_steps == num_steps - 1``) the sum is
+        applied (with the decoupled constraint step) and the accumulators are reset."""
+        if loss_scale is not None:
+            raise ConfigValueError("tf_amp", expected="'bfloat16' or no tf_amp with accum_grad_multiple_step > 1 "
+                                   "(float16 loss scaling skips whole steps)", got=self.config.value("tf_amp", None))
+        for _, var in grads_and_vars:
+            if isinstance(self._optimizer_for(var)[1], TFV1OptimizerWrapper):
+                raise ConfigValueError("accum_grad_multiple_step", expected="an optimizer of "
+                                       "returnn.tf.updater.optimizers (adam, sgd, ...) to accumulate gradients",
+                                       got=self.optimizer_dict)
         accums = [self._accum_var(v) for _, v in grads_and_vars]
         step = tf.cast(self.global_train_step, tf.int64)
         is_apply_step = tf.equal(tf.math.floormod(step, num_steps), num_steps - 1)
 
         def apply_branch():
             total = [(a.read_value() + g, v) for a, (g, v) in zip(accums, grads_and_vars)]
-            apply_op = self._apply(total)
+            apply_op = self._apply(total, constraint_grads)
             with tf.control_dependencies([apply_op]):
                 resets = [a.assign(tf.zeros_like(a), read_value=False) for a in accums]
             return tf.group(apply_op, *resets)
@@ -398,3 +470,13 @@ class Updater:
             return tf.group(*[a.assign_add(g, read_value=False) for a, (g, _) in zip(accums, grads_and_vars)])
 
         return tf.cond(is_apply_step, apply_branch, accumulate_branch)
+
+
+def _as_op(update: Any) -> tf.Operation:
+    """:return: the op of a custom update's result (an op, a tensor or the variable ``assign_add`` returns)"""
+    if isinstance(update, tf.Operation):
+        return update
+    op = getattr(update, "op", None)
+    if isinstance(op, tf.Operation):
+        return op
+    return tf.convert_to_tensor(update).op
