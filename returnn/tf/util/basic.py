@@ -62,13 +62,13 @@ from returnn.tf.util.control_flow import has_current_control_flow_context as has
 from returnn.tf.util.control_flow import same_control_flow_ctx as same_control_flow_ctx
 from returnn.tf.util.custom_gradient import CustomGradient as CustomGradient
 from returnn.tf.util.custom_gradient import custom_gradient as custom_gradient
+from returnn.tf.util.custom_update import CustomUpdate as CustomUpdate
+from returnn.tf.util.custom_update import CustomUpdateExpAverage as CustomUpdateExpAverage
 from returnn.tf.util.debug_print import py_print as py_print
 from returnn.tf.util.device import get_available_gpu_cuda_min_compute_capability as get_available_gpu_cuda_min_compute_capability
 from returnn.tf.util.device import get_available_gpu_devices as get_available_gpu_devices
 from returnn.tf.util.device import get_device_attr as get_device_attr
 from returnn.tf.util.device import get_tf_list_local_devices as get_tf_list_local_devices
-from returnn.tf.util.custom_update import CustomUpdate as CustomUpdate
-from returnn.tf.util.custom_update import CustomUpdateExpAverage as CustomUpdateExpAverage
 from returnn.tf.util.device import is_gpu_available as is_gpu_available
 from returnn.tf.util.device import is_gpu_available_in_session as is_gpu_available_in_session
 from returnn.tf.util.device import is_tf_cuda_build as is_tf_cuda_build
