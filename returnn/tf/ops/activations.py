@@ -16,6 +16,8 @@ _BASE: Dict[str, Callable[[tf.Tensor], tf.Tensor]] = {
     "relu": tf.nn.relu, "relu6": tf.nn.relu6, "crelu": tf.nn.crelu, "elu": tf.nn.elu, "selu": tf.nn.selu,
     "tanh": tf.tanh, "sigmoid": tf.sigmoid, "softmax": tf.nn.softmax, "log_softmax": tf.nn.log_softmax,
     "gelu": lambda x: tf.nn.gelu(x, approximate=False), "gelu_tanh": lambda x: tf.nn.gelu(x, approximate=True),
+    # the reference's names: gelu2 the sigmoid approximation, gelu3 exact (as "gelu")
+    "gelu2": lambda x: x * tf.sigmoid(1.702 * x), "gelu3": lambda x: tf.nn.gelu(x, approximate=False),
     "swish": tf.nn.swish, "silu": tf.nn.silu, "softplus": tf.nn.softplus, "softsign": tf.nn.softsign,
     "identity": tf.identity, "linear": tf.identity, "abs": tf.abs, "exp": tf.exp, "log": tf.math.log,
     "log_sigmoid": tf.math.log_sigmoid, "sqrt": tf.sqrt, "square": tf.square, "sin": tf.sin, "cos": tf.cos,

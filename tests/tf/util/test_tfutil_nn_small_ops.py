@@ -91,3 +91,10 @@ def test_device_helpers():
     assert any(d.device_type == "CPU" for d in devs)
     assert all(d.device_type == "GPU" for d in tf_util.get_available_gpu_devices())
     assert isinstance(tf_util.is_tf_cuda_build(), bool)
+
+
+def test_gelu_activation_names_observed(session):
+    x = tf.constant(-0.7)
+    # observed from the reference's get_activation_function
+    got = session.run([tf_util.get_activation_function(n)(x) for n in ("gelu", "gelu2", "gelu3")])
+    np.testing.assert_allclose(got, [-0.16937457, -0.16310604, -0.16937456], rtol=1e-5)
