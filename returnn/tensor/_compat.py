@@ -4,10 +4,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
 from returnn.errors import TensorArgError
-from returnn.tensor.dim import Dim, FeatureDim, SpatialDim, batch_dim
+from returnn.tensor._special_axes import NotSpecified, keep_auto_feature_if_same, keep_auto_time_if_same
+from returnn.tensor.dim import Dim, FeatureDim, SpatialDim, batch_broadcast_dim, batch_dim
 from returnn.tensor.raw_backend import get_raw_backend
 
 if TYPE_CHECKING:
@@ -18,10 +19,15 @@ def _match_axes(src: Tensor, target: Tensor) -> Dict[int, int]:
     """:return: src axis -> target axis: same dim first, then the batch/time/feature roles, then the remaining
     non-batch axes in order (one of the same static size preferred)"""
     mapping: Dict[int, int] = {}
-    for i, d in enumerate(src.dims):
-        j = next((j for j, t in enumerate(target.dims) if t == d and j not in mapping.values()), None)
-        if j is not None:
-            mapping[i] = j
+    # the same dim: the same object first, then one of the same match priority, then any equal one
+    for same in (lambda t, d: t is d, lambda t, d: t == d and t.match_priority == d.match_priority,
+                 lambda t, d: t == d):
+        for i, d in enumerate(src.dims):
+            if i in mapping:
+                continue
+            j = next((j for j, t in enumerate(target.dims) if same(t, d) and j not in mapping.values()), None)
+            if j is not None:
+                mapping[i] = j
     for sa, ta in ((src.batch_dim_axis, target.batch_dim_axis), (src.time_dim_axis, target.time_dim_axis),
                    (src.feature_dim_axis, target.feature_dim_axis)):
         if sa is not None and ta is not None and sa not in mapping and ta not in mapping.values():
@@ -40,8 +46,8 @@ def _match_axes(src: Tensor, target: Tensor) -> Dict[int, int]:
 
 
 def copy_compatible_to(src: Tensor, target: Tensor, *, add_dims: bool = True, unbroadcast: bool = False,
-                       check_sparse: bool = True, check_dtype: bool = True) -> Tensor:
-    """See :meth:`returnn.tensor.Tensor.copy_compatible_to`."""
+                       except_axes: Sequence[int] = (), check_sparse: bool = True, check_dtype: bool = True) -> Tensor:
+    """See :meth:`returnn.tensor.Tensor.copy_compatible_to`. ``except_axes``: target axes never tiled."""
     from returnn.tensor.tensor import Tensor
     what = f"{src!r}.copy_compatible_to({target!r})"
     if check_sparse and src.sparse != target.sparse:
@@ -62,10 +68,12 @@ def copy_compatible_to(src: Tensor, target: Tensor, *, add_dims: bool = True, un
             dims.append(src.dims[by_target[j]])
             continue
         missing.append(j)
-        if unbroadcast or t.is_batch_dim() or t.dimension == 1:
+        if (unbroadcast and j not in except_axes) or t.dimension == 1:
             dims.append(t)
+        elif t.is_batch_dim():
+            dims.append(batch_broadcast_dim)
         else:
-            dims.append(Dim(1, description=f"{t.description}_dummy_dim1", kind=t.kind))
+            dims.append(Dim(1, description=f"{t.description}_dummy_dim1", kind=t.kind, auto_generated=True))
     placeholder = src.placeholder
     if placeholder is not None:
         backend = get_raw_backend()
@@ -76,12 +84,22 @@ def copy_compatible_to(src: Tensor, target: Tensor, *, add_dims: bool = True, un
         if unbroadcast:
             multiples: List[Any] = [1] * target.batch_ndim
             for j in missing:
+                if j in except_axes:
+                    continue
                 multiples[j] = target.get_dim(j) if target.placeholder is not None or target.dims[j].is_static() \
                     else target.dims[j].get_dim_value()
             if any(m != 1 for m in multiples):
                 placeholder = backend.tile(placeholder, multiples)
-    time_axis = target.time_dim_axis
-    feature_axis = target.feature_dim_axis if not src.sparse else None
+    # the target's time/feature axes: kept auto where the target's are and the auto rule agrees (as the reference)
+    time_axis: Any = NotSpecified
+    if target.time_dim_axis is not None:
+        time_axis = keep_auto_time_if_same(dims, target.time_dim_axis_or_unspecified is NotSpecified,
+                                           target.time_dim_axis)
+    feature_axis: Any = NotSpecified
+    if not src.sparse and target.feature_dim_axis is not None:
+        feature_axis = keep_auto_feature_if_same(dims, False, time_axis,
+                                                 target.feature_dim_axis_or_unspecified is NotSpecified,
+                                                 target.feature_dim_axis)
     return Tensor(name=src.name, dims=dims, dtype=src.dtype, sparse_dim=src.sparse_dim, placeholder=placeholder,
                   time_dim_axis=time_axis, feature_dim_axis=feature_axis,
                   available_for_inference=src.available_for_inference, vocab=src.vocab, beam=src.beam,
@@ -118,30 +136,41 @@ def template_from_constant(x: Any, name: str, dtype: Optional[str] = None, shape
 
 
 def get_common_data(sources: List[Optional[Tensor]], ignore_feature_dim: bool = False,
-                    name: Optional[str] = None) -> Optional[Tensor]:
-    """:return: a template all ``sources`` broadcast to: the source with the most axes, plus the axes of the others
-    it lacks (matched by dim, then by the batch/time roles, a feature axis of the same size by role); an added
-    feature dim becomes the feature axis (unless ``ignore_feature_dim``); None without sources"""
+                    allow_broadcast_all_sources: Any = NotSpecified, name: Optional[str] = None) -> Optional[Tensor]:
+    """:return: a template all ``sources`` broadcast to, or None without sources.
+
+    As observed in the reference: the dims of all sources are collected with
+    :meth:`returnn.tensor.Dim.get_all_dimension_tags` (features count as spatial; dims of the same static size,
+    undefined dims and dims of the same derived base match, under behavior version 16 only auto-generated ones);
+    the first source with the most axes is the base, and the dims it lacks are added to it
+    (``copy_add_dim_by_tag``). The beam and the batch info are combined.
+
+    :raises BehaviorVersion.RequirementNotSatisfied: (behavior version >= 4) no source has all the dims and
+        ``allow_broadcast_all_sources`` is not True
+    """
+    from returnn.tensor.batch_info import BatchInfo
+    from returnn.tensor.dim import Dim
+    from returnn.tensor.search_beam import SearchBeam
+    from returnn.util.behavior_version import BehaviorVersion
     sources = [s for s in sources if s is not None]
     if not sources:
         return None
-    base = max(sources, key=lambda s: s.batch_ndim)
-    dims = list(base.dims)
-    time_axis, feature_axis = base.time_dim_axis, base.feature_dim_axis
-    for src in sources:
-        if src is base:
-            continue
-        for i, d in enumerate(src.dims):
-            if d in dims or d.is_batch_dim() or (i == src.time_dim_axis and time_axis is not None):
-                continue
-            if i == src.feature_dim_axis and feature_axis is not None and dims[feature_axis].dimension == d.dimension:
-                continue  # the same feature size: the same feature axis
-            if i == src.feature_dim_axis and ignore_feature_dim:
-                continue
-            dims.append(d)
-            if i == src.feature_dim_axis:
-                feature_axis = len(dims) - 1
-    from returnn.tensor.tensor import Tensor
-    return Tensor(name=name or base.name, dims=dims, dtype=base.dtype, sparse_dim=base.sparse_dim,
-                  time_dim_axis=time_axis, feature_dim_axis=feature_axis,
-                  available_for_inference=base.available_for_inference, vocab=base.vocab)
+    opts = dict(ignore_feature_dim=ignore_feature_dim, treat_feature_as_spatial=True, allow_same_spatial_dim=True,
+                undefined_matches=True, derived_matches=True)
+    all_dims, per_data = Dim.get_all_dimension_tags(sources, is_equal_opts=opts)
+    base = max(sources, key=lambda s: s.batch_ndim)  # the first of those with the most axes
+    common = base.copy_template(name=name or base.name)
+    for axis, listed in enumerate(per_data[base]):
+        if listed is not common.dims[axis]:
+            common = common.copy_template_replace_dim_tag(axis, listed)
+    for dim in all_dims:
+        if not any(d is dim for d in common.dims):
+            common = common.copy_add_dim_by_tag(dim, unbroadcast=True)
+    if allow_broadcast_all_sources is not True and len(sources) > 1:
+        BehaviorVersion.require(
+            any(len(per_data[s]) == common.batch_ndim for s in sources),
+            "All inputs\n%s\nrequire broadcasting to \n  %s.\nThis must be explicitly allowed, e.g. by specifying "
+            "out_shape." % ("\n".join(f" - {s!r}" for s in sources), repr(common)), 4)
+    common.beam = SearchBeam.get_combined_beam(*[s.beam for s in sources]) if len(sources) > 1 else base.beam
+    common.batch = BatchInfo.get_common_batch_info([s.batch for s in sources])
+    return common

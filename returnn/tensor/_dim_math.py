@@ -20,7 +20,8 @@ Observed from the reference:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Optional, Tuple
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Tuple
 
 from returnn.errors import TensorArgError
 
@@ -29,6 +30,101 @@ if TYPE_CHECKING:
 
 CACHE_ATTR = "_derived_dims_cache"
 _ORIGIN_ATTR = "_derived_from"
+_CANON_ATTR = "_dim_math_canon"
+
+# ---- the normal form: equal expressions give the same Dim object
+# A dim made by arithmetic has a normal form: a tuple of terms (a sum; the order of the summands matters, as in the
+# reference: ``a + b != b + a``), each term ``(coef, factors)``: an int coefficient on the left and a tuple of
+# factors (a product; the order matters): plain dims, ints multiplied from the right, or opaque division atoms
+# ``(op, normal form, divisor)``. Adjacent summands with the same factors are merged (``a + a == 2 * a``,
+# ``a + b - b == a``); a product with a sum distributes (``(a + b) * 2 == a * 2 + b * 2``,
+# ``a * b + b == (a + 1) * b``). A normal form ``1 * d`` of a plain dim is ``d`` itself.
+_Term = Tuple[int, Tuple[Any, ...]]
+_MAX_GRAPHS = 8
+_canon_caches: "OrderedDict[Any, Dict[Any, Any]]" = OrderedDict()
+
+
+def canon(dim: Dim) -> Tuple[_Term, ...]:
+    """:return: the normal form of ``dim`` (a plain dim: ``((1, (dim,)),)``)"""
+    base = dim.get_same_base()
+    form = base.__dict__.get(_CANON_ATTR) or dim.__dict__.get(_CANON_ATTR)
+    return form if form is not None else ((1, (base,)),)
+
+
+def _merge_factors(left: Tuple[Any, ...], right: Tuple[Any, ...]) -> Tuple[Any, ...]:
+    if left and right and isinstance(left[-1], int) and isinstance(right[0], int):
+        return left[:-1] + (left[-1] * right[0],) + right[1:]
+    return left + right
+
+
+def _canon_add(a: Tuple[_Term, ...], b: Tuple[_Term, ...]) -> Tuple[_Term, ...]:
+    terms = list(a)
+    for coef, factors in b:
+        if terms and terms[-1][1] == factors:
+            coef += terms[-1][0]
+            terms.pop()
+            if coef == 0:
+                continue
+        terms.append((coef, factors))
+    return tuple(terms)
+
+
+def _canon_mul(a: Tuple[_Term, ...], b: Tuple[_Term, ...]) -> Tuple[_Term, ...]:
+    result: Tuple[_Term, ...] = ()
+    for coef1, factors1 in a:
+        for coef2, factors2 in b:
+            if not factors1:  # a constant times a term
+                term: _Term = (coef1 * coef2, factors2) if factors2 else (coef1, (coef2,))
+            else:
+                middle = (coef2,) if coef2 != 1 else ()
+                term = (coef1, _merge_factors(_merge_factors(factors1, middle), factors2))
+            result = _canon_add(result, (term,))
+    return result
+
+
+def _canon_int(value: int) -> Tuple[_Term, ...]:
+    return ((value, ()),) if value else ()
+
+
+def _canon_div(a: Tuple[_Term, ...], op: str, divisor: Any) -> Tuple[_Term, ...]:
+    """``a`` divided (``op``: floordiv, ceildiv, truediv, or a ``_left`` variant) by an int or a dim's normal
+    form: a trailing (right) or leading (left) equal factor is cancelled, else an opaque atom."""
+    left = op.endswith("_left")
+    if len(a) == 1:
+        coef, factors = a[0]
+        if isinstance(divisor, int):
+            if factors and not left and isinstance(factors[-1], int) and factors[-1] % divisor == 0:
+                rest = factors[-1] // divisor
+                return ((coef, factors[:-1] + ((rest,) if rest != 1 else ())),)
+            if left and coef % divisor == 0:
+                return ((coef // divisor, factors),)
+            if factors and len(factors) == 1 and isinstance(factors[0], tuple) and factors[0][0] == op:
+                _, inner, inner_div = factors[0]
+                if isinstance(inner_div, int) and coef == 1:
+                    return ((1, ((op, inner, inner_div * divisor),)),)
+        elif len(divisor) == 1 and divisor[0][0] == 1:
+            div_factors = divisor[0][1]
+            n = len(div_factors)
+            if not left and factors[-n:] == div_factors and len(factors) > n:
+                return ((coef, factors[:-n]),)
+            if left and coef == 1 and factors[:n] == div_factors and len(factors) > n:
+                return ((1, factors[n:]),)
+    return ((1, ((op, a, divisor),)),)
+
+
+def _canon_cache() -> Dict[Any, Any]:
+    graph = _graph_key()
+    key = id(graph) if graph is not None else None
+    if key in _canon_caches:
+        entry = _canon_caches.pop(key)
+        _canon_caches[key] = entry
+        if entry["graph"] is graph:
+            return entry["dims"]
+    entry = {"graph": graph, "dims": {}}
+    _canon_caches[key] = entry
+    while len(_canon_caches) > _MAX_GRAPHS:
+        _canon_caches.popitem(last=False)
+    return entry["dims"]
 
 
 def _graph_key() -> Any:
@@ -76,13 +172,30 @@ def _desc(dim: Dim, *, as_operand: bool) -> str:
 
 
 def _make(operand: Dim, op: str, arg: Any, description: str, dimension: Optional[int],
-          size_fn: Callable[[Any], Any], kind: Any = None, with_batch: Optional[bool] = None) -> Dim:
+          size_fn: Callable[[Any], Any], kind: Any = None, with_batch: Optional[bool] = None,
+          form: Optional[Tuple[_Term, ...]] = None) -> Dim:
     from returnn.tensor.dim import Dim
     key = (op, arg if not isinstance(arg, Dim) else id(arg.get_same_base()))
     cache = _cache(operand)
     if key in cache:
         return cache[key]
+    if form is not None:
+        if len(form) == 1 and form[0][0] == 1 and len(form[0][1]) == 1 and isinstance(form[0][1][0], Dim):
+            return form[0][1][0]  # simplified to a plain dim
+        canon_cache = _canon_cache()
+        try:
+            existing = canon_cache.get(form)
+        except TypeError:  # an unhashable part: no lookup
+            existing, form = None, None
+        if existing is not None:
+            cache[key] = existing
+            return existing
+        if dimension is None:
+            dimension = _static_value(form)
     new = Dim(dimension, description=description, kind=kind or operand.kind or Dim.Types.Spatial)
+    if form is not None:
+        setattr(new, _CANON_ATTR, form)
+        _canon_cache()[form] = new
     setattr(new, _ORIGIN_ATTR, (op, operand, arg))
     new._with_batch = operand.get_same_base()._with_batch if with_batch is None else with_batch  # noqa: SLF001
     if dimension is None and not operand.is_batch_dim():
@@ -92,6 +205,24 @@ def _make(operand: Dim, op: str, arg: Any, description: str, dimension: Optional
         new.dyn_size_fn = dyn_size
     cache[key] = new
     return new
+
+
+def _static_value(form: Tuple[_Term, ...]) -> Optional[int]:
+    """:return: the static size of a normal form whose dims are all static, else None"""
+    total = 0
+    for coef, factors in form:
+        value = coef
+        for factor in factors:
+            if isinstance(factor, int):
+                value *= factor
+            elif isinstance(factor, tuple):
+                return None  # divisions: computed by the operation itself
+            elif factor.dimension is None:
+                return None
+            else:
+                value *= factor.dimension
+        total += value
+    return total
 
 
 def dim_add(dim: Dim, amount: int) -> Dim:
@@ -108,7 +239,8 @@ def dim_add(dim: Dim, amount: int) -> Dim:
             return dim_add_left(dim_add(inner[1], inner[2] + amount), org[2])
         desc = f"({desc})"
     dimension = None if dim.dimension is None else dim.dimension + amount
-    return _make(dim, "add", amount, f"{desc}+{amount}", dimension, lambda size: size + amount)
+    return _make(dim, "add", amount, f"{desc}+{amount}", dimension, lambda size: size + amount,
+                 form=_canon_add(canon(dim), _canon_int(amount)))
 
 
 def dim_add_left(dim: Dim, amount: int) -> Dim:
@@ -117,7 +249,7 @@ def dim_add_left(dim: Dim, amount: int) -> Dim:
         return dim
     dimension = None if dim.dimension is None else dim.dimension + amount
     return _make(dim, "add_left", amount, f"{amount}+{_desc(dim, as_operand=False)}", dimension,
-                 lambda size: size + amount)
+                 lambda size: size + amount, form=_canon_add(_canon_int(amount), canon(dim)))
 
 
 def dim_mul(dim: Dim, factor: int) -> Dim:
@@ -129,7 +261,7 @@ def dim_mul(dim: Dim, factor: int) -> Dim:
         return dim_mul(org[1], org[2] * factor)
     dimension = None if dim.dimension is None else dim.dimension * factor
     return _make(dim, "mul", factor, f"{_desc(dim, as_operand=True)}*{factor}", dimension,
-                 lambda size: size * factor)
+                 lambda size: size * factor, form=_canon_mul(canon(dim), ((factor, ()),)))
 
 
 def dim_mul_left(dim: Dim, factor: int) -> Dim:
@@ -141,7 +273,7 @@ def dim_mul_left(dim: Dim, factor: int) -> Dim:
         return dim_mul_left(org[1], org[2] * factor)
     dimension = None if dim.dimension is None else dim.dimension * factor
     return _make(dim, "mul_left", factor, f"{factor}*{_desc(dim, as_operand=True)}", dimension,
-                 lambda size: size * factor)
+                 lambda size: size * factor, form=tuple((coef * factor, f) for coef, f in canon(dim)))
 
 
 def dim_floordiv(dim: Dim, divisor: int) -> Dim:
@@ -155,7 +287,7 @@ def dim_floordiv(dim: Dim, divisor: int) -> Dim:
         return dim_floordiv(org[1], org[2] * divisor)
     dimension = None if dim.dimension is None else dim.dimension // divisor
     return _make(dim, "floordiv", divisor, f"{_desc(dim, as_operand=True)}//{divisor}", dimension,
-                 lambda size: size // divisor)
+                 lambda size: size // divisor, form=_canon_div(canon(dim), "floordiv", divisor))
 
 
 def dim_ceildiv(dim: Dim, divisor: int, *, left: bool = False) -> Dim:
@@ -171,7 +303,7 @@ def dim_ceildiv(dim: Dim, divisor: int, *, left: bool = False) -> Dim:
     dimension = None if dim.dimension is None else -(-dim.dimension // divisor)
     sep = " /l " if left else "/"
     return _make(dim, op, divisor, f"⌈{_desc(dim, as_operand=True)}{sep}{divisor}⌉", dimension,
-                 lambda size: -(-size // divisor))
+                 lambda size: -(-size // divisor), form=_canon_div(canon(dim), op, divisor))
 
 
 def dim_truediv(dim: Dim, divisor: int, *, left: bool = False) -> Dim:
@@ -191,7 +323,7 @@ def dim_truediv(dim: Dim, divisor: int, *, left: bool = False) -> Dim:
     op = "truediv_left" if left else "truediv"
     sep = " /l " if left else "/"
     return _make(dim, op, divisor, f"{_desc(dim, as_operand=True)}{sep}{divisor}", dimension,
-                 lambda size: size // divisor)
+                 lambda size: size // divisor, form=_canon_div(canon(dim), op, divisor))
 
 
 def _multiple_of(dim: Dim) -> Tuple[int, Dim]:
@@ -214,8 +346,9 @@ def dim_sum(first: Dim, second: Dim) -> Dim:
         other = second.dyn_size if second.dimension is None else second.dimension
         return size + other
 
-    return _make(first, "sum", second, f"{_desc(first, as_operand=False)}+{_desc(second, as_operand=False)}",
-                 dimension, size_fn, kind=_kind_of_pair(first, second), with_batch=_with_batch(first, second))
+    return _make(first, "sum", second, f"{_desc(first, as_operand=True)}+{_desc(second, as_operand=True)}",
+                 dimension, size_fn, kind=_kind_of_pair(first, second), with_batch=_with_batch(first, second),
+                 form=_canon_add(canon(first), canon(second)))
 
 
 def dim_product(first: Dim, second: Dim) -> Dim:
@@ -227,7 +360,30 @@ def dim_product(first: Dim, second: Dim) -> Dim:
         return size * other
 
     return _make(first, "product", second, f"{_desc(first, as_operand=True)}*{_desc(second, as_operand=True)}",
-                 dimension, size_fn, kind=_kind_of_pair(first, second), with_batch=_with_batch(first, second))
+                 dimension, size_fn, kind=_kind_of_pair(first, second), with_batch=_with_batch(first, second),
+                 form=_canon_mul(canon(first), canon(second)))
+
+
+_DIV_OPS = {"floordiv": ("{a}//{b}", lambda x, y: x // y), "truediv": ("{a}/{b}", lambda x, y: x // y),
+            "truediv_left": ("{a} /l {b}", lambda x, y: x // y), "ceildiv": ("⌈{a}/{b}⌉", lambda x, y: -(-x // y)),
+            "ceildiv_left": ("⌈{a} /l {b}⌉", lambda x, y: -(-x // y))}
+
+
+def dim_div_dim(first: Dim, second: Dim, op: str) -> Dim:
+    """:return: ``first`` divided by the dim ``second`` (``op``: floordiv, truediv, truediv_left, ceildiv,
+    ceildiv_left; ``'a//b'``, ``'a /l b'``, ``'⌈a/b⌉'``); ``(a * b) // b`` is ``a``, ``(b * a).div_left(b)`` is
+    ``a``"""
+    pattern, fn = _DIV_OPS[op]
+    dimension = None if first.dimension is None or second.dimension is None else fn(first.dimension,
+                                                                                    second.dimension)
+
+    def size_fn(size: Any) -> Any:
+        other = second.dyn_size if second.dimension is None else second.dimension
+        return fn(size, other)
+
+    desc = pattern.format(a=_desc(first, as_operand=True), b=_desc(second, as_operand=True))
+    return _make(first, op + "_dim", second, desc, dimension, size_fn, kind=_kind_of_pair(first, second),
+                 with_batch=_with_batch(first, second), form=_canon_div(canon(first), op, canon(second)))
 
 
 def _kind_of_pair(first: Dim, second: Dim) -> Any:
@@ -262,8 +418,7 @@ def sub(dim: Dim, other: Any) -> Dim:
         org = origin(dim)
         if org is not None and org[0] == "sum" and org[2] == other:
             return org[1]
-        raise TensorArgError(f"{dim!r} - {other!r}", "cannot subtract this dim",
-                             hint="subtract an int, or the second operand of a sum")
+        return dim_sum(dim, dim_mul_left(other, -1))  # 'a+(-1*b)', as the reference
     return dim_add(dim, -as_int(dim, other, "__sub__"))
 
 
@@ -281,17 +436,26 @@ def mul_left(dim: Dim, other: Any) -> Dim:
 
 
 def floordiv(dim: Dim, other: Any) -> Dim:
-    """``dim // other`` for an int."""
+    """``dim // other`` for an int or a Dim."""
+    from returnn.tensor.dim import Dim
+    if isinstance(other, Dim):
+        return dim_div_dim(dim, other, "floordiv")
     return dim_floordiv(dim, _positive(dim, other, "__floordiv__"))
 
 
 def ceildiv(dim: Dim, other: Any, *, left: bool = False) -> Dim:
-    """``ceil(dim / other)`` for an int."""
+    """``ceil(dim / other)`` for an int or a Dim."""
+    from returnn.tensor.dim import Dim
+    if isinstance(other, Dim):
+        return dim_div_dim(dim, other, "ceildiv_left" if left else "ceildiv")
     return dim_ceildiv(dim, _positive(dim, other, "ceildiv"), left=left)
 
 
 def truediv(dim: Dim, other: Any, *, left: bool = False) -> Dim:
-    """``dim / other`` for an int."""
+    """``dim / other`` for an int or a Dim."""
+    from returnn.tensor.dim import Dim
+    if isinstance(other, Dim):
+        return dim_div_dim(dim, other, "truediv_left" if left else "truediv")
     return dim_truediv(dim, _positive(dim, other, "__truediv__"), left=left)
 
 

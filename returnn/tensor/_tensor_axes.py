@@ -109,6 +109,44 @@ class TensorAxesMixin:
             count += 1
         return count == 1 if unique else count >= 1
 
+    def find_matching_dims(self: Tensor, dim_tag: Dim, is_equal_opts: Optional[Dict[str, Any]] = None) -> List[int]:
+        """:return: the axes whose dims match ``dim_tag`` under :meth:`returnn.tensor.Dim.is_equal` with
+        ``is_equal_opts``, in axis order"""
+        return [i for i, d in enumerate(self.dims) if d.is_equal(dim_tag, **(is_equal_opts or {}))]
+
+    def find_matching_dim_map(self: Tensor, other: Tensor, other_axes: Sequence[int],
+                              is_equal_opts: Optional[Dict[str, Any]] = None) -> Dict[int, int]:
+        """Maps each of ``other_axes`` (axes of ``other``) to a distinct axis of this tensor with a matching dim.
+
+        Candidates are found with ``is_equal_opts`` (default: same feature/spatial dims of equal size match, features
+        count as spatial), then, if none is left, also with ``broadcast_matches`` (a size-1 dim matches) and
+        ``unknown_spatial_matches``. The axes with the higher ``match_priority`` dims are mapped first, and among
+        the candidates the same dim object, then a dim of the same ``match_priority`` is preferred.
+
+        :return: other axis -> axis of this tensor
+        :raises TensorArgError: an axis without a match
+        """
+        if is_equal_opts is None:
+            is_equal_opts = dict(allow_same_feature_dim=True, allow_same_spatial_dim=True,
+                                 treat_feature_as_spatial=True)
+        fallback_opts = dict(is_equal_opts, broadcast_matches=True, unknown_spatial_matches=True)
+        other_axes = [a % other.batch_ndim for a in other_axes]
+        order = sorted(other_axes, key=lambda a: -other.dims[a].match_priority)
+        mapping: Dict[int, int] = {}
+        for other_axis in order:
+            tag = other.dims[other_axis]
+            used = set(mapping.values())
+            candidates = [a for a in self.find_matching_dims(tag, is_equal_opts) if a not in used]
+            if not candidates:
+                candidates = [a for a in self.find_matching_dims(tag, fallback_opts) if a not in used]
+            if not candidates:
+                raise TensorArgError(f"{self!r}.find_matching_dim_map({other!r})",
+                                     f"no matching axis for axis {other_axis} ({tag!r})")
+            best = [a for a in candidates if self.dims[a] is tag]
+            best = best or [a for a in candidates if self.dims[a].match_priority == tag.match_priority]
+            mapping[other_axis] = (best or candidates)[0]
+        return mapping
+
     def get_out_permutation_to_dims(self: Tensor, dims: Sequence[Dim]) -> List[int]:
         """:return: for each of ``dims``, the axis of this tensor with that dim, -1 if there is none"""
         return _permutation(self.dims, dims)
@@ -177,13 +215,17 @@ class TensorAxesMixin:
         return axes
 
     def get_default_new_axis_for_dim_tag(self: Tensor, dim: Dim) -> int:
-        """:return: where ``copy_add_dim_by_tag`` puts ``dim``: the batch dim first, a feature dim last, another
-        dim after the last spatial axis (or after the batch axis)"""
+        """:return: where ``copy_add_dim_by_tag`` puts ``dim``, as observed in the reference: the batch dim first;
+        a feature dim right after the feature axis (last without one); a dynamic dim after the last dynamic
+        spatial axis; a static dim after the last spatial axis (without such axes: right after the batch axis,
+        or first)"""
         if dim.is_batch_dim():
             return 0
         if dim.is_feature_dim():
-            return self.batch_ndim
-        spatial = [a for a in self.get_spatial_batch_axes()]
+            return self.batch_ndim if self.feature_dim_axis is None else self.feature_dim_axis + 1
+        spatial = self.get_spatial_batch_axes()
+        if dim.dimension is None:
+            spatial = [a for a in spatial if self.dims[a].dimension is None]
         if spatial:
             return spatial[-1] + 1
         return 0 if self.batch_dim_axis is None else self.batch_dim_axis + 1
@@ -258,7 +300,7 @@ class TensorAxesMixin:
         """:return: per axis ``'B'``, ``"T|'time'[B]"``, ``"F|F'feature'(9)"``, ... as in the repr"""
         parts = []
         for i, d in enumerate(self.dims):
-            prefix = ""
+            prefix = "B|" if d.is_batch_dim() and d.short_repr().startswith("B'") else ""  # e.g. batch-broadcast
             if i == self.time_dim_axis:
                 prefix += "T|"
             if i == self.feature_dim_axis:

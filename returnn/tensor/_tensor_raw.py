@@ -140,8 +140,72 @@ class TensorRawMixin:
         raise TensorArgError(f"{self!r}.get_batch_dim()", "needs the raw tensor or known lengths")
 
     def get_static_batch_dim(self: Tensor) -> Optional[int]:
-        """:return: the static batch size, or None (it is dynamic here)"""
+        """:return: the static batch size: the size of a static batch dim (1 for the broadcast batch dim that
+        ``copy_compatible_to`` adds), else that of the batch info if static and known, else None"""
+        if self.batch_dim_axis is not None and self.dims[self.batch_dim_axis].dimension is not None:
+            return self.dims[self.batch_dim_axis].dimension
+        if self.batch is not None:
+            static = self.batch.static_dim
+            return static if static is not None and static >= 0 else None
         return None
+
+    # ---- flattening
+    def get_placeholder_flattened(self: Tensor, keepdims: bool = False) -> Any:
+        """:return: the raw tensor with all axes but the feature axis merged into the first one; batch and time
+        are packed to the valid frames (``sum(lengths)``, batch-major) when both exist. With ``keepdims`` the
+        merged axes stay as size-1 axes (same rank). A tensor without feature axis gets a flat ``[N]``."""
+        x = self._need_placeholder("get_placeholder_flattened()")
+        backend = get_raw_backend()
+        dims = list(range(self.batch_ndim))
+        feature = self.feature_dim_axis
+        if self.batch_dim_axis is not None and self.time_dim_axis is not None \
+                and self.dims[self.time_dim_axis].dyn_size is not None:
+            x = backend.flatten_with_seq_len_mask(x, self.dims[self.time_dim_axis].dyn_size, self.batch_dim_axis,
+                                                  self.time_dim_axis)
+            dims = [None] + [a for a in dims if a not in (self.batch_dim_axis, self.time_dim_axis)]
+        if len(dims) == 1:
+            return x
+        if feature is not None and feature in dims:
+            f_pos = dims.index(feature)
+            if f_pos != len(dims) - 1:
+                perm = [i for i in range(len(dims)) if i != f_pos] + [f_pos]
+                x = backend.transpose(x, perm)
+            feat_size = self.dims[feature].dimension
+            if feat_size is None:
+                feat_size = backend.shape_of(x, len(dims) - 1)
+            out_shape: List[Any] = [-1, feat_size]
+        else:
+            out_shape = [-1]
+        x = backend.reshape(x, out_shape)
+        if keepdims and self.batch_ndim > len(out_shape):
+            for _ in range(self.batch_ndim - len(out_shape)):
+                x = backend.expand_dims(x, 1)
+        return x
+
+    def copy_time_flattened(self: Tensor) -> Tensor:
+        """:return: copy with the batch and time axes packed into one new axis ``'<time>_flattened'`` of the valid
+        frames (batch-major order), as the reference; no batch axis remains
+
+        :raises TensorArgError: no batch or no time axis, or unknown time lengths
+        """
+        from returnn.tensor.dim import Dim
+        if self.batch_dim_axis is None or self.time_dim_axis is None:
+            raise TensorArgError(f"{self!r}.copy_time_flattened()", "needs a batch and a time axis")
+        time_dim = self.dims[self.time_dim_axis]
+        new_dim = Dim(None, description=f"{time_dim.description}_flattened", kind=Dim.Types.Spatial,
+                      auto_generated=True)
+        dims = [new_dim] + [d for i, d in enumerate(self.dims) if i not in (self.batch_dim_axis, self.time_dim_axis)]
+        feature = self.feature_dim_axis
+        new_feature: Any = None
+        if feature is not None:
+            new_feature = dims.index(self.dims[feature])
+        out = self._new(dims, time_axis=None, feature_axis=new_feature, placeholder=None)
+        if self.placeholder is not None:
+            if time_dim.dyn_size is None:
+                raise TensorArgError(f"{self!r}.copy_time_flattened()", "needs the time lengths")
+            out.placeholder = get_raw_backend().flatten_with_seq_len_mask(
+                self.placeholder, time_dim.dyn_size, self.batch_dim_axis, self.time_dim_axis)
+        return out
 
     def get_dim(self: Tensor, axis: int) -> Any:
         """:return: the size of ``axis`` (counting batch): an int if static, else a raw int32 scalar"""

@@ -159,8 +159,19 @@ class Dim:
         return base
 
     def get_same_derived_base(self) -> Dim:
-        """:return: the same as :meth:`get_same_base`"""
-        return self.get_same_base()
+        """:return: the dim this one is (transitively) derived from (:attr:`derived_from_tag`, e.g. ``T`` for
+        ``T * 2``), as its same-base dim; itself (its base) if it is not derived"""
+        base = self.get_same_base()
+        seen = {id(base)}
+        while True:
+            parent = base.derived_from_tag
+            if parent is None:
+                return base
+            parent = parent.get_same_base()
+            if id(parent) in seen:
+                return base
+            seen.add(id(parent))
+            base = parent
 
     def declare_same_as(self, other: Dim) -> None:
         """Unifies this dim with ``other`` (``same_dim_tags_as``). Sizes set on either are shared.
@@ -182,9 +193,35 @@ class Dim:
         other_base._with_batch = other_base._with_batch or base._with_batch
         base.same_as = other_base
 
-    def is_equal(self, other: Any, **_kwargs: Any) -> bool:
-        """:return: whether ``other`` is the same axis (same base); options of the reference are accepted"""
-        return self == other
+    def is_equal(self, other: Any, *, ignore_feature_dim: bool = False, allow_same_feature_dim: bool = False,
+                 allow_same_spatial_dim: Optional[bool] = None, treat_feature_as_spatial: bool = False,
+                 broadcast_matches: bool = False, unknown_spatial_matches: bool = False,
+                 undefined_matches: bool = False, derived_matches: bool = False, **_kwargs: Any) -> bool:
+        """Whether ``other`` counts as the same axis. Without options: the same dim (same base). The options
+        loosen that, as observed in the reference:
+
+        - the kinds must agree (``treat_feature_as_spatial``: all non-batch kinds count as spatial);
+        - ``ignore_feature_dim``: any two feature dims match;
+        - ``derived_matches``: dims with the same derived base (:meth:`get_same_derived_base`) match;
+        - ``undefined_matches``: an ``undefined`` dim matches another dynamic one;
+        - sizes must agree, except with ``broadcast_matches`` (together with ``allow_same_*``), where an
+          auto-generated size-1 dim matches any;
+        - ``allow_same_feature_dim``: feature dims of the same size match; ``allow_same_spatial_dim`` (default:
+          ``allow_same_feature_dim``): static spatial dims of the same size match;
+        - ``unknown_spatial_matches``: spatial dims of the same size (static) or both dynamic match.
+
+        :return: whether they match
+        """
+        from returnn.tensor._dim_matching import is_equal
+        return is_equal(self, other, ignore_feature_dim=ignore_feature_dim,
+                        allow_same_feature_dim=allow_same_feature_dim, allow_same_spatial_dim=allow_same_spatial_dim,
+                        treat_feature_as_spatial=treat_feature_as_spatial, broadcast_matches=broadcast_matches,
+                        unknown_spatial_matches=unknown_spatial_matches, undefined_matches=undefined_matches,
+                        derived_matches=derived_matches)
+
+    def is_undefined(self) -> bool:
+        """:return: whether this is a dynamic dim without known lengths (or flagged ``undefined``)"""
+        return self.undefined or (self.dimension is None and not self.is_batch_dim() and not self.is_dim_known())
 
     def __eq__(self, other: Any) -> bool:
         if not isinstance(other, Dim):
@@ -218,6 +255,21 @@ class Dim:
     def __ge__(self, other: Any) -> bool:
         return self == other or self > other
 
+    @staticmethod
+    def get_all_dimension_tags(data_list: Any, is_equal_opts: Optional[dict] = None,
+                               unique_separate_axes: bool = True) -> Any:
+        """Collects the distinct dims of several tensors.
+
+        :param data_list: list of :class:`returnn.tensor.Tensor`
+        :param is_equal_opts: options of :meth:`is_equal` deciding whether a dim is already in the list
+        :param unique_separate_axes: two axes of one tensor never map to the same listed dim
+        :return: ``(all_dims, {tensor: [listed dim per axis]})``; a dim matching one already listed is not added
+            (the one listed first is kept, unless its lengths are unknown and the new one's are known)
+        """
+        from returnn.tensor._dim_matching import get_all_dimension_tags
+        return get_all_dimension_tags(data_list, is_equal_opts=is_equal_opts,
+                                      unique_separate_axes=unique_separate_axes)
+
     # ---- copying / pickling
     def __copy__(self) -> Dim:
         return self
@@ -226,13 +278,14 @@ class Dim:
         return self
 
     def __reduce__(self) -> Any:
-        if self is batch_dim or self is single_step_dim:
+        if self is batch_dim or self is single_step_dim or self is batch_broadcast_dim:
             return _get_global_dim, (self.description,)
         return object.__reduce__(self)
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
         state["_dyn_size"] = None  # raw tensors belong to one graph
+        state.pop("_dyn_size_ext", None)
         state["dyn_size_fn"] = None
         state.pop(_dim_math.CACHE_ATTR, None)
         return state
@@ -280,17 +333,56 @@ class Dim:
 
     @property
     def dyn_size_ext(self) -> Any:
-        """The lengths as a :class:`returnn.tensor.Tensor` ``[B]`` int32 named ``'<description>:dyn_size'``
-        (its raw tensor is :attr:`dyn_size`), or None if the lengths are not known."""
+        """The lengths as a :class:`returnn.tensor.Tensor`: the one assigned (its raw tensor kept in sync with
+        :attr:`dyn_size`), else ``[B]`` int32 named ``'<description>:dyn_size'`` around :attr:`dyn_size`; None if
+        neither is known."""
+        base = self.get_same_base()
+        template = base.__dict__.get("_dyn_size_ext")
         size = self.dyn_size
-        if size is None:
-            return None
+        if template is not None:
+            if size is not None and template.placeholder is not size:
+                template.placeholder = size
+            return template
         from returnn.tensor.tensor import Tensor
+        if size is None:
+            dims = self._derived_dyn_size_dims()
+            if dims is None:
+                return None
+            return Tensor(name=f"{self.description}:dyn_size", dims=dims, dtype="int32")
         return Tensor(name=f"{self.description}:dyn_size", dims=[batch_dim], dtype="int32", placeholder=size)
+
+    def _derived_dyn_size_dims(self) -> Optional[list]:
+        """:return: for a dynamic dim made by arithmetic whose operands' lengths are known as templates only, the
+        dims of those lengths (the first dynamic operand's), else None"""
+        if self.dimension is not None:
+            return None
+        org = _dim_math.origin(self)
+        if org is None:
+            return None
+        for operand in (org[1], org[2]):
+            if isinstance(operand, Dim) and operand.dimension is None:
+                ext = operand.dyn_size_ext
+                if ext is not None:
+                    return list(ext.dims)
+        return None
+
+    def get_for_batch_ctx(self, batch: Any, ctx: Any, *, allow_none: bool = False) -> Dim:
+        """:return: this dim (the lengths of a dim are not specific to a batch or control-flow context here)"""
+        return self
+
+    def _maybe_update(self) -> None:
+        """Nothing to update: the lengths are derived on access."""
 
     @dyn_size_ext.setter
     def dyn_size_ext(self, value: Any) -> None:
-        self.dyn_size = None if value is None else getattr(value, "placeholder", value)
+        """Sets the lengths from a Tensor (kept, also without a raw tensor: its dims tell which dims the lengths
+        depend on) or a raw tensor; None clears them."""
+        from returnn.tensor.tensor import Tensor
+        base = self.get_same_base()
+        base.__dict__["_dyn_size_ext"] = value if isinstance(value, Tensor) else None
+        raw = getattr(value, "placeholder", value) if value is not None else None
+        if raw is not None or value is None:
+            self.dyn_size = raw
 
     @staticmethod
     def get_tag_from_size_tensor(x: Any) -> Optional[Dim]:
@@ -329,7 +421,8 @@ class Dim:
 
     def is_dim_known(self) -> bool:
         """:return: whether the size is static or the lengths are known"""
-        return self.dimension is not None or self.dyn_size is not None
+        return (self.dimension is not None or self.dyn_size is not None
+                or self.get_same_base().__dict__.get("_dyn_size_ext") is not None)
 
     # ---- kinds
     def is_batch_dim(self) -> bool:
@@ -413,9 +506,9 @@ class Dim:
     def short_repr(self) -> str:
         """Reference-style short form, e.g. ``'time:var:extern_data:data'[B]``, ``F'feature:data'(9)``, ``'t'[?]``
         (the name of the same-base dim, as the reference)."""
-        if self.is_batch_dim():
+        if self.is_batch_dim() and self.get_same_base() is batch_dim.get_same_base():
             return "B"
-        prefix = "F" if self.is_feature_dim() else ""
+        prefix = "B" if self.is_batch_dim() else "F" if self.is_feature_dim() else ""
         base = self.get_same_base()  # a dim declared the same as another one is shown by that one's name
         desc = "-" if base.description is None else repr(base.description)
         if self.special:
@@ -423,7 +516,8 @@ class Dim:
         elif self.dimension is not None:
             size = f"({self.dimension})"
         else:
-            known = base._with_batch or base._dyn_size is not None or base.dyn_size_fn is not None
+            known = (base._with_batch or base._dyn_size is not None or base.dyn_size_fn is not None
+                     or base.__dict__.get("_dyn_size_ext") is not None)
             size = "[B]" if known else "[?]"
         return f"{prefix}{desc}{size}"
 
@@ -443,12 +537,16 @@ DimensionTag = Dim  # the reference's older name
 batch_dim = Dim(None, description="global batch", kind=_Types.Batch)
 
 
+batch_broadcast_dim = Dim(1, description="batch-broadcast", kind=_Types.Batch, auto_generated=True)
+"""A batch axis of size 1 (``copy_compatible_to`` adds it where the target has a batch axis and this tensor has
+none, as the reference)."""
+
 single_step_dim = Dim(1, description="single-step", kind=_Types.Spatial, special=True)
 """The dim of one step of a loop (a rec layer's ``axis=single_step_dim``: iterate one step per call)."""
 
 
 def _get_global_dim(description: str) -> Dim:
-    return {batch_dim.description: batch_dim, single_step_dim.description: single_step_dim}[description]
+    return {d.description: d for d in (batch_dim, single_step_dim, batch_broadcast_dim)}[description]
 
 
 class VerifyOutShapeException(Exception):

@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from returnn.errors import TensorArgError
+from returnn.tensor import _special_axes as _special
 from returnn.tensor import axes as _axes
 from returnn.tensor._tensor_axes import TensorAxesMixin
 from returnn.tensor._tensor_copy import TensorCopyMixin
@@ -32,15 +33,7 @@ from returnn.tensor.dim import Dim, FeatureDim, SpatialDim, batch_dim
 from returnn.util.values import NotSpecified as _UtilNotSpecified
 
 
-class _NotSpecifiedType:
-    def __repr__(self) -> str:
-        return "NotSpecified"
-
-    def __bool__(self) -> bool:
-        return False
-
-
-NotSpecified: Any = _NotSpecifiedType()
+NotSpecified: Any = _special.NotSpecified
 
 
 def _spec(value: Any) -> Any:
@@ -63,34 +56,44 @@ class Tensor(TensorAxesMixin, TensorCopyMixin, TensorRawMixin, TensorOutShapeMix
     :param time_dim_axis: axis of the time dim (counting batch), None for none; default: auto
     :param feature_dim_axis: axis of the feature dim (counting batch); default: auto
     :param available_for_inference: False for targets
-    :param dims: explicit Dim objects (with batch), alternative to ``shape``/``batch_dim_axis``
+    :param dims: explicit Dim objects (with batch), alternative to ``shape``/``batch_dim_axis`` (the second
+        positional argument, as the reference's ``Tensor(name, dims, dtype)``; a sequence of ints/None there is
+        taken as ``shape``)
+    :param raw_tensor: the same as ``placeholder`` (the reference's newer name)
+    :param feature_dim: the dim (one of ``dims``) of the feature axis
+    :param auto_create_placeholders: create raw placeholders for the tensor and the unknown lengths (TF backend),
+        named as extern data
     :param same_time_dim_as: dict axis description → Dim that these axes are unified with
     :param same_dim_tags_as: the reference's newer name of ``same_time_dim_as`` (merged with it)
     :raises TensorArgError: inconsistent arguments (a time axis on the batch axis, ``shape`` disagreeing with
         ``dims``, an axis out of range)
     """
 
-    def __init__(self, name: str, shape: Optional[Sequence[Optional[int]]] = None, dtype: Optional[str] = None,
-                 placeholder: Any = None, sparse: Optional[bool] = None, sparse_dim: Any = NotSpecified,
+    def __init__(self, name: str, dims: Optional[Sequence[Dim]] = None, dtype: Optional[str] = None, *,
+                 shape: Optional[Sequence[Optional[int]]] = None,
+                 placeholder: Any = None, raw_tensor: Any = None, sparse: Optional[bool] = None,
+                 sparse_dim: Any = NotSpecified, feature_dim: Optional[Dim] = None,
                  dim: Any = NotSpecified, size_placeholder: Optional[Dict[int, Any]] = None,
                  batch_dim_axis: Any = NotSpecified, time_dim_axis: Any = NotSpecified,
                  feature_dim_axis: Any = NotSpecified, available_for_inference: bool = True,
-                 dims: Optional[Sequence[Dim]] = None, dim_tags: Optional[Sequence[Dim]] = None,
+                 dim_tags: Optional[Sequence[Dim]] = None,
                  same_time_dim_as: Optional[Dict[Any, Dim]] = None, same_dim_tags_as: Optional[Dict[Any, Dim]] = None,
-                 vocab: Any = None, beam: Any = None,
-                 batch: Any = None, auto_create_placeholders: bool = False, version: Any = None):
+                 vocab: Any = None, beam: Any = None, batch: Any = None, control_flow_ctx: Any = None,
+                 auto_create_placeholders: bool = False, version: Any = None):
+        if dims is not None and shape is None and any(not isinstance(d, Dim) for d in dims):
+            dims, shape = None, dims  # a shape (ints/None) given where the dims go
+        if placeholder is None:
+            placeholder = raw_tensor
         sparse_dim, dim, batch_dim_axis = _spec(sparse_dim), _spec(dim), _spec(batch_dim_axis)
         time_dim_axis, feature_dim_axis = _spec(time_dim_axis), _spec(feature_dim_axis)
         self.name = name
-        self.vocab = vocab
+        self._vocab = vocab
         self.beam = beam
         self.batch = batch
         self.version = 1
-        self.control_flow_ctx = None
+        self.control_flow_ctx = control_flow_ctx
         self.available_for_inference = available_for_inference
         self.auto_create_placeholders = auto_create_placeholders
-        self._time_dim_axis_given = time_dim_axis is not NotSpecified
-        self._feature_dim_axis_given = feature_dim_axis is not NotSpecified
         if dims is None:
             dims = dim_tags
         if sparse_dim is not NotSpecified and sparse_dim is not None:
@@ -102,18 +105,20 @@ class Tensor(TensorAxesMixin, TensorCopyMixin, TensorRawMixin, TensorOutShapeMix
             if shape is not None and tuple(shape) != tuple(d.dimension for d in self._dims if not d.is_batch_dim()):
                 raise TensorArgError(f"Tensor {name!r}", "shape does not match dims", expected=repr(tuple(shape)),
                                      got=repr(self._dims))
-            self._time_dim_axis = self._auto_time_axis() if time_dim_axis is NotSpecified else time_dim_axis
         else:
             self._init_dims_from_shape(name, shape, sparse, dim, batch_dim_axis, time_dim_axis, feature_dim_axis)
-            if feature_dim_axis is NotSpecified:
-                feature_dim_axis = self._feat_axis_from_shape
-        self._feature_dim_axis = (self._auto_feature_axis(sparse) if feature_dim_axis is NotSpecified
-                                  else feature_dim_axis)
-        for axis in (self._time_dim_axis, self._feature_dim_axis):
-            if axis is not None and not 0 <= axis < len(self._dims):
+        ndim = len(self._dims)
+        for axis in (time_dim_axis, feature_dim_axis):
+            if axis is not NotSpecified and axis is not None and not -ndim <= axis < ndim:
                 raise TensorArgError(f"Tensor {name!r}", f"axis {axis} out of range for dims {self._dims}")
-        if self._time_dim_axis is not None and self._time_dim_axis == self.batch_dim_axis:
-            raise TensorArgError(f"Tensor {name!r}", f"time_dim_axis ({self._time_dim_axis}) must be different from "
+        self._time_dim_axis: Any = time_dim_axis % ndim if isinstance(time_dim_axis, int) else time_dim_axis
+        self._feature_dim_axis: Any = (feature_dim_axis % ndim if isinstance(feature_dim_axis, int)
+                                       else feature_dim_axis)
+        if sparse and self._feature_dim_axis is not NotSpecified and self._feature_dim_axis is not None:
+            raise TensorArgError(f"Tensor {name!r}", "a sparse tensor cannot have a feature axis",
+                                 got=f"feature_dim_axis={feature_dim_axis}")
+        if self.time_dim_axis is not None and self.time_dim_axis == self.batch_dim_axis:
+            raise TensorArgError(f"Tensor {name!r}", f"time_dim_axis ({self.time_dim_axis}) must be different from "
                                  f"batch_dim_axis ({self.batch_dim_axis})")
         if sparse:
             if sparse_dim is NotSpecified or sparse_dim is None:
@@ -135,46 +140,88 @@ class Tensor(TensorAxesMixin, TensorCopyMixin, TensorRawMixin, TensorOutShapeMix
             for key, tag in same_time_dim_as.items():
                 for axis in _axes.get_axes_from_description(self, key):
                     self._dims[axis].declare_same_as(tag)
+        if feature_dim is not None:
+            if feature_dim not in self._dims:
+                raise TensorArgError(f"Tensor {name!r}", "feature_dim is not one of the dims", got=feature_dim,
+                                     expected=repr(self._dims))
+            self._feature_dim_axis = self._dims.index(feature_dim)
         self.placeholder = placeholder
         if size_placeholder:
             self._init_sizes(size_placeholder, rename=auto_dims)
+        if auto_create_placeholders and placeholder is None:
+            self._create_placeholders()
+
+    def _create_placeholders(self) -> None:
+        """``auto_create_placeholders``: names the dynamic dims as extern data (``'time:var:extern_data:<name>'``)
+        and creates the raw placeholders ``extern_data/placeholders/<name>/<name>`` and ``<name>_dim<i>_size``
+        through the raw backend, as the reference."""
+        from returnn.tensor.raw_backend import get_raw_backend
+        for i, d in enumerate(self._dims):
+            if d.is_batch_dim() or d.dimension is not None or d.dyn_size is not None:
+                continue
+            if i == self.time_dim_axis and self.batch_dim_axis is not None:
+                d.description = f"time:var:extern_data:{self.name}"
+            elif d.description and ":var-unk:" in d.description:
+                d.description = d.description.replace(":var-unk:", ":var:extern_data:")
+        get_raw_backend().create_placeholders(self)
 
     def _init_dims_from_shape(self, name: str, shape: Any, sparse: bool, dim: Any, bd_axis: Any, time_dim_axis: Any,
                               feature_dim_axis: Any) -> None:
+        """Creates the dims from ``shape``/``dim`` as the reference names them: ``'time:var-unk:<name>'`` (the time
+        axis, with a batch axis), ``'feature:<name>'`` (the feature axis, feature kind), else
+        ``'spatial<i>:var-unk:<name>'``/``'spatial<i>:static<n>:<name>'`` (``i`` counts the axes that are neither
+        batch nor feature)."""
         bd_axis = 0 if bd_axis is NotSpecified else bd_axis
         if shape is None:
-            if time_dim_axis is None:
-                shape = () if sparse else (dim if dim is not NotSpecified else None,)
+            feat_size = dim if dim is not NotSpecified else None
+            if isinstance(feature_dim_axis, int) and not sparse:
+                # the feature axis where given, the other non-batch axes dynamic (as the reference)
+                n = max(feature_dim_axis % 99 + 1, 3 if bd_axis is not None else 2)
+                if feature_dim_axis < 0:
+                    feature_dim_axis += n
+                shape = tuple(feat_size if i == feature_dim_axis else None
+                              for i in range(n) if bd_axis is None or i != bd_axis)
             else:
-                shape = (None,) if sparse else (None, dim if dim is not NotSpecified else None)
+                with_time = time_dim_axis is not None and bd_axis is not None
+                with_feature = not sparse and feature_dim_axis is not None
+                shape = (None,) * with_time + (feat_size,) * with_feature
         batch_shape: List[Optional[int]] = list(shape)
         if bd_axis is not None:
+            if bd_axis < 0:
+                bd_axis += len(batch_shape) + 1
             batch_shape.insert(bd_axis, None)
+        n = len(batch_shape)
         if time_dim_axis is NotSpecified:
             candidates = [i for i, s in enumerate(batch_shape) if i != bd_axis and s is None]
-            time_dim_axis = candidates[0] if candidates else None
-        if feature_dim_axis is NotSpecified and not sparse:
-            candidates = [i for i in range(len(batch_shape)) if i not in (bd_axis, time_dim_axis)]
-            feat_axis = candidates[-1] if candidates else None
+            time_axis = candidates[0] if candidates else None
         else:
-            feat_axis = None if feature_dim_axis is NotSpecified else feature_dim_axis
+            time_axis = None if time_dim_axis is None else time_dim_axis % n
+        if feature_dim_axis is NotSpecified:
+            feat_axis = None
+            if not sparse:
+                candidates = [i for i in range(n) if i not in (bd_axis, time_axis)]
+                static = [i for i in candidates if batch_shape[i] is not None]
+                feat_axis = static[-1] if static else (candidates[-1] if candidates else None)
+        else:
+            feat_axis = None if feature_dim_axis is None else feature_dim_axis % n
         new_dims: List[Dim] = []
+        spatial_idx = 0
         for i, size in enumerate(batch_shape):
-            wo_batch = i if bd_axis is None or i < bd_axis else i - 1
             if i == bd_axis:
                 new_dims.append(batch_dim)
-            elif i == feat_axis:
-                new_dims.append(FeatureDim(f"feature:{name}", size))
-            elif i == time_dim_axis and bd_axis is not None:
+                continue
+            if i == feat_axis and not (i == time_axis and bd_axis is not None):
+                new_dims.append(FeatureDim(f"feature:{name}", size, auto_generated=True))
+                continue
+            if i == time_axis and bd_axis is not None:
                 kind = "var-unk" if size is None else f"static{size}"
-                new_dims.append(SpatialDim(f"time:{kind}:{name}", size))
+                new_dims.append(SpatialDim(f"time:{kind}:{name}", size, auto_generated=True))
             elif size is None:
-                new_dims.append(SpatialDim(f"spatial{wo_batch}:var-unk:{name}", None))
+                new_dims.append(SpatialDim(f"spatial{spatial_idx}:var-unk:{name}", None, auto_generated=True))
             else:
-                new_dims.append(SpatialDim(f"spatial{wo_batch}:static{size}:{name}", size))
+                new_dims.append(SpatialDim(f"spatial{spatial_idx}:static{size}:{name}", size, auto_generated=True))
+            spatial_idx += 1
         self._dims = tuple(new_dims)
-        self._time_dim_axis = time_dim_axis
-        self._feat_axis_from_shape = feat_axis
 
     def _init_sizes(self, size_placeholder: Dict[int, Any], rename: bool) -> None:
         dims = list(self._dims)
@@ -186,28 +233,11 @@ class Tensor(TensorAxesMixin, TensorCopyMixin, TensorRawMixin, TensorOutShapeMix
                 continue
             if rename and dims[axis].dyn_size is None:
                 size_name = getattr(size, "name", None)
-                role = "time" if axis == self._time_dim_axis else f"spatial{axis_wo_batch}"
+                role = "time" if axis == self.time_dim_axis else f"spatial{axis_wo_batch}"
                 var = f"var:{size_name!r}" if isinstance(size_name, str) else "var-unk"
                 dims[axis].description = f"{role}:{var}:{self.name}"
             dims[axis].dyn_size = size
         self._dims = tuple(dims)
-
-    # ---- auto axes
-    def _auto_time_axis(self) -> Optional[int]:
-        for i, d in enumerate(self._dims):
-            if not d.is_batch_dim() and not d.is_feature_dim() and d.dimension is None:
-                return i
-        return None
-
-    def _auto_feature_axis(self, sparse: bool) -> Optional[int]:
-        if sparse:
-            return None
-        feats = [i for i, d in enumerate(self._dims) if d.is_feature_dim()]
-        if feats:
-            return feats[-1]
-        static = [i for i, d in enumerate(self._dims)
-                  if not d.is_batch_dim() and i != self._time_dim_axis and d.dimension is not None]
-        return static[-1] if static else None
 
     # ---- pickling / copy.copy: the raw tensor belongs to one graph and is dropped (as the reference)
     def __getstate__(self) -> dict:
@@ -216,6 +246,18 @@ class Tensor(TensorAxesMixin, TensorCopyMixin, TensorRawMixin, TensorOutShapeMix
         return state
 
     # ---- basic properties
+    @property
+    def vocab(self) -> Any:
+        """The vocabulary: the one given, else the one of the sparse dim (sparse) or of the feature dim."""
+        if self._vocab is not None:
+            return self._vocab
+        dim = self.sparse_dim if self.sparse_dim is not None else self.feature_dim
+        return None if dim is None else dim.vocab
+
+    @vocab.setter
+    def vocab(self, value: Any) -> None:
+        self._vocab = value
+
     @property
     def dims(self) -> Tuple[Dim, ...]:
         """All axes, including batch, in raw-tensor order."""
@@ -247,31 +289,37 @@ class Tensor(TensorAxesMixin, TensorCopyMixin, TensorRawMixin, TensorOutShapeMix
 
     @property
     def time_dim_axis(self) -> Optional[int]:
-        return self._time_dim_axis
+        """The time axis (counting batch): the explicit one, or derived from the dims (see
+        :mod:`returnn.tensor._special_axes`); None for none."""
+        return _special.effective_time_axis(self._dims, self._time_dim_axis)
 
     @time_dim_axis.setter
-    def time_dim_axis(self, axis: Optional[int]) -> None:
-        self._time_dim_axis = axis
-        self._time_dim_axis_given = True
+    def time_dim_axis(self, axis: Any) -> None:
+        """Sets the time axis explicitly (``NotSpecified``: derive it from the dims again)."""
+        self._time_dim_axis = axis % len(self._dims) if isinstance(axis, int) else _spec(axis)
 
     @property
     def feature_dim_axis(self) -> Optional[int]:
+        """The feature axis (counting batch): the explicit one, or derived from the dims (see
+        :mod:`returnn.tensor._special_axes`); None for none (always for a sparse tensor)."""
+        if self._feature_dim_axis is NotSpecified:
+            return _special.auto_feature_axis(self._dims, self.sparse, self.time_dim_axis)
         return self._feature_dim_axis
 
     @feature_dim_axis.setter
-    def feature_dim_axis(self, axis: Optional[int]) -> None:
-        self._feature_dim_axis = axis
-        self._feature_dim_axis_given = True
+    def feature_dim_axis(self, axis: Any) -> None:
+        """Sets the feature axis explicitly (``NotSpecified``: derive it from the dims again)."""
+        self._feature_dim_axis = axis % len(self._dims) if isinstance(axis, int) else _spec(axis)
 
     @property
     def time_dim_axis_or_unspecified(self) -> Any:
-        """:attr:`time_dim_axis` if it was given explicitly, else ``NotSpecified``."""
-        return self._time_dim_axis if self._time_dim_axis_given else NotSpecified
+        """The explicitly set time axis, or ``NotSpecified`` if it is derived from the dims."""
+        return self._time_dim_axis
 
     @property
     def feature_dim_axis_or_unspecified(self) -> Any:
-        """:attr:`feature_dim_axis` if it was given explicitly, else ``NotSpecified``."""
-        return self._feature_dim_axis if self._feature_dim_axis_given else NotSpecified
+        """The explicitly set feature axis, or ``NotSpecified`` if it is derived from the dims."""
+        return self._feature_dim_axis
 
     @property
     def batch_ndim(self) -> int:
@@ -296,17 +344,17 @@ class Tensor(TensorAxesMixin, TensorCopyMixin, TensorRawMixin, TensorOutShapeMix
         """Number of classes (sparse) or size of the feature axis (dense), or None."""
         if self.sparse_dim is not None:
             return self.sparse_dim.dimension
-        if self._feature_dim_axis is None:
+        if self.feature_dim_axis is None:
             return None
-        return self._dims[self._feature_dim_axis].dimension
+        return self._dims[self.feature_dim_axis].dimension
 
     @property
     def feature_dim(self) -> Optional[Dim]:
-        return None if self._feature_dim_axis is None else self._dims[self._feature_dim_axis]
+        return None if self.feature_dim_axis is None else self._dims[self.feature_dim_axis]
 
     @property
     def time_dim(self) -> Optional[Dim]:
-        return None if self._time_dim_axis is None else self._dims[self._time_dim_axis]
+        return None if self.time_dim_axis is None else self._dims[self.time_dim_axis]
 
     @property
     def feature_dim_or_sparse_dim(self) -> Optional[Dim]:
@@ -314,11 +362,11 @@ class Tensor(TensorAxesMixin, TensorCopyMixin, TensorRawMixin, TensorOutShapeMix
 
     @property
     def time_dim_axis_excluding_batch(self) -> Optional[int]:
-        return None if self._time_dim_axis is None else self.get_batch_axis_excluding_batch(self._time_dim_axis)
+        return None if self.time_dim_axis is None else self.get_batch_axis_excluding_batch(self.time_dim_axis)
 
     @property
     def feature_dim_axis_excluding_batch(self) -> Optional[int]:
-        axis = self._feature_dim_axis
+        axis = self.feature_dim_axis
         return None if axis is None else self.get_batch_axis_excluding_batch(axis)
 
     def get_batch_axis_excluding_batch(self, axis: int) -> Optional[int]:
@@ -343,10 +391,10 @@ class Tensor(TensorAxesMixin, TensorCopyMixin, TensorRawMixin, TensorOutShapeMix
         return self.batch_dim_axis is not None
 
     def have_time_axis(self) -> bool:
-        return self._time_dim_axis is not None
+        return self.time_dim_axis is not None
 
     def have_feature_axis(self) -> bool:
-        return self._feature_dim_axis is not None
+        return self.feature_dim_axis is not None
 
     def get_dynamic_axes(self) -> List[int]:
         """:return: non-batch axes without static size (counting batch)"""
@@ -356,7 +404,7 @@ class Tensor(TensorAxesMixin, TensorCopyMixin, TensorRawMixin, TensorOutShapeMix
         return [i for i, d in enumerate(self._dims) if not d.is_batch_dim() and d.dimension is not None]
 
     def get_spatial_batch_axes(self) -> List[int]:
-        return [i for i in range(self.batch_ndim) if i not in (self.batch_dim_axis, self._feature_dim_axis)]
+        return [i for i in range(self.batch_ndim) if i not in (self.batch_dim_axis, self.feature_dim_axis)]
 
     # ---- sizes
     @property
@@ -395,10 +443,12 @@ class Tensor(TensorAxesMixin, TensorCopyMixin, TensorRawMixin, TensorOutShapeMix
 
     @staticmethod
     def get_common_data(sources: List[Optional[Tensor]], ignore_feature_dim: bool = False,
-                        name: Optional[str] = None, **_kwargs: Any) -> Optional[Tensor]:
+                        allow_broadcast_all_sources: Any = NotSpecified,
+                        name: Optional[str] = None) -> Optional[Tensor]:
         """See :func:`returnn.tensor._compat.get_common_data`."""
         from returnn.tensor._compat import get_common_data
-        return get_common_data(sources, ignore_feature_dim=ignore_feature_dim, name=name)
+        return get_common_data(sources, ignore_feature_dim=ignore_feature_dim,
+                               allow_broadcast_all_sources=allow_broadcast_all_sources, name=name)
 
     def get_kwargs(self) -> Dict[str, Any]:
         """:return: kwargs reproducing this template (``Tensor(**kwargs)``)"""

@@ -166,6 +166,30 @@ class ExternData:
             if key not in self.data:
                 self.register_data_from_dict(key, opts)
 
+    # ---- batch info
+    def init_batch_info(self) -> None:
+        """Gives all entries one new global :class:`returnn.tensor.BatchInfo`: its size is the batch size of the
+        first entry with a raw tensor and a batch axis (a raw scalar), else -1 (unknown)."""
+        from returnn.tensor import BatchInfo
+        size: Any = -1
+        for data in self.data.values():
+            if data.placeholder is not None and data.batch_dim_axis is not None:
+                size = data.get_batch_dim()
+                break
+        self.set_batch_info(BatchInfo.make_global_batch_info(size))
+
+    def set_batch_info(self, batch_info: Any) -> None:
+        """Sets ``batch_info`` on all entries and on their dims that have none yet."""
+        for data in self.data.values():
+            data.batch = batch_info
+            for dim in data.dims:
+                if dim.batch is None:
+                    dim.batch = batch_info
+
+    def get_batch_info(self) -> Any:
+        """:return: the batch info of the entries (that of the first one with one), or None"""
+        return next((d.batch for d in self.data.values() if d.batch is not None), None)
+
     # ---- queries
     def has_data(self, key: str) -> bool:
         return key in self.data

@@ -51,6 +51,25 @@ class TFRawBackend:
         return tf.reduce_sum(raw)
 
     @staticmethod
+    def flatten_with_seq_len_mask(raw: Any, lens: Any, batch_axis: int, time_axis: int) -> Any:
+        """:return: the valid frames packed: ``[sum(lens), <other axes>]``, batch-major"""
+        from returnn.tf.util.select import flatten_with_seq_len_mask
+        return flatten_with_seq_len_mask(raw, lens, batch_dim_axis=batch_axis, time_dim_axis=time_axis)
+
+    @staticmethod
+    def create_placeholders(tensor: Any) -> None:
+        """Sets ``tensor.placeholder`` and the unknown lengths of its dynamic dims to new placeholders
+        ``extern_data/placeholders/<name>/<name>`` and ``.../<name>_dim<i>_size`` (int32 ``[B]``)."""
+        with tf.name_scope(f"extern_data/placeholders/{tensor.name}/"):
+            tensor.placeholder = tf.compat.v1.placeholder(tensor.dtype, shape=tensor.batch_shape, name=tensor.name)
+            for axis in tensor.get_dynamic_axes():
+                dim = tensor.dims[axis]
+                if dim.dyn_size is None:
+                    axis_wo_b = tensor.get_batch_axis_excluding_batch(axis)
+                    dim.dyn_size = tf.compat.v1.placeholder(tf.int32, shape=(None,),
+                                                            name=f"{tensor.name}_dim{axis_wo_b}_size")
+
+    @staticmethod
     def where(cond: Any, x: Any, y: Any) -> Any:
         """:return: ``x`` where ``cond``, else ``y`` (broadcasting, as ``tf.where`` in TF2)"""
         x = tf.convert_to_tensor(x)

@@ -1,0 +1,31 @@
+"""Dim arithmetic: equal expressions give the same dim (the reference's ``test_dim_math_*`` rules)."""
+
+from returnn.tensor import FeatureDim, SpatialDim
+
+
+def test_sums_and_products():
+    a, b = SpatialDim("a"), SpatialDim("b")
+    assert (a + 2 - 2) is a and a + b != b + a and a * b != b * a
+    assert 2 * a == a + a and a * 2 != 2 * a and 2 * a + b == a + a + b
+    assert a + b - b is a and a + 2 * b - b + -b is a
+    assert a * b + b == (a + 1) * b and (a + b) * 2 == a * 2 + b * 2
+    assert sum([0, a, 0, a, 0]) == 2 * a and --a is a
+    assert (a - b).description == "a+(-1*b)"
+
+
+def test_division_by_dims():
+    a, b = SpatialDim("a"), SpatialDim("b")
+    assert (a * b) // b is a and (b * a) // b != a and (b * a).div_left(b) is a
+    k, n = FeatureDim("k", 6), SpatialDim("n", 2)
+    per_head = k // n
+    assert per_head.dimension == 3 and k // n is per_head and repr(per_head) == "Dim{F'k//n'(3)}"
+    assert k.div_left(n).dimension == 3 and repr(k.div_left(n)) == "Dim{F'k /l n'(3)}"
+    v = FeatureDim("v", 10)
+    assert (2 * (k // n) + v // n).dimension == 11 and k + k + v == 2 * k + v
+
+
+def test_derived_base_and_padding():
+    t = SpatialDim("time:var:extern_data:data")
+    assert (t * 2).get_same_derived_base() is t and (t * 2).derived_from_tag is t
+    assert (2 + t + 2).sub_right(2).sub_left(2) is t
+    assert SpatialDim("prefix", 1) + t != 1 + t
