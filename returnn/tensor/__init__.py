@@ -17,3 +17,4 @@ from returnn.tensor.search_beam import SearchBeam as SearchBeam
 from returnn.tensor.tensor import Data as Data
 from returnn.tensor.tensor import NotSpecified as NotSpecified
 from returnn.tensor.tensor import Tensor as Tensor
+from returnn.tensor.tensor_dict import TensorDict as TensorDict

@@ -26,6 +26,7 @@ from returnn.tensor import _special_axes as _special
 from returnn.tensor import axes as _axes
 from returnn.tensor._tensor_axes import TensorAxesMixin
 from returnn.tensor._tensor_copy import TensorCopyMixin
+from returnn.tensor._tensor_ops import TensorOpsMixin
 from returnn.tensor._tensor_out_shape import TensorOutShapeMixin
 from returnn.tensor._tensor_raw import TensorRawMixin
 from returnn.tensor._tensor_sanity import TensorSanityMixin
@@ -41,7 +42,8 @@ def _spec(value: Any) -> Any:
     return NotSpecified if value is _UtilNotSpecified else value
 
 
-class Tensor(TensorAxesMixin, TensorCopyMixin, TensorRawMixin, TensorOutShapeMixin, TensorSanityMixin):
+class Tensor(TensorAxesMixin, TensorCopyMixin, TensorRawMixin, TensorOutShapeMixin, TensorSanityMixin,
+             TensorOpsMixin):
     """A tensor template with named axes.
 
     :param name: e.g. ``"data"`` or ``"<layer>_output"``
