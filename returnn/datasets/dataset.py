@@ -418,6 +418,11 @@ class Dataset:
             return str(entry.get("dtype") or ("int32" if entry.get("sparse") else "float32"))
         return "int32" if int(self.num_outputs[key][1]) == 1 else "float32"
 
+    def finish_epoch(self, *, free_resources: bool = False) -> None:
+        """Called after the last sequence of an epoch was used. Nothing to do here; datasets holding workers or
+        sub datasets stop / pass it on (``free_resources``: also release workers, caches).
+        """
+
     def get_max_ctc_length(self) -> int:
         return 0
 

@@ -139,7 +139,7 @@ class DistributeFilesDataset(CachedDataset2):
             raise DatasetArgError(f"DistributeFilesDataset: {len(self.files)} files for partition_epoch="
                                   f"{self.partition_epoch}; every sub-epoch needs at least one file")
         self.get_sub_epoch_dataset = get_sub_epoch_dataset
-        first = self._make_sub_dataset([self.files[0]])
+        first = self._make_sub_dataset([self.files[0]])  # only its meta data (workers start lazily)
         self.num_outputs = dict(first.num_outputs)
         self.num_inputs = first.num_inputs
         self.labels = dict(first.labels)
@@ -179,6 +179,8 @@ class DistributeFilesDataset(CachedDataset2):
         super().init_seq_order(epoch=epoch, seq_list=seq_list, seq_order=seq_order)
         files = self.files_for_epoch(self.epoch)
         print(f"{self}: using files for epoch {self.epoch}: {files}", file=log.v4)
+        if self._sub_dataset is not None:  # the previous sub-epoch's: release its workers
+            self._sub_dataset.finish_epoch(free_resources=True)
         self._sub_dataset = self._make_sub_dataset(files)
         self._sub_dataset.init_seq_order(epoch=self.epoch, seq_list=seq_list, seq_order=seq_order)
         try:
@@ -202,6 +204,11 @@ class DistributeFilesDataset(CachedDataset2):
 
     def get_data_keys(self) -> List[str]:
         return list(self._data_keys)
+
+    def finish_epoch(self, *, free_resources: bool = False) -> None:
+        """Passed on to the current sub-epoch's dataset."""
+        if self._sub_dataset is not None:
+            self._sub_dataset.finish_epoch(free_resources=free_resources)
 
     def get_total_num_seqs(self) -> int:
         if self.partition_epoch > 1:

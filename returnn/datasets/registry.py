@@ -15,7 +15,7 @@ from returnn.util.registry import Registry
 DATASETS: Registry[type] = Registry("dataset class")
 
 _MODULES = ("generating", "hdf", "meta", "lm", "audio", "sprint", "map", "text_dict", "raw_wav", "numpy_dump",
-            "multi_proc", "distrib_files", "huggingface", "unsupported")
+            "multi_proc", "distrib_files", "huggingface", "postprocessing", "unsupported")
 _imported = False
 
 

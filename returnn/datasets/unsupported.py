@@ -2,8 +2,6 @@
 that a config using it gets one clear :class:`DatasetArgError` naming the class and what to use instead (rather
 than "unknown dataset class").
 
-- ``PostprocessingDataset`` (``map_seq`` / ``map_seq_stream`` on ``TensorDict`` s) needs
-  ``returnn.tensor.TensorDict``, which this project does not provide yet;
 - ``NextGenHDFDataset``, ``SiameseHDFDataset``, ``StereoHdfDataset``, ``DatasetWithTimeContext``: older HDF layouts;
   convert to the standard layout (``HDFDataset``, ``SimpleHDFWriter``);
 - ``ConfusionNetworkDataset``, ``ChunkShuffleDataset``, ``ClusteringDataset``: these do not load data in the
@@ -17,9 +15,6 @@ from returnn.datasets.dataset import Dataset
 from returnn.datasets.registry import register_dataset
 
 _HINTS = {
-    "PostprocessingDataset": "it passes returnn.tensor.TensorDict objects to map_seq / map_seq_stream, which this "
-                             "project does not provide; apply the processing when writing the data, or in the "
-                             "network",
     "NextGenHDFDataset": "convert the file to the standard HDF layout (SimpleHDFWriter) and use HDFDataset",
     "SiameseHDFDataset": "convert the file to the standard HDF layout (SimpleHDFWriter) and use HDFDataset",
     "StereoHdfDataset": "convert the file to the standard HDF layout (SimpleHDFWriter) and use HDFDataset",
