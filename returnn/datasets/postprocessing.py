@@ -136,6 +136,10 @@ class PostprocessingDataset(CachedDataset2):
         self._check_key(key)
         return list(self._data_shapes[key])
 
+    def have_seqs(self) -> bool:
+        """Whether the current epoch has a sequence (loads the first one when the number is unknown)."""
+        return self.is_less_than_num_seqs(0)
+
     # ---------------------------------------------------------------- epoch
     def init_seq_order(self, epoch: Optional[int] = None, seq_list: Optional[Sequence[str]] = None,
                        seq_order: Optional[Sequence[int]] = None) -> bool:

@@ -108,7 +108,7 @@ class SeqTemplate:
                                       f"{self.keys()}; set map_outputs when the keys change); got "
                                       f"{sorted(tdict.data)}")
             raw = np.asarray(tdict.data[key].raw_tensor)
-            if str(raw.dtype) != dtype:
+            if str(raw.dtype) != dtype and not (dtype == "string" and raw.dtype.kind in "USO"):
                 raise DatasetArgError(f"PostprocessingDataset: {producer} produced {key!r} with dtype {raw.dtype}, "
                                       f"but the key's dtype is {dtype} (set map_outputs for other dtypes)")
             features[key] = raw
