@@ -36,6 +36,20 @@ class StandardBytePairEncoder:
         self._version, self._codes = _load_codes(bpe_codes_file)
         self._codes_reverse: Dict[str, Tuple[str, str]] = {a + b: (a, b) for (a, b) in self._codes}
         self._cache: Dict[str, List[str]] = {}
+        with open(bpe_codes_file, "r", encoding="utf8") as f:
+            first = f.readline().strip("\r\n ").split(" ")
+        self._header: Optional[Tuple[str, str]] = (first[0], first[1]) if first[0] == "#version:" else None
+
+    @property
+    def _bpe_codes(self) -> Dict[Tuple[str, str], int]:
+        """The merges as the reference exposes them: ``(left, right)`` -> line index in the codes file (0-based;
+        with a ``#version:`` header, the header itself is entry 0 and the first merge is 1; a repeated merge keeps
+        its first index), as observed."""
+        offset = 1 if self._header is not None else 0
+        codes = {pair: rank + offset for pair, rank in self._codes.items()}
+        if self._header is not None:
+            codes[self._header] = 0
+        return codes
 
     def segment_sentence(self, sentence: str) -> List[str]:
         """The labels of a whitespace-separated sentence: each word's segments, all but the last of a word

@@ -71,3 +71,12 @@ def test_codes_errors(tmp_path):
     (tmp_path / "bad").write_text("#version: 0.2\nt h\nthe\n")
     with pytest.raises(DataFileError, match=r"line 3: expected a merge 'left right', got 'the'"):
         StandardBytePairEncoder(str(tmp_path / "bad"))
+
+
+def test_bpe_codes_ranks_as_reference(tmp_path):
+    # observed from the reference: the line index, the version header counting as entry 0; a repeat keeps the first
+    (tmp_path / "v").write_text("#version: 0.2\nn d</w>\nà nd</w>\nn d</w>\n", encoding="utf8")
+    assert StandardBytePairEncoder(str(tmp_path / "v"))._bpe_codes == {
+        ("#version:", "0.2"): 0, ("n", "d</w>"): 1, ("à", "nd</w>"): 2}
+    (tmp_path / "nov").write_text("n d</w>\nà nd</w>\nn d</w>\n", encoding="utf8")
+    assert StandardBytePairEncoder(str(tmp_path / "nov"))._bpe_codes == {("n", "d</w>"): 0, ("à", "nd</w>"): 1}
