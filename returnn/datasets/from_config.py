@@ -86,7 +86,11 @@ def dataset_summary_lines(dataset: Dataset, *, with_dims: bool = False) -> List[
         lines.append(f"  output: {dict(sorted(dataset.num_outputs.items()))}")
     frames = getattr(dataset, "get_num_timesteps", None)
     num_frames = frames() if frames is not None else None
-    lines.append(f"  {type(dataset).__name__}, sequences: {dataset.get_total_num_seqs()}, frames: "
+    try:
+        total_seqs: Any = dataset.get_total_num_seqs()
+    except NotImplementedError:  # e.g. a PostprocessingDataset with map_seq_stream
+        total_seqs = "unknown"
+    lines.append(f"  {type(dataset).__name__}, sequences: {total_seqs}, frames: "
                  f"{num_frames if num_frames is not None else 'unknown'}")
     return lines
 

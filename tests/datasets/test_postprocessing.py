@@ -183,3 +183,10 @@ def test_laplace_ordering(per_bin, expected):
 def test_sequential():
     assert Sequential(lambda x: x * 10, lambda y: y + 1)(2) == 21
     assert Sequential(lambda x, **kw: (x, kw))(1, a=2) == (1, {"a": 2})
+
+
+def test_summary_with_unknown_num_seqs():
+    from returnn.datasets.from_config import dataset_summary_lines
+
+    ds = init_dataset({"class": "PostprocessingDataset", "dataset": SUB, "map_seq_stream": _repeat2})
+    assert "PostprocessingDataset, sequences: unknown" in "\n".join(dataset_summary_lines(ds))
