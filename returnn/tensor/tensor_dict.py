@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence, Type, Union
 
+import numpy as np
+
 from returnn.errors import TensorArgError
 from returnn.tensor.dim import Dim
 from returnn.tensor.tensor import Tensor
@@ -30,6 +32,15 @@ def _dim_size_raw(dim: Dim) -> Any:
     if dim.dimension is not None:
         return dim.dimension
     return dim.dyn_size
+
+
+def _batch_size_of(raw: Any, axis: int) -> Any:
+    """The size of ``axis`` of ``raw`` as a scalar int32 (numpy array or backend tensor)."""
+    if isinstance(raw, np.ndarray):
+        return np.array(raw.shape[axis], dtype="int32")
+    from returnn.tensor.raw_backend import get_raw_backend
+
+    return get_raw_backend().shape_of(raw, axis)
 
 
 class TensorDict:
@@ -131,6 +142,8 @@ class TensorDict:
                         out[size_key] = dim.dimension
                     continue
                 size = _dim_size_raw(dim)
+                if size is None and dim.is_batch_dim():  # the batch size: from the raw tensor's shape
+                    size = _batch_size_of(value.raw_tensor, i)
                 if size is None:
                     raise TensorArgError(f"TensorDict.as_raw_tensor_dict, key {key!r}",
                                          f"the sizes of axis {i} ({dim!r}) are not known")

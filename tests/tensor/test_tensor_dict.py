@@ -88,3 +88,18 @@ def test_tensor_arithmetic_on_numpy_raw():
         f + y
     with pytest.raises(TensorArgError, match="template"):
         Tensor("t", dims=[time]) + 1
+
+
+def test_raw_tensor_dict_with_batch_dim():
+    from returnn.tensor import batch_dim
+
+    time = Dim(None, name="time")
+    td = TensorDict()
+    td.update({"data": {"dims": [batch_dim, time], "dtype": "float32"}}, auto_convert=True)
+    td["data"].raw_tensor = np.zeros((2, 5), "float32")
+    time.dyn_size = np.array([5, 3], "int32")
+    raw = td.as_raw_tensor_dict()
+    # as the reference names them: the batch size (a scalar) under size0, the lengths under size1
+    assert list(raw) == ["data", "data:size0", "data:size1"]
+    assert int(raw["data:size0"]) == 2 and raw["data:size1"].tolist() == [5, 3]
+    assert list(td.as_raw_tensor_dict(include_scalar_dyn_sizes=False)) == ["data", "data:size1"]
