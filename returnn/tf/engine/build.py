@@ -100,7 +100,10 @@ def sync_model(state: RunState) -> None:
 
 
 def close_session(state: RunState) -> None:
-    """Closes the session (the graph is dropped with the next build)."""
+    """Calls the network's graph reset callbacks (e.g. hdf_dump closes its file) and closes the session (the graph
+    is dropped with the next build)."""
+    if state.network is not None:
+        state.network.call_graph_reset_callbacks()
     if state.session is not None:
         state.session.close()
     state.session = None

@@ -204,6 +204,14 @@ class Runner:
         keys = [k for k in sorted(extern) if k in ds_keys and (used is None or k in used)]
         return keys
 
+    def _seq_tag_placeholder(self):
+        """:return: the placeholder of extern data ``seq_tag`` when a layer uses it (fed the batch's tags), else
+            None"""
+        data = self.network.extern_data.data.get("seq_tag")
+        if data is None or data.placeholder is None or "seq_tag" not in self.network.get_used_data_keys():
+            return None
+        return data.placeholder
+
     def _feed_placeholders(self):
         """[(key, data placeholder, size placeholder or None, time_major)]"""
         out = []
@@ -234,6 +242,9 @@ class Runner:
                 feed_list.append(size_ph)
         extra_feed_items = list(self.feed_extra.items())
         feed_list += [k for k, _ in extra_feed_items]
+        seq_tag_ph = self._seq_tag_placeholder()
+        if seq_tag_ph is not None:  # layers that read the sequence tags (hdf_dump)
+            feed_list.append(seq_tag_ph)
         sync = self.sync
         weight_feed = sync is not None and sync.grad_weight is not None
         if weight_feed:
@@ -287,6 +298,8 @@ class Runner:
                     if size_ph is not None:
                         args.append(batch.seq_lens[key])
                 args += [v for _, v in extra_feed_items]
+                if seq_tag_ph is not None:
+                    args.append(np.array(batch.seq_tags, dtype=object))
                 if weight_feed:
                     args.append(sync.feed_weight(own_data))
                 if executor is not None:  # inference: this step runs while the older ones finish

@@ -34,6 +34,7 @@ from returnn.tf.network.errors import LayerNotFound, NetworkConstructionDependen
 from returnn.tf.network.extern_data import ExternData
 from returnn.tf.network.extra_nets import construct_extra_layer, split_extra_name
 from returnn.tf.network.params import NetworkParamsMixin
+from returnn.tf.network.run_hooks import NetworkRunHooksMixin
 from returnn.tf.layers.core.search_choices import find_search_choices
 from returnn.tf.ops.dropout import cond_on_train_flag
 from returnn.util.behavior_version import BehaviorVersion
@@ -58,7 +59,7 @@ def _input_dims(opts: Dict[str, Any]) -> List[Any]:
     return dims
 
 
-class TFNetwork(NetworkParamsMixin):
+class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin):
     """A network of layers built from a ``network`` dict.
 
     :param config: the Config (for ``extern_data``, ``debug_print_layer_output_template``, ...)
@@ -124,6 +125,9 @@ class TFNetwork(NetworkParamsMixin):
         self.extra_prefix: Optional[str] = None  # e.g. "extra.search", for an extra network
         self.extra_nets: Dict[str, TFNetwork] = {}
         self._layer_resolver: Optional[Callable[[str], LayerBase]] = None
+        #: ops every step should run too, and callbacks when the graph is discarded (root network; see run_hooks)
+        self.post_control_dependencies: List[Any] = []
+        self.graph_reset_callbacks: List[Callable[[], Any]] = []
         if parent_net is None and extra_parent_net is None:
             create_placeholders(self.extern_data)
 
@@ -629,7 +633,8 @@ class TFNetwork(NetworkParamsMixin):
                          with_summary: bool = False, with_size: bool = False, horovod_collected_reduce_inputs: Any = None
                          ) -> Dict[str, tf.Tensor]:
         """:return: ``cost:<loss>`` (summed loss), ``error:<loss>``, ``loss_norm_factor:<loss>`` (1/frames, as the
-        reference), ``num_frames:<loss>``, and with ``with_size`` ``size:<key>:<axis>`` for used extern data."""
+        reference), ``num_frames:<loss>``, ``post_control_dependencies`` (a list of ops, when registered), and with
+        ``with_size`` ``size:<key>:<axis>`` for used extern data."""
         d: Dict[str, tf.Tensor] = {}
         losses, _, _ = self.get_losses_initialized()
         for name, holder in losses.items():
@@ -641,6 +646,9 @@ class TFNetwork(NetworkParamsMixin):
                 d[f"error:{name}"] = error
             d[f"loss_norm_factor:{name}"] = holder.get_norm_factor()
             d[f"num_frames:{name}"] = holder.get_num_frames()
+        post_deps = self.get_post_control_dependencies()
+        if post_deps:  # e.g. hdf_dump: run with every step (as the reference's key)
+            d["post_control_dependencies"] = post_deps
         if with_size:
             for key in self.get_used_data_keys():
                 for axis, size in self.extern_data.data[key].size_placeholder.items():

@@ -123,6 +123,9 @@ class StandInNetwork:
     def get_used_data_keys(self):
         return ["classes", "data"]
 
+    def call_graph_reset_callbacks(self):
+        pass
+
 
 class StandInUpdater:
     def __init__(self, config, network, initial_learning_rate):

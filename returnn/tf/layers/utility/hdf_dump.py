@@ -15,7 +15,8 @@ The output is the input (unchanged). The file (:class:`returnn.datasets.hdf.Simp
 - with ``dump_whole_batches``: one entry per batch, tag ``'<tag1><-><tag2>...'``, the padded batch as frames,
   ``seq_sizes`` ``{B, axes}`` and ``seq_tags``.
 
-Sequence tags come from the extern data ``seq_tag`` if the network has it, else ``seq-<n>`` (running number).
+Sequence tags come from the extern data ``seq_tag`` (added by the layer: :meth:`TFNetwork.get_seq_tags`; the
+engine feeds the batch's tags).
 The dump op runs with the network's post-control dependencies if the network collects them (as the reference),
 else whenever the output is computed. The file is written under a temporary name and renamed when the network's
 graph-reset callbacks run, or at exit. ``filename`` may be a callable (called with ``dataset_name`` as known to the
@@ -170,21 +171,15 @@ class HDFDumpLayer(LayerBase):
             out = layer.output.copy_as_batch_major()
             extra_raw.append(out.placeholder)
             extra_raw.extend(out.dims[i].dyn_size for i in out.get_dynamic_axes())
-        seq_tag = self.network.extern_data.data.get("seq_tag")
-        tags = seq_tag.placeholder if seq_tag is not None and seq_tag.placeholder is not None \
-            else tf.constant([], tf.string)
-        if seq_tag is not None:
-            self.network.get_extern_data("seq_tag")
+        tags = self.network.get_seq_tags()
         op = tf.numpy_function(lambda x, t, *a: self.dumper.dump(x, t, len(main_lens), *a),
                                [inp.placeholder, tags] + main_lens + extra_raw, tf.int64, name="hdf_dump")
-        if hasattr(self.network, "register_post_control_dependencies"):
-            self.network.register_post_control_dependencies([op])
+        # the dump runs with the output, and with the network's post control dependencies (fetched by a caller
+        # that does not need the output, as the reference's tests do)
+        self.network.register_post_control_dependencies([op])
+        with tf.control_dependencies([op]):
             self.output.placeholder = tf.identity(tmpl.placeholder)
-        else:
-            with tf.control_dependencies([op]):
-                self.output.placeholder = tf.identity(tmpl.placeholder)
-        if hasattr(self.network, "register_graph_reset_callback"):
-            self.network.register_graph_reset_callback(self.dumper.close)
+        self.network.register_graph_reset_callback(self.dumper.close)
         atexit.register(self.dumper.close)
 
     @property
