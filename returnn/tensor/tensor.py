@@ -8,8 +8,12 @@ size_placeholder=..., placeholder=...)``, ``placeholder``, ``size_placeholder``,
 templates (:mod:`returnn.tensor._tensor_copy`), raw-tensor computations (:mod:`returnn.tensor._tensor_raw`).
 
 Defaults, as observed in the reference: ``batch_dim_axis=0``; without ``shape``, the shape is ``(None, dim)``
-(dense) or ``(None,)`` (sparse); the time axis is the first non-batch axis of unknown size; the feature axis is
-the last non-batch, non-time axis (dense only); the dtype is ``int32`` for sparse, else ``float32``. With
+(dense) or ``(None,)`` (sparse), or dynamic axes up to a given ``feature_dim_axis``; the time and feature axes
+not given are derived from the dims whenever asked (:mod:`returnn.tensor._special_axes`: the time axis is the
+first dynamic non-batch axis, the feature axis the last static non-batch, non-time axis; dense only) and
+``time_dim_axis_or_unspecified``/``feature_dim_axis_or_unspecified`` tell them apart from given ones; the dims made
+from a shape are auto-generated (``'time:var-unk:<name>'``, ``'feature:<name>'``, ``'spatial<i>:...'``); the
+dtype is ``int32`` for sparse, else ``float32``. With
 ``shape`` given, ``dim`` only sets the number of classes of a sparse tensor and is otherwise ignored (the
 reference does not check it against the shape). ``size_placeholder={axis: lengths}`` takes the dim already
 recorded on the lengths tensor (:meth:`returnn.tensor.Dim.get_tag_from_size_tensor`), so a tensor built from
