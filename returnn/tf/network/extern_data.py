@@ -179,16 +179,12 @@ class ExternData:
         self.set_batch_info(BatchInfo.make_global_batch_info(size))
 
     def set_batch_info(self, batch_info: Any) -> None:
-        """Sets ``batch_info`` on all entries and on their dims that have none yet."""
+        """Sets ``batch_info`` on all entries and on their dynamic dims (the global batch dim is left alone)."""
         for data in self.data.values():
             data.batch = batch_info
             for dim in data.dims:
-                if dim.batch is None:
+                if dim.is_dynamic():
                     dim.batch = batch_info
-
-    def get_batch_info(self) -> Any:
-        """:return: the batch info of the entries (that of the first one with one), or None"""
-        return next((d.batch for d in self.data.values() if d.batch is not None), None)
 
     # ---- queries
     def has_data(self, key: str) -> bool:
