@@ -415,7 +415,9 @@ class Tensor(TensorAxesMixin, TensorCopyMixin, TensorRawMixin, TensorOutShapeMix
     # ---- sizes
     @property
     def size_placeholder(self) -> Dict[int, Any]:
-        """Dict axis-without-batch → raw int32 ``[B]`` per-sequence lengths, for dynamic axes with known sizes."""
+        """Dict axis-without-batch → raw int32 ``[B]`` per-sequence lengths, for dynamic axes with known sizes
+        (item assignment sets that axis's lengths; ``as_dict()`` gives a plain dict)."""
+        from returnn.tensor._size_placeholder import SizePlaceholderProxy
         result = {}
         for i, d in enumerate(self._dims):
             if d.is_batch_dim() or d.dimension is not None:
@@ -423,7 +425,7 @@ class Tensor(TensorAxesMixin, TensorCopyMixin, TensorRawMixin, TensorOutShapeMix
             size = d.dyn_size
             if size is not None:
                 result[self.get_batch_axis_excluding_batch(i)] = size
-        return result
+        return SizePlaceholderProxy(self, result)
 
     @size_placeholder.setter
     def size_placeholder(self, sizes: Optional[Dict[int, Any]]) -> None:

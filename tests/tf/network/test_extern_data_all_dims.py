@@ -16,3 +16,4 @@ def test_get_all_dimension_tags():
         extern.register_data(Tensor("c", dims=[batch_dim, time1], sparse_dim=classes, dtype="int32"))
         assert extern.get_all_dimension_tags() == [time1, batch_dim, f_a, time2, f_b]
         assert extern.get_all_dimension_tags(allow_same_feature_dim=True) == [time1, batch_dim, f_a, time2]
+

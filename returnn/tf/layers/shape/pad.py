@@ -4,7 +4,8 @@
 lengths ``len + left + right``; as the reference, the padding is added to the raw (padded) tensor, so for a
 sequence shorter than the batch maximum the right padding lies after the batch's padded frames (which are set
 to 0 here, so results equal the reference's on zero-padded batches); static axes grow by ``left + right``. ``mode``: ``constant``, ``reflect``,
-``symmetric`` (the latter two on static axes only).
+``symmetric``, ``replication`` (repeat the edge frames). ``handle_dynamic_dims=False``: no zeroing of the padded frames
+of a dynamic axis first. A padding of 0 on both sides keeps the axis as it is (same dim).
 """
 
 from __future__ import annotations
@@ -39,39 +40,49 @@ class PadLayer(ConcatInputLayer):
 
     layer_class = "pad"
 
-    def __init__(self, axes: Any, padding: Any, value: float = 0, mode: str = "constant", **kwargs: Any):
+    def __init__(self, axes: Any, padding: Any, value: float = 0, mode: str = "constant",
+                 handle_dynamic_dims: Any = None, **kwargs: Any):
+        """:param handle_dynamic_dims: for a dynamic axis (default True): zero the padded frames of shorter
+            sequences first and add the padding to the lengths; False pads the raw tensor only (the lengths
+            still grow by the padding)"""
         super().__init__(**kwargs)
         inp = self.input_data
         ax = inp.get_axes_from_description(axes)
         pads = _paddings(ax, padding, self.name, self.layer_class)
         x = inp.placeholder
         for a, (left, right) in zip(ax, pads):
+            if not left and not right:
+                continue
             d = inp.dims[a]
-            tmp = inp.copy()
-            tmp.placeholder = x
-            if d.is_dynamic() and d.dyn_size is not None:
+            spec = [[0, 0]] * inp.batch_ndim
+            spec[a] = [left, right]
+            dynamic = d.is_dynamic() and d.dyn_size is not None
+            if dynamic and handle_dynamic_dims is not False:
+                tmp = inp.copy()
+                tmp.placeholder = x
                 x = mask_padded(tmp, a, 0)
-                spec = [[0, 0]] * inp.batch_ndim
-                spec[a] = [left, right]
+            if mode == "replication":
+                x = _pad_replicate(x, a, left, right)
+            elif mode == "constant":
                 x = tf.pad(x, spec, constant_values=value)
-                self.output.dims[a].dyn_size = d.dyn_size + left + right
             else:
-                spec = [[0, 0]] * inp.batch_ndim
-                spec[a] = [left, right]
-                x = tf.pad(x, spec, mode=mode.upper(), constant_values=value) if mode == "constant" \
-                    else tf.pad(x, spec, mode=mode.upper())
+                x = tf.pad(x, spec, mode=mode.upper())
+            if dynamic and self.output.dims[a] is not d:
+                self.output.dims[a].dyn_size = d.dyn_size + left + right
         self.output.placeholder = x
 
     @classmethod
     def get_out_data_from_opts(cls, name: str, sources: Any = (), axes: Any = None, padding: Any = 0,
                                mode: str = "constant", **kwargs: Any) -> Tensor:
-        if mode not in ("constant", "reflect", "symmetric"):
+        if mode not in ("constant", "reflect", "symmetric", "replication"):
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="mode", problem="invalid value", got=mode,
-                                expected="constant | reflect | symmetric")
+                                expected="constant | reflect | symmetric | replication")
         inp = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
         ax = inp.get_axes_from_description(axes)
         out = inp
         for a, (left, right) in zip(ax, _paddings(ax, padding, name, cls.layer_class)):
+            if not left and not right:  # no-op: the axis keeps its dim
+                continue
             d = inp.dims[a]
             desc = f"({left}+{d.description})+{right}"
             if d.dimension is None:
@@ -80,3 +91,16 @@ class PadLayer(ConcatInputLayer):
                 new = (FeatureDim if d.is_feature_dim() else SpatialDim)(desc, d.dimension + left + right)
             out = out.copy_template_replace_dim(a, new)
         return out
+
+
+def _pad_replicate(x: tf.Tensor, axis: int, left: int, right: int) -> tf.Tensor:
+    """Pads ``axis`` by repeating its first frame ``left`` times and its last frame ``right`` times."""
+    parts = []
+    if left:
+        first = tf.gather(x, [0], axis=axis)
+        parts.append(tf.repeat(first, left, axis=axis))
+    parts.append(x)
+    if right:
+        last = tf.gather(x, [tf.shape(x)[axis] - 1], axis=axis)
+        parts.append(tf.repeat(last, right, axis=axis))
+    return tf.concat(parts, axis=axis)

@@ -3,17 +3,19 @@
 Splitting a static axis gives static dims (one ``-1`` is inferred). Splitting the dynamic time axis by
 ``(-1, k)`` gives a new dynamic time axis with lengths ``ceil(len / k)`` and a static axis ``k``
 (``pad_to_multiples``, default True for dynamic axes, pads the time axis to a multiple of ``k`` first).
+``dims`` may hold Dims (used as the new dims; a dynamic one takes the ``-1`` part); a ``-1`` part whose size is
+the split axis's own (the other parts 1) keeps the split axis's dim, as the reference.
 """
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import Any, Optional, Sequence, Tuple
 
 import numpy as np
 import tensorflow as tf
 
 from returnn.errors import LayerArgError
-from returnn.tensor import FeatureDim, SpatialDim, Tensor
+from returnn.tensor import Dim, FeatureDim, SpatialDim, Tensor
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.core.sources import concat_sources_template
@@ -25,7 +27,7 @@ class SplitDimsLayer(ConcatInputLayer):
 
     layer_class = "split_dims"
 
-    def __init__(self, axis: Any, dims: Sequence[int], pad_to_multiples: Optional[bool] = None,
+    def __init__(self, axis: Any, dims: Sequence[Any], pad_to_multiples: Optional[bool] = None,
                  pad_value: float = 0, **kwargs: Any):
         super().__init__(**kwargs)
         inp = self.input_data
@@ -33,9 +35,11 @@ class SplitDimsLayer(ConcatInputLayer):
         x = inp.placeholder
         shape = tf.shape(x)
         d = inp.dims[ax]
+        new_dims = self.output.dims[ax:ax + len(dims)]
         if d.dimension is None:
-            k = int(np.prod([v for v in dims if v != -1]))
-            if pad_to_multiples is not False:
+            dyn_pos = [i for i, nd in enumerate(new_dims) if nd.dimension is None][0]
+            k = int(np.prod([nd.dimension for i, nd in enumerate(new_dims) if i != dyn_pos]))
+            if pad_to_multiples is not False and k != 1:
                 size = shape[ax]
                 pad = (k - size % k) % k
                 paddings = [[0, 0]] * inp.batch_ndim
@@ -43,41 +47,64 @@ class SplitDimsLayer(ConcatInputLayer):
                 x = tf.pad(x, tf.stack([tf.stack(p) if isinstance(p[1], tf.Tensor) else tf.constant(p)
                                         for p in paddings]), constant_values=pad_value)
                 shape = tf.shape(x)
-            new_dims = [shape[ax] // k if v == -1 else v for v in dims]
-            if d.dyn_size is not None:
-                dyn_pos = [i for i, v in enumerate(dims) if v == -1][0]
-                self.output.dims[ax + dyn_pos].dyn_size = (d.dyn_size + k - 1) // k
+            sizes = [shape[ax] // k if i == dyn_pos else nd.dimension for i, nd in enumerate(new_dims)]
+            if d.dyn_size is not None and new_dims[dyn_pos] != d and new_dims[dyn_pos].dyn_size is None:
+                new_dims[dyn_pos].dyn_size = (d.dyn_size + k - 1) // k
         else:
-            new_dims = list(self.output.batch_shape[ax:ax + len(dims)])
-        new_shape = [shape[i] for i in range(ax)] + list(new_dims) + [shape[i] for i in range(ax + 1, inp.batch_ndim)]
+            sizes = [nd.dimension for nd in new_dims]
+        new_shape = [shape[i] for i in range(ax)] + list(sizes) + [shape[i] for i in range(ax + 1, inp.batch_ndim)]
         self.output.placeholder = tf.reshape(x, tf.stack(new_shape))
 
+    @staticmethod
+    def _resolve_dims(old_dim: int, new_dims: Sequence[int], pad_to_multiples: bool = False) -> Tuple[int, ...]:
+        """:return: ``new_dims`` with its ``-1`` (at most one) replaced so that the product is ``old_dim``; with
+            ``pad_to_multiples`` the ``-1`` part rounds up (``old_dim`` padded to a multiple of the others)
+        :raises ValueError: more than one -1, or the sizes do not multiply to ``old_dim`` (without padding)"""
+        new_dims = list(new_dims)
+        if new_dims.count(-1) > 1:
+            raise ValueError(f"split_dims: at most one -1 in {new_dims}")
+        known = int(np.prod([v for v in new_dims if v != -1]))
+        if -1 in new_dims:
+            rest = -(-old_dim // known) if pad_to_multiples else old_dim // known
+            new_dims[new_dims.index(-1)] = rest
+        total = int(np.prod(new_dims))
+        if total != old_dim and not (pad_to_multiples and total >= old_dim):
+            raise ValueError(f"split_dims: {new_dims} does not multiply to {old_dim}")
+        return tuple(new_dims)
+
     @classmethod
-    def get_out_data_from_opts(cls, name: str, sources: Any = (), axis: Any = None, dims: Sequence[int] = (),
+    def get_out_data_from_opts(cls, name: str, sources: Any = (), axis: Any = None, dims: Sequence[Any] = (),
                                **kwargs: Any) -> Tensor:
         """:raises LayerArgError: sizes do not divide; more than one -1"""
         inp = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
         ax = inp.get_axis_from_description(axis)
         d = inp.dims[ax]
-        dims = list(dims)
-        if sum(v == -1 for v in dims) > 1:
+        given = list(dims)
+        sizes = [(v.dimension if v.dimension is not None else -1) if isinstance(v, Dim) else v for v in given]
+        if sum(v == -1 for v in sizes) > 1:
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="dims", problem="at most one -1 allowed in",
                                 got=dims)
+        keeps_old = sizes.count(-1) == 1 and all(v == 1 for v in sizes if v != -1)
         if d.dimension is not None:
-            known = int(np.prod([v for v in dims if v != -1]))
-            if -1 in dims:
-                dims[dims.index(-1)] = d.dimension // known
-            if int(np.prod(dims)) != d.dimension:
-                raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="dims", problem="does not multiply to "
-                                    f"the size {d.dimension} of axis {axis!r}:", got=dims)
+            try:
+                sizes = list(cls._resolve_dims(d.dimension, sizes))
+            except ValueError:
+                raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="dims", problem="does not multiply "
+                                    f"to the size {d.dimension} of axis {axis!r}:", got=dims) from None
             make = FeatureDim if d.is_feature_dim() else SpatialDim
-            new = [make(f"{name}_split_dims{i}", v) for i, v in enumerate(dims)]
+            new = [make(f"{name}_split_dims{i}", v) for i, v in enumerate(sizes)]
         else:
-            if dims.count(-1) != 1:
+            if sizes.count(-1) != 1:
                 raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="dims",
-                                    problem="needs exactly one -1 to split a dynamic axis:", got=dims)
+                                    problem="needs exactly one -1 (or dynamic Dim) to split a dynamic axis:", got=dims)
             new = [SpatialDim(f"{name}_split_dims{i}" + ("_rem" if v == -1 else ""), None if v == -1 else v)
-                   for i, v in enumerate(dims)]
+                   for i, v in enumerate(sizes)]
+        for i, v in enumerate(given):
+            if isinstance(v, Dim):
+                new[i] = v
+            elif keeps_old and (v == -1 or (d.dimension is not None and v == d.dimension)) and len(given) > 1:
+                new[i] = d
+                keeps_old = False  # only one place takes the old dim
         out_dims = list(inp.dims[:ax]) + new + list(inp.dims[ax + 1:])
         shift = len(new) - 1
 
@@ -88,7 +115,7 @@ class SplitDimsLayer(ConcatInputLayer):
 
         time_axis = moved(inp.time_dim_axis)
         if inp.time_dim_axis == ax:
-            time_axis = ax + dims.index(-1) if d.dimension is None else ax
+            time_axis = ax + sizes.index(-1) if d.dimension is None else ax
         feat_axis = moved(inp.feature_dim_axis)
         if inp.feature_dim_axis == ax:
             feat_axis = ax + shift
