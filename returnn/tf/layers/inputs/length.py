@@ -1,4 +1,5 @@
-"""``{"class": "length", "axis": "T"}``: per-sequence lengths of a dynamic axis, int32 ``{B}``."""
+"""``{"class": "length", "axis": "T"}``: per-sequence lengths of a dynamic axis, int32 ``{B}``; of the batch axis
+or a static axis: its size, an int32 scalar (as the reference)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from returnn.tf.layers.core.registry import register_layer
 
 @register_layer
 class LengthLayer(LayerBase):
-    """Output: the lengths of ``axis`` of the (first) source (static axes: filled with their size)."""
+    """Output: the lengths of ``axis`` of the (first) source (batch or static axis: its size, a scalar)."""
 
     layer_class = "length"
 
@@ -22,9 +23,11 @@ class LengthLayer(LayerBase):
         src = self.sources[0].output
         ax = src.get_axis_from_description(axis)
         d = src.dims[ax]
-        if d.dimension is not None:
+        if d.is_batch_dim():
             from returnn.tf.ops.dims import get_batch_size
-            lens = tf.fill([get_batch_size(src)], d.dimension)
+            lens = get_batch_size(src)
+        elif d.dimension is not None:
+            lens = tf.constant(d.dimension)
         else:
             lens = d.dyn_size
         self.output.placeholder = tf.cast(lens, dtype)
@@ -35,6 +38,6 @@ class LengthLayer(LayerBase):
         if not sources:
             raise LayerShapeError(layer=name, layer_class=cls.layer_class, problem="needs a source")
         src = sources[0].output
-        src.get_axis_from_description(axis)
-        return Tensor(name=f"{name}_output", dims=[batch_dim], dtype=dtype, time_dim_axis=None,
-                      feature_dim_axis=None)
+        d = src.dims[src.get_axis_from_description(axis)]
+        dims = [] if d.is_batch_dim() or d.dimension is not None else [batch_dim]
+        return Tensor(name=f"{name}_output", dims=dims, dtype=dtype, time_dim_axis=None, feature_dim_axis=None)

@@ -38,3 +38,20 @@ def test_range_in_axis_rejects_keepdims(session):
         build_net({"output": {"class": "range_in_axis", "from": "data", "axis": "T", "keepdims": True}},
                   {"data": {"dim": 3}})
     assert info.value.arg == "keepdims"
+
+
+def test_length_of_batch_and_static_axes_is_a_scalar(session):
+    """As the reference (observed): the length of the batch axis is the batch size, of a static axis its size,
+    both int32 scalars; a dynamic axis gives the lengths [B]."""
+    import numpy
+    from returnn.tensor import batch_dim
+    from tf_net_helpers import build_net
+    net = build_net({"b": {"class": "length", "from": "data", "axis": batch_dim, "is_output_layer": True},
+                     "s": {"class": "length", "from": "data", "axis": "dim:4", "is_output_layer": True},
+                     "t": {"class": "length", "from": "data", "axis": "T", "is_output_layer": True}},
+                    {"data": {"shape": (None, 4, 3)}})
+    assert [net.layers[k].output.batch_shape for k in "bst"] == [(), (), (None,)]
+    data = net.extern_data.get_data("data")
+    values = session.run([net.layers[k].output.placeholder for k in "bst"],
+                         {data.placeholder: numpy.zeros((2, 5, 4, 3)), data.get_sequence_lengths(): [5, 3]})
+    assert values[0] == 2 and values[1] == 4 and list(values[2]) == [5, 3]
