@@ -107,7 +107,7 @@ class Loss:
     # ---- framewise helpers
     @staticmethod
     def _bt_major(data: Tensor) -> Tensor:
-        out = data.copy_as_batch_major()
+        out = data.copy_as_batch_major() if data.batch_dim_axis is not None else data  # e.g. a variable's output
         if out.time_dim_axis is not None and out.time_dim_axis != 1:
             out = out.copy_with_time_dim_axis(1)
         return out

@@ -1,16 +1,19 @@
 """``{"class": "constant", "value": 0.0}``: a constant (scalar or array); no batch axis unless ``with_batch_dim``.
 
 Shape: ``{}`` for a scalar; static axes for an array (``'<name>:static<i>'`` dims); ``with_batch_dim``
-prepends the batch axis (taken from the default input)."""
+prepends the batch axis (taken from the default input). ``shape`` (a sequence of Dims or ints) broadcasts the scalar
+``value`` to these dims (a dynamic Dim: its maximum length; the batch dim: the batch size); ``sparse_dim`` makes the
+output sparse (int32 class indices by default)."""
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Sequence
 
 import numpy as np
 import tensorflow as tf
 
-from returnn.tensor import SpatialDim, Tensor, batch_dim
+from returnn.errors import LayerArgError, LayerShapeError
+from returnn.tensor import Dim, SpatialDim, Tensor, batch_dim
 from returnn.tf.layers.core.layer_base import LayerBase
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.ops.dims import get_batch_size
@@ -22,13 +25,28 @@ class ConstantLayer(LayerBase):
 
     layer_class = "constant"
 
-    def __init__(self, value: Any = 0.0, dtype: Optional[str] = None, with_batch_dim: bool = False, **kwargs: Any):
+    def __init__(self, value: Any = 0.0, dtype: Optional[str] = None, with_batch_dim: bool = False,
+                 shape: Optional[Sequence[Any]] = None, sparse_dim: Optional[Dim] = None, **kwargs: Any):
         super().__init__(**kwargs)
         raw = tf.constant(np.asarray(value), dtype=self.output.dtype)
+        if shape is not None:
+            sizes = [self._dim_size(d) for d in self.output.dims]
+            raw = tf.broadcast_to(raw, tf.stack(sizes)) if sizes else raw
         if with_batch_dim:
             batch = get_batch_size(self.network.extern_data.get_default_input_data())
             raw = tf.tile(tf.expand_dims(raw, 0), tf.concat([[batch], tf.ones([raw.shape.rank], tf.int32)], 0))
         self.output.placeholder = raw
+
+    def _dim_size(self, dim: Dim) -> Any:
+        """:return: the raw size of ``dim`` (int, or int32 scalar tensor)"""
+        if dim.dimension is not None:
+            return dim.dimension
+        if dim.is_batch_dim():
+            return get_batch_size(self.network.extern_data.get_default_input_data())
+        if dim.dyn_size is None:
+            raise LayerShapeError(layer=self.name, layer_class=self.layer_class,
+                                  problem=f"shape: the dynamic dim {dim} has no known lengths")
+        return tf.reduce_max(dim.dyn_size)
 
     @classmethod
     def transform_config_dict(cls, d: Dict[str, Any], network: Any, get_layer: Any) -> None:
@@ -37,10 +55,22 @@ class ConstantLayer(LayerBase):
 
     @classmethod
     def get_out_data_from_opts(cls, name: str, value: Any = 0.0, dtype: Optional[str] = None,
-                               with_batch_dim: bool = False, **kwargs: Any) -> Tensor:
+                               with_batch_dim: bool = False, shape: Optional[Sequence[Any]] = None,
+                               sparse_dim: Optional[Dim] = None, **kwargs: Any) -> Tensor:
+        """:raises LayerArgError: ``shape`` with a non-scalar value"""
         arr = np.asarray(value)
         if dtype is None:
             dtype = "bool" if arr.dtype == bool else "int32" if arr.dtype.kind in "iu" else "float32"
+        if shape is not None:
+            if arr.ndim:
+                raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="shape",
+                                    problem="needs a scalar value, got one of shape", got=arr.shape)
+            dims = [d if isinstance(d, Dim) else SpatialDim(f"{name}:static{i}", int(d)) for i, d in enumerate(shape)]
+            feature = [i for i, d in enumerate(dims) if d.is_feature_dim()]
+            time = [i for i, d in enumerate(dims) if d.is_spatial_dim() and d.dimension is None]
+            return Tensor(name=f"{name}_const", dims=dims, dtype=dtype, sparse_dim=sparse_dim,
+                          time_dim_axis=time[0] if time else None,
+                          feature_dim_axis=None if sparse_dim is not None else (feature[-1] if feature else None))
         dims = [SpatialDim(f"{name}:static{i}", n) for i, n in enumerate(arr.shape)]
         if with_batch_dim:
             dims.insert(0, batch_dim)

@@ -44,10 +44,14 @@ class ShiftAxisLayer(ConcatInputLayer):
 
         if amount == 0:
             y = tf.identity(x)
-        elif pad:
+        elif pad:  # pad, then cut back to the raw length (all padding when |amount| exceeds it, as the reference)
             paddings = [[0, 0] for _ in range(inp.batch_ndim)]
             paddings[ax] = [n, 0] if amount > 0 else [0, n]
-            y = tf.pad(cut(None, -n) if amount > 0 else cut(n, None), paddings, constant_values=pad_value)
+            size = tf.shape(x)[ax]
+            padded = tf.pad(x, paddings, constant_values=pad_value)
+            index = [slice(None)] * inp.batch_ndim
+            index[ax] = slice(None, size) if amount > 0 else slice(n, None)
+            y = padded[tuple(index)]
         else:
             y = cut(None, -n) if amount > 0 else cut(n, None)
         out_dim = self.output.dims[ax]

@@ -52,3 +52,20 @@ def test_shift_axis(session, opts, expected, lens):
 def test_shift_axis_static_pad_rejected(session):
     with pytest.raises(LayerShapeError, match="adjust_size_info"):
         build_net({"output": {"class": "shift_axis", "axis": "F", "amount": 1, "from": "data"}}, {"data": {"dim": 6}})
+
+
+def test_shift_axis_more_than_the_length_pads_everything(session):
+    """amount beyond the raw length (with pad, adjust_size_info=False): all padding, the raw length kept (as the
+    reference)."""
+    import numpy
+    from tf_net_helpers import build_net
+    for amount in [5, -5, 2]:
+        net = build_net({"output": {"class": "shift_axis", "from": "data", "amount": amount, "pad": True, "axis": "T",
+                                    "adjust_size_info": False}}, {"data": {"dim": 2}})
+        x = numpy.arange(3 * 4 * 2, dtype="float32").reshape(3, 4, 2) + 1
+        out = session.run(net.get_default_output_layer().output.placeholder,
+                          {net.extern_data.get_data("data").placeholder: x})
+        expected = numpy.zeros_like(x)
+        if abs(amount) < 4:
+            expected[:, amount:] = x[:, :-amount]
+        numpy.testing.assert_array_equal(out, expected)

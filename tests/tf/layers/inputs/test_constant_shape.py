@@ -1,0 +1,28 @@
+"""constant with ``shape``: the scalar value broadcast to the given dims (static, dynamic, batch)."""
+
+import numpy
+import pytest
+
+from returnn.errors import LayerArgError
+from returnn.tensor import FeatureDim, batch_dim
+from tf_net_helpers import build_net
+
+
+def test_constant_shape_broadcast(session):
+    feat = FeatureDim("f", 2)
+    net = build_net({"scalar": {"class": "constant", "value": True, "shape": (), "dtype": "bool",
+                                "is_output_layer": True},
+                     "output": {"class": "constant", "value": 1.5, "shape": [batch_dim, feat, 3]}},
+                    {"data": {"dim": 4}})
+    out = net.get_default_output_layer().output
+    assert out.dims[0] == batch_dim and out.dims[1] == feat and out.dims[2].dimension == 3
+    data = net.extern_data.get_data("data")
+    value, scalar = session.run([out.placeholder, net.layers["scalar"].output.placeholder],
+                                {data.placeholder: numpy.zeros((5, 1, 4)), data.get_sequence_lengths(): [1] * 5})
+    numpy.testing.assert_array_equal(value, numpy.full((5, 2, 3), 1.5))
+    assert scalar.shape == () and scalar
+
+
+def test_constant_shape_needs_scalar():
+    with pytest.raises(LayerArgError, match="scalar"):
+        build_net({"output": {"class": "constant", "value": [1, 2], "shape": [2]}})
