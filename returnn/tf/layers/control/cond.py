@@ -60,7 +60,7 @@ class _Branch:
 class CondLayer(LayerBase):
     """See the module docstring.
 
-    :param condition: layer name, a scalar bool (no batch axis)
+    :param condition: layer name (or layer dict, built first), a scalar bool (no batch axis)
     :param true_layer: layer dict computed when the condition is true
     :param false_layer: layer dict computed otherwise
     :raises LayerArgError: a condition that is not a scalar bool; branches that are not layer dicts
@@ -101,10 +101,14 @@ class CondLayer(LayerBase):
         d.setdefault("from", [])
         super().transform_config_dict(d, network=network, get_layer=get_layer)
         name = d["name"]
-        if not isinstance(d.get("condition"), str):
+        condition = d.get("condition")
+        if isinstance(condition, dict):  # a layer dict: built before the branches (as the reference)
+            d["condition"] = _Branch(name, "condition", condition, network, get_layer).build()
+        elif isinstance(condition, str):
+            d["condition"] = get_layer(condition)
+        else:
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="condition",
-                                problem="missing required argument (a layer name)", got=d.get("condition"))
-        d["condition"] = get_layer(d["condition"])
+                                problem="missing required argument (a layer name or layer dict)", got=condition)
         d["_branches"] = (_Branch(name, "true_layer", d.get("true_layer"), network, get_layer),
                           _Branch(name, "false_layer", d.get("false_layer"), network, get_layer))
 
