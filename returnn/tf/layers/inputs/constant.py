@@ -26,8 +26,11 @@ class ConstantLayer(LayerBase):
     layer_class = "constant"
 
     def __init__(self, value: Any = 0.0, dtype: Optional[str] = None, with_batch_dim: bool = False,
-                 shape: Optional[Sequence[Any]] = None, sparse_dim: Optional[Dim] = None, **kwargs: Any):
+                 shape: Optional[Sequence[Any]] = None, sparse_dim: Optional[Dim] = None,
+                 shape_deps: Sequence[LayerBase] = (), **kwargs: Any):
+        """:param shape_deps: layers (names in the dict) built first, whose dims ``shape`` uses (their lengths)"""
         super().__init__(**kwargs)
+        self.shape_deps = list(shape_deps)
         raw = tf.constant(np.asarray(value), dtype=self.output.dtype)
         if shape is not None:
             sizes = [self._dim_size(d) for d in self.output.dims]
@@ -52,11 +55,14 @@ class ConstantLayer(LayerBase):
     def transform_config_dict(cls, d: Dict[str, Any], network: Any, get_layer: Any) -> None:
         d.setdefault("from", [])
         super().transform_config_dict(d, network=network, get_layer=get_layer)
+        deps = d.get("shape_deps") or ()
+        d["shape_deps"] = [get_layer(name) for name in ([deps] if isinstance(deps, str) else deps)]
 
     @classmethod
     def get_out_data_from_opts(cls, name: str, value: Any = 0.0, dtype: Optional[str] = None,
                                with_batch_dim: bool = False, shape: Optional[Sequence[Any]] = None,
-                               sparse_dim: Optional[Dim] = None, **kwargs: Any) -> Tensor:
+                               sparse_dim: Optional[Dim] = None, shape_deps: Sequence[Any] = (),
+                               **kwargs: Any) -> Tensor:
         """:raises LayerArgError: ``shape`` with a non-scalar value"""
         arr = np.asarray(value)
         if dtype is None:

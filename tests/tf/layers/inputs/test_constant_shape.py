@@ -26,3 +26,17 @@ def test_constant_shape_broadcast(session):
 def test_constant_shape_needs_scalar():
     with pytest.raises(LayerArgError, match="scalar"):
         build_net({"output": {"class": "constant", "value": [1, 2], "shape": [2]}})
+
+
+def test_constant_shape_deps_dynamic_dim(session):
+    """shape_deps: layers built first; a dynamic dim of theirs in shape takes its maximum length."""
+    from returnn.tensor import SpatialDim
+    time = SpatialDim("time")
+    net = build_net({"output": {"class": "constant", "value": 2, "shape": [batch_dim, time], "shape_deps": ["data"]}},
+                    {"data": {"dim_tags": [batch_dim, time, FeatureDim("f", 3)]}})
+    out = net.get_default_output_layer()
+    assert [d.name for d in out.shape_deps] == ["data"]
+    data = net.extern_data.get_data("data")
+    value = session.run(out.output.placeholder, {data.placeholder: numpy.zeros((2, 4, 3)),
+                                                 data.get_sequence_lengths(): [4, 2]})
+    numpy.testing.assert_array_equal(value, numpy.full((2, 4), 2))
