@@ -25,7 +25,9 @@ class RunOptions(OptionGroup):
     network: Any = option(None, "the network dict: layer name -> layer dict", kind="any")
     get_network: Any = option(None, "function get_network(epoch, **kwargs) -> the network dict of that epoch "
                                     "(wins over 'network')", kind="any")
-    random_seed: int = option(42, "graph-level TensorFlow random seed (parameter init, dropout)", kind="int")
+    random_seed: Optional[int] = option(None, "seed of the run's randomness (parameter init, dropout): the graph-level "
+                                              "TensorFlow seed and the network's seed are derived from it (see "
+                                              "returnn.tf.engine.seeds); unset: 42 and 1", kind="int")
     dry_run: bool = option(False, "do everything except writing checkpoints, the learning-rate file and summaries",
                            kind="bool")
     device: Optional[str] = option(None, "'cpu' or 'gpu' (also 'gpu0', ...); unset: a GPU when TensorFlow sees one; "

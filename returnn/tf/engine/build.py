@@ -9,6 +9,7 @@ import tensorflow as tf
 
 from returnn.tf.engine import epoch_network, network_setup
 from returnn.tf.engine.checkpoints import CheckpointLoader, CheckpointSaver, var_name
+from returnn.tf.engine.seeds import run_seeds
 from returnn.tf.engine.session import get_device_kind, new_session
 from returnn.tf.engine.state import RunState
 
@@ -41,7 +42,8 @@ def build(state: RunState, *, train: bool, epoch: Optional[int] = None, eval_fla
     state.device_kind = get_device_kind(config)
     state.graph = tf.Graph()
     with state.graph.as_default():
-        tf1.set_random_seed(run_opts.random_seed)
+        graph_seed, net_seed = run_seeds(run_opts.random_seed)
+        tf1.set_random_seed(graph_seed)
         extern_data = network_setup.create_extern_data(config, state.datasets.all())
         if net_dict_post_proc:
             net_dict = net_dict_post_proc(net_dict)
@@ -53,7 +55,7 @@ def build(state: RunState, *, train: bool, epoch: Optional[int] = None, eval_fla
             train_flag = False
         state.network = network_setup.create_network(
             config, extern_data=extern_data, net_dict=net_dict, train_flag=train_flag,
-            eval_flag=eval_flag or train, search_flag=search_flag, rnd_seed=run_opts.random_seed)
+            eval_flag=eval_flag or train, search_flag=search_flag, rnd_seed=net_seed)
         if net_dict.get("#trainable", True) is False:  # as the reference: no param of this network is trained
             epoch_network.freeze_params(state.network)
         if hasattr(state.network, "print_network_info"):

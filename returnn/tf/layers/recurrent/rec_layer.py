@@ -75,7 +75,7 @@ class StringUnitRecLayer(ConcatInputLayer):
             x = tf.one_hot(tf.cast(x, tf.int32), inp.sparse_dim.dimension, dtype=tf.float32)
         n_in = int(x.shape[-1])
         n_out = self.output.dim
-        seed = self.network.random.randint(2 ** 31)
+        seed = self.network.random.randint(2 ** 31)  # one seed for all params (as the reference, observed)
         inits = {
             "forward": (forward_weights_init, "glorot_uniform", "forward_weights_init"),
             "recurrent": (recurrent_weights_init, "glorot_uniform", "recurrent_weights_init"),
@@ -83,12 +83,12 @@ class StringUnitRecLayer(ConcatInputLayer):
         }
         params = {}
         with tf.compat.v1.variable_scope("rec"):
-            for i, (param_name, shape, role) in enumerate(self._unit.param_specs(n_in, n_out)):
+            for param_name, shape, role in self._unit.param_specs(n_in, n_out):
                 if isinstance(role, tuple):  # ("const", value): a fixed initial value
                     init = tf.constant_initializer(role[1])
                 else:
                     spec, default, key = inits[role]
-                    init = get_initializer(default if spec is None else spec, seed=seed + i,
+                    init = get_initializer(default if spec is None else spec, seed=seed,
                                            key=f"{self.name}/{key}")
                 param = tf.compat.v1.get_variable(param_name, shape=list(shape), dtype=tf.float32, initializer=init,
                                                   trainable=self.trainable)

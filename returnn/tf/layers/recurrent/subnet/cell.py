@@ -130,6 +130,9 @@ class SubnetworkRecCell:
             self.get_base_layer(name)
         self._classify()
         self._check_initial_outputs()
+        # as the reference (observed): after the templates (and the base layers they read), the rec layer's network
+        # draws the seed of the loop's network (in-loop layers' initializers and dropout)
+        self.loop_seed = int(parent_net.random.randint(2 ** 31))
 
     # ---- phase 1
     def _fixed_time_dim(self) -> Optional[Dim]:
@@ -291,6 +294,16 @@ class SubnetworkRecCell:
                     changed = True
         self.inputs = inputs
         self.loop = loop
+        # moved-out input layers the loop reads (directly or through other such layers): built before the loop, in
+        # the reference's order; the other moved-out layers are built after the loop
+        before: Set[str] = set()
+        todo = [d for n in loop for d in layers[n].deps + layers[n].prev_deps if d in inputs]
+        while todo:
+            n = todo.pop()
+            if n not in before:
+                before.add(n)
+                todo.extend(d for d in layers[n].deps + layers[n].prev_deps if d in inputs)
+        self.inputs_before_loop = [n for n in t.discovery_order() if n in before]
         self.outputs = needed - loop - inputs
         self.unused = set(layers) - needed
         self.prev_in_loop = sorted({p for n in loop for p in layers[n].prev_deps} - inputs)

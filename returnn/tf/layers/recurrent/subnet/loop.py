@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Optional
 
+import numpy as np
 import tensorflow as tf
 
 from returnn.errors import LayerArgError
@@ -88,7 +89,7 @@ class _Step:
         self.i = i
         self.search_state = search_state
         self.net = TFNetwork(parent_net=cell.parent_net, absolute_name_prefix=cell.sub_prefix,
-                             name=cell.rec_name, is_inside_rec_layer=True)
+                             name=cell.rec_name, is_inside_rec_layer=True, rnd_seed=cell.loop_seed)
         self.unit: Dict[str, Dict[str, Any]] = {}
         for name, desc in cell.unit.items():
             desc = dict(desc)
@@ -241,8 +242,10 @@ class _Loop:
                 self.full_source_tiled = make_internal("data:source", cell.sub_net,
                                                        tile_beam(src, self.beam, self._dim_map))
         from returnn.tf.network import TFNetwork
+        before_seed, after_seed = rec_layer.moved_out_seeds
         outside_net = TFNetwork(parent_net=cell.parent_net, absolute_name_prefix=cell.sub_prefix,
-                                name=cell.rec_name)
+                                name=cell.rec_name, rnd_seed=after_seed if before_seed is None else before_seed)
+        self.after_loop_seed = after_seed
         self.outside = OutsideNet(cell, outside_net, self.full_source, self.batch_size)
 
     def tile(self, layer: Any, name: str) -> Any:
@@ -277,13 +280,13 @@ def build_loop(cell: Any, rec_layer: Any) -> None:
             for data in cell.layers[name].data_deps:
                 if data.startswith("data:") and data != "data:source":
                     loop.data_layer(data)
-        for name in sorted(cell.inputs):
+        for name in cell.inputs_before_loop:
             loop.outside.get_full(name)
         for name in sorted(cell.loop):  # prev: of moved-out input layers, as shifted full sequences
             for prev in cell.layers[name].prev_deps:
                 if prev in cell.inputs:
                     loop.outside.get_shifted(prev)
-        full_layers: Dict[str, Any] = {n: loop.outside.get_full(n) for n in sorted(cell.inputs)}
+        full_layers: Dict[str, Any] = {n: loop.outside.get_full(n) for n in cell.inputs_before_loop}
         if cell.loop:
             acc_full, lengths = _run_while_loop(cell, loop)
             for name, out in acc_full.items():
@@ -292,7 +295,10 @@ def build_loop(cell: Any, rec_layer: Any) -> None:
                 full_layers[name] = layer
         else:
             lengths = None
-        for name in sorted(cell.outputs):
+        # the other moved-out layers, in sorted order, with the generator of the layers after the loop (as the
+        # reference, observed: also the input layers the loop does not read)
+        loop.outside.net.random = np.random.RandomState(loop.after_loop_seed)
+        for name in sorted(cell.outputs | (cell.inputs - set(cell.inputs_before_loop))):
             full_layers[name] = loop.outside.get_full(name)
         out_layer = full_layers["output"]
         out = out_layer.output.copy_as_time_major()
@@ -419,9 +425,11 @@ def _run_while_loop_v1(cell: Any, loop: _Loop):
         step.net.set_rec_step_info(i, prev_end_flag=None if fixed else ended, seq_lens=seq_lens_tiled)
         step.net.set_layer_resolver(step.get_layer)  # network.get_layer("prev:x") etc. in config functions
         with tf.compat.v1.variable_scope(var_scope, auxiliary_name_scope=False):
-            for name in cell.unit:
-                if name in cell.loop:
-                    step.get_layer(name)
+            # as the reference (observed in its parameter seeds): first the layers whose outputs are needed after
+            # the loop, then those only read via "prev:", each group in sorted order
+            accumulated = set(cell.accumulated) & cell.loop
+            for name in sorted(accumulated) + sorted(cell.loop - accumulated):
+                step.get_layer(name)
         layers = {n: step.net.layers[n] for n in cell.loop}
         loop.step_layers.update(layers)
         last = len(cell.choices) if search else 0

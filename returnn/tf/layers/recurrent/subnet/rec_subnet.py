@@ -51,6 +51,13 @@ class RecLayer(StringUnitRecLayer):
             kwargs.pop(key, None)
         ConcatInputLayer.__init__(self, **kwargs)
         self.cell = unit
+        # as the reference (observed): after its input's dropout, the layer draws three seeds from its network's
+        # generator when the loop reads moved-out layers, else two; the layers moved out of the loop are built
+        # with the second-last (before the loop) and the last (after the loop)
+        rnd = self.network.random
+        rnd.randint(2 ** 31)
+        before_seed = int(rnd.randint(2 ** 31)) if unit.inputs_before_loop else None
+        self.moved_out_seeds = (before_seed, int(rnd.randint(2 ** 31)))
         self.sub_layers: Dict[str, Any] = {}  # name -> full-sequence layer (moved out, or the accumulated output)
         self.loop_step_layers: Dict[str, Any] = {}  # name -> the layer of the loop's step (inside the while loop)
         unit.build(self)

@@ -212,6 +212,30 @@ class SubnetTemplates:
                     d.get("is_output_layer") or d.get("need_last") or builds_loss(d, self.sub_net)
                     or (d.get("class") == "choice" and search)))]
 
+    def discovery_order(self) -> List[str]:
+        """:return: the unit's layer names in the order the reference discovers them (observed: the order its
+        layers moved out of the loop before it are built in): depth-first from ``output`` through the names each
+        layer dict refers to (``from`` first, ``prev:`` included), then the other layers in the unit's order"""
+        order: List[str] = []
+        seen: Set[str] = set()
+
+        def visit(name: str) -> None:
+            if name in seen or name not in self.unit:
+                return
+            seen.add(name)
+            desc = self.unit[name]
+            if isinstance(desc, dict):
+                refs = self._named_unit_layers(desc.get("from", [])) + self._named_unit_layers(
+                    {k: v for k, v in desc.items() if k != "from"})
+                for ref in refs:
+                    visit(ref)
+            order.append(name)
+
+        visit("output")
+        for name in self.unit:
+            visit(name)
+        return order
+
     @staticmethod
     def _signature(layers: Dict[str, TemplateLayer]) -> Dict[str, Any]:
         return {n: (l.output.batch_shape, l.output.dtype, l.output.sparse, l.output.time_dim_axis)

@@ -1,0 +1,65 @@
+"""The seeds of a run (graph-level and network seed) and the op seeds of the parameter initializers, against values
+observed by running the reference (the ``seed``/``seed2`` attributes of its initializers' random ops)."""
+
+import tensorflow as tf
+
+from returnn.config import Config
+from returnn.tf.engine.seeds import run_seeds
+from returnn.tf.network import TFNetwork
+
+
+def test_run_seeds_observed():
+    assert run_seeds(None) == (42, 1)
+    assert run_seeds(0) == (23, 10)
+    assert run_seeds(7) == (93, 45)
+    assert run_seeds(42) == (443, 220)
+    assert run_seeds(536870912) == (1073741847, 536870922)
+    assert run_seeds(1073741824) == (23, 1073741834)
+
+
+def _init_seeds(net_dict, rnd_seed=42):
+    graph = tf.Graph()
+    with graph.as_default():
+        config = Config({"extern_data": {"data": {"dim": 5}}})
+        net = TFNetwork(config=config, train_flag=True, rnd_seed=rnd_seed)
+        net.construct_from_dict(net_dict)
+        return {op.name.split("/Initializer/")[0]: op.get_attr("seed2") for op in graph.get_operations()
+                if "/Initializer/" in op.name and op.type == "RandomUniform"}
+
+
+def _lin(src, **kwargs):
+    return dict({"class": "linear", "from": src, "n_out": 4, "activation": "tanh"}, **kwargs)
+
+
+def test_rec_subnet_param_seeds_observed():
+    seeds = _init_seeds({"output": {"class": "rec", "from": "data", "unit": {
+        "output": _lin(["prev:output", "data:source"]),
+        "y": _lin(["prev:y", "y_in"], is_output_layer=True),
+        "x": _lin(["prev:x", "x_in"], is_output_layer=True),
+        "y_in": _lin("data:source"), "x_in": _lin("data:source")}}})
+    assert seeds == {
+        "output/rec/y_in/W": 1449071958, "output/rec/x_in/W": 154696110,  # moved out, before the loop
+        "output/rec/output/W": 1952926171, "output/rec/x/W": 637209641, "output/rec/y/W": 1428643706}  # loop
+
+
+def test_rec_subnet_then_layer_seeds_observed():
+    seeds = _init_seeds({
+        "lstm": {"class": "rec", "from": "data", "unit": {
+            "input": {"class": "copy", "from": ["prev:output", "data:source"]},
+            "input_gate": _lin("input", activation="sigmoid"),
+            "forget_gate": _lin("input", activation="sigmoid"),
+            "output_gate": _lin("input", activation="sigmoid"),
+            "cell_in": _lin("input"),
+            "c": {"class": "eval", "from": ["input_gate", "cell_in", "forget_gate", "prev:c"],
+                  "eval": "source(0) * source(1) + source(2) * source(3)"},
+            "output": {"class": "eval", "from": ["output_gate", "c"], "eval": "source(0) * source(1)"}}},
+        "output": {"class": "linear", "from": "lstm", "n_out": 2, "is_output_layer": True}}, rnd_seed=1)
+    assert seeds == {"lstm/rec/output_gate/W": 1028862084, "lstm/rec/input_gate/W": 1938847964,
+                     "lstm/rec/cell_in/W": 760700860, "lstm/rec/forget_gate/W": 2029572362,
+                     "output/W": 1857819720}
+
+
+def test_string_unit_one_seed_for_all_weights():
+    seeds = _init_seeds({"output": {"class": "rec", "unit": "gru", "from": "data", "n_out": 3,
+                                    "is_output_layer": True}})
+    assert seeds == {"output/rec/gru_cell/gates/kernel": 1608637542, "output/rec/gru_cell/candidate/kernel": 1608637542}
