@@ -266,6 +266,20 @@ class LayerBase:
                 coll.remove(param)
         return returned
 
+    def batch_norm(self, data: Tensor, use_shift: bool = True, use_std: bool = True, use_sample: float = 0.0,
+                   force_sample: bool = False, momentum: Any = NotSpecified, epsilon: float = 1e-3,
+                   update_sample_only_in_training: Any = NotSpecified, delay_sample_update: Any = NotSpecified,
+                   param_version: Any = NotSpecified, gamma_init: Any = 1.0, beta_init: Any = 0.0,
+                   masked_time: Any = NotSpecified) -> tf.Tensor:
+        """:return: ``data``'s raw tensor batch-normalised over all axes except the feature axis, params of this
+        layer (``batch_norm/...`` in the current variable scope); see :mod:`returnn.tf.layers.norm.batch_norm`"""
+        from returnn.tf.layers.core.batch_norm_op import batch_norm_tensor
+        return batch_norm_tensor(
+            self, data, use_shift=use_shift, use_std=use_std, use_sample=use_sample, force_sample=force_sample,
+            momentum=momentum, epsilon=epsilon, update_sample_only_in_training=update_sample_only_in_training,
+            delay_sample_update=delay_sample_update, param_version=param_version, gamma_init=gamma_init,
+            beta_init=beta_init, masked_time=masked_time)
+
     def create_param(self, name: str, shape: Sequence[int], initializer: Any, dtype: str = "float32") -> tf.Variable:
         """Creates ``<layer>/<name>`` with ``tf.compat.v1.get_variable`` and registers it (honours ``trainable``)."""
         param = tf.compat.v1.get_variable(name, shape=list(shape), dtype=dtype, initializer=initializer,
