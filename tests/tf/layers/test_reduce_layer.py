@@ -58,3 +58,17 @@ def test_reduce_mean_over_batch_and_time_like_reference(session, axes, expected)
     x[1, 2:] = 100
     out = session.run(net.layers["output"].output.placeholder, make_feed(net, {"data": x}, {"data": [4, 2]}))
     np.testing.assert_allclose(out, expected)
+
+
+@pytest.mark.parametrize("extern, axes, expected", [  # observed from the reference
+    ({"dim": 5}, "T", "[B,T|'output:keep-dim-1'(1),F|F'feature:data'(5)]"),
+    ({"dim": 5}, ["T", "F"], "[B,T|'output:keep-dim-1'(1),F|F'output:keep-dim-2'(1)]"),
+    ({"dim": 5, "time_dim_axis": 0, "batch_dim_axis": 1}, "T", "[T|'output:keep-dim-0'(1),B,F|F'feature:data'(5)]"),
+    ({"dim": 5}, "B", "[B,T|'time:var:extern_data:data'[B],F|F'feature:data'(5)]"),
+    ({"shape": (None, 4, 5)}, "spatial",
+     "[B,T|'output:keep-dim-1'(1),'output:keep-dim-2'(1),F|F'feature:data'(5)]"),
+])
+def test_reduce_keep_dims_template(session, extern, axes, expected):
+    net = build_net({"output": {"class": "reduce", "mode": "mean", "axes": axes, "keep_dims": True, "from": "data"}},
+                    {"data": extern})
+    assert net.layers["output"].output.get_dims_repr() == expected

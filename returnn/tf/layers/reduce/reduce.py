@@ -14,7 +14,7 @@ from typing import Any, Optional
 import tensorflow as tf
 
 from returnn.errors import LayerArgError
-from returnn.tensor import SpatialDim, Tensor
+from returnn.tensor import FeatureDim, SpatialDim, Tensor
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.core.sources import concat_sources_template
@@ -100,9 +100,12 @@ class ReduceLayer(ConcatInputLayer):
             sparse_dim = inp.dims[ax[0]]
         for a in sorted(ax, reverse=True):
             if keep_dims:
-                out = out.copy_template_replace_dim(a, SpatialDim(f"{name}:keep-dim", 1))
-                if out.time_dim_axis == a:
-                    out.time_dim_axis = None
+                # as the reference: a size-1 dim "<layer>:keep-dim-<axis>" of the same kind, in the same role
+                # (time/feature axis); the batch axis stays the batch dim
+                old = inp.dims[a]
+                if not old.is_batch_dim():
+                    kept = (FeatureDim if old.is_feature_dim() else SpatialDim)(f"{name}:keep-dim-{a}", 1)
+                    out = out.copy_template_replace_dim(a, kept)
             else:
                 out = out.copy_template_excluding_axis(a)
         if mode.lower() in ("argmax", "argmin"):
