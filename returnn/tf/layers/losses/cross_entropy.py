@@ -73,7 +73,13 @@ class CrossEntropyLoss(Loss):
         if self.fake_upper_bound is None:
             return ce
         bound = tf.cast(self.fake_upper_bound, ce.dtype)
-        return ce + tf.stop_gradient(tf.minimum(ce, bound) - ce)
+
+        @tf.custom_gradient
+        def _clip_straight_through(x: tf.Tensor) -> Any:
+            # not x + stop_gradient(min(x, bound) - x): an infinite CE (a masked target) would give inf - inf = nan
+            return tf.minimum(x, bound), lambda dy: dy
+
+        return _clip_straight_through(ce)
 
     def _padded_frames(self) -> Optional[Tuple[tf.Tensor, tf.Tensor, tf.Tensor]]:
         """All frames of the padded batch in the output's own order (batch-major or time-major).

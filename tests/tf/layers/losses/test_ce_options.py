@@ -113,3 +113,13 @@ def test_focal_loss_value_and_gradient_from_logits_and_from_probabilities(sessio
     expected = (dfdp * p_y)[..., None] * (np.eye(4)[Y4] - p) * mask[..., None]
     np.testing.assert_allclose(grad, expected, atol=2e-6)
     np.testing.assert_allclose(grad[0, 0], [0.5714374, 0.2102201, -1.1282518, 0.3465943], atol=2e-6)  # reference
+
+
+def test_fake_upper_bound_of_an_infinite_frame(session):
+    """A target class with logit -inf: the frame's CE is inf; bounded it is the bound (not nan), and the gradient
+    stays finite (softmax - one-hot), as the reference."""
+    x = X4.copy()
+    x[0, 0, 2] = -np.inf  # the target class of frame (0, 0)
+    value, grad = _value_and_grad(session, x, Y4, [3, 2], fake_upper_bound=10.0)
+    assert value == pytest.approx(13.763549 - 2.7466 + 10.0, rel=1e-4)
+    assert np.isfinite(grad[0, 0, [0, 1, 3]]).all()
