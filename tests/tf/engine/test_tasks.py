@@ -246,3 +246,16 @@ def test_analyze_task_not_provided(tmp_path, monkeypatch, capsys):
     with pytest.raises(ConfigValueError) as exc:
         run_task(make_config(tmp_path, task="analyze"), capsys=capsys)
     assert "'analyze'" in str(exc.value) and "analyze_data" in str(exc.value)
+
+
+def test_train_with_hdf_dump_layer_feeds_seq_tags(tmp_path, monkeypatch, capsys):
+    """An hdf_dump layer adds the extern data ``seq_tag``; the engine feeds the batch's tags into it."""
+    import h5py
+
+    dump = tmp_path / "dump.hdf"
+    net = {"dump": {"class": "hdf_dump", "filename": str(dump), "from": "data"},
+           "output": {"class": "softmax", "loss": "ce", "from": "dump"}}
+    run_task(make_config(tmp_path, num_epochs=1, network=net, dev=None), capsys=capsys)  # file closed at the end
+    with h5py.File(dump, "r") as f:
+        tags = sorted(t.decode() for t in f["seqTags"][()])
+    assert len(tags) == 30 and len(set(tags)) == 30

@@ -63,6 +63,14 @@ def _axis_sizes(data: Tensor, raw_lens: Sequence[np.ndarray], with_feature: bool
         else np.zeros((batch, 0), "int32")
 
 
+def _batch_major_feature_last(data: Tensor) -> Tensor:
+    """:return: ``data`` batch-major with the feature axis (if dense) last (the order an extra is dumped in)"""
+    data = data.copy_as_batch_major()
+    if not data.sparse and data.feature_dim_axis is not None and data.feature_dim_axis != data.batch_ndim - 1:
+        data = data.copy_with_feature_last()
+    return data
+
+
 class _Dumper:
     """Python side: owns the writer, called per batch from the TF graph."""
 
@@ -76,7 +84,7 @@ class _Dumper:
         self.dump_whole_batches = dump_whole_batches
         self.writer: Any = None
         self.main = layer.input_data.copy_template()
-        self.extras = {k: v.output.copy_template() for k, v in layer.extra.items()}
+        self.extras = {k: _batch_major_feature_last(v.output.copy_template()) for k, v in layer.extra.items()}
 
     def _open(self) -> None:
         from returnn.datasets.hdf_writer import SimpleHDFWriter
@@ -103,23 +111,28 @@ class _Dumper:
         extra: Dict[str, np.ndarray] = {}
         lens: Dict[Any, Any] = {}
         extra_type: Dict[str, Any] = {}
+        whole = self.dump_whole_batches
         for key, tmpl in self.extras.items():
             arr = rest.pop(0)
             n_dyn = len(tmpl.get_dynamic_axes())
             k_lens = [rest.pop(0) for _ in range(n_dyn)]
-            k_frame = () if tmpl.sparse or tmpl.feature_dim_axis is None else (arr.shape[-1],)
-            extra[key] = arr.reshape((arr.shape[0], -1) + k_frame)
-            lens[key] = [extra[key].shape[1]] * arr.shape[0]
+            n_batch = arr.shape[0]
+            k_frame = () if whole or tmpl.sparse or tmpl.feature_dim_axis is None else (arr.shape[-1],)
             dim = tmpl.sparse_dim.dimension if tmpl.sparse else (tmpl.dim or 1)
-            extra_type[key] = (dim, 1 if not k_frame else 2, str(arr.dtype))
             seq_lens = _axis_sizes(tmpl, k_lens, with_feature=True)
-            extra[f"{key}_seq_lens"], lens[f"{key}_seq_lens"] = seq_lens, [seq_lens.shape[1]] * arr.shape[0]
-            extra_type[f"{key}_seq_lens"] = (1, 1, "int32")
-        if self.dump_whole_batches:
+            if whole:  # the padded batch entry, all axes flattened; its sizes [B, n] as one entry
+                extra[key], lens[key] = arr.reshape((1, -1)), [arr.size]
+                extra[f"{key}_seq_lens"], lens[f"{key}_seq_lens"] = seq_lens[None], [n_batch]
+                extra_type[f"{key}_seq_lens"] = (1, 2, "int32")
+            else:  # per sequence: all frames of its padded entry (not cut to its lengths); sizes per sequence
+                extra[key] = arr.reshape((n_batch, -1) + k_frame)
+                lens[key] = [extra[key].shape[1]] * n_batch
+                extra[f"{key}_seq_lens"], lens[f"{key}_seq_lens"] = seq_lens, [seq_lens.shape[1]] * n_batch
+                extra_type[f"{key}_seq_lens"] = (1, 1, "int32")
+            extra_type[key] = (dim, 2 if k_frame else 1, str(arr.dtype))
+        if whole:
             inputs = x.reshape((1, -1) + frame_shape)
             lens[0] = [inputs.shape[1]]
-            extra = {k: v.reshape((1, -1) + v.shape[2:]) for k, v in extra.items()}
-            lens = {k: ([int(np.prod(np.shape(v)[1:2]))] if k != 0 else v) for k, v in lens.items()}
             extra["seq_sizes"], lens["seq_sizes"] = sizes[None], [sizes.shape[0]]
             extra_type["seq_sizes"] = (1, 2, "int32")
             extra["seq_tags"], lens["seq_tags"] = np.array([[t.encode("utf8") for t in tags]]), [len(tags)]
@@ -168,7 +181,7 @@ class HDFDumpLayer(LayerBase):
         main_lens = [inp.dims[i].dyn_size for i in inp.get_dynamic_axes()]
         extra_raw: List[tf.Tensor] = []
         for layer in self.extra.values():
-            out = layer.output.copy_as_batch_major()
+            out = _batch_major_feature_last(layer.output)
             extra_raw.append(out.placeholder)
             extra_raw.extend(out.dims[i].dyn_size for i in out.get_dynamic_axes())
         tags = self.network.get_seq_tags()
@@ -198,12 +211,12 @@ class HDFDumpLayer(LayerBase):
     @classmethod
     def get_out_data_from_opts(cls, name: str, sources: Any = (), filename: Any = None, **kwargs: Any) -> Tensor:
         """:raises LayerArgError: no filename
-        :raises LayerShapeError: an input without batch or dynamic (time) axis (the reference rejects it too)"""
+        :raises LayerShapeError: an input without a batch axis"""
         if filename is None:
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="filename",
                                 problem="missing required argument")
         out = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
-        if out.batch_dim_axis is None or not out.get_dynamic_axes():
+        if out.batch_dim_axis is None:
             raise LayerShapeError(layer=name, layer_class=cls.layer_class,
-                                  problem="needs an input with batch and time axes", got=repr(out))
+                                  problem="needs an input with a batch axis", got=repr(out))
         return out

@@ -1,4 +1,5 @@
-"""hdf_dump: the written file has the layout observed from the reference's files (same inputs, extras)."""
+"""hdf_dump: the written file has the layout observed from the reference's files (same inputs, extras); the tags
+come from the extern data ``seq_tag`` (added by the layer, to be fed); the op is a post-control dependency."""
 
 import h5py
 import numpy as np
@@ -16,6 +17,7 @@ def run_dump(session, layer_opts, tmp_path):
                     EXTERN, train_flag=False)
     feed = make_feed(net, {"data": np.arange(12, dtype="float32").reshape(2, 3, 2), "cls": CLS, "img": IMG},
                      {"data": [3, 2], "cls": [4, 1], "img": [2, 4]})
+    feed[net.extern_data.data["seq_tag"].placeholder] = np.array([b"s-a", b"s-b"])
     session.run(net.get_layer("output").output.placeholder, feed_dict=feed)
     net.get_layer("output").dumper.close()
     return h5py.File(filename, "r")
@@ -50,4 +52,37 @@ def test_hdf_dump_whole_batches(session, tmp_path):
     with run_dump(session, {"from": "data", "dump_whole_batches": True}, tmp_path) as f:
         assert f["inputs"].shape == (6, 2) and f["seqLengths"][()].tolist() == [[6, 2, 2]]
         assert f["targets/data/seq_sizes"][()].tolist() == [[3], [2]]
-        assert f["seqTags"][()][0].decode().count("<->") == 1
+        assert f["seqTags"][()][0].decode() == "s-a<->s-b"
+
+
+def test_hdf_dump_whole_batches_extras(session, tmp_path):
+    """Observed from the reference: each extra is its padded batch flattened to 1D (batch-major, feature last),
+    ``<key>_seq_lens`` the per-sequence sizes as one [B, n] entry."""
+    with run_dump(session, {"from": "data", "dump_whole_batches": True, "extra": {"i": "data:img", "c": "data:cls"}},
+                  tmp_path) as f:
+        np.testing.assert_array_equal(f["targets/data/i"][()], IMG.reshape(-1))
+        assert f["targets/data/i_seq_lens"][()].tolist() == [[2, 3, 2], [4, 3, 2]]
+        assert f["targets/data/c"][()].tolist() == CLS.reshape(-1).tolist()
+        assert f["targets/data/c_seq_lens"][()].tolist() == [[4], [1]]
+        assert f["seqLengths"][()].tolist() == [[6, 8, 2, 48, 2, 2, 2]]  # streams in key order
+
+
+def test_hdf_dump_extra_feature_last_and_seq_tags(session, tmp_path):
+    """A time-major extra with a feature axis in the middle: dumped batch-major with the feature axis last."""
+    filename = str(tmp_path / "dump.hdf")
+    extern = {"data": {"dim": 2}, "sm": {"shape": (None, 1, None), "batch_dim_axis": 1, "feature_dim_axis": 2}}
+    net = build_net({"output": {"class": "hdf_dump", "filename": filename, "from": "data", "extra": {"sm": "data:sm"},
+                                "is_output_layer": True}}, extern, train_flag=False)
+    sm = np.arange(3 * 2 * 1 * 4, dtype="float32").reshape(3, 2, 1, 4)
+    feed = make_feed(net, {"data": np.zeros((2, 3, 2), "float32")}, {"data": [3, 2]})
+    feed[net.extern_data.data["sm"].placeholder] = sm
+    feed[net.extern_data.data["sm"].size_placeholder[0]] = [3, 2]
+    feed[net.extern_data.data["sm"].size_placeholder[2]] = [4, 1]
+    feed[net.extern_data.data["seq_tag"].placeholder] = np.array([b"a", b"b"])
+    session.run(net.get_fetches_dict(), feed_dict=feed)  # the post-control dependency runs the dump
+    assert net.get_post_control_dependencies()
+    net.call_graph_reset_callbacks()  # closes the file
+    with h5py.File(filename, "r") as f:
+        assert f["seqTags"][()].tolist() == [b"a", b"b"]
+        np.testing.assert_array_equal(f["targets/data/sm"][()], sm.transpose(1, 0, 3, 2).reshape(24, 1))
+        assert f["targets/data/sm_seq_lens"][()].tolist() == [3, 4, 1, 2, 1, 1]
