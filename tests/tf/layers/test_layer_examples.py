@@ -183,6 +183,8 @@ def _make_feed(net: Any, rng: np.random.RandomState, ranges: Dict[str, Tuple[int
                  for axis, size in enumerate(data.batch_shape)]
         if data.sparse:
             feed[data.placeholder] = rng.randint(0, data.dim, size=shape).astype(data.dtype)
+        elif data.dtype == "string":  # seq_tag (added by hdf_dump)
+            feed[data.placeholder] = np.array([b"seq-%i" % i for i in range(int(np.prod(shape)))]).reshape(shape)
         elif data.dtype.startswith("int"):
             feed[data.placeholder] = rng.randint(0, 5, size=shape).astype(data.dtype)
         else:
