@@ -108,6 +108,10 @@ class ReduceLayer(ConcatInputLayer):
                     out = out.copy_template_replace_dim(a, kept)
             else:
                 out = out.copy_template_excluding_axis(a)
+        if keep_dims:  # the same axes in the same roles
+            out = Tensor(name=out.name, dims=out.dims, dtype=out.dtype, sparse_dim=out.sparse_dim,
+                         time_dim_axis=inp.time_dim_axis, feature_dim_axis=inp.feature_dim_axis, batch=out.batch,
+                         beam=out.beam, vocab=out.vocab, available_for_inference=out.available_for_inference)
         if mode.lower() in ("argmax", "argmin"):
             out = Tensor(**{**out.get_kwargs(), "dtype": "int32", "sparse_dim": sparse_dim, "feature_dim_axis": None})
         elif mode.lower() in ("any", "all"):
