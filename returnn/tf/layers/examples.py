@@ -499,11 +499,6 @@ _EXAMPLES: Dict[str, LayerExample] = {
         _DATA, {"split": {"class": "split", "axis": "F", "size_splits": (2, 3), "from": "data"},
                 "output": {"class": "combine", "kind": "add", "from": ["split/1", "split/1"]}},
         notes="The features split into parts of 2 and 3, the sub layers ``split/0`` and ``split/1``."),
-    "concat": LayerExample(
-        _DATA, {"act": {"class": "activation", "activation": "tanh", "from": "data"},
-                "output": {"class": "concat", "from": [("data", "F"), ("act", "F")]}},
-        notes="The features of both inputs concatenated (``5 + 5 -> 10``); ``from`` pairs (layer, axis), the other "
-              "dims must match."),
     "stack": LayerExample(
         _DATA, {"act": {"class": "activation", "activation": "tanh", "from": "data"},
                 "output": {"class": "stack", "from": ["data", "act"]}},
