@@ -371,6 +371,11 @@ _EXAMPLES: Dict[str, LayerExample] = {
     "combine_dims": LayerExample(
         _IMG, {"output": {"class": "combine_dims", "axes": ["dim:3", "F"], "from": "data"}},
         notes="The older name of ``merge_dims``."),
+    "concat": LayerExample(
+        _DATA, {"lin": {"class": "linear", "activation": "tanh", "n_out": 3, "from": "data"},
+                "output": {"class": "concat", "from": [("data", "F"), ("lin", "F")]}},
+        notes="Two sources concatenated along their feature axes (``from`` pairs of layer and axis; the other dims "
+              "must match): a new feature dim of 5+3 = 8."),
     "expand_dims": LayerExample(
         _DATA, {"output": {"class": "expand_dims", "axis": "F", "from": "data"}}),
     "flatten_batch": LayerExample(
