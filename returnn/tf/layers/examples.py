@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, Optional, Tuple
 
-from returnn.tensor import FeatureDim, SpatialDim
+from returnn.tensor import FeatureDim, SpatialDim, batch_dim
 
 __all__ = ["LayerExample", "LAYER_EXAMPLES", "get_layer_example"]
 
@@ -100,6 +100,14 @@ def _examples() -> Dict[str, LayerExample]:
     split_a, split_b = FeatureDim("a", 2), FeatureDim("b", 3)
     mask_a, mask_b = FeatureDim("a", 2), FeatureDim("b", 3)
     return {**_EXAMPLES, **{
+        # ---- inputs (need Dims)
+        "random": LayerExample(
+            _DATA, {"output": {"class": "random", "shape": [batch_dim, FeatureDim("noise", 3)],
+                               "distribution": "uniform", "minval": -1.0, "maxval": 1.0}}, grad=False,
+            notes="Uniform noise in ``[-1, 1)`` of shape ``{B, noise(3)}``, new values in every run."),
+        "rand_int": LayerExample(
+            _DATA, {"output": {"class": "rand_int", "shape": [batch_dim, 4], "minval": 0, "maxval": 10}}, grad=False,
+            notes="Random ints in ``[0, 10)`` of shape ``{B, 'output:static:1'(4)}`` (an int entry is a new dim)."),
         # ---- indexing (needs Dims)
         "boolean_mask": LayerExample(
             {"data": {"dim": 6}},
