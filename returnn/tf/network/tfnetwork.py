@@ -677,9 +677,14 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin):
         return None
 
 
-# layer classes that need no "from" (the reference's, observed: its other layers raise _MISSING_FROM)
-_NO_FROM_NEEDED = {"source", "constant", "variable", "subnetwork", "length", "range", "train_flag",
-                   "global_train_step", "switch", "rand_int", "random"}
+# layer classes that need no "from" (the reference's, observed with the latest behavior_version: its other
+# layers raise _MISSING_FROM, "length" included). Besides layers without any input, those that name their inputs
+# in other options (edit_distance's a/b, a loss layer's logits/targets, switch's condition/true_from/false_from,
+# ...) are exempt; the check does not depend on whether the layer dict is nested in another layer's option.
+_NO_FROM_NEEDED = {"source", "constant", "variable", "subnetwork", "range", "train_flag",
+                   "global_train_step", "switch", "rand_int", "random", "random_state_init",
+                   "edit_distance", "sparse_softmax_cross_entropy_with_logits", "ctc_loss", "search_sorted",
+                   "variable_read", "variable_assign", "gradient", "generic_attention", "rec_last_output"}
 
 
 def get_layer_class_for_name(name: str) -> Any:
