@@ -108,6 +108,9 @@ def _examples() -> Dict[str, LayerExample]:
         "rand_int": LayerExample(
             _DATA, {"output": {"class": "rand_int", "shape": [batch_dim, 4], "minval": 0, "maxval": 10}}, grad=False,
             notes="Random ints in ``[0, 10)`` of shape ``{B, 'output:static:1'(4)}`` (an int entry is a new dim)."),
+        "random_state_init": LayerExample(
+            _DATA, {"output": {"class": "random_state_init", "out_dim": FeatureDim("random-state", 3), "seed": 5}},
+            grad=False, notes="The Philox state ``[5, 0, 0]`` (int64), e.g. to initialize a state ``variable``."),
         # ---- indexing (needs Dims)
         "boolean_mask": LayerExample(
             {"data": {"dim": 6}},

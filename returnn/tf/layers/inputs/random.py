@@ -9,7 +9,9 @@ known lengths). dtype ``float32`` by default.
 Distributions (``tf.random.*``): ``"uniform"`` in ``[minval, maxval)`` (defaults 0 and 1; ``bound=b`` means
 ``[-b, b)``), ``"normal"`` and ``"truncated_normal"`` with ``mean`` (default 0) and ``stddev`` (default 1).
 ``seed`` fixes the op seed; without it one is drawn from the network's random generator.
-Not supported (a clear error): ``explicit_state``, ``auto_update_state``, ``static=True``.
+``explicit_state`` (a ``variable`` layer holding an int64 Philox state, with ``auto_update_state=True``) draws
+with that state and advances it (TF's stateful random ops), e.g. fresh values in each step of a ``rec`` loop.
+Not supported (a clear error): ``static=True``, other ``explicit_state`` uses.
 """
 
 from __future__ import annotations
@@ -78,6 +80,30 @@ def resolve_seed(layer: LayerBase, seed: Optional[int]) -> int:
     return seed if seed is not None else layer.network.random.randint(2 ** 31)
 
 
+_PHILOX = 1  # the algorithm id of Philox in TF's stateful random ops
+
+
+def _state_variable(layer: Any) -> Any:
+    """:return: the resource variable of a ``variable`` layer holding an int64 RNG state, else None"""
+    if not isinstance(layer, LayerBase) or len(layer.params) != 1:
+        return None
+    var = next(iter(layer.params.values()))
+    return var if hasattr(var, "handle") and var.dtype.base_dtype == tf.int64 else None
+
+
+def _stateful_sample(var: Any, sizes: List[Any], distribution: str, mean: Any, stddev: Any, bound: Any,
+                     minval: Any, maxval: Any, dtype: str) -> tf.Tensor:
+    """:return: a sample drawn with (and advancing) the Philox state in ``var``"""
+    shape = tf.stack([tf.cast(s, tf.int64) for s in sizes]) if sizes else tf.constant([], tf.int64)
+    if distribution == "uniform":
+        low, high = (-bound, bound) if bound is not None else ((minval or 0), (1 if maxval is None else maxval))
+        x = tf.raw_ops.StatefulUniform(resource=var.handle, algorithm=_PHILOX, shape=shape, dtype=dtype)
+        return x * (high - low) + low
+    op = tf.raw_ops.StatefulStandardNormalV2 if distribution == "normal" else tf.raw_ops.StatefulTruncatedNormal
+    x = op(resource=var.handle, algorithm=_PHILOX, shape=shape, dtype=dtype)
+    return x * (1.0 if stddev is None else stddev) + (0.0 if mean is None else mean)
+
+
 @register_layer
 class RandomLayer(LayerBase):
     """Random values of ``shape`` from ``distribution``; see the module docstring."""
@@ -103,22 +129,34 @@ class RandomLayer(LayerBase):
         :param feature_dim: the dim of ``shape`` that is the feature axis
         :param seed: the op seed (default: drawn from the network's random generator)
         :param algorithm: accepted and ignored (the TF default generator is used)
-        :param explicit_state: not supported (error if given)
-        :param auto_update_state: not supported (error if True)
+        :param explicit_state: a ``variable`` layer (int64, size 3) with the Philox RNG state to draw with
+        :param auto_update_state: must be True with ``explicit_state`` (the draw advances the state variable)
         :param static: not supported (error if True)
         :param shape_deps: layers whose dims ``shape`` uses (for their sizes; they become dependencies)
         :param stop_grad: accepted; no gradient flows through random values anyway
         """
         super().__init__(**kwargs)
         self.shape_deps = list(shape_deps)
-        for arg, value in (("explicit_state", explicit_state), ("auto_update_state", auto_update_state),
-                           ("static", static)):
-            if value:
-                raise LayerArgError(layer=self.name, layer_class=self.layer_class, arg=arg, problem="not supported",
-                                    got=value, expected="None (this implementation has no random state handling)")
+        self.state_layers = [explicit_state] if isinstance(explicit_state, LayerBase) else []
+        if static:
+            raise LayerArgError(layer=self.name, layer_class=self.layer_class, arg="static", problem="not supported",
+                                got=static, expected="None or False")
+        state_var = None
+        if explicit_state is not None:
+            state_var = _state_variable(explicit_state)
+            if state_var is None or not auto_update_state:
+                raise LayerArgError(layer=self.name, layer_class=self.layer_class, arg="explicit_state",
+                                    problem="not supported", got=explicit_state,
+                                    expected="a 'variable' layer (int64, size 3, e.g. init_by_layer a "
+                                             "'random_state_init' layer) with auto_update_state=True")
         sizes = runtime_shape(self, self.shape_deps)
-        op_seed = resolve_seed(self, seed)
         float_dtype = dtype if dtype.startswith(("float", "bfloat")) else "float32"
+        if state_var is not None:
+            self.output.placeholder = tf.cast(
+                _stateful_sample(state_var, sizes, distribution, mean, stddev, bound, minval, maxval, float_dtype),
+                dtype)
+            return
+        op_seed = resolve_seed(self, seed)
         if distribution == "uniform":
             if bound is not None:
                 low, high = -bound, bound
@@ -135,13 +173,15 @@ class RandomLayer(LayerBase):
         self.output.placeholder = tf.cast(value, dtype) if value.dtype != tf.as_dtype(dtype) else value
 
     def get_dep_layers(self) -> List[LayerBase]:
-        """:return: the base deps and ``shape_deps``"""
-        return super().get_dep_layers() + self.shape_deps
+        """:return: the base deps, ``shape_deps`` and the ``explicit_state`` layer"""
+        return super().get_dep_layers() + self.shape_deps + self.state_layers
 
     @classmethod
     def transform_config_dict(cls, d: Dict[str, Any], network: Any, get_layer: Any) -> None:
         d.setdefault("from", [])
         super().transform_config_dict(d, network=network, get_layer=get_layer)
+        if isinstance(d.get("explicit_state"), str):
+            d["explicit_state"] = get_layer(d["explicit_state"])
         deps = d.get("shape_deps") or ()
         d["shape_deps"] = [get_layer(x) if isinstance(x, str) else x
                            for x in ([deps] if isinstance(deps, str) else deps)]

@@ -77,9 +77,47 @@ def test_rand_int_layer(session):
     ({"class": "random", "shape": [3], "distribution": "poisson"}, "distribution"),
     ({"class": "random", "shape": "3", "distribution": "normal"}, "shape"),
     ({"class": "rand_int", "shape": [3], "maxval": 5, "dtype": "float32"}, "dtype"),
-    ({"class": "random", "shape": [3], "distribution": "normal", "explicit_state": "data"}, "explicit_state"),
+    ({"class": "random", "shape": [3], "distribution": "normal", "explicit_state": "data",
+      "auto_update_state": True}, "explicit_state"),
+    ({"class": "random", "shape": [3], "distribution": "normal", "static": True}, "static"),
+    ({"class": "random_state_init", "out_dim": FeatureDim("s", 4)}, "out_dim"),
 ])
 def test_random_layers_bad_args(session, layer, expected_arg):
     with pytest.raises(LayerArgError) as info:
         build_net({"output": layer}, {"data": {"dim": 3}})
     assert info.value.arg == expected_arg
+
+
+def test_random_state_init_and_explicit_state(session):
+    state_dim, feat = FeatureDim("random-state", 3), FeatureDim("feat", 4)
+    net = build_net({
+        "init": {"class": "random_state_init", "out_dim": state_dim, "seed": 5, "is_output_layer": True},
+        "state": {"class": "variable", "shape": [state_dim], "dtype": "int64", "init_by_layer": "init",
+                  "trainable": False},
+        "r": {"class": "random", "shape": [feat], "distribution": "normal", "explicit_state": "state",
+              "auto_update_state": True, "is_output_layer": True},
+    }, {"data": {"dim": 3}})
+    # observed from the reference: [F|F'random-state'(3)] int64, value [5, 0, 0] for seed 5
+    init = net.get_layer("init").output
+    assert init.dims == (state_dim,) and init.dtype == "int64"
+    assert net.get_layer("state") in net.get_layer("r").get_dep_layers()
+    session.run(tf.compat.v1.global_variables_initializer())
+    assert session.run(init.placeholder).tolist() == [5, 0, 0]
+    state_var = next(iter(net.get_layer("state").params.values()))
+    r = net.get_layer("r").output.placeholder
+    first, second = session.run(r), session.run(r)
+    assert first.shape == (4,) and not np.allclose(first, second)  # the draw advances the state
+    assert session.run(state_var).tolist() != [5, 0, 0]
+    session.run(state_var.assign([5, 0, 0]))
+    np.testing.assert_allclose(session.run(r), first)  # same state -> same values
+
+
+def test_explicit_state_needs_auto_update(session):
+    state_dim = FeatureDim("random-state", 3)
+    with pytest.raises(LayerArgError) as info:
+        build_net({
+            "init": {"class": "random_state_init", "out_dim": state_dim},
+            "state": {"class": "variable", "shape": [state_dim], "dtype": "int64", "init_by_layer": "init"},
+            "output": {"class": "random", "shape": [3], "distribution": "normal", "explicit_state": "state"},
+        }, {"data": {"dim": 3}})
+    assert info.value.arg == "explicit_state"
