@@ -2,6 +2,7 @@
 exact best sequence (checked against exhaustive teacher-forced scoring); end layer / lengths; decide."""
 
 import itertools
+import os
 
 import numpy as np
 import pytest
@@ -71,11 +72,26 @@ def _teacher_forced_logprobs(params, classes, lens, src=SRC, src_lens=SRC_LENS):
         return np.log(session.run(prob.placeholder, _feed(net, classes, lens, src, src_lens)))
 
 
+#: the parameters the reference's scores below were observed with (the initial values this project drew before
+#: its seeds followed the reference's, c7e8a84); loaded so that the pinned scores do not depend on the seeds
+_FIXED_PARAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "beam_search_params.npz")
+
+
+def _load_fixed_params(session, net):
+    with np.load(_FIXED_PARAMS) as arrays:
+        values = {k.replace("__", "/") + ":0": arrays[k] for k in arrays.files}
+    params = net.get_params_list()
+    assert sorted(p.name for p in params) == sorted(values)
+    for p in params:
+        p.load(values[p.name], session)
+
+
 def _search(beam, **kwargs):
     graph = tf.Graph()
     with graph.as_default(), tf.compat.v1.Session(graph=graph) as session:
         net = _build(_net_dict(beam, **kwargs), search=True)
         session.run(tf.compat.v1.global_variables_initializer())
+        _load_fixed_params(session, net)
         rec = net.get_layer("output").output
         dec = net.get_layer("decision").output
         feed = _feed(net, np.zeros([2, 3], "int32"), np.array([3, 2], "int32")) if kwargs.get("size_target") \
