@@ -6,7 +6,9 @@
 from __future__ import annotations
 
 import builtins
-from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
+import functools
+import operator
+from typing import Any, Callable, Optional, Sequence, Tuple, Union
 
 import tensorflow as tf
 
@@ -113,66 +115,44 @@ def prod(ls: Sequence[Any]) -> Any:
     return res
 
 
-def _non_none(args: Sequence[Any]) -> List[Any]:
-    return [a for a in args if a is not None]
+def _reduce_non_none(args: Sequence[Any], op: Callable[[Any, Any], Any]) -> Optional[Any]:
+    vals = [a for a in args if a is not None]
+    return functools.reduce(op, vals) if vals else None
 
 
 def optional_add(*args: Any) -> Optional[Any]:
     """:return: the sum of the args that are not None (None if all are)"""
-    vals = _non_none(args)
-    if not vals:
-        return None
-    res = vals[0]
-    for v in vals[1:]:
-        res = res + v
-    return res
+    return _reduce_non_none(args, operator.add)
 
 
 def optional_mul(*args: Any) -> Optional[Any]:
     """:return: the product of the args that are not None (None if all are)"""
-    vals = _non_none(args)
-    if not vals:
-        return None
-    res = vals[0]
-    for v in vals[1:]:
-        res = res * v
-    return res
+    return _reduce_non_none(args, operator.mul)
+
+
+def _opt_logical(args: Sequence[Any], decisive: bool, tf_op: Callable[[Any, Any], Any]) -> Any:
+    """Python bools (and other non-tensors, by truth value) first: one equal to ``decisive`` decides at once;
+    the bool tensors among the args are combined by ``tf_op``; ``not decisive`` when nothing is left."""
+    tensors = []
+    for a in args:
+        if isinstance(a, bool) or not isinstance(a, (tf.Tensor, tf.Variable)):
+            if bool(a) == decisive:
+                return decisive
+        else:
+            tensors.append(a)
+    return functools.reduce(tf_op, tensors) if tensors else not decisive
 
 
 def opt_logical_and(*args: Any) -> Any:
     """:return: logical and of Python bools and bool tensors: a Python bool when no tensor is involved (or a
         Python False decides it), else a bool tensor; True for no args"""
-    tensors = []
-    for a in args:
-        if isinstance(a, bool) or not isinstance(a, (tf.Tensor, tf.Variable)):
-            if not a:
-                return False
-        else:
-            tensors.append(a)
-    if not tensors:
-        return True
-    res = tensors[0]
-    for t in tensors[1:]:
-        res = tf.logical_and(res, t)
-    return res
+    return _opt_logical(args, False, tf.logical_and)
 
 
 def opt_logical_or(*args: Any) -> Any:
     """:return: logical or of Python bools and bool tensors: a Python bool when no tensor is involved (or a
         Python True decides it), else a bool tensor; False for no args"""
-    tensors = []
-    for a in args:
-        if isinstance(a, bool) or not isinstance(a, (tf.Tensor, tf.Variable)):
-            if a:
-                return True
-        else:
-            tensors.append(a)
-    if not tensors:
-        return False
-    res = tensors[0]
-    for t in tensors[1:]:
-        res = tf.logical_or(res, t)
-    return res
+    return _opt_logical(args, True, tf.logical_or)
 
 
 def identity_op_nested(x: Any, name: str = "identity") -> Any:
