@@ -29,6 +29,7 @@ from typing import Any, Optional
 
 from returnn.errors import TensorArgError
 from returnn.tensor import _dim_math
+from returnn.tensor._dim_order import DimOrder
 
 _MISSING: Any = object()
 _creation_counter = itertools.count()
@@ -68,7 +69,7 @@ _KNOWN_KWARGS = ("dyn_size", "dyn_size_ext", "vocab", "auto_generated", "batch",
                  "src_data", "src_axis", "same_as")
 
 
-class Dim:
+class Dim(DimOrder):
     """One axis.
 
     :param dimension: static size (an int), or None for a dynamic axis (or the batch axis); required
@@ -242,18 +243,6 @@ class Dim:
         if not isinstance(other, Dim):
             raise TypeError(f"cannot compare {self!r} with {other!r}")
         return self.get_same_base().creation_index < other.get_same_base().creation_index
-
-    def __gt__(self, other: Any) -> bool:
-        from returnn.tensor.marked_dim import MarkedDim
-        if not isinstance(other, (Dim, MarkedDim)):
-            raise TypeError(f"cannot compare {self!r} with {other!r}")
-        return other < self
-
-    def __le__(self, other: Any) -> bool:
-        return self == other or self < other
-
-    def __ge__(self, other: Any) -> bool:
-        return self == other or self > other
 
     @staticmethod
     def get_all_dimension_tags(data_list: Any, is_equal_opts: Optional[dict] = None,

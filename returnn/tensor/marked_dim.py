@@ -15,8 +15,10 @@ from __future__ import annotations
 
 from typing import Any, Tuple
 
+from returnn.tensor._dim_order import DimOrder
 
-class MarkedDim:
+
+class MarkedDim(DimOrder):
     """A dim with a role (see the subclasses).
 
     :param tag: the :class:`returnn.tensor.Dim`
@@ -55,19 +57,6 @@ class MarkedDim:
         if type(self) is not type(other):
             return type(self).__name__ < type(other).__name__
         return self.tag < other.tag
-
-    def __gt__(self, other: Any) -> bool:
-        from returnn.tensor.dim import Dim
-        if not isinstance(other, (Dim, MarkedDim)):
-            raise TypeError(f"cannot compare {self!r} with {other!r}")
-        return other < self
-
-    def __le__(self, other: Any) -> bool:
-        return self == other or self < other
-
-    def __ge__(self, other: Any) -> bool:
-        return self == other or self > other
-
 
 class ImplicitDim(MarkedDim):
     """A dim the tensor implies without having it as an axis."""
