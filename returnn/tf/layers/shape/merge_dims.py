@@ -5,8 +5,9 @@ order ``axes`` lists them (default: ``keep_order`` from ``behavior_version`` 6 o
 position of the first merged axis; if the feature axis is among the merged ones, the merged axis is the feature
 axis and takes its position (among the remaining axes). Static axes give a static dim (product). Merging a
 dynamic axis ``T`` with static ``F`` gives a dynamic axis whose lengths are ``len * F`` (the raw reshape keeps
-valid frames as a prefix). Merging the batch axis (with others, in their raw order) gives a new batch axis (a
-batch-kind dim ``(global batch)*(time)``, at the first merged position) over all frames, padding included.
+valid frames as a prefix). Merging the batch axis gives a new batch axis (a batch-kind dim
+``(global batch)*(time)``, at the first merged position) over all frames, padding included; the batch axis is then
+the outermost of the merged ones (the others follow in their raw order), also for a time-major input.
 """
 
 from __future__ import annotations
@@ -95,7 +96,10 @@ def _merge_layout(inp: Tensor, axes: Any, keep_order: Any) -> Tuple[List[int], i
         keep_order = BehaviorVersion.get() >= 6
     found = list(inp.get_axes_from_description(axes))
     with_batch = inp.batch_dim_axis is not None and inp.batch_dim_axis in found
-    order = list(dict.fromkeys(found)) if keep_order and not with_batch else sorted(set(found))
+    if with_batch:  # as the reference: the batch axis is the outermost, then the others in their raw order
+        order = [inp.batch_dim_axis] + sorted(set(found) - {inp.batch_dim_axis})
+    else:
+        order = list(dict.fromkeys(found)) if keep_order else sorted(set(found))
     if len(order) <= 1:
         return order, order[0] if order else 0
     feat = inp.feature_dim_axis
