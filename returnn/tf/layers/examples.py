@@ -534,6 +534,21 @@ _EXAMPLES: Dict[str, LayerExample] = {
          "output": {"class": "eval", "from": "stft", "eval": "tf.abs(source(0))", "out_type": {"dtype": "float32"}}},
         lengths={"data": (8, 20)},
         notes="Frames of 8 samples every 4 samples, 5 complex FFT bins each; ``output`` is their magnitude."),
+    "istft": LayerExample(
+        {"data": {"dim": 1}},
+        {"stft": {"class": "stft", "frame_shift": 4, "frame_size": 8, "from": "data"},
+         "output": {"class": "istft", "frame_shift": 4, "frame_size": 8, "from": "stft"}},
+        lengths={"data": (8, 20)},
+        notes="Back from 5 complex FFT bins per frame to samples: the input again, except near its ends (and "
+              "the samples after the last complete frame)."),
+    "multichannel_stft_layer": LayerExample(
+        {"data": {"dim": 2}},
+        {"stft": {"class": "multichannel_stft_layer", "frame_shift": 2, "frame_size": 4, "fft_size": 4,
+                  "nr_of_channels": 2, "from": "data"},
+         "output": {"class": "eval", "from": "stft", "eval": "tf.abs(source(0))", "out_type": {"dtype": "float32"}}},
+        lengths={"data": (4, 12)},
+        notes="Both channels framed (4 samples every 2), ``3`` FFT bins each, concatenated to 6 complex features; "
+              "``output`` is their magnitude."),
     # ---- utility
     "identity": LayerExample(
         _DATA, {"lin": {"class": "linear", "activation": None, "n_out": 2, "from": "data"},
