@@ -143,3 +143,5 @@ from returnn.tf.layers.utility.hdf_dump import HDFDumpLayer as HDFDumpLayer
 from returnn.tf.layers.utility.identity import IdentityLayer as IdentityLayer
 from returnn.tf.layers.utility.print import PrintLayer as PrintLayer
 from returnn.tf.layers.utility.scaled_grad import ScaledGradientLayer as ScaledGradientLayer
+from returnn.tf.layers.utility.synthetic_gradient import SyntheticGradientLayer as SyntheticGradientLayer
+from returnn.tf.layers.utility.tikhonov_regularization import TikhonovRegularizationLayer as TikhonovRegularizationLayer

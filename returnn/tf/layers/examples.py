@@ -563,6 +563,16 @@ _EXAMPLES: Dict[str, LayerExample] = {
     "scaled_grad": LayerExample(
         _DATA, {"output": {"class": "scaled_grad", "scale": -1.0, "from": "data"}},
         notes="Gradient reversal: identity forward, the gradient negated."),
+    "synthetic_gradient": LayerExample(
+        _DATA, {"predict_grad": {"class": "linear", "activation": None, "n_out": 5, "from": "data"},
+                "output": {"class": "synthetic_gradient", "gradient": "predict_grad", "from": "data"}},
+        notes="Identity forward; backward, ``data`` receives the prediction of ``predict_grad``, which the "
+              "updater trains towards the true gradient (a meta loss)."),
+    "tikhonov_regularization": LayerExample(
+        _DATA, {"reg": {"class": "tikhonov_regularization", "meta_loss_scale": 0.1, "from": "data"},
+                "output": {"class": "linear", "activation": "tanh", "n_out": 2, "from": "reg"}},
+        notes="A copy of ``data``; in training, the updater also minimizes ``0.1`` times the squared norm of the "
+              "gradient w.r.t. it (a meta loss)."),
     "print": LayerExample(
         _DATA, {"lin": {"class": "linear", "activation": None, "n_out": 2, "from": "data"},
                 "output": {"class": "print", "from": "lin", "summarize": 4}},

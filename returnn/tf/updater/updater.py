@@ -48,6 +48,7 @@ from returnn.tf.updater.optimizers import (
     Optimizer, TFV1OptimizerWrapper, create_optimizer, is_resource_variable, root_variable_scope)
 from returnn.tf.util.numeric_checks import add_check_numerics_ops
 from returnn.tf.util.custom_update import get_custom_update
+from returnn.tf.util.meta_losses import MetaLossCollector
 
 TF = tf.compat.v1
 
@@ -164,6 +165,9 @@ class Updater:
         self._loss_scale: Any = None  # tf_amp = "float16": returnn.tf.util.amp.DynamicLossScale
         self.optim_op: Optional[tf.Operation] = None
         self.grads_and_vars: List[Tuple[tf.Tensor, tf.Variable]] = []
+        #: after :meth:`get_optim_op`: ``{"cost:<name>": tensor, "loss_norm_factor:<name>": tensor}`` of the meta
+        #: losses (e.g. of ``synthetic_gradient`` layers) the training step minimizes too; empty without any
+        self.optim_meta_losses_dict: Dict[str, tf.Tensor] = {}
         #: set by the strategy (multi-worker training only): with ``horovod_reduce_type = "grad"`` the float32
         #: scalar placeholder of this worker's weight in the gradient average (default 1.0; 0.0 for a step without
         #: own data), with ``"param"`` the op averaging the trainable parameters over the workers; else None
@@ -366,7 +370,7 @@ class Updater:
         with tf.name_scope("optimize"):
             if loss_scale is not None:
                 loss = loss_scale.scale_loss(loss)
-            grads = TF.gradients(loss, var_list, colocate_gradients_with_ops=True) if var_list else []
+            grads = self._gradients_with_meta_losses(loss, var_list) if var_list else []
             grads_and_vars = [(grad_ops.densify(g), v) for g, v in zip(grads, var_list) if g is not None]
             missing = [v.op.name for g, v in zip(grads, var_list) if g is None]
             if missing:
@@ -418,6 +422,20 @@ class Updater:
                 print(f"These additional variable were created by the optimizer: {optimizer.non_slot_variables}.",
                       file=log.v3)
         return self.optim_op
+
+    def _gradients_with_meta_losses(self, loss: tf.Tensor, var_list: List[tf.Variable]) -> List[Any]:
+        """:return: the gradients of ``loss`` w.r.t. ``var_list``, plus those of the meta losses that layers
+        registered while they were built (:mod:`returnn.tf.util.meta_losses`), each times its scale; sets
+        :attr:`optim_meta_losses_dict`"""
+        with MetaLossCollector() as meta:
+            grads = TF.gradients(loss, var_list, colocate_gradients_with_ops=True)
+        meta_total = meta.total()
+        if meta_total is None:
+            return grads
+        self.optim_meta_losses_dict = meta.as_fetches_dict()
+        meta_grads = TF.gradients(meta_total, var_list, colocate_gradients_with_ops=True)
+        return [g if mg is None else grad_ops.densify(mg) if g is None else grad_ops.densify(g) + grad_ops.densify(mg)
+                for g, mg in zip(grads, meta_grads)]
 
     def _constraint_grads(self, constraints: Optional[tf.Tensor], var_list: List[tf.Variable]
                           ) -> Dict[str, tf.Tensor]:
