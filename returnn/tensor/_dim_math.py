@@ -464,3 +464,32 @@ def _positive(dim: Dim, other: Any, op: str) -> int:
     if value <= 0:
         raise TensorArgError(f"{dim!r}.{op}({value})", "the divisor must be positive", got=value)
     return value
+
+
+# ---- rebuilding an expression on other operands
+_REBUILD: Dict[str, Callable[[Any, Any], Dim]] = {
+    "add": dim_add, "add_left": dim_add_left, "mul": dim_mul, "mul_left": dim_mul_left, "floordiv": dim_floordiv,
+    "ceildiv": dim_ceildiv, "ceildiv_left": lambda d, k: dim_ceildiv(d, k, left=True),
+    "truediv": dim_truediv, "truediv_left": lambda d, k: dim_truediv(d, k, left=True),
+    "sum": dim_sum, "product": dim_product,
+    **{op + "_dim": (lambda d, e, _op=op: dim_div_dim(d, e, _op)) for op in _DIV_OPS},
+}
+
+
+def substitute(dim: Dim, replace: Callable[[Dim], Dim]) -> Dim:
+    """Rebuilds the expression ``dim`` was made by (``T + 2``, ``(T * 5) // F``, ...) with each plain operand ``d``
+    replaced by ``replace(d)``.
+
+    :return: ``dim`` itself if no operand changed (or ``dim`` is no expression: ``replace(dim)``), else the same
+        expression on the new operands (the cached Dim of that expression, as the operators give it)
+    """
+    from returnn.tensor.dim import Dim
+    org = origin(dim)
+    if org is None:
+        return replace(dim)
+    op, operand, arg = org
+    new_operand = substitute(operand, replace)
+    new_arg = substitute(arg, replace) if isinstance(arg, Dim) else arg
+    if new_operand is operand and new_arg is arg:
+        return dim
+    return _REBUILD[op](new_operand, new_arg)

@@ -380,7 +380,8 @@ class Dim(DimOrder):
         return getattr(x, _TAG_ATTR, None)
 
     def set_tag_on_size_tensor(self, x: Any, batch: Any = None, same_as_before: bool = False) -> Dim:
-        """Records this dim on the raw size tensor ``x`` and takes ``x`` as its lengths if it has none yet.
+        """Records this dim on the raw size tensor ``x`` and takes ``x`` as its lengths if it has none yet (a batch
+        dim only records itself on ``x``, a batch size: it has no lengths).
 
         :return: the dim now recorded on ``x`` (an existing one is kept)
         """
@@ -388,7 +389,7 @@ class Dim(DimOrder):
         if existing is not None and existing != self:
             return existing
         _set_tag_attr(x, self)
-        if self.get_same_base()._dyn_size is None:
+        if self.get_same_base()._dyn_size is None and not self.is_batch_dim():
             self.dyn_size = x
         return self
 

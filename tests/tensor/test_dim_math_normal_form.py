@@ -29,3 +29,26 @@ def test_derived_base_and_padding():
     assert (t * 2).get_same_derived_base() is t and (t * 2).derived_from_tag is t
     assert (2 + t + 2).sub_right(2).sub_left(2) is t
     assert SpatialDim("prefix", 1) + t != 1 + t
+
+
+def test_substitute_rebuilds_the_expression_on_other_operands():
+    from returnn.tensor._dim_math import substitute
+    a, b, c = SpatialDim("a"), SpatialDim("b"), SpatialDim("c")
+    k = FeatureDim("k", 6)
+    expr = (a + 2) * 5 + k // 2
+    assert substitute(expr, lambda d: d) is expr  # no operand changed: the dim itself
+    rebuilt = substitute(expr, lambda d: c if d is a else d)
+    assert rebuilt is (c + 2) * 5 + k // 2 and rebuilt != expr and rebuilt.description == "((c+2)*5)+(k//2)"
+    assert substitute(a, lambda d: b if d is a else d) is b
+    assert substitute(a * b, lambda d: c if d is b else d) == a * c
+
+
+def test_batch_dim_recorded_on_a_batch_size_takes_no_lengths():
+    from returnn.tensor import Dim, batch_dim
+
+    class Raw:  # a stand-in raw scalar
+        pass
+
+    size = Raw()
+    assert batch_dim.set_tag_on_size_tensor(size) is batch_dim
+    assert Dim.get_tag_from_size_tensor(size) is batch_dim and batch_dim.dyn_size is None

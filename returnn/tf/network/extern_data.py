@@ -23,6 +23,7 @@ import tensorflow as tf
 
 from returnn.errors import ConfigValueError
 from returnn.tensor import Dim, MarkedDim, Tensor
+from returnn.tensor._dim_math import substitute
 
 
 @dataclasses.dataclass(frozen=True)
@@ -84,12 +85,12 @@ class ExternData:
         (see :meth:`register_data_from_dict`), in a list, tuple or dict value too (one level), so that a layer
         argument holding the config's Dim (``"size": time_dim``, ``"out_dim": ...``, an ``out_shape`` set, marked dims
         in it) is the same dim as the extern
-        data's axis, as in the reference, where both are one object; other values unchanged"""
+        data's axis, as in the reference, where both are one object; a Dim computed from config Dims (``time_dim + 2``,
+        ``time_dim * 5``) becomes the same expression of this network's copies; other values unchanged"""
         if not self._user_dim_copies:  # the common case: extern_data made of plain dicts (called for every argument)
             return value
         if isinstance(value, Dim):
-            pair = self._user_dim_copies.get(id(value))
-            return pair[1] if pair is not None and pair[0] is value else value
+            return substitute(value, self._map_plain_user_dim)
         if isinstance(value, MarkedDim):  # in an out_shape set
             return type(value)(self.map_user_dim(value.tag))
         if isinstance(value, (list, tuple, set, frozenset)) and any(isinstance(v, (Dim, MarkedDim)) for v in value):
@@ -97,6 +98,10 @@ class ExternData:
         if isinstance(value, dict) and any(isinstance(v, Dim) for v in value.values()):
             return {k: self.map_user_dim(v) for k, v in value.items()}
         return value
+
+    def _map_plain_user_dim(self, dim: Dim) -> Dim:
+        pair = self._user_dim_copies.get(id(dim))
+        return pair[1] if pair is not None and pair[0] is dim else dim
 
     def register_data_from_dict(self, key: str, opts: Any, fresh_tags: Optional[Dict[int, Dim]] = None,
                                 keys: Optional[Iterable[str]] = None) -> Tensor:

@@ -421,7 +421,7 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin):
                                       got=repr(output), hint="remove n_out or fix it")
             out_dim = d.get("out_dim")
             if out_dim is not None and output.feature_dim_or_sparse_dim is not None \
-                    and getattr(out_dim, "dimension", None) != output.dim:
+                    and getattr(out_dim, "dimension", None) != output.dim and out_dim not in output.dims:
                 raise LayerShapeError(layer=name, layer_class=layer_class.layer_class,
                                       problem=f"out_dim {out_dim!r} does not match the output", got=repr(output))
             return self._instantiate_layer(name, layer_class, d, output, layer_desc)

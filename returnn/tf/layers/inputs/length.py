@@ -1,19 +1,29 @@
 """``{"class": "length", "axis": "T"}``: per-sequence lengths of a dynamic axis, int32 ``{B}``; of the batch axis
-or a static axis: its size, an int32 scalar (as the reference)."""
+or a static axis: its size, an int32 scalar (as the reference).
+
+``axis`` may also be a :class:`Dim` that is no axis of the source: its sparse dim, or a dim computed from the
+source's dims (``time_dim + 2``: lengths + 2). ``sparse=True`` (batch or static axis only, as the reference): the
+scalar is sparse with a new dynamic sparse dim ``'<layer>_static_dim:sparse-dim'`` (``_batch_dim`` for the batch
+axis); the lengths of a dynamic axis stay dense.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from returnn.errors import LayerShapeError
-from returnn.tensor import Tensor, batch_dim
+from returnn.errors import LayerArgError, LayerShapeError
+from returnn.tensor import Dim, Tensor, batch_dim
 from returnn.tf.layers.core.layer_base import LayerBase
 from returnn.tf.layers.core.registry import register_layer
+from returnn.tf.layers.inputs._axis_dim import axis_and_dim
 
 
 @register_layer
 class LengthLayer(LayerBase):
-    """Output: the lengths of ``axis`` of the (first) source (batch or static axis: its size, a scalar)."""
+    """Output: the lengths of ``axis`` of the (first) source (batch or static axis: its size, a scalar).
+
+    :raises LayerArgError: (when built) ``axis`` is a dynamic dim whose lengths are not known
+    """
 
     layer_class = "length"
 
@@ -21,8 +31,7 @@ class LengthLayer(LayerBase):
         super().__init__(**kwargs)
         import tensorflow as tf
         src = self.sources[0].output
-        ax = src.get_axis_from_description(axis)
-        d = src.dims[ax]
+        _, d = axis_and_dim(src, axis)
         if d.is_batch_dim():
             from returnn.tf.ops.dims import get_batch_size
             lens = get_batch_size(src)
@@ -30,14 +39,25 @@ class LengthLayer(LayerBase):
             lens = tf.constant(d.dimension)
         else:
             lens = d.dyn_size
+            if lens is None:
+                raise LayerArgError(layer=self.name, layer_class=self.layer_class, arg="axis",
+                                    problem="names a dim whose lengths are not known here:", got=d,
+                                    expected="an axis of the source, or a dim computed from its dims")
         self.output.placeholder = tf.cast(lens, dtype)
+        if d.is_batch_dim():  # range_from_length over it gives the batch axis, as the reference
+            batch_dim.set_tag_on_size_tensor(self.output.placeholder)
 
     @classmethod
     def get_out_data_from_opts(cls, name: str, sources: Any = (), axis: Any = "T", dtype: str = "int32",
                                sparse: bool = False, **kwargs: Any) -> Tensor:
+        """:raises LayerShapeError: no source"""
         if not sources:
             raise LayerShapeError(layer=name, layer_class=cls.layer_class, problem="needs a source")
-        src = sources[0].output
-        d = src.dims[src.get_axis_from_description(axis)]
-        dims = [] if d.is_batch_dim() or d.dimension is not None else [batch_dim]
-        return Tensor(name=f"{name}_output", dims=dims, dtype=dtype, time_dim_axis=None, feature_dim_axis=None)
+        _, d = axis_and_dim(sources[0].output, axis)
+        base = name.split("/")[-1]
+        if d.is_batch_dim() or d.dimension is not None:
+            out_name = f"{base}_batch_dim" if d.is_batch_dim() else f"{base}_static_dim"
+            sparse_dim = Dim(None, description=f"{out_name}:sparse-dim", kind=Dim.Types.Feature) if sparse else None
+            return Tensor(name=out_name, dims=[], dtype=dtype, sparse_dim=sparse_dim, time_dim_axis=None,
+                          feature_dim_axis=None)
+        return Tensor(name=f"{name}_output", dims=[batch_dim], dtype=dtype, time_dim_axis=None, feature_dim_axis=None)

@@ -1,7 +1,8 @@
 """``{"class": "range_from_length", "from": "length_layer"}``: ``0 .. max(length)-1`` over a dynamic axis.
 
 Shape: ``{T}`` (no batch axis, time axis) where ``T`` is the dim whose lengths the source is (e.g. the output of
-``length`` on some data: that data's time dim, as the reference), else a new dynamic dim ``'<layer>_input_len'``
+``length`` on some data: that data's time dim, as the reference; ``length`` over the batch axis: the batch axis
+``{B}``, ``0 .. batch size - 1``), else a new dynamic dim ``'<layer>_input_len'``
 with the source as its lengths. ``out_spatial_dim`` is declared the same. ``sparse``: indices into ``T``.
 """
 
@@ -19,7 +20,7 @@ from returnn.tf.layers.core.registry import register_layer
 
 def _length_dim(name: str, source: Any) -> Dim:
     raw = source.output.placeholder
-    found = Dim.get_tag_from_size_tensor(raw) if raw is not None and hasattr(Dim, "get_tag_from_size_tensor") else None
+    found = Dim.get_tag_from_size_tensor(raw) if raw is not None else None
     if found is not None:
         return found
     new = Dim(None, description=f"{name.split('/')[-1]}_input_len")
@@ -52,4 +53,4 @@ class RangeFromLengthLayer(LayerBase):
         if out_spatial_dim is not None:
             out_spatial_dim.declare_same_as(dim)
         return Tensor(name=f"{name.split('/')[-1]}_output", dims=[dim], dtype=dtype, sparse_dim=dim if sparse else None,
-                      time_dim_axis=0, feature_dim_axis=None)
+                      time_dim_axis=None if dim.is_batch_dim() else 0, feature_dim_axis=None)

@@ -1,8 +1,9 @@
 """``{"class": "range_in_axis", "from": "x", "axis": "T"}``: the positions ``0 .. n-1`` along an axis of the source.
 
 Shape: ``{axis dim}`` only (no batch axis), marked as time axis if it is the source's time axis, else as feature
-axis (as the reference). ``sparse``: the values are indices into that dim (``sparse_dim`` = the dim).
-``unbroadcast`` and ``keepdims`` are rejected, as the reference rejects them.
+axis (as the reference). ``axis`` may also be a :class:`Dim` computed from the source's dims (``time_dim + 2``:
+``0 .. max(lengths)+1``, a time axis of that dim), as the reference. ``sparse``: the values are indices into that
+dim (``sparse_dim`` = the dim). ``unbroadcast`` and ``keepdims`` are rejected, as the reference rejects them.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from returnn.tensor import Tensor
 from returnn.tf.layers.core.layer_base import LayerBase
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.core.sources import concat_sources_template
+from returnn.tf.layers.inputs._axis_dim import axis_and_dim
 
 
 @register_layer
@@ -29,9 +31,17 @@ class RangeInAxisLayer(LayerBase):
                  sparse: bool = False, **kwargs: Any):
         super().__init__(**kwargs)
         src = self.sources[0].output
-        ax = src.get_axis_from_description(axis)
-        d = src.dims[ax]
-        size = d.dimension if d.dimension is not None else tf.shape(src.placeholder)[ax]
+        ax, d = axis_and_dim(src, axis)
+        if d.dimension is not None:
+            size = d.dimension
+        elif ax is not None:
+            size = tf.shape(src.placeholder)[ax]
+        elif d.dyn_size is not None:
+            size = tf.reduce_max(d.dyn_size)
+        else:
+            raise LayerArgError(layer=self.name, layer_class=self.layer_class, arg="axis",
+                                problem="names a dim whose lengths are not known here:", got=d,
+                                expected="an axis of the source, or a dim computed from its dims")
         self.output.placeholder = tf.range(0, size, dtype=self.output.dtype)
 
     @classmethod
@@ -46,9 +56,8 @@ class RangeInAxisLayer(LayerBase):
         if axis is None:
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="axis", problem="missing required argument")
         src = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
-        ax = src.get_axis_from_description(axis)
-        d = src.dims[ax]
-        is_time = ax == src.time_dim_axis
+        ax, d = axis_and_dim(src, axis)
+        is_time = ax == src.time_dim_axis if ax is not None else d.is_dynamic()
         base = name.split("/")[-1]
         return Tensor(name=f"{base}_output", dims=[d], dtype=dtype, sparse_dim=d if sparse else None,
                       time_dim_axis=0 if is_time else None,

@@ -55,3 +55,49 @@ def test_length_of_batch_and_static_axes_is_a_scalar(session):
     values = session.run([net.layers[k].output.placeholder for k in "bst"],
                          {data.placeholder: numpy.zeros((2, 5, 4, 3)), data.get_sequence_lengths(): [5, 3]})
     assert values[0] == 2 and values[1] == 4 and list(values[2]) == [5, 3]
+
+
+def _generic_dim_net(net_dict):
+    from returnn.tensor import FeatureDim, SpatialDim, batch_dim
+    time_dim = SpatialDim("time")
+    plus2 = time_dim + 2  # computed from the config's dim: the network's copy + 2, as the reference's
+    return build_net(net_dict(plus2), {"data": {"dim_tags": [batch_dim, time_dim, FeatureDim("feat", 3)]}})
+
+
+def test_length_and_range_in_axis_of_a_dim_computed_from_the_input(session):
+    net = _generic_dim_net(lambda d: {"len": {"class": "length", "from": "data", "axis": d, "is_output_layer": True},
+                                      "ria": {"class": "range_in_axis", "from": "data", "axis": d,
+                                              "is_output_layer": True}})
+    data = net.extern_data.get_data("data")
+    ria = net.get_layer("ria").output
+    assert ria.dims == (data.get_time_dim_tag() + 2,) and ria.time_dim_axis == 0
+    lens, rng = session.run([net.get_layer("len").output.placeholder, ria.placeholder],
+                            make_feed(net, {"data": np.zeros((2, 4, 3), "float32")}, {"data": [4, 2]}))
+    assert lens.tolist() == [6, 4] and rng.tolist() == list(range(6))
+
+
+def test_length_of_a_static_sparse_dim(session):
+    """As the reference (observed): the size as a scalar; ``sparse`` gives a new dynamic sparse dim."""
+    from returnn.tensor import FeatureDim, batch_dim
+    feat_dim = FeatureDim("feat", 3)
+    net = build_net({"output": {"class": "length", "from": "data", "axis": feat_dim, "sparse": True},
+                     "dense": {"class": "length", "from": "data", "axis": feat_dim, "is_output_layer": True}},
+                    {"data": {"dim_tags": [batch_dim], "sparse_dim": feat_dim}})
+    out = net.get_default_output_layer().output
+    assert repr(out) == ("Tensor{'output_static_dim', [], dtype='int32', "
+                         "sparse_dim=Dim{F'output_static_dim:sparse-dim'[?]}}")
+    assert not net.get_layer("dense").output.sparse
+    assert session.run(out.placeholder) == 3
+
+
+def test_range_from_length_over_batch(session):
+    """The length of the batch axis gives the batch axis, as the reference."""
+    from returnn.tensor import batch_dim
+    net = build_net({"batch_len": {"class": "length", "axis": "B", "from": "data"},
+                     "output": {"class": "range_from_length", "from": "batch_len"}}, {"data": {"dim": 3}})
+    out = net.get_default_output_layer().output
+    assert out.dims == (batch_dim,) and out.time_dim_axis is None
+    assert net.get_layer("batch_len").output.name == "batch_len_batch_dim"  # as the reference
+    assert batch_dim.dyn_size is None  # the batch size is no length of the global batch dim
+    v = session.run(out.placeholder, make_feed(net, {"data": np.zeros((3, 2, 3), "float32")}, {"data": [2, 1, 2]}))
+    assert v.tolist() == [0, 1, 2]
