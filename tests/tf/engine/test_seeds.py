@@ -63,3 +63,35 @@ def test_string_unit_one_seed_for_all_weights():
     seeds = _init_seeds({"output": {"class": "rec", "unit": "gru", "from": "data", "n_out": 3,
                                     "is_output_layer": True}})
     assert seeds == {"output/rec/gru_cell/gates/kernel": 1608637542, "output/rec/gru_cell/candidate/kernel": 1608637542}
+
+
+def test_rec_unit_reading_base_layers_seeds_observed():
+    """demo-tf-enc-dec's network (smaller dims): the rec layer ``output`` with ``"from": []`` draws its loop seed
+    before the base layers its unit reads are built; its LSTM ``s`` reading ``base:input_last`` (no time axis) runs
+    after the loop, seeded from the moved-out layers' generator (observed in the reference's initializers)."""
+    unit = "standardlstm"
+    net_dict = {
+        "input_embed": {"class": "linear", "activation": None, "from": "data", "n_out": 7},
+        "input": {"class": "rec", "unit": unit, "from": "input_embed", "n_out": 7},
+        "input_last": {"class": "get_last_hidden_state", "from": "input", "n_out": 14},
+        "output": {"class": "rec", "from": [], "target": "classes0", "unit": {
+            "output_embed": {"class": "linear", "activation": None, "from": "output", "n_out": 7},
+            "s": {"class": "rec", "unit": unit, "from": ["prev:output_embed", "base:input_last"], "n_out": 7},
+            "prob": {"class": "softmax", "from": "s", "target": "classes0", "loss": "ce"},
+            "output": {"class": "choice", "from": "prob", "target": "classes0", "beam_size": 8},
+            "end": {"class": "compare", "from": "output", "value": 3}}},
+        "target_with_eos_": {"class": "reinterpret_data", "from": "data:classes", "increase_sparse_dim": 1},
+        "target_with_eos": {"class": "postfix_in_time", "postfix": 3, "from": "target_with_eos_",
+                            "register_as_extern_data": "classes0"}}
+    graph = tf.Graph()
+    with graph.as_default():
+        config = Config({"extern_data": {"data": {"dim": 8, "sparse": True}, "classes": {"dim": 3, "sparse": True}}})
+        net = TFNetwork(config=config, train_flag=True, rnd_seed=1)
+        net.construct_from_dict(net_dict)
+        seeds = {op.name.split("/Initializer/")[0]: op.get_attr("seed2") for op in graph.get_operations()
+                 if "/Initializer/" in op.name and op.type == "RandomUniform"}
+        s_layer = net.get_layer("output/s")
+    assert seeds == {"input_embed/W": 2135392491, "input/rec/lstm_cell/kernel": 946286476,
+                     "output/rec/output_embed/W": 873768326, "output/rec/s/rec/lstm_cell/kernel": 867542370,
+                     "output/rec/prob/W": 1767692546}
+    assert s_layer.output.have_time_axis()  # moved out of the loop: the whole sequence

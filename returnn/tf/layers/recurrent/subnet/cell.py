@@ -90,6 +90,10 @@ class SubnetworkRecCell:
         if sources:
             self.source_template = concat_sources_template(sources, name=f"{rec_name}/data:source", layer_class="rec")
         self.time_dim: Optional[Dim] = self._fixed_time_dim()
+        # as the reference (observed: the base layers a unit reads draw their seeds after it): once the loop's
+        # length source (input or target) is known and before the templates, the rec layer's network draws the
+        # seed of the loop's network (in-loop layers' initializers and dropout)
+        self.loop_seed = int(parent_net.random.randint(2 ** 31))
         # sub layers' variables are "<rec>/rec/<layer>/..." (the reference's names)
         self.sub_prefix = f"{parent_net.get_absolute_name_prefix()}{rec_name}/rec/"
         self.sub_net = TFNetwork(parent_net=parent_net, absolute_name_prefix=self.sub_prefix, name=rec_name,
@@ -130,9 +134,6 @@ class SubnetworkRecCell:
             self.get_base_layer(name)
         self._classify()
         self._check_initial_outputs()
-        # as the reference (observed): after the templates (and the base layers they read), the rec layer's network
-        # draws the seed of the loop's network (in-loop layers' initializers and dropout)
-        self.loop_seed = int(parent_net.random.randint(2 ** 31))
 
     # ---- phase 1
     def _fixed_time_dim(self) -> Optional[Dim]:
@@ -335,12 +336,16 @@ class SubnetworkRecCell:
 
     def _can_run_over_time(self, name: str) -> bool:
         """:return: whether stateful layer ``name`` can be computed over the whole sequence outside the loop (its
-        class allows it, it does not use its own ``prev:``, no ``base:`` layer in its ``from``)"""
+        class allows it, it does not use its own ``prev:``, a ``base:`` layer in its ``from`` has no time axis, so
+        that it is the same in every frame; as the reference, observed: an LSTM unit reading
+        ``["prev:output_embed", "base:input_last"]`` runs after the loop)"""
         layer = self.layers[name]
         sources = layer.layer_desc.get("from", [])
         sources = [sources] if isinstance(sources, str) else list(sources)
-        return (getattr(layer.cls, "can_run_over_time", False) and name not in layer.prev_deps
-                and not any(str(src).startswith("base:") for src in sources))
+        for src in sources:
+            if str(src).startswith("base:") and self.get_base_layer(str(src)).output.have_time_axis():
+                return False
+        return getattr(layer.cls, "can_run_over_time", False) and name not in layer.prev_deps
 
     def _prev_closure(self, names: Set[str]) -> Set[str]:
         result = set(names)
