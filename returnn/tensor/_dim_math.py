@@ -152,6 +152,26 @@ def origin(dim: Dim) -> Optional[Tuple[str, Dim, Any]]:
     return dim.get_same_base().__dict__.get(_ORIGIN_ATTR) or dim.__dict__.get(_ORIGIN_ATTR)
 
 
+class DimOp:
+    """The operation a dim was computed by (``Dim.derived_from_op``): ``kind`` (``'add'``, ``'add_left'``,
+    ``'mul'``, ``'ceildiv'``, ...) and ``inputs`` (the operand dim and the other argument, a dim or an int)."""
+
+    def __init__(self, kind: str, inputs: list):
+        self.kind = kind
+        self.inputs = inputs
+
+    def __repr__(self) -> str:
+        return f"<Dim.Op {self.kind!r} {self.inputs!r}>"
+
+
+def own_op(dim: Dim) -> Optional[DimOp]:
+    """:return: the operation that made ``dim`` itself (not a dim it was declared the same as), or None"""
+    org = dim.__dict__.get(_ORIGIN_ATTR)
+    if org is None:
+        return None
+    return DimOp(org[0], [org[1], org[2]])
+
+
 def as_int(dim: Dim, value: Any, op: str) -> int:
     """:return: ``value`` if it is an int
 

@@ -122,7 +122,7 @@ class Dim(DimOrder):
         self.special = bool(kwargs.get("special", False))
         self.match_priority = kwargs.get("match_priority", 0)
         self.generic = bool(kwargs.get("generic", False))
-        self.derived_from_op = kwargs.get("derived_from_op")
+        self._derived_from_op = kwargs.get("derived_from_op")
         if kwargs.get("derived_from_tag") is not None:
             self._derived_from_tag = kwargs["derived_from_tag"]
         if kwargs.get("dyn_size_ext") is not None:
@@ -177,13 +177,26 @@ class Dim(DimOrder):
     def declare_same_as(self, other: Dim) -> None:
         """Unifies this dim with ``other`` (``same_dim_tags_as``). Sizes set on either are shared.
 
-        :raises TensorArgError: if both are static with different dimensions, or one is static, one dynamic
+        A dynamic dim without known lengths declared the same as a static one becomes static (whichever of the two
+        is ``self``).
+
+        :raises TensorArgError: if both are static with different dimensions, or one is static and the other dynamic
+            with known lengths
         """
         if not isinstance(other, Dim):
             raise TensorArgError(f"{self!r}.declare_same_as(...)", "expected a Dim", got=other)
         base, other_base = self.get_same_base(), other.get_same_base()
         if base is other_base:
             return
+        if base.dimension != other_base.dimension:
+            # a dynamic dim without lengths yet takes the other's static size (as the reference: e.g. a config's
+            # out_spatial_dims given to a layer whose output size is static)
+            if base.dimension is None and not base.is_dim_known():
+                base.dimension = other_base.dimension
+            elif other_base.dimension is None and not other_base.is_dim_known():
+                other_base.dimension = base.dimension
+                other_base.same_as = base  # the static one names the axis, as the reference
+                return
         if base.dimension != other_base.dimension:
             raise TensorArgError(f"{self!r}.declare_same_as({other!r})", "the dims have different sizes",
                                  expected=f"size {base.dimension}", got=f"size {other_base.dimension}")
@@ -443,6 +456,19 @@ class Dim(DimOrder):
         if origin is not None:
             return origin[1]
         return self.__dict__.get("_derived_from_tag")
+
+    @property
+    def derived_from_op(self) -> Any:
+        """:return: the operation this dim was computed by (a :class:`returnn.tensor._dim_math.DimOp`: ``kind``,
+            ``inputs``; for a dim made by arithmetic, e.g. ``T.ceildiv_right(2)``), the value given to the
+            constructor, or None (also for a dim merely declared the same as a computed one)"""
+        if self.__dict__.get("_derived_from_op") is not None:
+            return self.__dict__["_derived_from_op"]
+        return _dim_math.own_op(self)
+
+    @derived_from_op.setter
+    def derived_from_op(self, value: Any) -> None:
+        self._derived_from_op = value
 
     def __add__(self, other: Any) -> Dim:
         return _dim_math.add(self, other)

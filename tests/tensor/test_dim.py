@@ -247,3 +247,25 @@ def test_unnamed_dims_in_axis_lookup():
     other = SpatialDim("other")
     data.dims[1].declare_same_as(other)
     assert data.get_axes_from_description("stag:other") == [1] and data.get_axes_from_description("stag:t") == [1]
+
+
+def test_undefined_dynamic_dim_declared_same_as_static_becomes_static():
+    # as the reference (observed), whichever of the two is declared the same as the other
+    a, b = Dim(None, name="a"), Dim(4, name="b")
+    a.declare_same_as(b)
+    assert a.dimension == 4 and not a.is_dynamic() and a == b and a.get_same_base() is b
+    c, d = Dim(None, name="c"), Dim(4, name="d")
+    d.declare_same_as(c)
+    assert c.dimension == 4 and c == d and c.get_same_base() is d
+    with pytest.raises(TensorArgError):
+        Dim(5, name="e").declare_same_as(b)
+
+
+def test_derived_from_op():
+    time = Dim(None, name="time")
+    out = time.sub_left(1).ceildiv_right(2)
+    assert out.derived_from_op.kind == "ceildiv" and out.derived_from_op.inputs == [time.sub_left(1), 2]
+    assert time.derived_from_op is None
+    named = Dim(None, name="named")
+    named.declare_same_as(out)
+    assert named.derived_from_op is None and named.get_same_base().derived_from_op.kind == "ceildiv"

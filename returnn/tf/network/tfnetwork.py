@@ -37,6 +37,7 @@ from returnn.tf.network.params import NetworkParamsMixin
 from returnn.tf.network.run_hooks import NetworkRunHooksMixin
 from returnn.tf.layers.core.search_choices import find_search_choices
 from returnn.tf.ops.dropout import cond_on_train_flag
+from returnn.tf.util.device import set_configured_device
 from returnn.util.behavior_version import BehaviorVersion
 from returnn.util.suggest import close_matches
 
@@ -130,6 +131,8 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin):
         self.graph_reset_callbacks: List[Callable[[], Any]] = []
         if parent_net is None and extra_parent_net is None:
             create_placeholders(self.extern_data)
+            # outside a session, is_gpu_available_in_session() answers what this config asks for (as the reference)
+            set_configured_device(self.config.value("device", None))
 
     def __repr__(self) -> str:
         name = self.get_absolute_name_prefix() + (f"({self.extra_prefix})" if self.extra_prefix else "")

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any, List
+from typing import Any, List, Optional
 
 import tensorflow as tf
 
@@ -49,11 +49,32 @@ def print_available_devices(tf_session_opts: Any = None, file: Any = None) -> No
         print(f"  {i + 1}/{len(devs)}: {dev.name} ({dev.device_type}, memory {dev.memory_limit})", file=out)
 
 
+_configured_gpu: Optional[bool] = None  # set by each new root TFNetwork from its config's "device"
+
+
+def set_configured_device(device: Optional[str]) -> None:
+    """Records the device a config asks for (``"gpu..."``/``"cuda..."``: a GPU, ``"cpu..."``: none; None: not set),
+    which :func:`is_gpu_available_in_session` answers outside a session (as the reference: every new root network
+    sets it from its config's ``device``; the last one wins).
+
+    :param device: the config's ``device`` value, or None
+    """
+    global _configured_gpu
+    if device is None:
+        _configured_gpu = None
+        return
+    low = str(device).lower()
+    _configured_gpu = True if low.startswith(("gpu", "cuda")) else False if low.startswith("cpu") else None
+
+
 def is_gpu_available_in_session(session: Any = None) -> bool:
     """:param session: a ``tf.compat.v1.Session`` (default: the default session)
-    :return: whether the session has a GPU device"""
+    :return: whether the session has a GPU device; without any session: what the last network's config asked for
+        (``device``, see :func:`set_configured_device`), else whether TensorFlow sees a GPU"""
     session = session or tf.compat.v1.get_default_session()
     if session is None:
+        if _configured_gpu is not None:
+            return _configured_gpu
         return is_gpu_available()
     return any(d.device_type == "GPU" for d in session.list_devices())
 

@@ -259,3 +259,13 @@ def test_static_slice_of_dynamic_axis(session):
                                             "from": "data"}})
     np.testing.assert_allclose(out, X[:, 1:4])
     assert net.layers["output"].output.time_dim_axis is None
+
+
+def test_merge_dims_keeps_the_default_feature_axis_unspecified(session):
+    # as the reference (observed: test_conv_window_merge_dims): [B, T, 4, F] merged to [B, T, 4*F], feature not set
+    from returnn.tensor import NotSpecified
+    net = build_net({"output": {"class": "merge_dims", "from": "data", "axes": ["dim:4", "F"]}},
+                    {"data": {"shape": (None, 4, 3)}})
+    out = net.layers["output"].output
+    assert out.batch_shape == (None, None, 12) and out.feature_dim_axis == 2
+    assert out.feature_dim_axis_or_unspecified is NotSpecified

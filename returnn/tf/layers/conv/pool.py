@@ -1,7 +1,9 @@
 """``{"class": "pool", "mode": "max"|"avg", "pool_size": (2,), "padding": "valid"}``: N-d pooling.
 
-Shape: ``{B, S.., F} -> {B, S'.., F}``; ``strides`` default to ``pool_size`` (as the reference); sizes as
-``conv``. Padded frames are pooled as they are, as in the reference (see :mod:`returnn.tf.layers.conv.spatial`).
+Shape: ``{B, other.., S.., F} -> {B, other.., S'.., F}``; ``strides`` default to ``pool_size`` (as the reference);
+spatial axes, output dims and ``out_spatial_dims`` as ``conv`` (:mod:`returnn.tf.layers.conv.spatial`).
+``use_channel_first`` (default: True since behavior version 9) puts the channels right after the batch axis, only when
+a GPU is in use, as the reference. Padded frames are pooled as they are, as in the reference.
 """
 
 from __future__ import annotations
@@ -11,9 +13,8 @@ from typing import Any, Optional, Sequence
 import tensorflow as tf
 
 from returnn.errors import LayerArgError
-from returnn.tensor import Tensor
-from returnn.tf.layers.conv.spatial import (as_tuple, build_output_template, check_padding, output_dims,
-                                            prepare_input_raw, prepare_input_template, set_output_sizes)
+from returnn.tensor import Dim, NotSpecified, Tensor
+from returnn.tf.layers.conv import spatial
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.core.sources import concat_sources_template
@@ -27,34 +28,57 @@ class PoolLayer(ConcatInputLayer):
     recurrent = True  # depends on other frames (as the reference's class)
 
     def __init__(self, mode: str, pool_size: Sequence[int], padding: str = "valid", dilation_rate: Any = 1,
-                 strides: Optional[Any] = None, use_channel_first: bool = False,
-                 in_spatial_dims: Optional[Sequence[Any]] = None, **kwargs: Any):
-        super().__init__(**kwargs)
+                 strides: Optional[Any] = None, in_dim: Optional[Dim] = None,
+                 in_spatial_dims: Optional[Sequence[Any]] = None, out_dim: Optional[Dim] = None,
+                 out_spatial_dims: Optional[Sequence[Dim]] = None, use_channel_first: Any = NotSpecified,
+                 **kwargs: Any):
+        super().__init__(in_dim=in_dim, out_dim=out_dim, **kwargs)
+        _check_mode(mode, self.name)
         n = len(pool_size)
-        padding = check_padding(padding, self.name, self.layer_class)
-        strides = as_tuple(strides if strides is not None else pool_size, n)
-        dilation = as_tuple(dilation_rate, n)
-        tmpl_inp = prepare_input_template(self.input_data, name=self.name, layer_class=self.layer_class, n_spatial=n,
-                                          in_spatial_dims=in_spatial_dims)
-        x = prepare_input_raw(self, tmpl_inp, False, 0)
-        y = tf.nn.pool(x, window_shape=list(pool_size), pooling_type=mode.upper(), padding=padding.upper(),
-                       strides=list(strides), dilations=list(dilation))
-        set_output_sizes(self, tmpl_inp, pool_size, strides, dilation, padding)
-        self.output.placeholder = y
+        padding = spatial.check_padding(padding, self.name, self.layer_class)
+        strides = spatial.as_tuple(strides if strides is not None else pool_size, n)
+        dilation = spatial.as_tuple(dilation_rate, n)
+        arranged = spatial.arrange_input(self.input_data, name=self.name, layer_class=self.layer_class, n_spatial=n,
+                                         in_spatial_dims=in_spatial_dims)
+
+        def pool(x: tf.Tensor) -> tf.Tensor:
+            return tf.nn.pool(x, window_shape=list(pool_size), pooling_type=mode.upper(), padding=padding.upper(),
+                              strides=list(strides), dilations=list(dilation))
+
+        channel_first = self.output.feature_dim_axis == 1 and self.output.batch_ndim > 2
+        self.output.placeholder = spatial.apply_spatial_op(arranged.data.placeholder, arranged.n_other, pool,
+                                                           channel_first=channel_first)
 
     @classmethod
-    def get_out_data_from_opts(cls, name: str, sources: Any = (), mode: str = "", pool_size: Sequence[int] = (),
+    def get_out_data_from_opts(cls, name: str, sources: Any = (), mode: Optional[str] = None,
+                               pool_size: Sequence[int] = (),
                                padding: str = "valid", dilation_rate: Any = 1, strides: Optional[Any] = None,
-                               in_spatial_dims: Optional[Sequence[Any]] = None, **kwargs: Any) -> Tensor:
-        if mode.lower() not in ("max", "avg"):
-            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="mode", problem="invalid value", got=mode,
-                                expected="'max' | 'avg'")
+                               in_dim: Optional[Dim] = None, in_spatial_dims: Optional[Sequence[Any]] = None,
+                               out_dim: Optional[Dim] = None, out_spatial_dims: Optional[Sequence[Dim]] = None,
+                               use_channel_first: Any = NotSpecified, **kwargs: Any) -> Tensor:
+        """:param mode: checked if given (the reference's signature has none: callers may leave it out)
+        :raises LayerArgError: bad mode/padding, ``in_dim``/``out_dim`` not the input's feature dim"""
+        if mode is not None:
+            _check_mode(mode, name)
         n = len(pool_size)
-        padding = check_padding(padding, name, cls.layer_class)
+        padding = spatial.check_padding(padding, name, cls.layer_class)
         inp = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
-        tmpl_inp = prepare_input_template(inp, name=name, layer_class=cls.layer_class, n_spatial=n,
-                                          in_spatial_dims=in_spatial_dims)
-        spatial = output_dims(tmpl_inp, name=name, sizes=pool_size,
-                              strides=as_tuple(strides if strides is not None else pool_size, n),
-                              dilation=as_tuple(dilation_rate, n), padding=padding)
-        return build_output_template(tmpl_inp, spatial, tmpl_inp.feature_dim, name)
+        arranged = spatial.arrange_input(inp, name=name, layer_class=cls.layer_class, n_spatial=n,
+                                         in_spatial_dims=in_spatial_dims, in_dim=in_dim)
+        feature = arranged.data.feature_dim
+        if out_dim is not None and out_dim != feature:
+            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="out_dim",
+                                problem="must be the input's feature dim (pooling keeps the channels)", got=out_dim,
+                                expected=repr(feature))
+        new_spatial = spatial.output_spatial_dims(
+            arranged, name=name, sizes=pool_size, strides=spatial.as_tuple(strides if strides is not None else pool_size, n),
+            dilation=spatial.as_tuple(dilation_rate, n), padding=padding, out_spatial_dims=out_spatial_dims)
+        return spatial.build_output_template(arranged, new_spatial, feature, name,
+                                             channel_first=spatial.use_channel_first(use_channel_first))
+
+
+def _check_mode(mode: Any, name: str) -> None:
+    """:raises LayerArgError: ``mode`` is not ``max`` / ``avg``"""
+    if not isinstance(mode, str) or mode.lower() not in ("max", "avg"):
+        raise LayerArgError(layer=name, layer_class=PoolLayer.layer_class, arg="mode", problem="invalid value",
+                            got=mode, expected="'max' | 'avg'")

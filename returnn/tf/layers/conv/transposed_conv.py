@@ -12,7 +12,9 @@ axis of size ``n`` with stride ``s`` (default: the filter size), filter size ``k
 - ``remove_padding`` ``r`` cuts ``r`` frames at both ends: ``-r + ... + -r``.
 
 The new dims are derived from the input dims (``'time:var:extern_data:data*3'``), as the reference; a given
-``out_spatial_dims`` / ``out_dim`` is declared the same. Padded input frames are used as they are unless
+``out_spatial_dims`` / ``out_dim`` is declared the same, unless it is a dim of another size whose size is already known
+(e.g. the time dim a pooling layer before divided): then the output is cut to it or padded with zeros at the end
+(before the bias), as the reference. Padded input frames are used as they are unless
 ``use_time_mask`` (as the reference). Params (as the reference): ``W_native_transposed_conv`` of shape
 ``filter_size (+ (1,) for 1-d) + (C, F_in)``; ``bias`` ``(C,)`` if ``with_bias`` (default True).
 """
@@ -93,6 +95,12 @@ class TransposedConvLayer(ConcatInputLayer):
             y = self._transposed_conv(x, weights, filter_size, strides, padding, out_pad, n_out)
         if any(remove):
             y = y[(slice(None),) + tuple(slice(r, -r if r else None) for r in remove)]
+        computed = _new_spatial_dims([inp.dims[a] for a in spatial_axes], filter_size, strides, padding, out_pad,
+                                     remove)
+        out_spatial = self.output.dims[1 + n_other:1 + n_other + n]
+        for i, (want, got) in enumerate(zip(out_spatial, computed)):
+            if want != got:  # out_spatial_dims of another size: cut or zero-pad at the end, as the reference
+                y = _resize_axis(y, 1 + i, want.get_dim_value())
         y = tf.reshape(y, tf.concat([shape[:1 + n_other], tf.shape(y)[1:]], axis=0))
         if with_bias:
             b = self.create_param("bias", (n_out,), get_initializer(bias_init, key=f"{self.name}/bias_init"))
@@ -162,19 +170,40 @@ class TransposedConvLayer(ConcatInputLayer):
             raise LayerShapeError(layer=name, layer_class=cls.layer_class, problem=f"in_dim {in_dim!r} is not the "
                                   "input's feature dim", got=repr(inp))
         spatial_axes, other_axes = _axes(inp, in_spatial_dims, n, name, cls.layer_class, warn=True)
-        new_spatial: List[Dim] = []
-        for i, axis in enumerate(spatial_axes):
-            d = inp.dims[axis]
-            new = dim_mul(d, strides[i])
-            new = dim_add(new, _size_offset(padding, filter_size[i], strides[i], out_pad[i]))
-            if remove[i]:
-                new = dim_add(dim_add_left(new, -remove[i]), -remove[i])
-            if out_spatial_dims:
-                out_spatial_dims[i].declare_same_as(new)
-            new_spatial.append(new)
+        new_spatial = _new_spatial_dims([inp.dims[a] for a in spatial_axes], filter_size, strides, padding, out_pad,
+                                        remove)
+        if out_spatial_dims:
+            for i, given in enumerate(out_spatial_dims):
+                new = new_spatial[i]
+                if given != new and (given.dimension == new.dimension if given.dimension is not None
+                                     else not given.is_dim_known()):
+                    given.declare_same_as(new)
+                new_spatial[i] = given  # a known dim of another size: the output is cut or zero-padded to it (see
+                # __init__), as the reference (observed)
         feature = FeatureDim(f"{name}:channel", n_out) if out_dim is None else out_dim
         dims = [inp.dims[inp.batch_dim_axis]] + [inp.dims[a] for a in other_axes] + new_spatial + [feature]
         return Tensor(name=f"{name}_output", dims=dims, dtype=inp.dtype, feature_dim_axis=len(dims) - 1)
+
+
+def _new_spatial_dims(dims: Sequence[Dim], filter_size: Sequence[int], strides: Sequence[int], padding: str,
+                      out_pad: Sequence[Optional[int]], remove: Sequence[int]) -> List[Dim]:
+    """:return: the output dims computed from the input's spatial ``dims`` (see the module doc)"""
+    new_spatial: List[Dim] = []
+    for i, d in enumerate(dims):
+        new = dim_mul(d, strides[i])
+        new = dim_add(new, _size_offset(padding, filter_size[i], strides[i], out_pad[i]))
+        if remove[i]:
+            new = dim_add(dim_add_left(new, -remove[i]), -remove[i])
+        new_spatial.append(new)
+    return new_spatial
+
+
+def _resize_axis(x: tf.Tensor, axis: int, size: Any) -> tf.Tensor:
+    """:return: ``x`` cut to ``size`` along ``axis``, or padded with zeros at the end up to it"""
+    x = x[(slice(None),) * axis + (slice(0, size),)]
+    pad = [[0, 0] for _ in range(x.shape.rank)]
+    pad[axis] = [0, tf.maximum(size - tf.shape(x)[axis], 0)]
+    return tf.pad(x, pad)
 
 
 def _transposed_conv_as_matmul(amp: Any, x: tf.Tensor, weights: tf.Tensor, filter_size: Tuple[int, ...],

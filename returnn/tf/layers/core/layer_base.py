@@ -464,6 +464,13 @@ class OutputWithActivation:
     def is_softmax_act_func(self) -> bool:
         return self.act_func is tf.nn.softmax
 
+    def copy_transposed(self, perm: Sequence[int]) -> OutputWithActivation:
+        """:return: the same with ``x`` and ``y`` transposed by ``perm`` (the activation is not applied again)"""
+        new = OutputWithActivation(tf.transpose(self.x, perm))
+        new.act_func = self.act_func
+        new.y = tf.transpose(self.y, perm)
+        return new
+
     def get_logits(self) -> tf.Tensor:
         if self.is_softmax_act_func():
             return self.x

@@ -56,7 +56,18 @@ class Loss:
 
     def init(self, output: Tensor, output_with_activation: Any = None, target: Optional[Tensor] = None,
              layer: Any = None) -> None:
-        """Binds output (with raw tensor), its pre-activation (for logits) and the target (with raw tensor)."""
+        """Binds output (with raw tensor), its pre-activation (for logits) and the target (with raw tensor).
+
+        An output whose feature axis is not the last one (e.g. ``[B, F, T]`` of a channel-first layer) is taken with
+        the feature axis moved to the end (:attr:`output` then is that copy; its pre-activation is moved along), as
+        the reference."""
+        if output is not None and not output.sparse and output.feature_dim_axis is not None \
+                and output.feature_dim_axis != output.batch_ndim - 1:
+            feature_axis = output.feature_dim_axis
+            perm = [i for i in range(output.batch_ndim) if i != feature_axis] + [feature_axis]
+            output = output.copy_transpose(perm)
+            if output_with_activation is not None and hasattr(output_with_activation, "copy_transposed"):
+                output_with_activation = output_with_activation.copy_transposed(perm)
         self.output = output
         self.output_with_activation = output_with_activation
         self.target = target
@@ -150,6 +161,17 @@ class Loss:
             logits = self.flatten_frames(self.output, owa.x) if owa is not None and owa.is_softmax_act_func() else None
             self._flat = (logits, out_flat)
         return self._flat
+
+    @property
+    def output_flat(self) -> tf.Tensor:
+        """``[N, F]``: the output's valid frames (see :meth:`get_output_logits_flat`)"""
+        return self.get_output_logits_flat()[1]
+
+    @property
+    def output_before_softmax_flat(self) -> Optional[tf.Tensor]:
+        """``[N, F]``: the logits (pre-softmax activation) of the valid frames, or None if the output is not a
+        softmax"""
+        return self.get_output_logits_flat()[0]
 
     def check_matching_time(self) -> list:
         """:return: control-dependency asserts that output and target have the same sequence lengths"""

@@ -86,6 +86,10 @@ class MergeDimsLayer(ConcatInputLayer):
         time_axis = None if inp.time_dim_axis in order and (is_feat or size is not None or with_batch) \
             else moved(inp.time_dim_axis)
         feature_axis = None if with_batch and inp.feature_dim_axis in order else moved(inp.feature_dim_axis)
+        out = Tensor(name=f"{name}_output", dims=out_dims, dtype=inp.dtype, sparse_dim=inp.sparse_dim,
+                     time_dim_axis=time_axis)
+        if out.feature_dim_axis == feature_axis:
+            return out  # the default feature axis stays unspecified, as the reference (observed)
         return Tensor(name=f"{name}_output", dims=out_dims, dtype=inp.dtype, sparse_dim=inp.sparse_dim,
                       time_dim_axis=time_axis, feature_dim_axis=feature_axis)
 

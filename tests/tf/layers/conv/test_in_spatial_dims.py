@@ -2,10 +2,8 @@
 the names of static output spatial dims (``<layer>:conv:s<i>``, as the reference names them, found by ``stag:``)."""
 
 import numpy as np
-import pytest
 import tensorflow as tf
 
-from returnn.errors import LayerArgError
 from tf_net_helpers import build_net, make_feed
 
 EXTERN = {"data": {"shape": (None, 6, 2)}}  # [B, T, 6, C=2]
@@ -27,10 +25,17 @@ def test_in_spatial_dims_in_order_and_stag_of_pooled_dim(session):
     assert out.shape == (2, 5, 3, 4)
 
 
-def test_in_spatial_dims_other_order_is_a_clear_error(session):
-    with pytest.raises(LayerArgError, match="in_spatial_dims"):
-        build_net({"output": {"class": "pool", "from": "data", "mode": "max", "pool_size": (2, 1),
-                              "in_spatial_dims": ["dim:6", "T"]}}, EXTERN)
+def test_in_spatial_dims_in_another_order(session):
+    # as the reference (observed): the spatial axes come in the given order, [B, S'(3), T, C]; the time axis stays T
+    net = build_net({"output": {"class": "pool", "from": "data", "mode": "max", "pool_size": (2, 1),
+                                "in_spatial_dims": ["dim:6", "T"]}}, EXTERN)
+    out = net.layers["output"].output
+    data = net.extern_data.data["data"]
+    assert out.dims[2] == data.dims[1] and out.time_dim_axis == 2 and out.dims[1].dimension == 3
+    assert out.feature_dim_axis == 3
+    x = np.random.RandomState(1).randn(2, 5, 6, 2).astype("float32")
+    y = session.run(out.placeholder, make_feed(net, {"data": x}, {"data": [5, 3]}))
+    np.testing.assert_allclose(y, x.reshape(2, 5, 3, 2, 2).max(axis=3).transpose(0, 2, 1, 3))
 
 
 def test_conv_and_pool_use_padded_frames_as_the_reference(session):

@@ -103,3 +103,26 @@ def test_transposed_conv_2d_stride_equal_filter_as_tf(session):
     np.testing.assert_allclose(out[0], out[1], rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(out[2], out[4], rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(out[3], out[5], rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("padding, bias, expected", [
+    ("same", 0.0, [[1.5, 1.5, 3.5, 3.5, 5.0], [6.5, 6.5, 8.5, 8.5, 10.0]]),  # 3 frames * 2: cut to 5
+    ("valid", 0.0, [[1.5, 1.5, 3.5, 3.5, 0.0], [6.5, 6.5, 8.5, 8.5, 0.0]]),  # 2 frames * 2: zero-padded to 5
+    ("valid", 10.0, [[11.5, 11.5, 13.5, 13.5, 10.0], [16.5, 16.5, 18.5, 18.5, 10.0]]),  # the bias after the padding
+])
+def test_out_spatial_dims_of_another_size_cut_or_padded(session, padding, bias, expected):
+    # values observed from the reference: pool by 2, then back up to the input's own time dim
+    from returnn.tensor import FeatureDim, SpatialDim, batch_dim
+    time_dim, feature_dim = SpatialDim("time"), FeatureDim("feature", 1)
+    net = build_net({
+        "down": {"class": "pool", "mode": "avg", "pool_size": [2], "from": "data", "padding": padding},
+        "output": {"class": "transposed_conv", "filter_size": [2], "from": "down", "padding": padding,
+                   "out_spatial_dims": [time_dim], "out_dim": feature_dim, "forward_weights_init": 1.0,
+                   "bias_init": bias}}, {"data": {"dim_tags": (batch_dim, time_dim, feature_dim)}})
+    out = net.layers["output"].output
+    assert out.dims == net.extern_data.data["data"].dims  # the input's dims, not ceil(T / 2) * 2
+    session.run(tf.compat.v1.global_variables_initializer())
+    x = np.arange(1, 11, dtype="float32").reshape(2, 5, 1)
+    y, lens = session.run((out.placeholder, out.get_sequence_lengths()), make_feed(net, {"data": x}, {"data": [5, 3]}))
+    np.testing.assert_allclose(y[..., 0], expected)
+    assert lens.tolist() == [5, 3]
