@@ -11,7 +11,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 import numpy as np
 import pytest
@@ -103,9 +102,7 @@ def test_killed_worker_stops_the_other(tmp_path):
                                   stderr=subprocess.PIPE, text=True) for r in range(2)]
         try:
             out1 = procs[1].communicate(timeout=GUARD_S)
-            killed_at = time.monotonic()
             out0 = procs[0].communicate(timeout=GUARD_S)
-            survivor_s = time.monotonic() - killed_at
         finally:
             for p in procs:
                 if p.poll() is None:
@@ -117,9 +114,9 @@ def test_killed_worker_stops_the_other(tmp_path):
     assert procs[0].returncode == 1, out0[0][-2000:] + out0[1][-3000:]
     err = out0[1]
     assert "DistributedError: distributed training: worker 0 of 2" in err, err[-3000:]
+    # the survivor ends through its collective timeout (not the test's guard): the error names it
     assert "Most likely another worker died or hangs (collective timeout 10 s" in err
     assert "Restart all workers; training continues from the last checkpoint." in err
-    assert survivor_s < 60, survivor_s
     assert not os.path.exists(tmp_path / "model.001.index")  # the abandoned epoch is not saved
 
 

@@ -91,7 +91,7 @@ def test_network_attributes_like_reference(session):
     assert net.get_rec_step_info(must_exist=False) is None and not net.have_rec_step_info()
     with pytest.raises(NotInsideRecLoopError, match="We expect to be the subnet of a RecLayer, but we are not"):
         net.get_rec_step_index()
-    with pytest.raises(AssertionError):
+    with pytest.raises(AssertionError, match="We expect to be the subnet of a RecLayer, but we are not"):
         net.get_rec_step_info()
 
 

@@ -41,7 +41,7 @@ def test_nd_indices_observed(session):
         [[0, 2], [1, 0]], [[0, 1], [1, 1]], [[0, 0], [1, 3]]]
     out = tf_util.nd_indices(tf.constant([3, 1, 0], tf.int64))
     assert out.dtype == tf.int64 and session.run(out).tolist() == [[0, 3], [1, 1], [2, 0]]
-    with pytest.raises(AssertionError):
+    with pytest.raises(AssertionError, match="batch_axis 2 not supported"):
         tf_util.nd_indices(tf.zeros((2, 2, 2), tf.int32), batch_axis=2)
 
 
@@ -73,7 +73,7 @@ def test_flatten_with_seq_len_mask_batch_major_order(session):
     y = np.arange(24).reshape(2, 3, 4)
     out = session.run(tf_util.flatten_with_seq_len_mask(y, tf.constant([3, 1]), batch_dim_axis=0, time_dim_axis=2))
     assert out.tolist() == [[0, 4, 8], [1, 5, 9], [2, 6, 10], [12, 16, 20]]
-    with pytest.raises(AssertionError):
+    with pytest.raises(AssertionError, match="expected batch_dim_axis and time_dim_axis, or time_major"):
         tf_util.flatten_with_seq_len_mask(x, tf.constant([3, 1]))
 
 
@@ -83,7 +83,7 @@ def test_matrix_triangular(session):
     np.testing.assert_array_equal(session.run(tf_util.matrix_triangular((3, 4), upper=True)), np.triu(np.ones((3, 4))))
     dyn = session.run(tf_util.matrix_triangular((tf.constant(2), 3), dtype=tf.int32, lower=True))
     np.testing.assert_array_equal(dyn, np.tril(np.ones((2, 3), np.int32)))
-    with pytest.raises(AssertionError):
+    with pytest.raises(AssertionError, match="exactly one of lower=True or upper=True"):
         tf_util.matrix_triangular((3, 3))
 
 

@@ -42,9 +42,9 @@ def test_check_input_dim(session):
 def test_check_shape_equal(session):
     x = tf.zeros((2, 3))
     assert tf_util.check_shape_equal(x, x * 2) is x
-    with pytest.raises(AssertionError):
+    with pytest.raises(AssertionError, match=r"rank of .* \(2, 3\) differs from .* \(2, 3, 1\)"):
         tf_util.check_shape_equal(x, tf.zeros((2, 3, 1)))
-    with pytest.raises(AssertionError):
+    with pytest.raises(AssertionError, match=r"axis 1: .* \(2, 3\) vs .* \(2, 4\)"):
         tf_util.check_shape_equal(x, tf.zeros((2, 4)))
     y = tf1.placeholder(tf.float32, (None, None))
     checked = tf_util.check_shape_equal(x, y)
@@ -79,7 +79,7 @@ def test_to_int32_64(session):
     assert tf_util.to_int32_64(tf.constant([1], tf.uint8)).dtype == tf.int32
     x64 = tf.constant([1], tf.int64)
     assert tf_util.to_int32_64(x64) is x64
-    with pytest.raises(AssertionError):
+    with pytest.raises(AssertionError, match="expected an integer tensor.*float32"):
         tf_util.to_int32_64(tf.constant([1.0]))
 
 
@@ -92,5 +92,5 @@ def test_tile_transposed_repeats_in_place(session):
     np.testing.assert_array_equal(session.run(tf_util.tile_transposed(tf.constant([5, 6]), 0, tf.constant(2))),
                                   [5, 5, 6, 6])
     assert tf_util.tile_transposed(tf1.placeholder(tf.int32, (None, 2)), 1, 3).shape.as_list() == [None, 6]
-    with pytest.raises(AssertionError):  # negative axis: rejected, as the reference
+    with pytest.raises(AssertionError, match="axis -1 out of range"):  # negative axis: rejected, as the reference
         tf_util.tile_transposed(x, axis=-1, multiples=2)
