@@ -4,7 +4,7 @@ and the checks of what its ``__init__`` produced."""
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+from typing import Any, Optional
 
 import tensorflow as tf
 
@@ -35,11 +35,13 @@ def create_placeholders(extern_data: ExternData) -> None:
 
 
 @contextlib.contextmanager
-def absolute_variable_scope(scope_name: str, reuse: bool = False) -> Any:
-    """Opens variable scope ``scope_name`` (and the same name scope) from the root, wherever we are."""
+def absolute_variable_scope(scope_name: str, reuse: bool = False, name_scope: Optional[str] = None) -> Any:
+    """Opens variable scope ``scope_name`` (``""``: the root) and name scope ``name_scope`` (default: the same) from
+    the root, wherever we are. With ``reuse``, ``get_variable`` returns an existing variable of the same name."""
     var_scope = tf.compat.v1.VariableScope(reuse=tf.compat.v1.AUTO_REUSE if reuse else None, name=scope_name)
+    name_scope = scope_name if name_scope is None else name_scope
     with tf.compat.v1.variable_scope(var_scope, auxiliary_name_scope=False):
-        with tf.name_scope(scope_name + "/"):
+        with tf.name_scope(name_scope + "/" if name_scope else ""):
             yield
 
 

@@ -44,6 +44,7 @@ class NetworkConstructionDependencyLoopException(NetworkLayerException):
 
     def __init__(self, network: object, layer_name: str, constructing_layers: Sequence[str], net_dict: object = None):
         self.constructing_layers = list(constructing_layers)
+        self.net_dict = net_dict  # the layer dicts the network was constructing from
         cycle = self.constructing_layers[self.constructing_layers.index(layer_name):] + [layer_name]
         text = (f"{network}: Error: There is a dependency loop on layer {layer_name!r}: "
                 + " -> ".join(repr(n) for n in cycle)

@@ -26,7 +26,7 @@ from returnn.tf.layers.core.internal import RecStepInfoLayer
 from returnn.tf.layers.core.layer_base import LayerBase
 from returnn.tf.layers.core.loss_holder import LossHolder
 from returnn.tf.layers.core.registry import get_layer_class, is_user_layer_class
-from returnn.tf.layers.core.scope_names import get_scope_prefix_from_name_prefix, get_valid_scope_name_from_str
+from returnn.tf.layers.core.scope_names import get_layer_scope_name, get_scope_prefix_from_name_prefix
 from returnn.tf.layers.core.spec import validate_layer_dict
 from returnn.tf.network.construction import absolute_variable_scope as absolute_variable_scope
 from returnn.tf.network.construction import apply_batch_norm_option, check_static_shape, create_placeholders
@@ -73,13 +73,17 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin):
     :param parent_layer: enclosing layer (subnetworks)
     :param extra_parent_net: the main network, for an extra network (``"extra.search:x"`` layers, see
         :mod:`returnn.tf.network.extra_nets`)
+    :param absolute_name_scope_prefix: the TF scope prefix of this network's layers (``""`` or ending with ``/``),
+        when it is not the one derived from the names (a subnetwork or rec layer with a ``name_scope``); see
+        :meth:`get_absolute_name_scope_prefix`
     """
 
     def __init__(self, config: Any = None, extern_data: Optional[ExternData] = None, rnd_seed: Optional[int] = None,
                  train_flag: Any = None, eval_flag: Any = None, search_flag: Any = None,
                  parent_layer: Optional[LayerBase] = None, parent_net: Optional[TFNetwork] = None,
                  extra_parent_net: Any = None, is_inside_rec_layer: Optional[bool] = None,
-                 absolute_name_prefix: Optional[str] = None, name: Optional[str] = None):
+                 absolute_name_prefix: Optional[str] = None, name: Optional[str] = None,
+                 absolute_name_scope_prefix: Optional[str] = None):
         if config is None and parent_net is not None:
             config = parent_net.config
         if config is None:
@@ -103,6 +107,9 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin):
         self.extern_data = extern_data
         self.name = name or (parent_layer.name if parent_layer is not None else "root")
         self._absolute_name_prefix = absolute_name_prefix
+        if absolute_name_scope_prefix not in (None, "") and not absolute_name_scope_prefix.endswith("/"):
+            raise ValueError(f"absolute_name_scope_prefix: '' or ending with '/' expected, got {absolute_name_scope_prefix!r}")
+        self._absolute_name_scope_prefix = absolute_name_scope_prefix
         self._inside_rec_loop = bool(is_inside_rec_layer)
         if train_flag is None:
             train_flag = parent_net.train_flag if parent_net is not None else False
@@ -119,6 +126,9 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin):
         self.total_objective: Optional[tf.Tensor] = None
         self.used_data_keys: set = set()
         self._constructing: List[str] = []
+        self._templates_in_init: Dict[str, Tensor] = {}  # name -> output template, while the layer's __init__ runs
+        #: output templates of layers known before they are constructed (a rec unit's per-frame templates)
+        self.layer_templates: Dict[str, Tensor] = {}
         self._global_train_step: Optional[tf.Variable] = None
         self._objective_built = False
         self._rec_step_info: Any = None
@@ -196,12 +206,26 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin):
     def get_absolute_name_scope_prefix(self) -> str:
         """:return: TF scope prefix of this network's layers: ``""`` for the root, ``"sub/"`` in subnetwork
         ``sub``, ``"output/rec/"`` in the loop of rec layer ``output``; names made valid as TF scope names
-        (see :mod:`returnn.tf.layers.core.scope_names`)"""
-        return get_scope_prefix_from_name_prefix(self.get_absolute_name_prefix())
+        (see :mod:`returnn.tf.layers.core.scope_names`). The prefix given at creation
+        (``absolute_name_scope_prefix``: the scope of a subnetwork layer with a ``name_scope``) wins; else the part
+        of this network's name prefix beyond its parent's is appended to the parent's scope prefix, so that a
+        ``name_scope`` of an enclosing layer holds inside too."""
+        if self._absolute_name_scope_prefix is not None:
+            return self._absolute_name_scope_prefix
+        own = self.get_absolute_name_prefix()
+        parent = self.parent_net if self.parent_net is not None else self.extra_parent_net
+        if parent is not None:
+            parent_names = parent.get_absolute_name_prefix()
+            if own.startswith(parent_names):
+                return parent.get_absolute_name_scope_prefix() + get_scope_prefix_from_name_prefix(
+                    own[len(parent_names):])
+        return get_scope_prefix_from_name_prefix(own)
 
-    def get_layer_scope_name(self, name: str) -> str:
-        """:return: absolute TF scope of layer ``name`` of this network (``"sub/.95.in"`` for ``"_in"``)"""
-        return self.get_absolute_name_scope_prefix() + get_valid_scope_name_from_str(name)
+    def get_layer_scope_name(self, name: str, name_scope: Optional[str] = None) -> str:
+        """:return: absolute TF scope of layer ``name`` of this network (``"sub/.95.in"`` for ``"_in"``), with the
+            layer dict's ``name_scope`` (see :func:`returnn.tf.layers.core.scope_names.get_layer_scope_name`:
+            ``""`` the network's scope, ``"/x"`` absolute, ``"x"`` relative); no trailing ``/``"""
+        return get_layer_scope_name(self.get_absolute_name_scope_prefix(), name, name_scope)
 
     def set_rec_step_info(self, i: tf.Tensor, prev_end_flag: Optional[tf.Tensor] = None, prev_end_layer: Any = None,
                           seq_lens: Optional[tf.Tensor] = None) -> None:
@@ -439,8 +463,18 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin):
         :raises LayerShapeError: a config's layer class did not set its output
         """
         self._debug_print_template(name, output)
-        reuse = d.get("reuse_params") is not None or self.extra_parent_net is not None  # extra nets share
-        with absolute_variable_scope(self._param_scope_name(name, d), reuse=reuse):
+        self._templates_in_init[name] = output
+        try:
+            return self._instantiate_layer_in_scope(name, layer_class, d, output, layer_desc)
+        finally:
+            self._templates_in_init.pop(name, None)
+
+    def _instantiate_layer_in_scope(self, name: str, layer_class: Any, d: Dict[str, Any], output: Tensor,
+                                    layer_desc: Dict[str, Any]) -> LayerBase:
+        # as the reference: get_variable reuses what exists in the scope (layers of the same name_scope share their
+        # params; a layer reusing the params of one built later created them already); reuse_params: the layer's
+        # getter (LayerBase.__init__)
+        with absolute_variable_scope(self.get_layer_scope_name(name, d.get("name_scope")), reuse=True):
             try:
                 layer = layer_class(output=output, **d)
             except AxisDescriptionError as exc:
@@ -464,18 +498,23 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin):
             self.extern_data.register_data(data)
         return layer
 
-    def _param_scope_name(self, name: str, d: Dict[str, Any]) -> str:
-        """:return: absolute variable scope for layer ``name``: ``<scope prefix><valid name>`` (see
-        :meth:`get_layer_scope_name`), or the scope of the layer given by ``reuse_params`` (a layer name or
-        ``{"reuse_layer": name}``), so its variables are shared."""
-        reuse = d.get("reuse_params")
-        if reuse is not None:
-            other = reuse if isinstance(reuse, LayerBase) else None
-            if other is None:
-                raise LayerArgError(layer=name, layer_class="?", arg="reuse_params", problem="unsupported value",
-                                    got=reuse, expected='a layer name or {"reuse_layer": name}')
-            return other.get_absolute_name_scope_prefix()[:-1]
-        return self.get_layer_scope_name(name)
+    def construct_params_stand_in(self, name: str, net_dict: Optional[Dict[str, Any]] = None,
+                                  get_layer: Optional[Callable[[str], LayerBase]] = None) -> LayerBase:
+        """:return: a stand-in of layer ``name`` that cannot be constructed yet (it depends on a layer whose
+            ``__init__`` runs, which needs its params through ``reuse_params``): built in a throwaway network of
+            the same scope, from the output templates of the layers under construction, so that its params are the
+            variables the layer itself gets later (see :mod:`returnn.tf.network.stand_in`)"""
+        from returnn.tf.network.stand_in import construct_params_stand_in
+
+        return construct_params_stand_in(self, name, self.layers_desc if net_dict is None else net_dict,
+                                         get_layer or self.get_layer)
+
+    def get_template_under_construction(self, name: str) -> Optional[Tensor]:
+        """:return: the output template of layer ``name`` while it is under construction, if known: while its
+            ``__init__`` runs, or from :attr:`layer_templates` (a rec unit's); else None"""
+        if name in self._templates_in_init:
+            return self._templates_in_init[name]
+        return self.layer_templates.get(name) if name in self._constructing else None
 
     def _debug_print_template(self, name: str, output: Tensor) -> None:
         """``layer /'name': [B,T|...] float32``, as the reference: at verbosity 3, or 1 with

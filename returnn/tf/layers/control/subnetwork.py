@@ -24,6 +24,7 @@ from returnn.tensor import Tensor
 from returnn.tf.layers.core.internal import InternalLayer
 from returnn.tf.layers.core.layer_base import LayerBase
 from returnn.tf.layers.core.registry import register_layer
+from returnn.tf.layers.core.scope_names import scope_prefix_of
 from returnn.tf.layers.core.sources import concat_sources, concat_sources_template
 from returnn.tf.layers.core.spec import validate_layer_dict
 
@@ -57,13 +58,14 @@ class SubnetTemplate:
     (layer class, transformed kwargs, output template), ``output`` the subnetwork's output template."""
 
     def __init__(self, name: str, subnet_dict: Dict[str, Any], network: Any, get_layer: Callable[[str], Any],
-                 data: Optional[Tensor]):
+                 data: Optional[Tensor], name_scope: Optional[str] = None):
         from returnn.tf.network.tfnetwork import TFNetwork  # the network constructs layers: built on use
 
         self.name = name
         self.templates: Dict[str, Any] = {}
         net = TFNetwork(parent_net=network, absolute_name_prefix=network.get_absolute_name_prefix() + name + "/",
-                        name=name, is_inside_rec_layer=network.is_inside_rec_layer())
+                        name=name, is_inside_rec_layer=network.is_inside_rec_layer(),
+                        absolute_name_scope_prefix=scope_prefix_of(network.get_layer_scope_name(name, name_scope)))
         data_layer = InternalLayer(name="data", network=net, output=data) if data is not None else None
         stand_ins: Dict[str, LayerBase] = {}
 
@@ -131,9 +133,18 @@ class SubnetworkLayer(LayerBase):
         self.output.placeholder = _subnet.layers["output"].output.placeholder
         out_layer = _subnet.layers["output"]
         self.output_before_activation = out_layer.output_before_activation
+        # as the reference (observed): the params in the subnetwork's scope, by their name there ("l/W"; with a
+        # name_scope of an inner layer the name in that scope); those of inner layers with an absolute name_scope
+        # elsewhere are not this layer's (the network lists them through the inner layer)
+        scope_prefix = _subnet.get_absolute_name_scope_prefix()
         for layer_name, layer in _subnet.layers.items():
+            own_scope = getattr(layer, "name_scope", None) is None  # the layer's scope is named after it
             for param_name, param in layer.params.items():
-                self.params[f"{layer_name}/{param_name}"] = param
+                full_name = param.name[:-2] if param.name.endswith(":0") else param.name
+                if own_scope and full_name == layer.get_absolute_name_scope_prefix() + param_name:
+                    self.params[f"{layer_name}/{param_name}"] = param
+                elif full_name.startswith(scope_prefix):
+                    self.params[full_name[len(scope_prefix):]] = param
         self.rec_state: Dict[str, tf.Tensor] = {}
         if rec_previous_state is not None:
             for layer_name, layer in sorted(_subnet.layers.items()):
@@ -160,15 +171,16 @@ class SubnetworkLayer(LayerBase):
         if _is_template_construction(network, sources):
             data = concat_sources_template(sources, name=f"{name}/data", layer_class=cls.layer_class) \
                 if sources else None
-            d["_subnet"] = SubnetTemplate(name, subnet_dict, network, get_layer, data)
+            d["_subnet"] = SubnetTemplate(name, subnet_dict, network, get_layer, data, name_scope=d.get("name_scope"))
             return
         prefix = network.get_absolute_name_prefix() + name + "/"
+        scope_prefix = scope_prefix_of(network.get_layer_scope_name(name, d.get("name_scope")))  # its layers' scope
         subnet = TFNetwork(config=network.config, extern_data=network.extern_data, parent_net=network,
                            absolute_name_prefix=prefix, name=name, train_flag=network.train_flag,
-                           rnd_seed=int(network.random.randint(2 ** 31)))
+                           rnd_seed=int(network.random.randint(2 ** 31)), absolute_name_scope_prefix=scope_prefix)
         if sources:
             tmpl = concat_sources_template(sources, name=f"{name}/data", layer_class=cls.layer_class)
-            with absolute_variable_scope(network.get_layer_scope_name(name) + "/data"):
+            with absolute_variable_scope(scope_prefix + "data"):
                 tmpl.placeholder = concat_sources(sources, tmpl)
             subnet.layers["data"] = SubnetworkInputLayer(name="data", network=subnet, output=tmpl, sources=sources)
         state = d.get("rec_previous_state")

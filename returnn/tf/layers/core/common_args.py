@@ -35,6 +35,10 @@ def _float_ge_0_or_none(value: Any) -> bool:
     return value is None or (isinstance(value, numbers.Real) and not isinstance(value, bool) and value >= 0)
 
 
+def _str_or_none(value: Any) -> bool:
+    return value is None or isinstance(value, str)
+
+
 def _rate_or_none(value: Any) -> bool:
     return _float_ge_0_or_none(value) and (value is None or value < 1)
 
@@ -92,10 +96,13 @@ LAYER_ARGS: Tuple[LayerArg, ...] = (
     LayerArg("copy_output_loss_from_source_idx", "loss", NO_EFFECT, "the reference's loss sharing with a source "
              "layer; not used here"),
     # params
-    LayerArg("reuse_params", "params", SUPPORTED, "share the params of another layer (a name or "
-             "{\"reuse_layer\": name})"),
-    LayerArg("name_scope", "params", NO_EFFECT, "the reference's custom TF name scope of the params; the params are "
-             "named <layer>/<param> here"),
+    LayerArg("reuse_params", "params", SUPPORTED, "use the params of another layer: a layer name, or a dict "
+             "with \"reuse_layer\", \"map\" (param name -> spec: None, {\"reuse_layer\": name}, "
+             "{\"layer_output\": name}, {\"custom\": func}), \"custom\", \"auto_create_missing\" "
+             "(see returnn.tf.layers.core.reuse_params)"),
+    LayerArg("name_scope", "params", SUPPORTED, "the TF scope of the layer's params and ops instead of the layer "
+             "name: \"x\" relative to the network's scope, \"/x\" absolute, \"\" the network's own scope; layers "
+             "of the same scope share their params", check=_str_or_none, expected="a str (or None)"),
     LayerArg("param_device", "params", NO_EFFECT, "device of the params (TF places them itself here)"),
     LayerArg("trainable", "params", SUPPORTED, "whether the params are trained"),
     LayerArg("L2", "params", SUPPORTED, "L2 regularisation factor of the params"),

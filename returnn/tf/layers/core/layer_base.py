@@ -25,7 +25,8 @@ from returnn.tensor import Dim, FeatureDim, NotSpecified, Tensor
 from returnn.tf.layers.core.common_args import COMMON_LAYER_ARGS
 from returnn.tf.layers.core.loss_holder import LossHolder
 from returnn.tf.layers.core.registry import LOSSES, get_loss_class
-from returnn.tf.layers.core.scope_names import get_valid_scope_name_from_str
+from returnn.tf.layers.core.reuse_params import ReuseParams
+from returnn.tf.layers.core.scope_names import get_valid_scope_name_from_str, scope_prefix_of
 from returnn.util.suggest import close_matches
 
 
@@ -79,7 +80,11 @@ class LayerBase:
         self.loss_opts = loss_opts
         self.size_target = size_target
         self.loss_only_on_non_search = loss_only_on_non_search
-        self.reuse_params = reuse_params
+        self.reuse_params: Optional[ReuseParams] = reuse_params if reuse_params is None or isinstance(
+            reuse_params, ReuseParams) else ReuseParams.from_config_dict(
+            reuse_params, network=network, get_layer=network.get_layer, layer_name=name,
+            layer_class=self.layer_class or type(self).__name__)
+        self.name_scope = name_scope  # the layer dict's name_scope (see get_absolute_name_scope_prefix)
         self.trainable = trainable
         self.L2 = L2
         self.darc1 = darc1
@@ -105,11 +110,16 @@ class LayerBase:
         # unsupported / no-effect common args (out_shape, ...) are handled by the validation
         # (returnn.tf.layers.core.spec.check_common_arg_values), from the table in common_args
         self._train_params: Dict[int, tf.Variable] = {}  # id(noisy/dropped param tensor) -> its variable
+        getter = None
+        if self.reuse_params is not None:  # the params of other layers (or given by the spec)
+            getter = functools.partial(self._reuse_param_getter, self.reuse_params)
         if param_dropout or param_variational_noise:
-            # the variable scope the network opened for this layer: its get_variable calls go through the getter
-            tf.compat.v1.get_variable_scope().set_custom_getter(functools.partial(
+            getter = functools.partial(
                 self._training_param_getter, dropout=param_dropout or 0.0, min_ndim=param_dropout_min_ndim or 0,
-                noise=param_variational_noise or 0.0))
+                noise=param_variational_noise or 0.0, inner=getter)
+        if getter is not None:
+            # the variable scope the network opened for this layer: its get_variable calls go through the getter
+            tf.compat.v1.get_variable_scope().set_custom_getter(getter)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.network.get_absolute_name_prefix() if self.network else ''}{self.name!r} out_type={self.output.get_description(with_name=False)}>"
@@ -162,15 +172,9 @@ class LayerBase:
             deps = d["extra_deps"]
             d["extra_deps"] = [get_layer(x) if isinstance(x, str) else x
                                for x in ([deps] if isinstance(deps, str) else deps)]
-        reuse = d.get("reuse_params")
-        if isinstance(reuse, str):
-            d["reuse_params"] = get_layer(reuse)
-        elif isinstance(reuse, dict) and set(reuse) == {"reuse_layer"} and isinstance(reuse["reuse_layer"], str):
-            d["reuse_params"] = get_layer(reuse["reuse_layer"])
-        elif reuse is not None and not isinstance(reuse, LayerBase):
-            raise LayerArgError(layer=d["name"], layer_class=cls.layer_class, arg="reuse_params",
-                                problem="is not supported in this form:", got=reuse,
-                                expected='a layer name or {"reuse_layer": name} ("map" is not supported yet)')
+        if d.get("reuse_params") is not None:
+            d["reuse_params"] = ReuseParams.from_config_dict(d["reuse_params"], network=network, get_layer=get_layer,
+                                                             layer_name=d["name"], layer_class=cls.layer_class)
         if loss_class is not None:
             loss_opts = dict(d.get("loss_opts") or {})
             if hasattr(loss_class, "transform_config_dict"):  # e.g. via_layer: layer names in its options
@@ -206,15 +210,23 @@ class LayerBase:
         nothing; the keyword args of the reference (variable scope options) are accepted and ignored."""
         return contextlib.nullcontext()
 
+    def _reuse_param_getter(self, reuse_params: ReuseParams, getter: Any, name: str, *args: Any,
+                            **kwargs: Any) -> Any:
+        """Custom getter of the layer's variable scope with ``reuse_params``: the param as the spec gives it (see
+        :mod:`returnn.tf.layers.core.reuse_params`)"""
+        if args:  # TF passes everything by keyword; positional args are get_variable's order after the name
+            kwargs.update(zip(("shape", "dtype", "initializer"), args))
+        return reuse_params.get_variable(base_layer=self, getter=getter, full_name=name, **kwargs)
+
     def _training_param_getter(self, getter: Any, *args: Any, dropout: float, min_ndim: int, noise: float,
-                               **kwargs: Any) -> Any:
+                               inner: Any = None, **kwargs: Any) -> Any:
         """Custom getter of the layer's variable scope for ``param_variational_noise`` and ``param_dropout``
         (observed from the reference): in training, a trainable param is used as ``dropout(param + noise)``,
         Gaussian noise of std ``param_variational_noise`` on every element, then dropout with rate
         ``param_dropout`` (scaled by ``1 / (1 - rate)``; one mask per step, shared by the whole batch) on params
         with at least ``param_dropout_min_ndim`` axes; outside training the param itself. :meth:`add_param`
         registers the variable behind the returned tensor."""
-        var = getter(*args, **kwargs)
+        var = inner(getter, *args, **kwargs) if inner is not None else getter(*args, **kwargs)
         use_dropout = dropout > 0 and var.shape.rank >= min_ndim
         train_flag = self.network.train_flag
         if (not kwargs.get("trainable", True) or not var.dtype.is_floating or not (noise or use_dropout)
@@ -250,6 +262,9 @@ class LayerBase:
         """
         returned = param
         param = self._train_params.get(id(param), param)  # param_dropout / param_variational_noise: the variable
+        if self.reuse_params is not None and not (
+                isinstance(param, tf.Variable) and param.name.startswith(self.get_absolute_name_scope_prefix())):
+            return returned  # another layer's param, or a tensor given by reuse_params: not this layer's
         scope = tf.compat.v1.get_variable_scope().name
         name = param.name[:-2] if param.name.endswith(":0") else param.name
         key = name[len(scope) + 1:] if scope and name.startswith(scope + "/") else name.split("/")[-1]
@@ -366,10 +381,7 @@ class LayerBase:
         """
         c = None
         if self.L2:
-            reused = self.reuse_params.params.values() if isinstance(self.reuse_params, LayerBase) else ()
             for param in self.params.values():
-                if any(param is shared for shared in reused):
-                    continue
                 if counted is not None:
                     if id(param) in counted:
                         continue
@@ -395,7 +407,7 @@ class LayerBase:
     def get_absolute_name_scope_prefix(self) -> str:
         """:return: the TF scope of this layer's variables and ops, with ``/``: ``"enc/"``, ``"sub/.95.in/"`` for
         layer ``_in`` in subnetwork ``sub`` (see :mod:`returnn.tf.layers.core.scope_names`)"""
-        return self.network.get_layer_scope_name(self.name) + "/"
+        return scope_prefix_of(self.network.get_layer_scope_name(self.name, self.name_scope))
 
     @property
     def tf_scope_name(self) -> str:

@@ -23,6 +23,7 @@ from typing import Any, Dict, List, Optional, Set
 from returnn.errors import LayerArgError, LayerShapeError, AxisDescriptionError
 from returnn.log import log
 from returnn.tensor import Dim, SpatialDim, Tensor
+from returnn.tf.layers.core.scope_names import scope_prefix_of
 from returnn.tf.layers.recurrent.subnet.initial import check_initial_output
 from returnn.tf.layers.recurrent.subnet.template import SubnetTemplates, TemplateLayer, builds_loss
 from returnn.tf.layers.search.beam import beam_dim
@@ -66,11 +67,13 @@ class SubnetworkRecCell:
     :param max_seq_len: None, an int, or an expression such as ``"max_len_from('base:encoder') * 3"``
     :param optimize_move_layers_out: move layers out of the loop in training (default True)
     :param include_eos: count the frame where ``end`` becomes true in the output length
+    :param name_scope: the rec layer's ``name_scope`` (the scope of the unit's layers; default ``<rec>/rec``)
     """
 
     def __init__(self, *, rec_name: str, unit: Dict[str, Any], parent_net: Any, sources: List[Any],
                  target: Any = None, size_target: Any = None, max_seq_len: Any = None,
-                 optimize_move_layers_out: Optional[bool] = None, include_eos: bool = False):
+                 optimize_move_layers_out: Optional[bool] = None, include_eos: bool = False,
+                 name_scope: Optional[str] = None):
         from returnn.tf.network import TFNetwork
         from returnn.tf.layers.core.sources import concat_sources_template
 
@@ -94,10 +97,16 @@ class SubnetworkRecCell:
         # length source (input or target) is known and before the templates, the rec layer's network draws the
         # seed of the loop's network (in-loop layers' initializers and dropout)
         self.loop_seed = int(parent_net.random.randint(2 ** 31))
-        # sub layers' variables are "<rec>/rec/<layer>/..." (the reference's names)
+        # sub layers' variables are "<rec>/rec/<layer>/..." (the reference's names); with the rec layer's
+        # name_scope "<name_scope>/<layer>/..." ("" : "<layer>/...", as the reference, observed)
         self.sub_prefix = f"{parent_net.get_absolute_name_prefix()}{rec_name}/rec/"
+        self.sub_scope_prefix = parent_net.get_layer_scope_name(rec_name) + "/rec/" if name_scope is None \
+            else scope_prefix_of(parent_net.get_layer_scope_name(rec_name, name_scope))
         self.sub_net = TFNetwork(parent_net=parent_net, absolute_name_prefix=self.sub_prefix, name=rec_name,
-                                 is_inside_rec_layer=True)
+                                 is_inside_rec_layer=True, absolute_name_scope_prefix=self.sub_scope_prefix)
+        self.net = self.sub_net  # after build: the network of the loop's step (see build)
+        self.input_layers_net: Any = None
+        self.output_layers_net: Any = None
         if not isinstance(unit, dict) or "output" not in unit:
             raise LayerArgError(layer=rec_name, layer_class="rec", arg="unit",
                                 problem="the recurrent subnetwork (unit dict) needs a layer named 'output' in",
@@ -392,9 +401,24 @@ class SubnetworkRecCell:
             for n in sorted(names) or ["None"]:
                 print(f"    {n}", file=log.v4)
 
+    # ---- the reference's names of the parts
+    @property
+    def input_layers_moved_out(self) -> List[str]:
+        """:return: the unit's layers computed over the whole sequence before the loop (sorted names)"""
+        return sorted(self.inputs)
+
+    @property
+    def output_layers_moved_out(self) -> List[str]:
+        """:return: the unit's layers computed over the whole sequence after the loop (sorted names)"""
+        return sorted(self.outputs)
+
     # ---- phase 3
     def build(self, rec_layer: Any) -> None:
-        """Creates the loop and all ops; sets ``rec_layer.output.placeholder`` and registers sub-layer losses."""
+        """Creates the loop and all ops; sets ``rec_layer.output.placeholder`` and registers sub-layer losses.
+        Afterwards :attr:`net` is the network of the loop's step (the layers in the loop, as built inside the while
+        loop; the template network when no layer is in the loop) and :attr:`output_layers_net` /
+        :attr:`input_layers_net` the network of the layers moved out of the loop (one network here, holding both;
+        ``input_layers_net`` is None when no layer moved out before the loop)."""
         from returnn.tf.layers.recurrent.subnet.loop import build_loop
         try:
             build_loop(self, rec_layer)

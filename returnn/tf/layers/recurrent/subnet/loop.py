@@ -89,7 +89,9 @@ class _Step:
         self.i = i
         self.search_state = search_state
         self.net = TFNetwork(parent_net=cell.parent_net, absolute_name_prefix=cell.sub_prefix,
-                             name=cell.rec_name, is_inside_rec_layer=True, rnd_seed=cell.loop_seed)
+                             name=cell.rec_name, is_inside_rec_layer=True, rnd_seed=cell.loop_seed,
+                             absolute_name_scope_prefix=cell.sub_scope_prefix)
+        self.net.layer_templates.update({n: tmpl.output for n, tmpl in cell.layers.items()})  # reuse_params stand-ins
         self.unit: Dict[str, Dict[str, Any]] = {}
         for name, desc in cell.unit.items():
             desc = dict(desc)
@@ -244,7 +246,8 @@ class _Loop:
         from returnn.tf.network import TFNetwork
         before_seed, after_seed = rec_layer.moved_out_seeds
         outside_net = TFNetwork(parent_net=cell.parent_net, absolute_name_prefix=cell.sub_prefix,
-                                name=cell.rec_name, rnd_seed=after_seed if before_seed is None else before_seed)
+                                name=cell.rec_name, rnd_seed=after_seed if before_seed is None else before_seed,
+                                absolute_name_scope_prefix=cell.sub_scope_prefix)
         self.after_loop_seed = after_seed
         self.outside = OutsideNet(cell, outside_net, self.full_source, self.batch_size)
 
@@ -291,6 +294,8 @@ def build_loop(cell: Any, rec_layer: Any) -> None:
             acc_full, lengths = _run_while_loop(cell, loop)
             for name, out in acc_full.items():
                 layer = make_internal(name, loop.outside.net, out)
+                if name in loop.step_layers:  # as the reference: the accumulated layer has the step layer's params
+                    layer.params.update(loop.step_layers[name].params)
                 loop.outside.accumulated[name] = layer
                 full_layers[name] = layer
         else:
@@ -327,10 +332,17 @@ def build_loop(cell: Any, rec_layer: Any) -> None:
                                      loss_scale=owner.loss_scale, _target_layers={})
             register_losses(cell, rec_layer, full_layers, make_proxy)
     scope = tf.compat.v1.get_variable_scope().name
-    for var in tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES, scope=scope + "/"):
-        key = var.name[len(scope) + 1:-2]
-        rec_layer.params[key] = var
+    if scope:
+        for var in tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES, scope=scope + "/"):
+            key = var.name[len(scope) + 1:-2]
+            rec_layer.params[key] = var
+    else:  # name_scope "": the unit's layers' params are in the root scope; those of its layers
+        for name, layer in sorted({**full_layers, **loop.step_layers}.items()):
+            for key, var in layer.params.items():
+                rec_layer.params.setdefault(var.name[:-2] if var.name.endswith(":0") else var.name, var)
     rec_layer.sub_layers = full_layers
+    cell.output_layers_net = loop.outside.net
+    cell.input_layers_net = loop.outside.net if cell.inputs else None
     rec_layer.loop_step_layers = dict(loop.step_layers)
 
 
@@ -432,6 +444,7 @@ def _run_while_loop_v1(cell: Any, loop: _Loop):
                 step.get_layer(name)
         layers = {n: step.net.layers[n] for n in cell.loop}
         loop.step_layers.update(layers)
+        cell.net = step.net
         last = len(cell.choices) if search else 0
         # the hypotheses after the step's last choice: the rows of the previous step's they continue
         src_rows = step.rows_between(0, last) if search else None

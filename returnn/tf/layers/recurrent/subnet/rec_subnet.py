@@ -74,7 +74,8 @@ class RecLayer(StringUnitRecLayer):
         d["unit"] = SubnetworkRecCell(
             rec_name=d["name"], unit=unit, parent_net=network, sources=d.get("sources", []),
             target=d.get("target"), size_target=d.get("size_target"), max_seq_len=d.get("max_seq_len"),
-            optimize_move_layers_out=d.get("optimize_move_layers_out"), include_eos=bool(d.get("include_eos")))
+            optimize_move_layers_out=d.get("optimize_move_layers_out"), include_eos=bool(d.get("include_eos")),
+            name_scope=d.get("name_scope"))
 
     @classmethod
     def get_out_data_from_opts(cls, name: str, network: Any, unit: Any = "lstm", **kwargs: Any) -> Tensor:

@@ -280,6 +280,9 @@ class SubnetTemplates:
         try:
             d = dict(desc)
             d.pop("class")
+            # reuse_params names no input: the template does not depend on it, and the layer it names is no
+            # dependency in the loop (it may even depend on this layer; the loop's layers resolve it themselves)
+            d.pop("reuse_params", None)
             d["name"] = name
             d["network"] = self.sub_net
             get_layer = self._make_get_layer(tmpl)
