@@ -2,13 +2,14 @@
 scatter-add of the input into a new axis.
 
 Shape: the position ``{P.., A, ..}`` (int) with its ``position_axis`` ``A`` replaced by the new axis ``N``, followed by
-the input's dims that the position does not have: ``{B, T'} + {B, T, F} --A=T'--> {B, N, T, F}``. The input is
+the input's dims that the position does not have: ``{B, T'} + {B, T, F} --A=T'--> {B, N, T, F}``. An input dim
+counts as a position dim if it is the same dim or, as the reference, a static auto-generated dim of the same size as
+an auto-generated position dim (e.g. both from ``shape=(..., 6)``; the first such input axis). The input is
 broadcast to the position's dims, then ``out[p.., position[p.., a, ..], .., r..] += in[p.., a, .., r..]`` (duplicate
 positions add up, every frame of the position counts, padded ones too, as the reference). ``N`` is the time dim of
 ``output_dim_via_time_from`` or ``out_spatial_dim``. Positions outside ``[0, N)`` are dropped with
-``filter_invalid_indices``, else TF's ``scatter_nd`` rules apply (an error on CPU). The time axis is ``N`` if it is
-dynamic, unless the position has another time axis (kept), as the reference marks it; the feature axis is the
-input's.
+``filter_invalid_indices``, else TF's ``scatter_nd`` rules apply (an error on CPU). The time and feature axes are
+not given (the defaults: the first dynamic axis, the last static one), as the reference.
 """
 
 from __future__ import annotations
@@ -23,6 +24,23 @@ from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.layer_base import LayerBase
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.core.sources import concat_sources_template
+
+
+def _match_input_axes(inp: Tensor, pos: Tensor) -> Dict[int, int]:
+    """:return: {position axis: input axis} for the input axes that are position axes: the same dim, else (as the
+        reference) a loosely equal one (static, same size, both auto-generated), each axis matched once"""
+    matched: Dict[int, int] = {}
+    for i, d in enumerate(inp.dims):
+        if d in pos.dims:
+            matched[pos.dims.index(d)] = i
+    for i, d in enumerate(inp.dims):
+        if i in matched.values():
+            continue
+        for j, p in enumerate(pos.dims):
+            if j not in matched and p.is_equal(d, treat_feature_as_spatial=True, allow_same_spatial_dim=True):
+                matched[j] = i
+                break
+    return matched
 
 
 def _out_dim(name: str, layer_class: str, output_dim_via_time_from: Optional[LayerBase],
@@ -54,13 +72,14 @@ class ScatterNdLayer(ConcatInputLayer):
         inp, pos = self.input_data, position.output
         pos_axis = pos.get_axis_from_description(position_axis)
         new_dim = _out_dim(self.name, self.layer_class, output_dim_via_time_from, out_spatial_dim)
-        rest = [d for d in inp.dims if d not in pos.dims]
+        matched = _match_input_axes(inp, pos)
+        rest = [i for i in range(inp.batch_ndim) if i not in matched.values()]
         # value with dims pos.dims + rest (size 1 where the input lacks a position dim), broadcast to the position
-        in_order = [inp.dims.index(d) for d in pos.dims if d in inp.dims] + [inp.dims.index(d) for d in rest]
+        in_order = [matched[j] for j in range(pos.batch_ndim) if j in matched] + rest
         x = tf.transpose(inp.placeholder, in_order) if in_order != list(range(inp.batch_ndim)) else inp.placeholder
-        for i, d in enumerate(pos.dims):
-            if d not in inp.dims:
-                x = tf.expand_dims(x, i)
+        for j in range(pos.batch_ndim):
+            if j not in matched:
+                x = tf.expand_dims(x, j)
         pos_shape = tf.shape(pos.placeholder)
         x = tf.broadcast_to(x, tf.concat([pos_shape, tf.shape(x)[pos.batch_ndim:]], axis=0))
         # move the position axis last among the position dims: [O.., A, rest..]
@@ -121,18 +140,9 @@ class ScatterNdLayer(ConcatInputLayer):
         new_dim = _out_dim(name, cls.layer_class, output_dim_via_time_from, out_spatial_dim)
         dims = list(pos.dims)
         dims[pos_axis] = new_dim
-        dims += [d for d in inp.dims if d not in pos.dims]
-        time_axis = None
-        if pos.time_dim_axis is not None and pos.time_dim_axis != pos_axis:
-            time_axis = pos.time_dim_axis
-        elif new_dim.dimension is None:
-            time_axis = pos_axis
-        elif inp.time_dim_axis is not None and inp.time_dim in dims:
-            time_axis = dims.index(inp.time_dim)
-        feature_axis = dims.index(inp.feature_dim) if inp.feature_dim is not None and inp.feature_dim in dims \
-            and inp.feature_dim not in pos.dims else None
+        matched = _match_input_axes(inp, pos)
+        dims += [d for i, d in enumerate(inp.dims) if i not in matched.values()]
         return Tensor(name=f"{name}_output", dims=dims, dtype=inp.dtype, sparse_dim=inp.sparse_dim,
-                      time_dim_axis=time_axis, feature_dim_axis=feature_axis,
                       available_for_inference=inp.available_for_inference and pos.available_for_inference)
 
 

@@ -2,7 +2,8 @@
 stack neighbouring frames along a new window axis right after the time axis.
 
 Shape: ``{B, T, F} -> {B, T, W, F}`` (``padding="same"``: lengths unchanged, out-of-sequence frames are 0;
-``"valid"``: lengths ``len - W + 1``). Default window is centered: ``window_left = (W-1)//2``. As the reference
+``"valid"``: lengths ``len - W + 1``). From ``behavior_version`` 18 on, as the reference, the raw layout is the
+window axis first, then the windowed axis, then the other axes in their order: ``{B, T, F} -> {W, T, B, F}``. Default window is centered: ``window_left = (W-1)//2``. As the reference
 (observed), the padded frames after a shorter sequence's end are used as they are (like a convolution does);
 only frames outside the padded batch are zeros.
 """
@@ -18,6 +19,7 @@ from returnn.tensor import SpatialDim, Tensor
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.core.sources import concat_sources_template
+from returnn.util.behavior_version import BehaviorVersion
 
 
 @register_layer
@@ -47,14 +49,14 @@ class WindowLayer(ConcatInputLayer):
         if stride > 1:
             frames = frames[::stride]
         d = inp.dims[ax]
+        time_pos, win_pos = _out_positions(ax)
         if d.is_dynamic() and d.dyn_size is not None:
             lens = d.dyn_size if padding == "same" else tf.maximum(d.dyn_size - window_size + 1, 0)
             if stride > 1:
                 lens = (lens + stride - 1) // stride
-            self.output.dims[ax].dyn_size = lens
-        # frames: [T', W, rest of tmp axes...] → move T' back to ax and W right after it
-        rest = list(tmp.dims[1:])
-        order_dims = [self.output.dims[ax], self.output.dims[ax + 1]] + rest
+            self.output.dims[time_pos].dyn_size = lens
+        # frames: [T', W, rest of tmp axes...] → the output's layout
+        order_dims = [self.output.dims[time_pos], self.output.dims[win_pos]] + list(tmp.dims[1:])
         perm = []
         for od in self.output.dims:
             perm.append(next(i for i, dd in enumerate(order_dims) if dd is od or dd == od))
@@ -79,5 +81,14 @@ class WindowLayer(ConcatInputLayer):
                 new = SpatialDim(desc if stride == 1 else f"⌈({desc})/{stride}⌉", None)
             out = out.copy_template_replace_dim(ax, new)
         out = out.copy_add_dim(ax + 1, SpatialDim(f"{name}:window", window_size))
+        if _out_positions(ax) == (1, 0):
+            out = out.copy_transpose([ax + 1, ax] + [i for i in range(out.batch_ndim) if i not in (ax, ax + 1)])
         out.name = f"{name}_output"
         return out
+
+
+def _out_positions(axis: int) -> Any:
+    """:return: the output positions of the windowed axis and of the window axis (``axis``: the input's axis)"""
+    if BehaviorVersion.get() >= 18:  # window axis, windowed axis, the rest in order (as the reference)
+        return 1, 0
+    return axis, axis + 1
