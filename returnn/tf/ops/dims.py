@@ -37,14 +37,39 @@ def sequence_mask(tensor: Tensor, axis: int) -> Optional[tf.Tensor]:
     known per-sequence lengths (nothing to mask).
     """
     d: Dim = tensor.dims[axis]
-    if d.dimension is not None or d.dyn_size is None or tensor.batch_dim_axis is None:
+    if d.dimension is not None or d.dyn_size is None:
         return None
     max_len = tf.shape(tensor.placeholder)[axis]
+    ext = d.dyn_size_ext
+    if ext is not None and len(ext.dims) > 1:  # lengths per entry of several dims, e.g. [B, T]
+        return _multi_dim_sequence_mask(tensor, axis, ext, max_len)
+    if tensor.batch_dim_axis is None:
+        return None
     mask = tf.sequence_mask(d.dyn_size, maxlen=max_len)  # [B, T]
     if tensor.batch_dim_axis > axis:
         mask = tf.transpose(mask, [1, 0])
     for i in range(tensor.batch_ndim):  # size-1 axes everywhere else (no shape arithmetic: cheap in loops)
         if i not in (axis, tensor.batch_dim_axis):
+            mask = tf.expand_dims(mask, i)
+    return mask
+
+
+def _multi_dim_sequence_mask(tensor: Tensor, axis: int, ext: Tensor, max_len: Any) -> Optional[tf.Tensor]:
+    """:return: the mask of ``axis`` whose lengths ``ext`` have several dims (all of them axes of ``tensor``, else
+        None), size 1 on the other axes"""
+    ext_axes = []
+    for ext_dim in ext.dims:
+        found = [i for i, d in enumerate(tensor.dims) if d == ext_dim and i != axis and i not in ext_axes]
+        if not found:
+            return None
+        ext_axes.append(found[0])
+    mask = tf.sequence_mask(ext.placeholder, maxlen=max_len)  # ext dims + [axis]
+    src_axes = ext_axes + [axis]
+    order = sorted(range(len(src_axes)), key=lambda i: src_axes[i])
+    if order != list(range(len(src_axes))):
+        mask = tf.transpose(mask, order)
+    for i in range(tensor.batch_ndim):
+        if i not in src_axes:
             mask = tf.expand_dims(mask, i)
     return mask
 

@@ -5,14 +5,15 @@ order ``axes`` lists them (default: ``keep_order`` from ``behavior_version`` 6 o
 position of the first merged axis; if the feature axis is among the merged ones, the merged axis is the feature
 axis and takes its position (among the remaining axes). Static axes give a static dim (product). Merging a
 dynamic axis ``T`` with static ``F`` gives a dynamic axis whose lengths are ``len * F`` (the raw reshape keeps
-valid frames as a prefix). Merging the batch axis gives a new batch axis (a batch-kind dim
+valid frames as a prefix); lengths over several dims (``dyn_size_ext`` ``[B, T]``, e.g. of a ``slice_nd``)
+stay over these dims. Merging the batch axis gives a new batch axis (a batch-kind dim
 ``(global batch)*(time)``, at the first merged position) over all frames, padding included; the batch axis is then
 the outermost of the merged ones (the others follow in their raw order), also for a time-major input.
 """
 
 from __future__ import annotations
 
-from typing import Any, List, Tuple
+from typing import Any, List, Optional, Tuple
 
 import numpy as np
 import tensorflow as tf
@@ -48,13 +49,21 @@ class MergeDimsLayer(ConcatInputLayer):
             dyn = [a for a in order if inp.dims[a].is_dynamic()]
             if inp.batch_dim_axis not in order and dyn and inp.dims[dyn[0]].dyn_size is not None:
                 static = int(np.prod([inp.dims[a].dimension for a in order if a != dyn[0] and inp.dims[a].dimension]))
-                self.output.dims[pos].dyn_size = inp.dims[dyn[0]].dyn_size * static
+                ext = inp.dims[dyn[0]].dyn_size_ext
+                if ext is not None and len(ext.dims) > 1:  # lengths over several dims, e.g. [B, T]
+                    self.output.dims[pos].dyn_size_ext = Tensor(name=ext.name, dims=list(ext.dims), dtype="int32",
+                                                                placeholder=ext.placeholder * static)
+                else:
+                    self.output.dims[pos].dyn_size = inp.dims[dyn[0]].dyn_size * static
         self.output.placeholder = x
 
     @classmethod
     def get_out_data_from_opts(cls, name: str, sources: Any = (), axes: Any = None, keep_order: Any = None,
-                               **kwargs: Any) -> Tensor:
-        """:raises LayerArgError: merging two dynamic axes (besides the batch axis)"""
+                               out_dim: Optional[Dim] = None, **kwargs: Any) -> Tensor:
+        """``out_dim`` (a Dim) is declared the same as the merged dim, as the reference (the output shows the merged
+        dim's description; a dynamic-declared ``out_dim`` such as ``SpatialDim("out")`` takes a static merged size).
+
+        :raises LayerArgError: merging two dynamic axes (besides the batch axis); ``out_dim`` of another size"""
         inp = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
         order, pos = _merge_layout(inp, axes, keep_order)
         if len(order) <= 1:
@@ -72,6 +81,11 @@ class MergeDimsLayer(ConcatInputLayer):
         else:
             desc = "*".join(d.description for d in dims)
             new = FeatureDim(desc, size) if is_feat else SpatialDim(desc, size)
+        dyn_exts = [d.dyn_size_ext for d in dims if d.dimension is None]
+        if not with_batch and dyn_exts and dyn_exts[0] is not None and len(dyn_exts[0].dims) > 1:
+            new.dyn_size_ext = Tensor(name=dyn_exts[0].name, dims=list(dyn_exts[0].dims), dtype="int32")
+        if out_dim is not None:
+            _declare_out_dim(name, cls.layer_class, out_dim, new)
         rest = [i for i in range(inp.batch_ndim) if i not in order]
         out_dims = [inp.dims[i] for i in rest[:pos]] + [new] + [inp.dims[i] for i in rest[pos:]]
 
@@ -92,6 +106,18 @@ class MergeDimsLayer(ConcatInputLayer):
             return out  # the default feature axis stays unspecified, as the reference (observed)
         return Tensor(name=f"{name}_output", dims=out_dims, dtype=inp.dtype, sparse_dim=inp.sparse_dim,
                       time_dim_axis=time_axis, feature_dim_axis=feature_axis)
+
+
+def _declare_out_dim(name: str, layer_class: str, out_dim: Any, new: Dim) -> None:
+    if not isinstance(out_dim, Dim):
+        raise LayerArgError(layer=name, layer_class=layer_class, arg="out_dim", problem="invalid value", got=out_dim,
+                            expected="a Dim")
+    if out_dim.dimension is None and new.dimension is not None and not out_dim.is_dim_known():
+        out_dim.dimension = new.dimension  # declared without size: takes the merged one (as the reference)
+    if out_dim.dimension != new.dimension:
+        raise LayerArgError(layer=name, layer_class=layer_class, arg="out_dim", problem="does not match the merged "
+                            f"size {new.dimension}:", got=out_dim)
+    out_dim.declare_same_as(new)
 
 
 def _merge_layout(inp: Tensor, axes: Any, keep_order: Any) -> Tuple[List[int], int]:

@@ -85,3 +85,47 @@ def test_size_is_the_config_dim_of_extern_data(session):
     assert y.shape == (2, 3, 2)
     np.testing.assert_array_equal(y[0], x[0, :3])
     np.testing.assert_array_equal(y[1], np.concatenate([x[1, :2], np.zeros((1, 2), "float32")]))  # past length 2: 0
+
+
+def test_lengths_per_slice_with_2d_start(session):
+    """``size=None`` with a start ``[B, T2]``: the slice axis has lengths per slice, ``dyn_size_ext`` over
+    ``[B, T2]`` (as the reference); merge_dims with the feature axis keeps them (times 2); the mask of the slice
+    axis is per slice."""
+    from returnn.tf.ops.dims import sequence_mask
+    net = build_net({"s": {"class": "slice_nd", "from": "data", "start": "data:st2", "size": None},
+                     "output": {"class": "merge_dims", "from": "s", "axes": ["F", "stag:sliced-time:s"]}}, EXTERN)
+    s, out = net.get_layer("s").output, net.get_layer("output").output
+    st2_dims = net.extern_data.data["st2"].dims
+    assert list(s.dims[2].dyn_size_ext.dims) == list(st2_dims)
+    assert list(out.dims[2].dyn_size_ext.dims) == list(st2_dims)
+    st2 = np.array([[0, 3, 4], [1, 2, 0]], "int32")
+    feed = make_feed(net, {"data": X, "st2": st2}, {"data": LENS, "st2": [3, 2]})
+    y, lens, merged_lens, mask = session.run(
+        [s.placeholder, s.dims[2].dyn_size_ext.placeholder, out.dims[2].dyn_size_ext.placeholder,
+         sequence_mask(s, 2)], feed_dict=feed)
+    expected_lens = np.maximum(LENS[:, None] - st2, 0)
+    np.testing.assert_array_equal(lens, expected_lens)
+    np.testing.assert_array_equal(merged_lens, expected_lens * 2)
+    assert y.shape == (2, 3, 5, 2) and mask.shape == (2, 3, 5, 1)
+    np.testing.assert_array_equal(mask[..., 0], np.arange(5)[None, None] < expected_lens[..., None])
+    np.testing.assert_array_equal(y, [[np_slice(X[i], LENS[i], s_, 5) for s_ in st2[i]] for i in range(2)])
+
+
+def test_size_from_a_layer_and_default_start(session):
+    """``size`` as a layer (int, the start's dims): lengths per slice, frames past them 0; without ``start``, 0."""
+    from returnn.tensor import SpatialDim, batch_dim
+    t2 = SpatialDim("t2")
+    extern = dict(EXTERN, st2={"dims": [batch_dim, t2], "dtype": "int32"},
+                  sz={"dims": [batch_dim, t2], "dtype": "int32"})
+    net = build_net({"a": {"class": "slice_nd", "from": "data", "start": "data:st2", "size": "data:sz",
+                           "is_output_layer": True},
+                     "b": {"class": "slice_nd", "from": "data", "size": 2, "is_output_layer": True}}, extern)
+    a, b = net.get_layer("a").output, net.get_layer("b").output
+    st2, sz = np.array([[0, 3, 4], [1, 2, 0]], "int32"), np.array([[2, 1, 3], [1, 4, 0]], "int32")
+    feed = make_feed(net, {"data": X, "st2": st2, "sz": sz}, {"data": LENS, "st2": [3, 2], "sz": [3, 2]})
+    assert a.dims[1] == net.extern_data.data["sz"].dims[1]
+    ya, lens, yb = session.run([a.placeholder, a.dims[2].dyn_size_ext.placeholder, b.placeholder], feed_dict=feed)
+    np.testing.assert_array_equal(lens, sz)
+    expected = [[np_slice(X[i], min(LENS[i], s_ + n), s_, 4) for s_, n in zip(st2[i], sz[i])] for i in range(2)]
+    np.testing.assert_array_equal(ya, expected)
+    np.testing.assert_array_equal(yb, [np_slice(X[i], LENS[i], 0, 2) for i in range(2)])

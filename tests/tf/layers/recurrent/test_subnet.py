@@ -273,3 +273,18 @@ def test_step_index_layers_move_out_with_the_loop_values():
     lin_w, lin_b = params["output/rec/lin/W"], params["output/rec/lin/b"]
     np.testing.assert_allclose(results[0][0, 0], np.concatenate([padded[0:3].reshape(-1), x[0, 0]]) @ lin_w + lin_b,
                                rtol=1e-4)
+
+
+def test_moved_out_layers_net(session):
+    """``cell.output_layers_net`` (the reference's name): the network of the layers moved out of the loop, whose
+    ``layers`` hold them over the whole sequence (``[B, T, ...]``)."""
+    net = build_net({"output": {"class": "rec", "from": "data", "unit": {
+        "lin": {"class": "linear", "from": "data:source", "n_out": 2},
+        "output": {"class": "copy", "from": "lin"}}}}, extern_data={"data": {"dim": 3}}, train_flag=True)
+    cell = net.get_layer("output").cell
+    assert cell.loop == set()
+    lin = cell.output_layers_net.layers["lin"]
+    assert lin.output.dim == 2 and lin.output.time_dim_axis is not None
+    session.run(tf.compat.v1.global_variables_initializer())
+    y = session.run(lin.output.copy_as_batch_major().placeholder, make_feed(net, {"data": X}, {"data": X_LENS}))
+    assert y.shape == (2, 5, 2)

@@ -65,3 +65,16 @@ def test_merge_batch_and_time(session, time_major):
     value = session.run(out.placeholder, make_feed(net, {"data": x}, {"data": [3, 2]}))
     batch_major = x.transpose(1, 0, 2) if time_major else x
     np.testing.assert_array_equal(value, batch_major.reshape(6, 5))
+
+
+def test_merge_dims_out_dim_declared_same(session):
+    """``out_dim`` without size (``SpatialDim("out")``) is declared the same as the merged static dim and takes
+    its size; the output shows the merged dim (observed from the reference: ``F|F'spatial1:static3:data*
+    feature:data'(15)``, ``out_dim.dimension == 15``)."""
+    from returnn.tensor import SpatialDim
+    out_dim = SpatialDim("out")
+    net = build_net({"output": {"class": "merge_dims", "from": "data", "axes": ["dim:3", "dim:4"], "keep_order": True,
+                                "out_dim": out_dim}}, {"data": {"shape": (None, 3, 4)}})
+    out = net.layers["output"].output
+    assert out.dims[2] == out_dim and out_dim.dimension == 12
+    assert out.get_dims_repr() == "[B,T|'time:var:extern_data:data'[B],F|F'spatial1:static3:data*feature:data'(12)]"

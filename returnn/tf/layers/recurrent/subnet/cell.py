@@ -143,6 +143,10 @@ class SubnetworkRecCell:
             self.get_base_layer(name)
         self._classify()
         self._check_initial_outputs()
+        # the network of the layers moved out of the loop (before and after it: one network here), set by build();
+        # the reference's names: its layers are e.g. ``cell.output_layers_net.layers["x"]``
+        self.input_layers_net: Any = None
+        self.output_layers_net: Any = None
 
     # ---- phase 1
     def _fixed_time_dim(self) -> Optional[Dim]:

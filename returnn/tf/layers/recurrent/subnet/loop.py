@@ -250,6 +250,7 @@ class _Loop:
                                 absolute_name_scope_prefix=cell.sub_scope_prefix)
         self.after_loop_seed = after_seed
         self.outside = OutsideNet(cell, outside_net, self.full_source, self.batch_size)
+        cell.input_layers_net = cell.output_layers_net = outside_net
 
     def tile(self, layer: Any, name: str) -> Any:
         if self.beam == 1:
