@@ -138,6 +138,7 @@ from returnn.tf.layers.shape.time_unchunking import TimeUnChunkingLayer as TimeU
 from returnn.tf.layers.shape.transpose import TransposeLayer as TransposeLayer
 from returnn.tf.layers.shape.unflatten_batch import UnflattenBatchLayer as UnflattenBatchLayer
 from returnn.tf.layers.shape.window import WindowLayer as WindowLayer
+from returnn.tf.layers.shape.fold import FoldLayer as FoldLayer
 from returnn.tf.layers.signal.dct import DctLayer as DctLayer
 from returnn.tf.layers.utility.hdf_dump import HDFDumpLayer as HDFDumpLayer
 from returnn.tf.layers.utility.identity import IdentityLayer as IdentityLayer

@@ -440,6 +440,11 @@ _EXAMPLES: Dict[str, LayerExample] = {
                 "lin": {"class": "linear", "activation": "tanh", "n_out": 3, "from": "flat"},
                 "output": {"class": "unflatten_batch", "from": "lin"}},
         notes="Undoes ``flatten_batch`` (the lengths are taken from the flattened input)."),
+    "fold": LayerExample(
+        _DATA, {"w": {"class": "window", "window_size": 3, "from": "data"},
+                "output": {"class": "fold", "mode": "mean", "in_spatial_dim": "T", "window_dim": "stag:w:window",
+                           "from": "w"}},
+        notes="Undoes ``window``: the overlapping windows averaged back into frames (the input again)."),
     "window": LayerExample(
         _DATA, {"output": {"class": "window", "window_size": 3, "from": "data"}},
         notes="Per frame the 3 frames around it (a new axis)."),

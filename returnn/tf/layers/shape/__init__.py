@@ -3,6 +3,7 @@
 from returnn.tf.layers.shape import concat as _concat  # noqa: F401
 from returnn.tf.layers.shape import expand_dims as _expand_dims  # noqa: F401
 from returnn.tf.layers.shape import flatten_batch as _flatten_batch  # noqa: F401
+from returnn.tf.layers.shape import fold as _fold  # noqa: F401
 from returnn.tf.layers.shape import gather as _gather  # noqa: F401
 from returnn.tf.layers.shape import merge_dims as _merge_dims  # noqa: F401
 from returnn.tf.layers.shape import pad as _pad  # noqa: F401

@@ -36,7 +36,9 @@ class SplitDimsLayer(ConcatInputLayer):
         shape = tf.shape(x)
         d = inp.dims[ax]
         new_dims = self.output.dims[ax:ax + len(dims)]
-        if d.dimension is None:
+        if _splits_off_batch(dims, inp):  # the batch part takes the rest, dynamic parts their maximal length
+            sizes = [-1 if nd.is_batch_dim() else nd.get_dim_value() for nd in new_dims]
+        elif d.dimension is None:
             dyn_pos = [i for i, nd in enumerate(new_dims) if nd.dimension is None][0]
             k = int(np.prod([nd.dimension for i, nd in enumerate(new_dims) if i != dyn_pos]))
             if pad_to_multiples is not False and k != 1:
@@ -80,6 +82,8 @@ class SplitDimsLayer(ConcatInputLayer):
         ax = inp.get_axis_from_description(axis)
         d = inp.dims[ax]
         given = list(dims)
+        if _splits_off_batch(given, inp):
+            return cls._out_with_batch_part(name, inp, ax, given)
         sizes = [(v.dimension if v.dimension is not None else -1) if isinstance(v, Dim) else v for v in given]
         if sum(v == -1 for v in sizes) > 1:
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="dims", problem="at most one -1 allowed in",
@@ -121,3 +125,19 @@ class SplitDimsLayer(ConcatInputLayer):
             feat_axis = ax + shift
         return Tensor(name=f"{name}_output", dims=out_dims, dtype=inp.dtype, sparse_dim=inp.sparse_dim,
                       time_dim_axis=time_axis, feature_dim_axis=feat_axis)
+
+    @classmethod
+    def _out_with_batch_part(cls, name: str, inp: Tensor, ax: int, given: Sequence[Any]) -> Tensor:
+        """``dims`` with the batch dim (e.g. ``[batch_dim, time_dim * 2]`` of a flattened axis): the given Dims (ints:
+        new static dims), the time and feature axes the defaults"""
+        if any(not isinstance(v, Dim) and (not isinstance(v, int) or v < 1) for v in given):
+            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="dims", problem="with the batch dim, "
+                                "the other parts must be Dims or sizes >= 1:", got=list(given))
+        new = [v if isinstance(v, Dim) else SpatialDim(f"{name}_split_dims{i}", v) for i, v in enumerate(given)]
+        out_dims = list(inp.dims[:ax]) + new + list(inp.dims[ax + 1:])
+        return Tensor(name=f"{name}_output", dims=out_dims, dtype=inp.dtype, sparse_dim=inp.sparse_dim)
+
+
+def _splits_off_batch(dims: Sequence[Any], inp: Tensor) -> bool:
+    """:return: whether ``dims`` has the batch dim and ``inp`` has no batch axis (the split makes it)"""
+    return inp.batch_dim_axis is None and any(isinstance(v, Dim) and v.is_batch_dim() for v in dims)

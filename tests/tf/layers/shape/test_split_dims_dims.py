@@ -45,3 +45,25 @@ def test_resolve_dims():
     assert SplitDimsLayer._resolve_dims(old_dim=16, new_dims=(3, -1), pad_to_multiples=True) == (3, 6)
     with pytest.raises(ValueError):
         SplitDimsLayer._resolve_dims(old_dim=16, new_dims=(3, -1))
+
+
+def test_split_off_the_batch_dim(session):
+    """``dims=[batch_dim, time * 2]`` on an axis without batch (a flattened ``[B * 2T]``): the batch part takes the
+    rest, the dynamic part its maximal length (as the reference: ``[B,T|'time*2'[B]]``, lengths ``2 * lens``)."""
+    from returnn.tensor import Tensor
+    from returnn.tf.layers.basic import InternalLayer
+    net = TFNetwork(config=Config({"extern_data": {"data": {"dim": 3}}}))
+    net.construct_from_dict({})
+    data = net.extern_data.get_data("data")
+    time2 = data.dims[1] * 2
+    flat = Tensor(name="flat", dims=[SpatialDim("flat")], dtype="int32", batch_dim_axis=None)
+    flat.placeholder = tf.range(tf.shape(data.placeholder)[0] * tf.shape(data.placeholder)[1] * 2)
+    src = InternalLayer(name="flat", network=net, output=flat)
+    opts = dict(name="output", network=net, sources=[src], axis="T", dims=[batch_dim, time2])
+    out = SplitDimsLayer.get_out_data_from_opts(**opts)
+    assert out.dims == (batch_dim, time2) and out.time_dim_axis == 1 and out.batch_dim_axis == 0
+    layer = SplitDimsLayer(output=out, **opts)
+    y, lens = session.run([layer.output.placeholder, layer.output.get_sequence_lengths()],
+                          {data.placeholder: numpy.zeros((2, 4, 3), "float32"), data.size_placeholder[0]: [4, 3]})
+    numpy.testing.assert_array_equal(y, numpy.arange(16).reshape(2, 8))
+    assert lens.tolist() == [8, 6]
