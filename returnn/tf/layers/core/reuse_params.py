@@ -99,27 +99,19 @@ class ReuseParams:
         self.shape = shape
 
     def __repr__(self) -> str:
-        return f"<ReuseParams reuse_layer {self._reuse_layer!r}, map {self.param_map!r}>"
+        return f"<ReuseParams reuse_layer {self.reuse_layer!r}, map {self.param_map!r}>"
 
     @property
     def reuse_layer(self) -> Any:
         """The layer whose params are used (a lazily resolved one once it is constructed), or None"""
         if isinstance(self._reuse_layer, LazyLayer):
+            from returnn.tf.network.errors import NetworkConstructionDependencyLoopException
+
             try:
                 self._reuse_layer = self._reuse_layer.get_layer()
-            except Exception:  # noqa: BLE001 (still under construction: the lazy stand-in, which knows its scope)
+            except NetworkConstructionDependencyLoopException:  # still under construction: the lazy one (its scope)
                 return self._reuse_layer
         return self._reuse_layer
-
-    def is_simple(self) -> bool:
-        """:return: whether all params come from ``reuse_layer`` (no map, custom function or layer output)"""
-        return self.param_map is None and self.custom_func is None and self.layer_output is None
-
-    def uses_layer(self, layer: Any) -> bool:
-        """:return: whether ``layer`` is a layer this spec takes params from (``reuse_layer`` of it or its map)"""
-        if self._reuse_layer is layer:
-            return True
-        return any(spec is not None and spec.uses_layer(layer) for spec in (self.param_map or {}).values())
 
     # ---- from the layer dict
     @classmethod
