@@ -11,7 +11,9 @@ Distributions (``tf.random.*``): ``"uniform"`` in ``[minval, maxval)`` (defaults
 ``seed`` fixes the op seed; without it one is drawn from the network's random generator.
 ``explicit_state`` (a ``variable`` layer holding an int64 Philox state, with ``auto_update_state=True``) draws
 with that state and advances it (TF's stateful random ops), e.g. fresh values in each step of a ``rec`` loop.
-Not supported (a clear error): ``static=True``, other ``explicit_state`` uses.
+``static=True`` gives the same values in every run (stateless ops keyed by the seed; no state, no params), e.g.
+for ``init_by_layer`` of a ``variable`` layer. Not supported (a clear error): other ``explicit_state`` uses, and
+``static`` together with ``explicit_state``.
 """
 
 from __future__ import annotations
@@ -131,16 +133,17 @@ class RandomLayer(LayerBase):
         :param algorithm: accepted and ignored (the TF default generator is used)
         :param explicit_state: a ``variable`` layer (int64, size 3) with the Philox RNG state to draw with
         :param auto_update_state: must be True with ``explicit_state`` (the draw advances the state variable)
-        :param static: not supported (error if True)
+        :param static: if True, the same values in every run (a stateless op keyed by the seed), e.g. to
+            initialize a ``variable`` layer by it (``init_by_layer``); not with ``explicit_state``
         :param shape_deps: layers whose dims ``shape`` uses (for their sizes; they become dependencies)
         :param stop_grad: accepted; no gradient flows through random values anyway
         """
         super().__init__(**kwargs)
         self.shape_deps = list(shape_deps)
         self.state_layers = [explicit_state] if isinstance(explicit_state, LayerBase) else []
-        if static:
+        if static and explicit_state is not None:
             raise LayerArgError(layer=self.name, layer_class=self.layer_class, arg="static", problem="not supported",
-                                got=static, expected="None or False")
+                                got=static, expected="None or False with explicit_state")
         state_var = None
         if explicit_state is not None:
             state_var = _state_variable(explicit_state)
@@ -157,19 +160,23 @@ class RandomLayer(LayerBase):
                 dtype)
             return
         op_seed = resolve_seed(self, seed)
+        # static: a stateless op with a fixed key (the same values in every run, no state), else TF's seeded ops
+        seed_kw = {"seed": tf.constant([op_seed, 0], tf.int64)} if static else {"seed": op_seed}
         if distribution == "uniform":
             if bound is not None:
                 low, high = -bound, bound
             else:
                 low, high = (0 if minval is None else minval), (1 if maxval is None else maxval)
-            if dtype.startswith(("int", "uint")):
-                value = tf.random.uniform(sizes, low, high, dtype=dtype, seed=op_seed)
-            else:
-                value = tf.random.uniform(sizes, low, high, dtype=float_dtype, seed=op_seed)
+            fn = tf.random.stateless_uniform if static else tf.random.uniform
+            value = fn(sizes, minval=low, maxval=high, dtype=dtype if dtype.startswith(("int", "uint")) else float_dtype,
+                       **seed_kw)
         else:
-            fn = tf.random.normal if distribution == "normal" else tf.random.truncated_normal
+            if static:
+                fn = tf.random.stateless_normal if distribution == "normal" else tf.random.stateless_truncated_normal
+            else:
+                fn = tf.random.normal if distribution == "normal" else tf.random.truncated_normal
             value = fn(sizes, mean=0.0 if mean is None else mean, stddev=1.0 if stddev is None else stddev,
-                       dtype=float_dtype, seed=op_seed)
+                       dtype=float_dtype, **seed_kw)
         self.output.placeholder = tf.cast(value, dtype) if value.dtype != tf.as_dtype(dtype) else value
 
     def get_dep_layers(self) -> List[LayerBase]:

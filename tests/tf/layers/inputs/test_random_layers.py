@@ -79,7 +79,8 @@ def test_rand_int_layer(session):
     ({"class": "rand_int", "shape": [3], "maxval": 5, "dtype": "float32"}, "dtype"),
     ({"class": "random", "shape": [3], "distribution": "normal", "explicit_state": "data",
       "auto_update_state": True}, "explicit_state"),
-    ({"class": "random", "shape": [3], "distribution": "normal", "static": True}, "static"),
+    ({"class": "random", "shape": [3], "distribution": "normal", "static": True, "explicit_state": "data",
+      "auto_update_state": True}, "static"),
     ({"class": "random_state_init", "out_dim": FeatureDim("s", 4)}, "out_dim"),
 ])
 def test_random_layers_bad_args(session, layer, expected_arg):
@@ -121,3 +122,35 @@ def test_explicit_state_needs_auto_update(session):
             "output": {"class": "random", "shape": [3], "distribution": "normal", "explicit_state": "state"},
         }, {"data": {"dim": 3}})
     assert info.value.arg == "explicit_state"
+
+
+@pytest.mark.parametrize("distribution", ["uniform", "normal", "truncated_normal"])
+def test_random_static_same_values_each_run(session, distribution):
+    # as the reference: static=True draws the same values in every run and has no params (no RNG state);
+    # without it each run draws new values
+    opts = {"minval": 2.0, "maxval": 3.0} if distribution == "uniform" else {"mean": 5.0, "stddev": 0.5}
+    net = build_net({"static": {"class": "random", "shape": (2, 3), "distribution": distribution, "static": True,
+                                "is_output_layer": True, **opts},
+                     "output": {"class": "random", "shape": (2, 3), "distribution": distribution, **opts}},
+                    {"data": {"dim": 3}})
+    assert net.get_layer("static").params == {}
+    static, fresh = net.get_layer("static").output.placeholder, net.get_layer("output").output.placeholder
+    s1, f1 = session.run([static, fresh])
+    s2, f2 = session.run([static, fresh])
+    np.testing.assert_array_equal(s1, s2)
+    assert not np.array_equal(f1, f2)
+    if distribution == "uniform":
+        assert ((s1 >= 2) & (s1 < 3)).all()
+    elif distribution == "truncated_normal":
+        assert (np.abs(s1 - 5.0) <= 1.0).all()  # within 2 stddev
+
+
+def test_variable_init_by_static_random(session):
+    net = build_net({"random": {"class": "random", "shape": (3, 4), "distribution": "truncated_normal",
+                                "static": True},
+                     "output": {"class": "variable", "shape": (3, 4), "init_by_layer": "random"}},
+                    {"data": {"dim": 3}})
+    assert net.get_params_list() == list(net.get_layer("output").params.values())
+    net.initialize_params(session)
+    value = session.run(net.get_layer("output").output.placeholder)
+    np.testing.assert_array_equal(value, session.run(net.get_layer("random").output.placeholder))
