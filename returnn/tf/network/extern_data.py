@@ -128,8 +128,9 @@ class ExternData:
         for dims_key in ("dims", "dim_tags"):
             if opts.get(dims_key) is not None:  # user Dims: one fresh copy per network, so sizes are per graph
                 opts[dims_key] = [d if d.is_batch_dim() else _fresh(d, fresh_tags) for d in opts[dims_key]]
-        if isinstance(opts.get("sparse_dim"), Dim):
-            opts["sparse_dim"] = _fresh(opts["sparse_dim"], fresh_tags)
+        for dim_key in ("sparse_dim", "feature_dim"):  # the same copies as in dims
+            if isinstance(opts.get(dim_key), Dim):
+                opts[dim_key] = _fresh(opts[dim_key], fresh_tags)
         try:
             data = Tensor(name=key, **opts)
         except (TypeError, ValueError) as exc:

@@ -109,13 +109,15 @@ LAYER_ARGS: Tuple[LayerArg, ...] = (
     LayerArg("darc1", "params", SUPPORTED, "DARC1 regularisation factor of the output"),
     LayerArg("spatial_smoothing", "params", SUPPORTED, "spatial smoothing regularisation factor of the output"),
     LayerArg("param_variational_noise", "params", SUPPORTED, "in training: Gaussian noise of this std added to "
-             "the layer's trainable params where the layer uses them (before param_dropout)",
+             "the layer's trainable params where the layer uses them (before param_dropout); default: the config's "
+             "param_variational_noise",
              check=_float_ge_0_or_none, expected="a float >= 0"),
     LayerArg("param_dropout", "params", SUPPORTED, "in training: dropout with this rate on the layer's trainable "
-             "params where the layer uses them (one mask per step; scaled by 1/(1 - rate))",
+             "params where the layer uses them (one mask per step; scaled by 1/(1 - rate)); default: the config's "
+             "param_dropout",
              check=_rate_or_none, expected="a float in [0, 1)"),
     LayerArg("param_dropout_min_ndim", "params", SUPPORTED, "param_dropout only on params with at least this many "
-             "axes (e.g. 2: weight matrices, not biases); default: all", check=_int_ge_0_or_none,
+             "axes (e.g. 2: weight matrices, not biases); default: the config's param_dropout_min_ndim, else all", check=_int_ge_0_or_none,
              expected="an int >= 0"),
     LayerArg("updater_opts", "params", SUPPORTED, "per-layer updater options of the params (optimizer, "
              "learning_rate_multiplier, gradient_clip, gradient_clip_norm, gradient_noise, grad_filter, "

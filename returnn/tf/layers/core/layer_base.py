@@ -27,6 +27,7 @@ from returnn.tf.layers.core.loss_holder import LossHolder
 from returnn.tf.layers.core.registry import LOSSES, get_loss_class
 from returnn.tf.layers.core.reuse_params import ReuseParams
 from returnn.tf.layers.core.scope_names import get_valid_scope_name_from_str, scope_prefix_of
+from returnn.tf.util.gradient_checkpoint import gradient_checkpoint_scope
 from returnn.util.suggest import close_matches
 
 
@@ -110,13 +111,23 @@ class LayerBase:
         # unsupported / no-effect common args (out_shape, ...) are handled by the validation
         # (returnn.tf.layers.core.spec.check_common_arg_values), from the table in common_args
         self._train_params: Dict[int, tf.Variable] = {}  # id(noisy/dropped param tensor) -> its variable
+        if network is not None:  # the config's param_dropout etc. are the defaults (as the reference)
+            config = network.get_config()
+            if param_dropout is None:
+                param_dropout = config.float("param_dropout", 0.0)
+            if param_dropout_min_ndim is None:
+                param_dropout_min_ndim = config.int("param_dropout_min_ndim", 0)
+            if param_variational_noise is None:
+                param_variational_noise = config.float("param_variational_noise", 0.0)
+            self.param_variational_noise = param_variational_noise
         getter = None
         if self.reuse_params is not None:  # the params of other layers (or given by the spec)
             getter = functools.partial(self._reuse_param_getter, self.reuse_params)
         if param_dropout or param_variational_noise:
             getter = functools.partial(
                 self._training_param_getter, dropout=param_dropout or 0.0, min_ndim=param_dropout_min_ndim or 0,
-                noise=param_variational_noise or 0.0, inner=getter)
+                noise=param_variational_noise or 0.0, inner=getter,
+                name_scope=tf.compat.v1.get_default_graph().get_name_scope())
         if getter is not None:
             # the variable scope the network opened for this layer: its get_variable calls go through the getter
             tf.compat.v1.get_variable_scope().set_custom_getter(getter)
@@ -219,7 +230,7 @@ class LayerBase:
         return reuse_params.get_variable(base_layer=self, getter=getter, full_name=name, **kwargs)
 
     def _training_param_getter(self, getter: Any, *args: Any, dropout: float, min_ndim: int, noise: float,
-                               inner: Any = None, **kwargs: Any) -> Any:
+                               name_scope: str, inner: Any = None, **kwargs: Any) -> Any:
         """Custom getter of the layer's variable scope for ``param_variational_noise`` and ``param_dropout``
         (observed from the reference): in training, a trainable param is used as ``dropout(param + noise)``,
         Gaussian noise of std ``param_variational_noise`` on every element, then dropout with rate
@@ -233,14 +244,26 @@ class LayerBase:
                 or train_flag is False):
             return var
 
-        def in_training() -> tf.Tensor:
-            x = tf.convert_to_tensor(var)
-            if noise:
-                x = x + tf.random.normal(tf.shape(x), stddev=noise, dtype=x.dtype)
-            return tf.nn.dropout(x, rate=dropout) if use_dropout else x
+        base_name = var.op.name.split("/")[-1]
 
-        param = in_training() if train_flag is True else tf.cond(train_flag, in_training,
-                                                                  lambda: tf.convert_to_tensor(var))
+        def in_training() -> tf.Tensor:
+            x = var
+            if noise:
+                with tf.name_scope(f"{base_name}_variational_noise"):
+                    x = tf.convert_to_tensor(x)
+                    x = x + tf.random.normal(tf.shape(x), stddev=noise, dtype=x.dtype)
+            if use_dropout:
+                with tf.name_scope(f"{base_name}_weight_dropout"):
+                    x = tf.nn.dropout(tf.convert_to_tensor(x), rate=dropout)
+            return x
+
+        # the noisy/dropped-out param (as big as the param) is recomputed for the backward pass, not kept, once
+        # prepare_gradient_checkpointing() was called (as the reference does); the ops in the layer's name scope
+        # (<layer>/W_weight_dropout/...; TF calls the getter outside of it)
+        graph = tf.compat.v1.get_default_graph()
+        with graph.name_scope(name_scope + "/" if name_scope else ""), gradient_checkpoint_scope():
+            param = in_training() if train_flag is True else tf.cond(train_flag, in_training,
+                                                                      lambda: tf.convert_to_tensor(var))
         self._train_params[id(param)] = var
         return param
 

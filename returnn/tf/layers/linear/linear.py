@@ -50,6 +50,10 @@ class LinearLayer(ConcatInputLayer):
         w_init = get_initializer(forward_weights_init, seed=seed, key=f"{self.name}/forward_weights_init")
         shape = (n_out, n_in) if use_transposed_weights else (n_in, n_out)
         weights = self.create_param("W", shape, w_init)
+        #: the weights as used (in training with param_dropout / param_variational_noise: the noisy tensor)
+        self.weights = weights
+        #: the bias as used, None without
+        self.bias: Any = None
         if use_transposed_weights:
             weights = tf.transpose(weights)
         # computed with the feature axis last, on [N, n_in] (leading axes folded: MatMul, BiasAdd and the
@@ -69,7 +73,8 @@ class LinearLayer(ConcatInputLayer):
             x = self.network.amp.call(dense_matmul, x_in, weights)  # tf_amp: bfloat16/float16 inside, float32 out
         if with_bias:
             b_init = get_initializer(bias_init, seed=seed + 1, key=f"{self.name}/bias_init")
-            x = tf.nn.bias_add(x, self.create_param("b", (n_out,), b_init))
+            self.bias = self.create_param("b", (n_out,), b_init)
+            x = tf.nn.bias_add(x, self.bias)
         if grad_filter:
             x = _grad_filter(x, grad_filter)
         act = OutputWithActivation(x, get_activation_function(activation))

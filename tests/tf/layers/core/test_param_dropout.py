@@ -81,3 +81,42 @@ def test_param_dropout_batch_norm_params_stay_variables(session):
     session.run(tf.compat.v1.global_variables_initializer())
     session.run(net.layers["output"].output.placeholder,
                 make_feed(net, {"data": np.ones((2, 3, 3), "float32")}, {"data": [3, 2]}))
+
+
+def _noise_and_dropout_scopes(graph):
+    return sorted({op.name.split("/")[1] for op in graph.get_operations()
+                   if op.name.startswith("output/") and ("_weight_dropout" in op.name or "_variational" in op.name)})
+
+
+@pytest.mark.parametrize("config, layer_opts, scopes", [
+    # observed from the reference: the config's keys are the defaults of every layer, the layer's own value wins
+    ({"param_dropout": 0.1}, {}, ["W_weight_dropout", "b_weight_dropout"]),
+    ({"param_dropout": 0.1, "param_dropout_min_ndim": 2}, {}, ["W_weight_dropout"]),
+    ({"param_dropout": 0.1}, {"param_dropout_min_ndim": 2}, ["W_weight_dropout"]),
+    ({"param_dropout": 0.1}, {"param_dropout": 0.0}, []),
+    ({"param_variational_noise": 0.1}, {"param_variational_noise": 0.0}, []),
+    ({"param_variational_noise": 0.1, "param_dropout": 0.1}, {},
+     ["W_variational_noise", "W_weight_dropout", "b_variational_noise", "b_weight_dropout"]),
+])
+def test_param_dropout_config_defaults_and_op_names(session, config, layer_opts, scopes):
+    net = build_net({"output": {"class": "linear", "n_out": 2, "from": "data", **layer_opts}}, {"data": {"dim": 3}},
+                    **config)
+    assert _noise_and_dropout_scopes(session.graph) == scopes
+    if "W_weight_dropout" in scopes:  # the weights as the layer uses them, in its name scope (as the reference)
+        assert net.layers["output"].weights.name.startswith("output/W_weight_dropout/")
+
+
+def test_param_dropout_with_reuse_params_ops_in_own_scope(session):
+    build_net({"a": {"class": "linear", "n_out": 2, "from": "data", "param_dropout": 0.1},
+               "b": {"class": "linear", "n_out": 2, "from": "data", "reuse_params": "a", "param_dropout": 0.1,
+                     "is_output_layer": True},
+               "output": {"class": "linear", "n_out": 2, "from": "data", "reuse_params": "a"}},
+              {"data": {"dim": 3}})
+    w = [v for v in tf.compat.v1.global_variables() if v.op.name == "a/W"]
+    assert len(w) == 1 and len(tf.compat.v1.global_variables()) == 2
+    consumers = sorted(op.name for op in session.graph.get_operations()
+                       if any(x.op.type == "ReadVariableOp" and x.op.inputs[0] is w[0].handle for x in op.inputs))
+    # the layers' ops are in their own name scopes (as the reference), only the variables are a's
+    assert any(n.startswith("a/W_weight_dropout/") for n in consumers)
+    assert any(n.startswith("b/W_weight_dropout/") for n in consumers)
+    assert any(n.startswith("output/") and "_weight_dropout" not in n for n in consumers)
