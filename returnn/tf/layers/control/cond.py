@@ -36,6 +36,8 @@ class _Branch:
         net = TFNetwork(parent_net=self.network, absolute_name_prefix=self.network.get_absolute_name_prefix(),
                         name=f"{self.name}({self.arg})", is_inside_rec_layer=self.network.is_inside_rec_layer())
         net._debug_print_template = lambda *_args, **_kwargs: None  # the cond layer prints its own
+        # the branch is in the cond layer's network: names (also "base:x" of a subnetwork branch) resolve there
+        net.set_layer_resolver(self.get_layer)
         return net
 
     def template(self) -> Tensor:

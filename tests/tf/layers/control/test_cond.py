@@ -58,3 +58,17 @@ def test_condition_must_be_a_scalar_bool(session):
     with pytest.raises(LayerArgError, match="scalar bool"):
         build_net({"output": {"class": "cond", "condition": "data", "true_layer": {"class": "copy", "from": "data"},
                               "false_layer": {"class": "copy", "from": "data"}}})
+
+
+def test_subnetwork_branch_sees_the_cond_layers_network(session):
+    """In a subnetwork branch, ``base:`` is the network of the cond layer (here a subnetwork), where layers not yet
+    built (``two``) are built on use; values as observed from the reference: 0.5 -> 0.5, 1.5 -> 3.0."""
+    net = build_net({"sub": {"class": "subnetwork", "from": "data", "subnetwork": dict(
+        COND, output={"class": "cond", "condition": "c",
+                      "true_layer": {"class": "subnetwork", "from": [], "subnetwork": {
+                          "output": {"class": "combine", "kind": "mul", "from": ["base:data", "base:two"]}}},
+                      "false_layer": {"class": "copy", "from": "data"}},
+        two={"class": "constant", "value": 2.0})},
+        "output": {"class": "copy", "from": "sub"}}, train_flag=False)
+    for value, expected in [(0.5, 0.5), (1.5, 3.0)]:
+        np.testing.assert_allclose(_run(session, net, np.full((1, 2, 3), value, "float32")), expected)
