@@ -13,7 +13,9 @@ Usage (as in the reference's API)::
 :func:`prepare_gradient_checkpointing` changes the gradient of each op that consumes a value of a recorded scope
 (``MatMul`` above): its gradient function gets a copy of the scope's ops, recomputed after the incoming gradient
 is known, in place of the forward values. Stateful ops (random number draws, RNG state reads) are not copied, the
-copy uses their forward outputs, so the recomputed values are exactly the forward ones. Ops created inside
+copy uses their forward outputs, so the recomputed values are exactly the forward ones. Scopes with control flow
+ops (a ``tf.cond``, e.g. on a train flag tensor) and consumers inside a loop or cond are left as they are. Ops
+created inside
 :func:`gradient_checkpoint_exclude_scope` (within a checkpoint scope) are not recorded. The gradients' values do
 not change, only what the backward pass keeps in memory.
 """
@@ -35,6 +37,8 @@ _scopes: "weakref.WeakKeyDictionary[tf.Graph, List[List[tf.Operation]]]" = weakr
 _excluded: "weakref.WeakKeyDictionary[tf.Graph, Set[str]]" = weakref.WeakKeyDictionary()
 _counter = itertools.count()
 _NOT_COPIED_STATEFUL = {"ReadVariableOp"}  # stateful by its op def, but reading it again gives the same value
+_CONTROL_FLOW_TYPES = {"Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond", "If", "StatelessIf", "While",
+                       "StatelessWhile"}
 
 
 @contextlib.contextmanager
@@ -93,11 +97,19 @@ def prepare_gradient_checkpointing() -> None:
     docstring). Call it after building the forward graph, before building the gradients; scopes are prepared once."""
     graph = tf.compat.v1.get_default_graph()
     for scope_ops in _scopes.pop(graph, []):
+        if any(_in_control_flow(op) for op in scope_ops):
+            continue  # ops of a tf.cond / while loop are not copied: kept as they are
         scope_names = {op.name for op in scope_ops}
         outputs = {x for op in scope_ops for x in op.outputs}
         consumers = {c for x in outputs for c in x.consumers() if c.name not in scope_names}
         for consumer in sorted(consumers, key=lambda op: op.name):
-            _override_gradient(consumer, scope_ops, outputs)
+            if not _in_control_flow(consumer):
+                _override_gradient(consumer, scope_ops, outputs)
+
+
+def _in_control_flow(op: tf.Operation) -> bool:
+    """:return: whether ``op`` is a control flow op or inside a (v1) tf.cond / while loop"""
+    return op.type in _CONTROL_FLOW_TYPES or op._get_control_flow_context() is not None  # noqa: SLF001
 
 
 def _override_gradient(consumer: tf.Operation, scope_ops: List[tf.Operation], outputs: Set[tf.Tensor]) -> None:

@@ -66,3 +66,16 @@ def test_exclude_scope_not_recorded():
         names = {op.name for op in graph.get_operations()}
         assert "a_1" in names  # a is recomputed for b's gradient (b consumes it, outside the recorded ops)
         assert "b_1" not in names
+
+
+def test_scope_with_cond_left_as_is():
+    with tf.Graph().as_default() as graph, tf.compat.v1.Session() as session:
+        x = tf.constant([1.0, 2.0])
+        flag = tf.compat.v1.placeholder_with_default(True, ())
+        with gradient_checkpoint_scope():
+            a = tf.cond(flag, lambda: tf.sin(x), lambda: x)
+        y = tf.reduce_sum(a * a)
+        prepare_gradient_checkpointing()
+        (g,) = tf.gradients(y, x)
+        assert not any(op.name.endswith("Sin_1") for op in graph.get_operations())
+        np.testing.assert_allclose(session.run(g), 2 * np.sin([1.0, 2.0]) * np.cos([1.0, 2.0]), rtol=1e-5)
