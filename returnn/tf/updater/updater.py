@@ -48,6 +48,7 @@ from returnn.tf.updater.optimizers import (
     Optimizer, TFV1OptimizerWrapper, create_optimizer, is_resource_variable, root_variable_scope)
 from returnn.tf.util.numeric_checks import add_check_numerics_ops
 from returnn.tf.util.custom_update import get_custom_update
+from returnn.tf.util.gradient_checkpoint import prepare_gradient_checkpointing
 from returnn.tf.util.meta_losses import MetaLossCollector
 
 TF = tf.compat.v1
@@ -424,9 +425,11 @@ class Updater:
         return self.optim_op
 
     def _gradients_with_meta_losses(self, loss: tf.Tensor, var_list: List[tf.Variable]) -> List[Any]:
-        """:return: the gradients of ``loss`` w.r.t. ``var_list``, plus those of the meta losses that layers
+        """:return: the gradients of ``loss`` w.r.t. ``var_list`` (with the gradient checkpoints of the graph
+        prepared, :mod:`returnn.tf.util.gradient_checkpoint`), plus those of the meta losses that layers
         registered while they were built (:mod:`returnn.tf.util.meta_losses`), each times its scale; sets
         :attr:`optim_meta_losses_dict`"""
+        prepare_gradient_checkpointing()  # e.g. param_dropout: recompute the dropped-out params (as the reference)
         with MetaLossCollector() as meta:
             grads = TF.gradients(loss, var_list, colocate_gradients_with_ops=True)
         meta_total = meta.total()

@@ -195,3 +195,25 @@ def test_init_optimizer_vars_keeps_learning_rate_set_before():
         updater = Updater(config=Config(), network=net, initial_learning_rate=1.0)
         updater.set_learning_rate(0.5, session=session)
         assert _run_steps(session, updater, layer.x, 1) == pytest.approx([4.5])
+
+
+def test_param_dropout_recomputed_for_the_gradient():
+    """As the reference's updater: the gradient checkpoints (param_dropout) are prepared, so the backward pass reads
+    a recomputed copy of the dropped-out weights (``.../mul_1``-like copies named ``<op>_1``); the step trains."""
+    config = Config({"extern_data": {"data": {"dim": 3}, "classes": {"dim": 2, "sparse": True}},
+                     "param_dropout": 0.5})
+    with tf.Graph().as_default() as graph, TF.Session() as session:
+        net = TFNetwork(config=config, train_flag=True)
+        net.construct_from_dict({"output": {"class": "softmax", "n_out": 2, "from": "data", "loss": "ce"}})
+        used_w = net.layers["output"].weights
+        updater = Updater(config=config, network=net, initial_learning_rate=1.0)
+        op = updater.get_optim_op()
+        copy_name = used_w.op.name + "_1"
+        assert copy_name in {o.name for o in graph.get_operations()}
+        session.run(TF.global_variables_initializer())
+        w = net.layers["output"].params["W"]
+        before = session.run(w)
+        data, classes = net.extern_data.data["data"], net.extern_data.data["classes"]
+        session.run(op, feed_dict={data.placeholder: np.ones((1, 2, 3), "float32"), data.size_placeholder[0]: [2],
+                                   classes.placeholder: [[0, 1]], classes.size_placeholder[0]: [2]})
+        assert not np.allclose(session.run(w), before)
