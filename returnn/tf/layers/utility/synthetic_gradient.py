@@ -11,11 +11,11 @@ trains the predictor: the updater adds ``meta_loss_scale`` times its gradient (s
 
 from __future__ import annotations
 
-from typing import Any, Dict, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 import tensorflow as tf
 
-from returnn.errors import LayerArgError, LayerShapeError
+from returnn.errors import LayerArgError, LayerShapeError, TensorArgError
 from returnn.tensor import Tensor
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.layer_base import LayerBase
@@ -24,21 +24,18 @@ from returnn.tf.layers.core.sources import concat_sources_template
 from returnn.tf.util.meta_losses import MetaLoss, register_meta_loss
 
 
-def same_layout_raw(src: Tensor, like: Tensor) -> tf.Tensor:
-    """:return: ``src``'s raw tensor in the axis order of ``like`` (matched by dim, else by axis role and size)
-    :raises LayerShapeError: if the two do not have the same shape"""
+def same_layout_raw(src: Tensor, like: Tensor, layer_name: str) -> tf.Tensor:
+    """:return: ``src``'s raw tensor in the axis order of ``like`` (axes matched by dim, else by role)
+    :raises LayerShapeError: if the two do not have the same axes and static sizes"""
     try:
-        return src.copy_compatible_to(like, add_dims=False).placeholder
-    except Exception:  # noqa: BLE001  (other dim tags of the same sizes: match by axis role below)
-        pass
-    roles_match = (src.batch_ndim == like.batch_ndim and src.batch_dim_axis == like.batch_dim_axis
-                   and src.time_dim_axis == like.time_dim_axis and src.feature_dim_axis == like.feature_dim_axis
-                   and all(a.dimension == b.dimension for a, b in zip(src.dims, like.dims)))
-    if not roles_match:
-        raise LayerShapeError(layer=like.name, layer_class="synthetic_gradient",
+        moved: Optional[Tensor] = src.copy_compatible_to(like, add_dims=False)
+    except TensorArgError:
+        moved = None
+    if moved is None or any(a.dimension != b.dimension for a, b in zip(moved.dims, like.dims)):
+        raise LayerShapeError(layer=layer_name, layer_class="synthetic_gradient",
                               problem="the gradient prediction must have the shape of the input", got=repr(src),
                               expected=repr(like))
-    return src.placeholder
+    return moved.placeholder
 
 
 @register_layer
@@ -50,7 +47,7 @@ class SyntheticGradientLayer(ConcatInputLayer):
     def __init__(self, gradient: LayerBase, meta_loss_scale: float = 1.0, **kwargs: Any):
         super().__init__(**kwargs)
         inp = self.input_data
-        prediction = same_layout_raw(gradient.output, inp)
+        prediction = same_layout_raw(gradient.output, inp, self.name)
         loss_name = f"{self.network.get_absolute_name_prefix()}{self.name}/synthetic_grad"
 
         # the prediction is an input of the op (with a zero gradient), so that the op lies on the path from the

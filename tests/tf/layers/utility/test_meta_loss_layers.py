@@ -104,3 +104,12 @@ def test_register_meta_loss_without_collector_drops_it():
         assert outer.total() is None
         with tf.compat.v1.Session() as session:
             assert session.run(inner.total()) == 2.0
+
+
+def test_synthetic_gradient_prediction_of_other_shape_is_an_error():
+    from returnn.errors import LayerShapeError
+
+    with tf.Graph().as_default():
+        with pytest.raises(LayerShapeError, match="gradient prediction"):
+            build_net({"pred": {"class": "linear", "activation": None, "n_out": 4, "from": "data"},
+                       "output": {"class": "synthetic_gradient", "gradient": "pred", "from": "data"}}, EXTERN)
