@@ -6,7 +6,8 @@ Accepted specs (as documented by the reference):
 - a name of a TF initializer, lowercase, with or without the ``_initializer`` suffix: ``"glorot_uniform"``,
   ``"glorot_normal"``, ``"orthogonal"``, ``"zeros"``, ``"ones"``, ``"random_normal"``, ``"truncated_normal"``,
   ``"random_uniform"``, ``"variance_scaling"``, ``"he_normal"``, ``"lecun_uniform"``, ...; also an expression
-  calling one, e.g. ``"variance_scaling_initializer(scale=0.5)"``
+  calling one with literal positional and/or keyword arguments (those of the TF initializer), e.g.
+  ``"variance_scaling_initializer(scale=0.5)"``, ``"RandomUniform(0., 1.)"`` (CamelCase names as the dict form)
 - a dict ``{"class": "VarianceScaling", "scale": 0.5, "mode": "fan_out"}`` (class name in any case, with or without
   ``Initializer``/``_initializer``)
 - an initializer object or callable (passed through)
@@ -15,7 +16,7 @@ Accepted specs (as documented by the reference):
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable, Dict, Optional, Tuple
 
 import tensorflow as tf
 
@@ -26,19 +27,20 @@ _v1 = tf.compat.v1  # TensorFlow's own graph-mode initializers (init_ops), with 
 
 
 def _vs(scale: float, mode: str, distribution: str) -> Callable[..., Any]:
-    def make(seed: Optional[int] = None, **kwargs: Any) -> Any:
+    def make(*args: Any, seed: Optional[int] = None, **kwargs: Any) -> Any:
         opts = dict(scale=scale, mode=mode, distribution=distribution)
+        opts.update(zip(("scale", "mode", "distribution"), args))
         opts.update(kwargs)
         return _v1.variance_scaling_initializer(seed=seed, **opts)
     return make
 
 
 def _seeded(factory: Callable[..., Any]) -> Callable[..., Any]:
-    return lambda seed=None, **kw: factory(seed=seed, **kw)
+    return lambda *args, seed=None, **kw: factory(*args, seed=seed, **kw)
 
 
 def _unseeded(factory: Callable[..., Any]) -> Callable[..., Any]:
-    return lambda seed=None, **kw: factory(**kw)
+    return lambda *args, seed=None, **kw: factory(*args, **kw)
 
 
 # defaults are TensorFlow's: random_normal mean 0 stddev 1, random_uniform [0, 1), truncated_normal stddev 1
@@ -51,7 +53,7 @@ _NAMED: Dict[str, Callable[..., Any]] = {
     "zeros": _unseeded(_v1.zeros_initializer),
     "zero": _unseeded(_v1.zeros_initializer),
     "ones": _unseeded(_v1.ones_initializer),
-    "constant": lambda seed=None, value=0.0, **kw: _v1.constant_initializer(value=value, **kw),
+    "constant": lambda *args, seed=None, **kw: _v1.constant_initializer(*args, **kw),
     "random_normal": _seeded(_v1.random_normal_initializer),
     "random_uniform": _seeded(_v1.random_uniform_initializer),
     "truncated_normal": _seeded(_v1.truncated_normal_initializer),
@@ -104,13 +106,16 @@ def get_initializer(spec: Any, *, seed: Optional[int] = None, key: str = "forwar
         if not match:
             raise ConfigValueError(key, expected="an initializer name or expression", got=spec)
         factory = _lookup(match.group(1), key)
+        args: Tuple[Any, ...] = ()
         kwargs: Dict[str, Any] = {}
         if match.group(3):
             try:
-                kwargs = eval(f"dict({match.group(3)})", {"__builtins__": {}, "dict": dict}, {})  # noqa: S307 (config expression)
+                args, kwargs = eval(f"_args({match.group(3)})",  # noqa: S307 (config expression)
+                                    {"__builtins__": {}, "_args": lambda *a, **k: (a, k)}, {})
             except Exception as exc:
-                raise ConfigValueError(key, expected="keyword arguments like 'scale=0.5'", got=spec) from exc
-        return factory(seed=seed, **kwargs)
+                raise ConfigValueError(key, expected="arguments of Python literals like '0., 1.' or 'scale=0.5'",
+                                       got=spec) from exc
+        return factory(*args, seed=seed, **kwargs)
     if callable(spec):
         return spec
     raise ConfigValueError(key, expected="an initializer spec (number, name, dict with 'class')", got=spec)

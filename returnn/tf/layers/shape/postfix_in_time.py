@@ -36,9 +36,10 @@ class PostfixInTimeLayer(ConcatInputLayer):
         t = tf.range(tf.shape(x)[1])[None, :]
         is_post = tf.logical_and(t >= lens[:, None], t < new_lens[:, None])  # [B, T']
         if isinstance(postfix, LayerBase):
-            p = postfix.output.copy_as_batch_major().placeholder
-            p = tf.cast(p, x.dtype)
-            p = tf.expand_dims(p, 1) if postfix.output.batch_dim_axis is not None else p[None, None]
+            if postfix.output.batch_dim_axis is not None:
+                p = tf.expand_dims(tf.cast(postfix.output.copy_as_batch_major().placeholder, x.dtype), 1)
+            else:  # {F} (or a scalar): the same postfix for every sequence
+                p = tf.cast(postfix.output.placeholder, x.dtype)[None, None]
         else:
             p = tf.constant(postfix, dtype=x.dtype)
         mask = tf.reshape(is_post, tf.concat([tf.shape(is_post), tf.ones([inp.batch_ndim - 2], tf.int32)], 0))
