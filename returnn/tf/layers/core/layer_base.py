@@ -450,6 +450,14 @@ class LayerBase:
             return subnetwork.layers.get(layer_name)
         return None
 
+    @classmethod
+    def get_sub_layer_out_data_from_opts(cls, layer_name: str, parent_layer_kwargs: Dict[str, Any]
+                                         ) -> Optional[Tensor]:
+        """:return: the template of sub layer ``layer_name`` of a layer of this class with the (transformed) layer
+            kwargs ``parent_layer_kwargs``, before that layer exists (a rec unit's templates), or None: layers whose
+            sub layers are known from the kwargs (``split``, ``top_k``) override this"""
+        return None
+
     def get_search_choices(self) -> Any:
         """:return: the search choices this layer depends on (``network.get_search_choices(src=self)``), or None"""
         return self.network.get_search_choices(src=self)

@@ -107,6 +107,21 @@ class TopKLayer(LayerBase):
             d["k"] = get_layer(d["k"])
 
     @classmethod
+    def get_sub_layer_out_data_from_opts(cls, layer_name: str, parent_layer_kwargs: Dict[str, Any]
+                                         ) -> Optional[Tensor]:
+        """:return: the template of ``indices`` (one axis) or ``indices<i>`` (several axes), or None"""
+        kw = parent_layer_kwargs
+        name, axis = kw["name"], kw.get("axis")
+        out = _template(name, cls.layer_class, kw.get("sources", ()), axis, kw.get("k"), kw.get("k_dim"))
+        inp = concat_sources_template(kw.get("sources", ()), name=name, layer_class=cls.layer_class)
+        axes, multi = _axes(inp, axis, name, cls.layer_class)
+        subs = {f"indices{i}" if multi else "indices": ax for i, ax in enumerate(axes)}
+        if layer_name not in subs:
+            return None
+        return Tensor(name=f"{name}/{layer_name}", dims=out.dims, dtype="int32", sparse_dim=inp.dims[subs[layer_name]],
+                      time_dim_axis=out.time_dim_axis)
+
+    @classmethod
     def get_out_data_from_opts(cls, name: str, sources: Any = (), axis: Any = None, k: Any = None,
                                k_dim: Optional[Dim] = None, **kwargs: Any) -> Tensor:
         """:raises LayerArgError: ``k`` not an int or a scalar int layer, bad ``axis``"""

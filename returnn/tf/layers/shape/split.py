@@ -8,7 +8,7 @@ the sizes of ``out_dims``. ``axis`` defaults to the feature axis.
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 import tensorflow as tf
 
@@ -71,6 +71,26 @@ class SplitLayer(ConcatInputLayer):
         if layer_name.isdigit() and int(layer_name) < len(self.splits):
             return self.splits[int(layer_name)]
         return None
+
+    @classmethod
+    def get_sub_layer_out_data_from_opts(cls, layer_name: str, parent_layer_kwargs: Dict[str, Any]
+                                         ) -> Optional[Tensor]:
+        """:return: the template of part ``int(layer_name)`` (the axis replaced by its part), or None"""
+        kw = parent_layer_kwargs
+        name = kw["name"]
+        inp = concat_sources_template(kw.get("sources", ()), name=name, layer_class=cls.layer_class)
+        axis = kw.get("axis")
+        ax = inp.get_axis_from_description("F" if axis is None else axis)
+        out_dims = kw.get("out_dims")
+        sizes = _sizes(name, cls.layer_class, inp, ax, kw.get("num_splits"), kw.get("size_splits"), out_dims)
+        if not layer_name.isdigit() or int(layer_name) >= len(sizes):
+            return None
+        i = int(layer_name)
+        new = out_dims[i] if out_dims is not None else Dim(sizes[i], description=f"{name}_split{i}",
+                                                           kind=inp.dims[ax].kind)
+        out = inp.copy_template_replace_dim(ax, new)
+        out.name = f"{name}/{i}_output"
+        return out
 
     @classmethod
     def get_out_data_from_opts(cls, name: str, sources: Any = (), axis: Any = None, num_splits: Optional[int] = None,

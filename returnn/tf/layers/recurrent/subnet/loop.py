@@ -25,6 +25,7 @@ import tensorflow as tf
 from returnn.errors import LayerArgError
 from returnn.tensor import Tensor
 from returnn.tf.layers.recurrent.subnet.initial import initial_output_value
+from returnn.tf.network.errors import LayerNotFound
 from returnn.tf.layers.recurrent.get_last_hidden_state import attach_prev_hidden_state
 from returnn.tf.layers.recurrent.subnet.move_out import (OutsideNet, fixed_loop_length, frame_at, make_internal,
                                                           register_losses, time_major_with_raw)
@@ -150,6 +151,8 @@ class _Step:
 
     def _level_of(self, src: str) -> int:
         """:return: the search level of the rows of ``src`` (0: the previous step's hypotheses)"""
+        if src not in self.cell.unit and "/" in src:  # "x/y": the level of x
+            src = src.split("/", 1)[0]
         if src in self.cell.unit and src not in self.cell.inputs:
             return self.cell.choice_level.get(src, 0)
         return 0
@@ -194,6 +197,15 @@ class _Step:
             return full
         if src in cell.inputs:
             return self._add(src, frame_at(loop.outside.get_full(src).output, self.i, src))
+        if src not in cell.unit and "/" in src and src.split("/", 1)[0] in cell.unit:  # "x/y": sub layer of x
+            base, rest = src.split("/", 1)
+            if base in cell.inputs:
+                return self._add(src, frame_at(loop.outside.get_full(src).output, self.i, src))
+            sub = self._resolve(base).get_sub_layer(rest)
+            if sub is None:
+                raise LayerNotFound(f"layer {base!r} in the unit of rec layer {cell.rec_name!r} has no sub layer "
+                                    f"{rest!r}", layer_name=src, network=self.net)
+            return sub
         self._gather_state_after_choice(src)
         if self.search_state is not None and src in cell.choices[1:]:
             self.unit[src] = dict(self.unit[src], search_state=self._search_state_at(cell.choices.index(src)))

@@ -84,6 +84,8 @@ class OutsideNet:
         self.full_source = full_source
         self.batch_size = batch_size
         self.accumulated: Dict[str, Any] = {}  # loop layers' accumulated outputs, as layers
+        # the unit's layer dicts; an out_shape (given per frame) also has the loop's time dim here, as the reference
+        self.unit = {name: _with_time_in_out_shape(desc, cell.time_dim) for name, desc in cell.unit.items()}
         self._shifted: Dict[str, Any] = {}
 
     def get_layer(self, src: str) -> Any:
@@ -108,7 +110,12 @@ class OutsideNet:
             return cell.parent_net.get_layer(src)
         if src in self.accumulated:
             return self.accumulated[src]
-        return self.net.construct_layer(cell.unit, src, get_layer=self.get_layer)
+        if src not in cell.unit and "/" in src and src.split("/", 1)[0] in cell.unit:  # "x/y": sub layer of x
+            base, rest = src.split("/", 1)
+            sub = self.get_layer(base).get_sub_layer(rest)
+            if sub is not None:
+                return sub
+        return self.net.construct_layer(self.unit, src, get_layer=self.get_layer)
 
     def get_full(self, name: str) -> Any:
         """:return: the full-sequence layer of sub layer ``name`` (constructing it if needed)"""
@@ -122,6 +129,16 @@ class OutsideNet:
                                         self.cell.get_base_layer, var_scope_name=name)
             self._shifted[name] = make_internal(f"prev:{name}", self.net, shifted(full, init, f"prev:{name}"))
         return self._shifted[name]
+
+
+def _with_time_in_out_shape(desc: Any, time_dim: Any) -> Any:
+    """:return: ``desc`` with ``time_dim`` added to its ``out_shape`` (a set of dims), or ``desc`` as is"""
+    if time_dim is None or not isinstance(desc, dict) or not isinstance(desc.get("out_shape"), (set, frozenset)):
+        return desc
+    out_shape = desc["out_shape"]
+    if time_dim in out_shape:
+        return desc
+    return {**desc, "out_shape": type(out_shape)(out_shape | {time_dim})}
 
 
 def register_losses(cell: Any, rec_layer: Any, full_layers: Dict[str, Any],

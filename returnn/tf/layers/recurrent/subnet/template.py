@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from returnn.errors import LayerArgError
-from returnn.tensor import FeatureDim, Tensor
+from returnn.tensor import Dim, FeatureDim, Tensor
 from returnn.tf.layers.core.spec import validate_layer_dict
 from returnn.tf.network.errors import LayerNotFound
 from returnn.util.suggest import close_matches
@@ -257,7 +257,10 @@ class SubnetTemplates:
             if first in self.layers:
                 return TemplateLayer(name, self.sub_net, self.layers[first].output.copy_template(name=f"{name}_output"))
             return self._guess(first, seen)
-        if desc.get("class") == "choice" and desc.get("target"):
+        init_guess = self._guess_from_initial_output(name, desc)
+        if init_guess is not None:
+            out = init_guess
+        elif desc.get("class") == "choice" and desc.get("target"):
             target = self.sub_net.get_extern_data(desc["target"])
             out = frame_template(target, f"{name}_output")
         else:
@@ -266,6 +269,23 @@ class SubnetTemplates:
                 n_out = desc["out_dim"].dimension
             out = Tensor(name=f"{name}_output", dims=[_batch(), FeatureDim(f"{name}:guess", n_out or 1)])
         return TemplateLayer(name, self.sub_net, out)
+
+    def _guess_from_initial_output(self, name: str, desc: Dict[str, Any]) -> Optional[Tensor]:
+        """:return: for a layer dict with ``out_shape`` (a set of dims) and a layer as ``initial_output``
+            (``"base:..."``) whose dims are exactly those of ``out_shape``: that layer's template, else None"""
+        init, out_shape = desc.get("initial_output"), desc.get("out_shape")
+        if not (isinstance(init, str) and init.startswith("base:") and isinstance(out_shape, (set, frozenset))):
+            return None
+        wanted = {self.sub_net.extern_data.map_user_dim(d) for d in out_shape}
+        if not all(isinstance(d, Dim) for d in wanted):
+            return None
+        try:
+            layer = self.sub_net.parent_net.get_layer(init[len("base:"):])
+        except Exception:  # noqa: BLE001 (only a guess: the usual guess then)
+            return None
+        if len(layer.output.dims) != len(wanted) or set(layer.output.dims) != wanted:
+            return None
+        return layer.output.copy_template(name=f"{name}_output")
 
     def _construct(self, name: str) -> TemplateLayer:
         if name in self.layers:
@@ -359,10 +379,23 @@ class SubnetTemplates:
                 _add(consumer.data_deps, key)
                 return TemplateLayer(key, self.sub_net, self.data_template(key))
             src = key
+        if src not in self.unit and "/" in src and src.split("/", 1)[0] in self.unit:
+            return self._sub_layer(src, consumer)
         if src not in self.unit:
             raise self.not_found(src, consumer.name)
         _add(consumer.deps, src)
         return self._construct(src)
+
+    def _sub_layer(self, src: str, consumer: TemplateLayer) -> TemplateLayer:
+        """:return: the template of ``"x/y"``: sub layer ``y`` of unit layer ``x`` (``split/0``, ``top_k/indices``);
+            the consumer depends on ``x``"""
+        base, rest = src.split("/", 1)
+        parent = self.resolve(base, consumer)
+        from_opts = getattr(parent.cls, "get_sub_layer_out_data_from_opts", None)
+        out = from_opts(rest, parent.kwargs) if from_opts is not None and parent.kwargs else None
+        if out is None:
+            raise self.not_found(src, consumer.name)
+        return TemplateLayer(src, self.sub_net, out)
 
     # ---- graph queries
     def same_step_closure(self, names: Set[str]) -> Set[str]:
