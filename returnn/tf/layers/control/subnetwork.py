@@ -86,7 +86,7 @@ class SubnetTemplate:
                 return stand_ins[inner]
             desc = subnet_dict[inner]
             layer_class = validate_layer_dict(f"{name}/{inner}", desc)
-            d = dict(desc)
+            d = {key: net.extern_data.map_user_dim(value) for key, value in desc.items()}  # config dims: the net's
             d.pop("class")
             d["name"] = inner
             d["network"] = net

@@ -3,7 +3,8 @@
 Kinds: ``add``, ``sub``, ``mul``, ``truediv``, ``floordiv``, ``maximum``, ``minimum``, ``average``,
 ``squared_difference``, ``logical_and``, ``logical_or``, ``eval`` (with ``eval``, as the ``eval`` layer).
 Optional ``activation`` after combining, ``with_bias`` (param ``b`` ``[F]``).
-Shape: broadcast of the sources (axes matched by Dim, then by role; see ``core/broadcast.py``).
+Shape: broadcast of the sources (axes matched by Dim, then by role; see ``core/broadcast.py``). Int sources with
+a sparse first source keep its ``sparse_dim`` (as the reference).
 """
 
 from __future__ import annotations
@@ -69,6 +70,9 @@ class CombineLayer(LayerBase):
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="eval",
                                 problem='missing (needed with kind "eval")')
         out = eval_template(cls, name, sources, out_type, network)
+        if (not out_type and sources and sources[0].output.sparse and out.sparse_dim is None
+                and out.dtype.startswith("int") and all(s.output.dtype.startswith("int") for s in sources)):
+            out.sparse_dim = sources[0].output.sparse_dim  # int values: the first source's classes (as the reference)
         if kind in ("logical_and", "logical_or"):
             out.dtype = "bool"
             out.sparse_dim = None

@@ -33,6 +33,8 @@ class RecLastOutputLayer(LayerBase):
         super().__init__(**kwargs)
         full = rec_layer.get_sub_layer(sub_layer_name).output.copy_as_time_major()  # [T, B, ...]
         lengths = rec_layer.output.get_sequence_lengths()
+        if lengths.shape.rank == 0:  # a loop dim with one length for all sequences (e.g. the rec layer's "axis")
+            lengths = tf.fill([tf.shape(full.placeholder)[full.batch_dim_axis]], lengths)
         last = tf.maximum(lengths - 1, 0)
         raw = tf.gather_nd(full.placeholder, tf.stack([last, tf.range(tf.shape(last)[0])], axis=1))
         frame = full.copy_template_excluding_time_dim()  # batch first now

@@ -73,7 +73,7 @@ class SubnetworkRecCell:
     def __init__(self, *, rec_name: str, unit: Dict[str, Any], parent_net: Any, sources: List[Any],
                  target: Any = None, size_target: Any = None, max_seq_len: Any = None,
                  optimize_move_layers_out: Optional[bool] = None, include_eos: bool = False,
-                 name_scope: Optional[str] = None):
+                 name_scope: Optional[str] = None, axis: Any = None):
         from returnn.tf.network import TFNetwork
         from returnn.tf.layers.core.sources import concat_sources_template
 
@@ -85,6 +85,7 @@ class SubnetworkRecCell:
         self.size_target = size_target
         self.max_seq_len = max_seq_len
         self.include_eos = include_eos
+        self.axis = axis if isinstance(axis, Dim) else None  # the rec layer's "axis": the dim to loop over
         self.search = bool(parent_net.search_flag)
         if optimize_move_layers_out is None:
             optimize_move_layers_out = parent_net.config.bool("optimize_move_layers_out", True)
@@ -154,6 +155,8 @@ class SubnetworkRecCell:
         if self.source_template is not None and self.source_template.time_dim is not None:
             return self.source_template.time_dim
         self.declared_time_dim = self._declared_rec_time()
+        if self.declared_time_dim is None and self.axis is not None:
+            self.declared_time_dim = self.axis
         if self.declared_time_dim is not None:
             return self.declared_time_dim
         # in a search with the train flag (e.g. MBR training), the reference runs the loop for the target's length

@@ -27,8 +27,8 @@ from returnn.tensor import Tensor
 from returnn.tf.layers.recurrent.subnet.initial import initial_output_value
 from returnn.tf.network.errors import LayerNotFound
 from returnn.tf.layers.recurrent.get_last_hidden_state import attach_prev_hidden_state
-from returnn.tf.layers.recurrent.subnet.move_out import (OutsideNet, fixed_loop_length, frame_at, make_internal,
-                                                          register_losses, time_major_with_raw)
+from returnn.tf.layers.recurrent.subnet.move_out import (OutsideNet, fixed_loop_length, frame_at, loop_major,
+                                                          make_internal, register_losses, time_major_with_raw)
 from returnn.tf.layers.search.beam import SearchBeam, backtrack, gather_beams, tile_beam
 from returnn.tf.layers.search.choice import NEG_INF
 
@@ -37,7 +37,7 @@ def _batch_size(cell: Any, rec_layer: Any) -> tf.Tensor:
     if rec_layer.input_data is not None:
         data = rec_layer.input_data
         return tf.shape(data.placeholder)[data.batch_dim_axis]
-    if cell.time_dim is not None and cell.time_dim.dyn_size is not None:
+    if cell.time_dim is not None and cell.time_dim.dyn_size is not None and cell.time_dim.dyn_size.shape.rank == 1:
         return tf.shape(cell.time_dim.dyn_size)[0]
     net = cell.parent_net
     keys = [net.extern_data.default_input] + sorted(net.get_used_data_keys() or list(net.extern_data.data))
@@ -187,7 +187,7 @@ class _Step:
             return self._add(src, out)
         if src.startswith("prev:"):
             name = src[len("prev:"):]
-            return self._add(src, frame_at(loop.outside.get_shifted(name).output, self.i, src))
+            return self._add(src, frame_at(loop.outside.get_shifted(name).output, self.i, src, cell.time_dim))
         if src in ("data", "data:source"):
             return self._add(src, frame_at(loop.full_source_tiled.output, self.i, "data:source"))
         if src.startswith("data:") and src not in cell.unit:
@@ -196,11 +196,11 @@ class _Step:
                 return self._add(src, frame_at(full.output, self.i, src))
             return full
         if src in cell.inputs:
-            return self._add(src, frame_at(loop.outside.get_full(src).output, self.i, src))
+            return self._add(src, frame_at(loop.outside.get_full(src).output, self.i, src, cell.time_dim))
         if src not in cell.unit and "/" in src and src.split("/", 1)[0] in cell.unit:  # "x/y": sub layer of x
             base, rest = src.split("/", 1)
             if base in cell.inputs:
-                return self._add(src, frame_at(loop.outside.get_full(src).output, self.i, src))
+                return self._add(src, frame_at(loop.outside.get_full(src).output, self.i, src, cell.time_dim))
             sub = self._resolve(base).get_sub_layer(rest)
             if sub is None:
                 raise LayerNotFound(f"layer {base!r} in the unit of rec layer {cell.rec_name!r} has no sub layer "
@@ -319,7 +319,7 @@ def build_loop(cell: Any, rec_layer: Any) -> None:
         for name in sorted(cell.outputs | (cell.inputs - set(cell.inputs_before_loop))):
             full_layers[name] = loop.outside.get_full(name)
         out_layer = full_layers["output"]
-        out = out_layer.output.copy_as_time_major()
+        out = loop_major(out_layer.output, cell.time_dim)
         raw = out.placeholder
         tmpl = rec_layer.output
         if lengths is not None and tmpl.time_dim.dyn_size is None:
@@ -374,7 +374,7 @@ def _run_while_loop_v1(cell: Any, loop: _Loop):
     bk = batch * beam
     fixed = cell.time_dim is not None
     if fixed:
-        max_len, seq_lens = fixed_loop_length(cell, loop.full_source)
+        max_len, seq_lens = fixed_loop_length(cell, loop.full_source, loop.batch_size)
         if cell.max_seq_len is not None and cell.search:
             max_len = tf.minimum(max_len, eval_max_seq_len(cell, cell.max_seq_len))
     else:

@@ -21,17 +21,24 @@ except ImportError:  # older layout
     from returnn.tf.layers.source_layers_compat import InternalLayer
 
 
-def fixed_loop_length(cell: Any, full_source: Any) -> Tuple[tf.Tensor, tf.Tensor]:
+def fixed_loop_length(cell: Any, full_source: Any, batch_size: Any = None) -> Tuple[tf.Tensor, tf.Tensor]:
     """For a loop over a known time dim (``cell.time_dim``): the rec layer's input, a ``rec_unstack`` with
-    ``declare_rec_time``, or the target.
+    ``declare_rec_time`` or the rec layer's ``axis``, or the target.
 
     :param full_source: the rec layer's input as a time-major layer, or None
+    :param batch_size: int32 scalar, to broadcast the length of a dim whose length is one scalar (not per sequence)
     :return: (the number of steps, int32 scalar: the padded length; the sequence lengths, int32 ``[B]``)
     """
     if full_source is not None:
         return tf.shape(full_source.output.placeholder)[0], full_source.output.get_sequence_lengths()
-    if getattr(cell, "declared_time_dim", None) is not None:  # rec_unstack with declare_rec_time
-        seq_lens = cell.declared_time_dim.dyn_size
+    if getattr(cell, "declared_time_dim", None) is not None:  # rec_unstack with declare_rec_time, or "axis"
+        dim = cell.declared_time_dim
+        if dim.dimension is not None:
+            seq_lens = tf.constant(dim.dimension, tf.int32)
+        else:
+            seq_lens = dim.dyn_size
+        if seq_lens.shape.rank == 0 and batch_size is not None:  # the same length for all sequences
+            seq_lens = tf.fill([batch_size], seq_lens)
         return tf.reduce_max(seq_lens), seq_lens
     key = cell.size_target or cell.target
     data = cell.parent_net.get_extern_data(key)
@@ -52,16 +59,28 @@ def time_major_with_raw(template: Tensor, raw: tf.Tensor, time_dim: Any, name: s
     return out
 
 
-def frame_at(full: Tensor, index: tf.Tensor, name: str) -> Tensor:
-    """:return: frame ``index`` of ``full`` (its time axis removed)"""
-    out = full.copy_template_excluding_time_dim().copy_template(name=name)
-    out.placeholder = tf.gather(full.placeholder, index, axis=full.time_dim_axis)
+def frame_at(full: Tensor, index: tf.Tensor, name: str, time_dim: Any = None) -> Tensor:
+    """:return: frame ``index`` of ``full`` along ``time_dim`` (the loop's dim) if it has it, else along its time axis
+        (that axis removed)"""
+    axis = full.dims.index(time_dim) if time_dim is not None and time_dim in full.dims else full.time_dim_axis
+    if axis is None:
+        full.copy_template_excluding_time_dim()  # raises: no time axis
+    out = full.copy_template_excluding_axis(axis).copy_template(name=name)
+    out.placeholder = tf.gather(full.placeholder, index, axis=axis)
     return out
 
 
-def shifted(full: Tensor, initial_raw: tf.Tensor, name: str) -> Tensor:
-    """:return: ``full`` shifted right by one frame on its time axis, ``initial_raw`` (frame dims) in frame 0"""
-    tm = full.copy_as_time_major()
+def loop_major(full: Tensor, time_dim: Any = None) -> Tensor:
+    """:return: ``full`` with ``time_dim`` (the loop's dim) first if it has it, else time-major"""
+    if time_dim is not None and time_dim in full.dims:
+        return full.copy_move_axis(full.dims.index(time_dim), 0)
+    return full.copy_as_time_major()
+
+
+def shifted(full: Tensor, initial_raw: tf.Tensor, name: str, time_dim: Any = None) -> Tensor:
+    """:return: ``full`` shifted right by one frame on its time axis (``time_dim`` if given and in ``full``),
+        ``initial_raw`` (frame dims) in frame 0"""
+    tm = loop_major(full, time_dim)
     raw = tf.concat([tf.expand_dims(tf.cast(initial_raw, tm.placeholder.dtype), 0), tm.placeholder[:-1]], axis=0)
     out = tm.copy_template(name=name)
     out.placeholder = raw
@@ -98,7 +117,7 @@ class OutsideNet:
             return self.full_source
         if src == STEP_INDEX:  # over the whole sequence: the step of each frame, {T} (no batch axis)
             if src not in self.net.layers:
-                n_steps, _ = fixed_loop_length(cell, self.full_source)
+                n_steps, _ = fixed_loop_length(cell, self.full_source, self.batch_size)
                 out = Tensor(name=STEP_INDEX, dims=[cell.time_dim], dtype="int32", time_dim_axis=0,
                              batch_dim_axis=None)
                 out.placeholder = tf.range(n_steps)
@@ -127,16 +146,19 @@ class OutsideNet:
             frame = self.cell.layers[name].output
             init = initial_output_value(self.cell.unit[name].get("initial_output"), frame, self.batch_size,
                                         self.cell.get_base_layer, var_scope_name=name)
-            self._shifted[name] = make_internal(f"prev:{name}", self.net, shifted(full, init, f"prev:{name}"))
+            self._shifted[name] = make_internal(f"prev:{name}", self.net,
+                                                shifted(full, init, f"prev:{name}", self.cell.time_dim))
         return self._shifted[name]
 
 
 def _with_time_in_out_shape(desc: Any, time_dim: Any) -> Any:
-    """:return: ``desc`` with ``time_dim`` added to its ``out_shape`` (a set of dims), or ``desc`` as is"""
-    if time_dim is None or not isinstance(desc, dict) or not isinstance(desc.get("out_shape"), (set, frozenset)):
+    """:return: ``desc`` with ``time_dim`` added to its ``out_shape`` (a set of dims; ``{}``: none), or ``desc``"""
+    if time_dim is None or not isinstance(desc, dict):
         return desc
-    out_shape = desc["out_shape"]
-    if time_dim in out_shape:
+    out_shape = desc.get("out_shape")
+    if isinstance(out_shape, dict) and not out_shape:  # "out_shape": {} (a scalar per frame)
+        out_shape = set()
+    if not isinstance(out_shape, (set, frozenset)) or time_dim in out_shape:
         return desc
     return {**desc, "out_shape": type(out_shape)(out_shape | {time_dim})}
 

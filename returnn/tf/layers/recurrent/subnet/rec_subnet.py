@@ -13,7 +13,9 @@ layer to get ``{B, T}``.
 
 Rec-specific args used with a unit dict: ``max_seq_len`` (int or expression such as
 ``"max_len_from('base:encoder') * 3"``), ``optimize_move_layers_out`` (default: config key of the same name, else
-True), ``include_eos`` (count the frame where ``end`` is true), ``size_target``/``target`` (common args).
+True), ``include_eos`` (count the frame where ``end`` is true), ``size_target``/``target`` (common args), ``axis``
+(a Dim: the loop runs over that dim when the input has no time axis, e.g. a dim of a layer outside that a
+``rec_unstack`` reads frame by frame).
 """
 
 from __future__ import annotations
@@ -75,7 +77,7 @@ class RecLayer(StringUnitRecLayer):
             rec_name=d["name"], unit=unit, parent_net=network, sources=d.get("sources", []),
             target=d.get("target"), size_target=d.get("size_target"), max_seq_len=d.get("max_seq_len"),
             optimize_move_layers_out=d.get("optimize_move_layers_out"), include_eos=bool(d.get("include_eos")),
-            name_scope=d.get("name_scope"))
+            name_scope=d.get("name_scope"), axis=d.get("axis"))
 
     @classmethod
     def get_out_data_from_opts(cls, name: str, network: Any, unit: Any = "lstm", **kwargs: Any) -> Tensor:

@@ -298,7 +298,7 @@ class SubnetTemplates:
         tmpl = TemplateLayer(name, self.sub_net, None, layer_class, desc)
         self._constructing.append(name)
         try:
-            d = dict(desc)
+            d = {key: self.sub_net.extern_data.map_user_dim(value) for key, value in desc.items()}  # config dims
             d.pop("class")
             # reuse_params names no input: the template does not depend on it, and the layer it names is no
             # dependency in the loop (it may even depend on this layer; the loop's layers resolve it themselves)
