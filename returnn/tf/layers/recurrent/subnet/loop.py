@@ -25,7 +25,6 @@ import tensorflow as tf
 from returnn.errors import LayerArgError
 from returnn.tensor import Tensor
 from returnn.tf.layers.recurrent.subnet.initial import initial_output_value
-from returnn.tf.network.errors import LayerNotFound
 from returnn.tf.layers.recurrent.get_last_hidden_state import attach_prev_hidden_state
 from returnn.tf.layers.recurrent.subnet.move_out import (OutsideNet, fixed_loop_length, frame_at, loop_major,
                                                           make_internal, register_losses, time_major_with_raw)
@@ -203,8 +202,7 @@ class _Step:
                 return self._add(src, frame_at(loop.outside.get_full(src).output, self.i, src, cell.time_dim))
             sub = self._resolve(base).get_sub_layer(rest)
             if sub is None:
-                raise LayerNotFound(f"layer {base!r} in the unit of rec layer {cell.rec_name!r} has no sub layer "
-                                    f"{rest!r}", layer_name=src, network=self.net)
+                raise cell.templates.not_found(src, None)
             return sub
         self._gather_state_after_choice(src)
         if self.search_state is not None and src in cell.choices[1:]:
