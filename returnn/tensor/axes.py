@@ -191,7 +191,14 @@ def get_axes_from_description(tensor: Tensor, axes: Any, *, allow_int: Optional[
         found = [i for i, d in enumerate(tensor.dims) if d == axes]
         if not found:
             raise AxisDescriptionError(axes, tensor=repr(tensor), problem="matches no axis (dim not in tensor)")
-        return found[:1]
+        if len(found) > 1:  # the same Dim twice (e.g. a square matrix): the highest match_priority wins
+            top = max(tensor.dims[i].match_priority for i in found)
+            found = [i for i in found if tensor.dims[i].match_priority == top]
+            if len(found) > 1:
+                raise AxisDescriptionError(axes, tensor=repr(tensor), problem=f"matches the axes {found}: a matching "
+                                           "dim must be unique, use `match_priority` to resolve the matching order "
+                                           "of ambiguous dimensions")
+        return found
     if isinstance(axes, bool):
         raise AxisDescriptionError(axes, tensor=repr(tensor), problem="is not a valid axis description")
     if isinstance(axes, int):

@@ -1,5 +1,6 @@
-"""``stag:<name>`` axis lookup: the reference's looser matches (observed with ``Data.get_axes_from_description``):
-a substring of the description of exactly one spatial axis; several matches are an error."""
+"""Axis lookup by ``stag:<name>`` and by Dim. ``stag:<name>``: the reference's looser matches (observed with
+``Data.get_axes_from_description``): a substring of the description of exactly one spatial axis; several matches
+are an error. A Dim that occurs twice: the higher ``match_priority`` wins, else it is an error."""
 
 import pytest
 
@@ -45,3 +46,15 @@ def test_stag_by_the_name_of_the_layer_that_created_the_dim():
     assert r.get_axes_from_description("stag:data/3") == [1]
     with pytest.raises(AxisDescriptionError):
         r.get_axes_from_description("stag:later")
+
+
+def test_dim_twice_picks_the_higher_match_priority_else_is_ambiguous():
+    # observed from the reference: [F, F] -> error "must be unique"; [F(prio 1), F] -> 0; [F, F(prio 1)] -> 1;
+    # [F(prio -1), F] -> 1 (also when asking with the priority-1 copy)
+    feat = FeatureDim("feat", 3)
+    with pytest.raises(AxisDescriptionError, match="must be unique"):
+        Tensor("x", dims=[feat, feat]).get_axes_from_description(feat)
+    assert Tensor("x", dims=[feat.copy(match_priority=1), feat]).get_axes_from_description(feat) == [0]
+    assert Tensor("x", dims=[feat, feat.copy(match_priority=1)]).get_axis_from_description(feat) == 1
+    x = Tensor("x", dims=[feat.copy(match_priority=-1), feat])
+    assert x.get_axis_from_description(feat.copy(match_priority=1)) == 1

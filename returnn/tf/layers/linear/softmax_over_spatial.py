@@ -73,6 +73,9 @@ class SoftmaxOverSpatialLayer(ConcatInputLayer):
             y = e / tf.reduce_sum(e, axis=axis_idx, keepdims=True)
         if mask is not None:
             y = tf.where(mask, y, float("-inf") if log_space else 0.0)
+        #: the softmax axis's Dim when its padded frames are exactly 0 (probabilities with the time mask), else None;
+        #: a ``dot`` reducing over it needs no further masking of this input
+        self.zero_padded_dim = inp.dims[axis_idx] if mask is not None and not log_space else None
         if axis_idx != inp.batch_ndim - 1:
             y = tf.transpose(y, [i for i in range(inp.batch_ndim) if i != axis_idx] + [axis_idx])
         self.output.placeholder = y
