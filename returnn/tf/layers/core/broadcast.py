@@ -1,8 +1,13 @@
 """Elementwise combination of several inputs with different axes (``combine``, ``eval``, ``compare``, ``switch``).
 
 Axes are matched by Dim identity first, then by role (batch ↔ batch, time ↔ time, feature ↔ feature of the same
-size, as the reference's default behaviour does), then static size-1 axes broadcast against anything. Axes that
+size, as the reference's default behaviour does; else a feature axis with the first axis of its size), then static
+size-1 axes broadcast against anything. Axes that
 match nothing are added to the output. The output axis order is that of the input with the most axes.
+
+When every input lacks some axis of the output (e.g. ``[B,T1,F]`` and ``[B,T2,F]`` give ``[B,T1,T2,F]``), the
+broadcasting must be allowed explicitly, as the reference (``behavior_version >= 4``; a deprecation warning
+below): ``allow_broadcast_all_sources=True``, or an ``out_shape`` for the layer.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import tensorflow as tf
 
 from returnn.errors import LayerShapeError
 from returnn.tensor import Dim, Tensor
+from returnn.util.behavior_version import BehaviorVersion
 
 
 def match_axes(src: Tensor, out: Tensor, *, name: str = "?", layer_class: str = "?") -> List[Optional[int]]:
@@ -41,6 +47,10 @@ def match_axes(src: Tensor, out: Tensor, *, name: str = "?", layer_class: str = 
             same = [k for k, od in enumerate(out.dims) if k not in used and od.dimension == d.dimension
                     and not od.is_batch_dim() and k not in (out.time_dim_axis,)]
             if len(same) == 1 and i != src.feature_dim_axis:
+                j = same[0]
+            elif same and i == src.feature_dim_axis:
+                # as the reference (observed): a feature axis whose size differs from the output's feature axis
+                # goes to the first other axis of its size ((5,5,3) + (5,): the first 5)
                 j = same[0]
         if j is not None:
             result[i] = j
@@ -74,10 +84,13 @@ def _root_dim(dim: Dim) -> Dim:
 
 
 def common_template(sources: Sequence[Tensor], *, name: str, layer_class: str = "?",
-                    dtype: Optional[str] = None) -> Tensor:
+                    dtype: Optional[str] = None, allow_broadcast_all_sources: bool = True) -> Tensor:
     """:return: template over the union of the sources' axes (see module doc)
 
+    :param allow_broadcast_all_sources: False: every source lacking an output axis is deprecated (an error with
+        ``behavior_version >= 4``, see the module doc)
     :raises LayerShapeError: if an input has two axes mapping to the same output axis, or static sizes conflict
+    :raises BehaviorVersion.RequirementNotSatisfied: all sources need broadcasting and that is not allowed
     """
     if not sources:
         raise LayerShapeError(layer=name, layer_class=layer_class, problem="needs at least one source")
@@ -103,11 +116,25 @@ def common_template(sources: Sequence[Tensor], *, name: str, layer_class: str = 
                                           expected=repr(out), got=repr(src))
                 if od.dimension == 1 and d.dimension not in (None, 1):
                     out = out.copy_template_replace_dim(j, d)
+    if not allow_broadcast_all_sources and len(sources) > 1:
+        _require_one_complete_source(sources, out)
     if dtype is not None:
         out.dtype = dtype
     if any(s.sparse for s in sources) and not all(s.sparse for s in sources):
         out.sparse_dim = None
     return out
+
+
+def _require_one_complete_source(sources: Sequence[Tensor], out: Tensor) -> None:
+    """:raises BehaviorVersion.RequirementNotSatisfied: (``behavior_version >= 4``) no source has all axes of
+    ``out`` (a deprecation warning below), with the reference's message"""
+    def complete(src: Tensor) -> bool:
+        return len({j for j in match_axes(src, out) if j is not None}) == out.batch_ndim
+    if any(complete(src) for src in sources):
+        return
+    listing = "\n".join(f" - {src!r}" for src in sources)
+    BehaviorVersion.require(False, f"All inputs\n{listing}\nrequire broadcasting to \n  {out!r}.\n"
+                                   "This must be explicitly allowed, e.g. by specifying out_shape.", 4)
 
 
 def align_raw(src: Tensor, out: Tensor, *, name: str = "?", layer_class: str = "?") -> tf.Tensor:

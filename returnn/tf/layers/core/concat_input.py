@@ -26,7 +26,9 @@ class ConcatInputLayer(LayerBase):
         super().__init__(**kwargs)
         self._input_data: Optional[Tensor] = None
         if self.sources:
-            tmpl = concat_sources_template(self.sources, name=self.name, layer_class=self.layer_class)
+            # broadcasting all sources was checked with the output template (where the layer has one from them)
+            tmpl = concat_sources_template(self.sources, name=self.name, layer_class=self.layer_class,
+                                           allow_broadcast_all_sources=True)
             tmpl.placeholder = concat_sources(self.sources, tmpl)
             if self.dropout:
                 seed = self.network.random.randint(2 ** 31) if self.network is not None else None

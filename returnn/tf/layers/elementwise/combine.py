@@ -4,7 +4,9 @@ Kinds: ``add``, ``sub``, ``mul``, ``truediv``, ``floordiv``, ``maximum``, ``mini
 ``squared_difference``, ``logical_and``, ``logical_or``, ``eval`` (with ``eval``, as the ``eval`` layer).
 Optional ``activation`` after combining, ``with_bias`` (param ``b`` ``[F]``).
 Shape: broadcast of the sources (axes matched by Dim, then by role; see ``core/broadcast.py``). Int sources with
-a sparse first source keep its ``sparse_dim`` (as the reference).
+a sparse first source keep its ``sparse_dim`` (as the reference). When every source lacks some axis of the output
+(``[B,T1,F] + [B,T2,F]``), ``allow_broadcast_all_sources=True`` or an ``out_shape`` is needed
+(``behavior_version >= 4``, as the reference; a deprecation warning below).
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ class CombineLayer(LayerBase):
 
     def __init__(self, kind: str, activation: Optional[str] = None, with_bias: bool = False,
                  eval: Any = None, eval_locals: Optional[Dict[str, Any]] = None,  # noqa: A002
-                 eval_for_output_loss: bool = False, **kwargs: Any):
+                 eval_for_output_loss: bool = False, allow_broadcast_all_sources: Any = None, **kwargs: Any):
         super().__init__(**kwargs)
         out = self.output
         if kind == "eval":
@@ -69,7 +71,8 @@ class CombineLayer(LayerBase):
         if kind == "eval" and eval is None:
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="eval",
                                 problem='missing (needed with kind "eval")')
-        out = eval_template(cls, name, sources, out_type, network)
+        out = eval_template(cls, name, sources, out_type, network,  # broadcasting all sources: see core/broadcast.py
+                            **{k: kwargs[k] for k in ("allow_broadcast_all_sources", "out_shape") if k in kwargs})
         if (not out_type and sources and sources[0].output.sparse and out.sparse_dim is None
                 and out.dtype.startswith("int") and all(s.output.dtype.startswith("int") for s in sources)):
             out.sparse_dim = sources[0].output.sparse_dim  # int values: the first source's classes (as the reference)

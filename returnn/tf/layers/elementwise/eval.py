@@ -46,7 +46,9 @@ def eval_template(cls: Any, name: str, sources: Sequence[LayerBase], out_type: A
     if out_type and (out_type.get("shape") is not None or out_type.get("dims") is not None
                      or out_type.get("dim_tags") is not None):
         return _template_from_full_out_type(name, sources, dict(out_type))
-    out = common_template([s.output for s in sources], name=name, layer_class=cls.layer_class) if sources \
+    allow = opts.get("allow_broadcast_all_sources") is True or opts.get("out_shape") is not None
+    out = common_template([s.output for s in sources], name=name, layer_class=cls.layer_class,
+                          allow_broadcast_all_sources=allow) if sources \
         else Tensor(name=f"{name}_output", shape=(), batch_dim_axis=None)
     if out_type:
         opts_ = dict(out_type)
@@ -200,7 +202,9 @@ class EvalLayer(LayerBase):
     recurrent = True  # depends on other frames (as the reference's class)
 
     def __init__(self, eval: Any, eval_locals: Optional[Dict[str, Any]] = None,  # noqa: A002 (reference name)
-                 activation: Optional[str] = None, **kwargs: Any):
+                 activation: Optional[str] = None, allow_broadcast_all_sources: Any = None, **kwargs: Any):
+        """:param allow_broadcast_all_sources: True: the sources may all lack some axis of the output (see
+            :mod:`returnn.tf.layers.core.broadcast`; an ``out_shape`` allows it too)"""
         super().__init__(**kwargs)
         raw = run_eval(self, eval, eval_locals)
         raw = tf.convert_to_tensor(raw)

@@ -104,7 +104,8 @@ class LinearLayer(ConcatInputLayer):
         except (UnknownNameError, ValueError) as exc:
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="activation", problem="invalid value",
                                 got=activation, hint=str(exc).split("\n")[0]) from None
-        inp = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
+        inp = concat_sources_template(sources, name=name, layer_class=cls.layer_class,
+                                      allow_broadcast_all_sources=kwargs.get("out_shape") is not None)
         if in_dim is not None and not inp.sparse:
             if in_dim not in inp.dims:
                 raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="in_dim", problem="not a dim of the "
