@@ -5,7 +5,8 @@ lengths ``len + left + right``; as the reference, the padding is added to the ra
 sequence shorter than the batch maximum the right padding lies after the batch's padded frames (which are set
 to 0 here, so results equal the reference's on zero-padded batches); static axes grow by ``left + right``. ``mode``: ``constant``, ``reflect``,
 ``symmetric``, ``replication`` (repeat the edge frames). ``handle_dynamic_dims=False``: no zeroing of the padded frames
-of a dynamic axis first. A padding of 0 on both sides keeps the axis as it is (same dim).
+of a dynamic axis first. A padding of 0 on both sides keeps the axis as it is (same dim). ``out_dims``: the Dims
+of the padded axes (one, or a list with one per axis), instead of new ones (as the reference).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any, List, Tuple
 import tensorflow as tf
 
 from returnn.errors import LayerArgError
-from returnn.tensor import FeatureDim, SpatialDim, Tensor
+from returnn.tensor import Dim, FeatureDim, SpatialDim, Tensor
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.core.sources import concat_sources_template
@@ -40,7 +41,7 @@ class PadLayer(ConcatInputLayer):
 
     layer_class = "pad"
 
-    def __init__(self, axes: Any, padding: Any, value: float = 0, mode: str = "constant",
+    def __init__(self, axes: Any, padding: Any, out_dims: Any = None, value: float = 0, mode: str = "constant",
                  handle_dynamic_dims: Any = None, **kwargs: Any):
         """:param handle_dynamic_dims: for a dynamic axis (default True): zero the padded frames of shorter
             sequences first and add the padding to the lengths; False pads the raw tensor only (the lengths
@@ -73,14 +74,23 @@ class PadLayer(ConcatInputLayer):
 
     @classmethod
     def get_out_data_from_opts(cls, name: str, sources: Any = (), axes: Any = None, padding: Any = 0,
-                               mode: str = "constant", **kwargs: Any) -> Tensor:
+                               out_dims: Any = None, mode: str = "constant", **kwargs: Any) -> Tensor:
+        """:raises LayerArgError: unknown ``mode``; ``out_dims`` not one Dim per padded axis"""
         if mode not in ("constant", "reflect", "symmetric", "replication"):
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="mode", problem="invalid value", got=mode,
                                 expected="constant | reflect | symmetric | replication")
         inp = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
         ax = inp.get_axes_from_description(axes)
         out = inp
-        for a, (left, right) in zip(ax, _paddings(ax, padding, name, cls.layer_class)):
+        if out_dims is not None:
+            out_dims = list(out_dims) if isinstance(out_dims, (list, tuple)) else [out_dims]
+            if len(out_dims) != len(ax) or not all(isinstance(d, Dim) for d in out_dims):
+                raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="out_dims",
+                                    problem=f"needs one Dim per padded axis ({len(ax)}):", got=out_dims)
+        for k, (a, (left, right)) in enumerate(zip(ax, _paddings(ax, padding, name, cls.layer_class))):
+            if out_dims is not None:
+                out = out.copy_template_replace_dim(a, out_dims[k])
+                continue
             if not left and not right:  # no-op: the axis keeps its dim
                 continue
             d = inp.dims[a]
