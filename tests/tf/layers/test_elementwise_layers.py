@@ -191,11 +191,21 @@ def test_copy_concat_time_major_and_batch_major(session):
     np.testing.assert_allclose(out, np.concatenate([a, b.transpose(1, 0, 2)], axis=-1))
 
 
-def test_copy_concat_different_time_dims_error(session):
-    from returnn.errors import LayerShapeError
-    with pytest.raises(LayerShapeError) as info:
-        build_net({"output": {"class": "copy", "from": ["data:a", "data:b"]}}, {"a": {"dim": 2}, "b": {"dim": 3}})
-    assert "'output'" in str(info.value) and "size_base" in str(info.value)
+def test_copy_concat_different_time_dims_broadcast_or_error(session):
+    # reference (observed): behavior_version 0 gives a deprecation warning and [B,T_a,T_b,F(2+3)]; from version 4
+    # on it is an error ("require broadcasting ... e.g. by specifying out_shape")
+    from returnn.util.behavior_version import BehaviorVersion
+    net = build_net({"output": {"class": "copy", "from": ["data:a", "data:b"]}}, {"a": {"dim": 2}, "b": {"dim": 3}})
+    out = net.layers["output"].output
+    assert [d.dimension for d in out.dims] == [None, None, None, 5]
+    assert out.dims[1:3] == (net.extern_data.data["a"].dims[1], net.extern_data.data["b"].dims[1])
+    state = BehaviorVersion._get_state()  # noqa: SLF001 (test)
+    BehaviorVersion.set_min_behavior_version(4)
+    try:
+        with pytest.raises(BehaviorVersion.RequirementNotSatisfied, match="require broadcasting"):
+            build_net({"output": {"class": "copy", "from": ["data:a", "data:b"]}}, {"a": {"dim": 2}, "b": {"dim": 3}})
+    finally:
+        BehaviorVersion._reset(state)  # noqa: SLF001
 
 
 def test_softmax_over_feature_axis_when_not_last(session):

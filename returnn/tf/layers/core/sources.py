@@ -78,15 +78,14 @@ def concat_sources_template(sources: Sequence[Any], *, name: str, layer_class: s
         perm = [i for i in range(first.batch_ndim) if i != first.feature_dim_axis] + [first.feature_dim_axis]
         first = first.copy_transpose(perm)
     extra = union[first.batch_ndim - 1:]
-    if extra:
-        if not allow_broadcast_all_sources:
-            listing = "\n".join(f" - {o!r}" for o in outs)
-            BehaviorVersion.require(False, f"All inputs\n{listing}\nrequire broadcasting to \n  "
-                                           f"{[*union, first.feature_dim]}.\n"
-                                           "This must be explicitly allowed, e.g. by specifying out_shape.", 4)
-        for d in extra:
-            first = first.copy_add_dim(first.batch_ndim - 1, d)
-    return first.copy_template_replace_dim(first.feature_dim_axis, new_dim)
+    for d in extra:
+        first = first.copy_add_dim(first.batch_ndim - 1, d)
+    out = first.copy_template_replace_dim(first.feature_dim_axis, new_dim)
+    if extra and not allow_broadcast_all_sources:
+        listing = "\n".join(f" - {o!r}" for o in outs)
+        BehaviorVersion.require(False, f"All inputs\n{listing}\nrequire broadcasting to \n  {out!r}.\n"
+                                       "This must be explicitly allowed, e.g. by specifying out_shape.", 4)
+    return out
 
 
 def dense_feature_sources_template(sources: Sequence[Any], *, name: str, layer_class: str) -> Tensor:

@@ -26,4 +26,5 @@ class CopyLayer(ConcatInputLayer):
 
     @classmethod
     def get_out_data_from_opts(cls, name: str, sources: Any = (), **kwargs: Any) -> Tensor:
-        return concat_sources_template(sources, name=name, layer_class=cls.layer_class)
+        return concat_sources_template(sources, name=name, layer_class=cls.layer_class,
+                                       allow_broadcast_all_sources=kwargs.get("out_shape") is not None)
