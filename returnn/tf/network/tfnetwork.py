@@ -141,6 +141,8 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin):
         self.graph_reset_callbacks: List[Callable[[], Any]] = []
         if parent_net is None and extra_parent_net is None:
             create_placeholders(self.extern_data)
+            if self.extern_data.data and all(d.batch is None for d in self.extern_data.data.values()):
+                self.extern_data.init_batch_info()  # the global batch of the extern data (Tensor.batch)
             # outside a session, is_gpu_available_in_session() answers what this config asks for (as the reference)
             set_configured_device(self.config.value("device", None))
 
