@@ -8,7 +8,10 @@ dynamic axis ``T`` with static ``F`` gives a dynamic axis whose lengths are ``le
 valid frames as a prefix); lengths over several dims (``dyn_size_ext`` ``[B, T]``, e.g. of a ``slice_nd``)
 stay over these dims. Merging the batch axis gives a new batch axis (a batch-kind dim
 ``(global batch)*(time)``, at the first merged position) over all frames, padding included; the batch axis is then
-the outermost of the merged ones (the others follow in their raw order), also for a time-major input.
+the outermost of the merged ones (the others follow in their raw order), also for a time-major input. The batch
+axis merged with static axes only (e.g. ``[B, F]``) follows ``keep_order`` and the feature-axis position rule as
+other axes do, and the output's :attr:`returnn.tensor.Tensor.batch` is the input's with a fixed virtual dim per
+merged static dim (``BatchInfo{B, F(3)}``; ``split_dims`` of the batch axis removes them again), as the reference.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import numpy as np
 import tensorflow as tf
 
 from returnn.errors import LayerArgError
-from returnn.tensor import Dim, FeatureDim, SpatialDim, Tensor
+from returnn.tensor import BatchInfo, Dim, FeatureDim, SpatialDim, Tensor
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.core.sources import concat_sources_template
@@ -100,12 +103,18 @@ class MergeDimsLayer(ConcatInputLayer):
         time_axis = None if inp.time_dim_axis in order and (is_feat or size is not None or with_batch) \
             else moved(inp.time_dim_axis)
         feature_axis = None if with_batch and inp.feature_dim_axis in order else moved(inp.feature_dim_axis)
+        batch = None
+        if with_batch and _batch_with_static_dims(inp, order):  # the batch info gets a fixed dim per static dim
+            batch = inp.batch if inp.batch is not None else BatchInfo.make_global_batch_info(-1)
+            for d in dims:
+                if not d.is_batch_dim():
+                    batch = batch.copy_extend_with_padded_or_fixed_dim_tag(d, batch_major=True)
         out = Tensor(name=f"{name}_output", dims=out_dims, dtype=inp.dtype, sparse_dim=inp.sparse_dim,
-                     time_dim_axis=time_axis)
+                     time_dim_axis=time_axis, batch=batch)
         if out.feature_dim_axis == feature_axis:
             return out  # the default feature axis stays unspecified, as the reference (observed)
         return Tensor(name=f"{name}_output", dims=out_dims, dtype=inp.dtype, sparse_dim=inp.sparse_dim,
-                      time_dim_axis=time_axis, feature_dim_axis=feature_axis)
+                      time_dim_axis=time_axis, feature_dim_axis=feature_axis, batch=batch)
 
 
 def _declare_out_dim(name: str, layer_class: str, out_dim: Any, new: Dim) -> None:
@@ -126,16 +135,23 @@ def _merge_layout(inp: Tensor, axes: Any, keep_order: Any) -> Tuple[List[int], i
         keep_order = BehaviorVersion.get() >= 6
     found = list(inp.get_axes_from_description(axes))
     with_batch = inp.batch_dim_axis is not None and inp.batch_dim_axis in found
-    if with_batch:  # as the reference: the batch axis is the outermost, then the others in their raw order
+    batch_static = with_batch and _batch_with_static_dims(inp, found)
+    if with_batch and not (batch_static and keep_order):
+        # as the reference: the batch axis is the outermost, then the others in their raw order
         order = [inp.batch_dim_axis] + sorted(set(found) - {inp.batch_dim_axis})
-    else:
+    else:  # static dims merged into the batch: in the order of `axes` too (observed)
         order = list(dict.fromkeys(found)) if keep_order else sorted(set(found))
     if len(order) <= 1:
         return order, order[0] if order else 0
     feat = inp.feature_dim_axis
-    if feat is not None and feat in order and not with_batch:
+    if feat is not None and feat in order and (not with_batch or batch_static):
         return order, feat - sum(1 for a in order if a < feat)
     return order, min(order)
+
+
+def _batch_with_static_dims(inp: Tensor, axes: List[int]) -> bool:
+    """:return: whether ``axes`` are the batch axis and static axes only"""
+    return all(a == inp.batch_dim_axis or inp.dims[a].dimension is not None for a in axes)
 
 
 @register_layer

@@ -31,7 +31,7 @@ class SplitDimsLayer(ConcatInputLayer):
                  pad_value: float = 0, **kwargs: Any):
         super().__init__(**kwargs)
         inp = self.input_data
-        ax = inp.get_axis_from_description(axis)
+        ax = _split_axis(inp, axis)
         x = inp.placeholder
         shape = tf.shape(x)
         d = inp.dims[ax]
@@ -50,7 +50,8 @@ class SplitDimsLayer(ConcatInputLayer):
                                         for p in paddings]), constant_values=pad_value)
                 shape = tf.shape(x)
             sizes = [shape[ax] // k if i == dyn_pos else nd.dimension for i, nd in enumerate(new_dims)]
-            if d.dyn_size is not None and new_dims[dyn_pos] != d and new_dims[dyn_pos].dyn_size is None:
+            if d.dyn_size is not None and new_dims[dyn_pos] != d and new_dims[dyn_pos].dyn_size is None \
+                    and not new_dims[dyn_pos].is_batch_dim():
                 new_dims[dyn_pos].dyn_size = (d.dyn_size + k - 1) // k
         else:
             sizes = [nd.dimension for nd in new_dims]
@@ -79,7 +80,7 @@ class SplitDimsLayer(ConcatInputLayer):
                                **kwargs: Any) -> Tensor:
         """:raises LayerArgError: sizes do not divide; more than one -1"""
         inp = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
-        ax = inp.get_axis_from_description(axis)
+        ax = _split_axis(inp, axis)
         d = inp.dims[ax]
         given = list(dims)
         if _splits_off_batch(given, inp):
@@ -123,8 +124,14 @@ class SplitDimsLayer(ConcatInputLayer):
         feat_axis = moved(inp.feature_dim_axis)
         if inp.feature_dim_axis == ax:
             feat_axis = ax + shift
+        batch = inp.batch
+        if ax == inp.batch_dim_axis and batch is not None:  # the given dims leave the batch info (as the reference)
+            for v in given:
+                for vd in list(batch.virtual_dims):
+                    if isinstance(v, Dim) and not v.is_batch_dim() and getattr(vd, "dim_tag", None) == v:
+                        batch = batch.copy_remove_dim(vd)
         return Tensor(name=f"{name}_output", dims=out_dims, dtype=inp.dtype, sparse_dim=inp.sparse_dim,
-                      time_dim_axis=time_axis, feature_dim_axis=feat_axis)
+                      time_dim_axis=time_axis, feature_dim_axis=feat_axis, batch=batch)
 
     @classmethod
     def _out_with_batch_part(cls, name: str, inp: Tensor, ax: int, given: Sequence[Any]) -> Tensor:
@@ -141,3 +148,10 @@ class SplitDimsLayer(ConcatInputLayer):
 def _splits_off_batch(dims: Sequence[Any], inp: Tensor) -> bool:
     """:return: whether ``dims`` has the batch dim and ``inp`` has no batch axis (the split makes it)"""
     return inp.batch_dim_axis is None and any(isinstance(v, Dim) and v.is_batch_dim() for v in dims)
+
+
+def _split_axis(inp: Tensor, axis: Any) -> int:
+    """:return: the axis to split; a batch dim (e.g. ``batch_dim``) names the batch axis, also a merged one"""
+    if isinstance(axis, Dim) and axis.is_batch_dim() and inp.batch_dim_axis is not None:
+        return inp.batch_dim_axis
+    return inp.get_axis_from_description(axis)

@@ -78,3 +78,48 @@ def test_merge_dims_out_dim_declared_same(session):
     out = net.layers["output"].output
     assert out.dims[2] == out_dim and out_dim.dimension == 12
     assert out.get_dims_repr() == "[B,T|'time:var:extern_data:data'[B],F|F'spatial1:static3:data*feature:data'(12)]"
+
+
+@pytest.mark.parametrize("axes, batch_axis, perm", [  # observed from the reference on x: [B=2, T=2, 4, F=3]
+    (["B", "dim:4"], 0, (0, 2, 1, 3)),  # [B*4, T, F], batch-major
+    (["dim:4", "B"], 0, (2, 0, 1, 3)),  # keep_order: [4*B, T, F]
+    (["B", "dim:3"], 2, (1, 2, 0, 3)),  # the feature axis merged: at its position, [T, 4, B*3]
+])
+def test_merge_batch_with_static_dims(session, axes, batch_axis, perm):
+    BehaviorVersion.set(6)
+    net = build_net({"output": {"class": "merge_dims", "from": "data", "axes": axes}},
+                    {"data": {"shape": (None, 4, 3)}}, train_flag=False)
+    data = net.extern_data.data["data"]
+    out = net.layers["output"].output
+    merged_static = data.dims[2] if "dim:4" in axes else data.dims[3]
+    assert out.batch_dim_axis == batch_axis
+    fixed = out.batch.virtual_dims[1]
+    assert len(out.batch.virtual_dims) == 2 and fixed.dim_tag == merged_static
+    assert out.batch.base is data.batch
+    x = np.arange(2 * 2 * 4 * 3, dtype="float32").reshape(2, 2, 4, 3)
+    value = session.run(out.placeholder, make_feed(net, {"data": x}, {"data": [2, 2]}))
+    expected = x.transpose(perm)
+    if batch_axis == 0:
+        expected = expected.reshape((8,) + expected.shape[2:])
+    else:
+        expected = expected.reshape(expected.shape[:2] + (6,))
+    np.testing.assert_array_equal(value, expected)
+
+
+def test_split_dims_of_merged_batch(session):
+    """split_dims of a batch axis merged with a static dim (``axis=batch_dim``, ``dims=[batch_dim, F]``) gives the
+    input's batch info again (the fixed virtual dim removed) and the values back (as the reference)."""
+    from returnn.tensor import batch_dim
+    BehaviorVersion.set(6)
+    net = build_net({}, {"data": {"dim": 3}}, train_flag=False)
+    data = net.extern_data.data["data"]
+    feat = data.dims[2]
+    net.construct_from_dict({"merge": {"class": "merge_dims", "from": "data", "axes": [batch_dim, feat]},
+                             "output": {"class": "split_dims", "from": "merge", "axis": batch_dim,
+                                        "dims": [batch_dim, feat]}})
+    merged, out = net.layers["merge"].output, net.layers["output"].output
+    assert not merged.batch.is_global_batch() and out.batch is data.batch and out.batch.is_global_batch()
+    assert out.dims == (data.dims[1], batch_dim, feat)  # [T, B, F], as the reference
+    x = np.arange(2 * 5 * 3, dtype="float32").reshape(2, 5, 3)
+    value = session.run(out.placeholder, make_feed(net, {"data": x}, {"data": [5, 4]}))
+    np.testing.assert_array_equal(value, x.transpose(1, 0, 2))
