@@ -56,9 +56,10 @@ class FoldLayer(ConcatInputLayer):
         x = tf.transpose(inp.placeholder, [in_ax, win_ax] + rest)  # [T, W, rest..]
         n_in = tf.shape(x)[0]
         in_dim = inp.dims[in_ax]
-        if in_dim.dimension is None and in_dim.dyn_size is not None and inp.batch_dim_axis is not None:
+        in_lens = _lengths(in_dim)
+        if in_lens is not None and inp.batch_dim_axis is not None:
             b = rest.index(inp.batch_dim_axis)
-            valid = tf.sequence_mask(in_dim.dyn_size, maxlen=n_in)  # [B, T]
+            valid = tf.sequence_mask(in_lens, maxlen=n_in)  # [B, T]
             valid = tf.reshape(tf.transpose(valid), tf.concat([[n_in, 1], _ones_except(len(rest), b, -1)], 0))
         else:
             valid = tf.ones([n_in, 1] + [1] * len(rest), tf.bool)
@@ -74,8 +75,8 @@ class FoldLayer(ConcatInputLayer):
             n = tf.math.unsorted_segment_sum(tf.reshape(counts, tf.shape(flat)), seg, n_out + 1)[:-1]
             y = tf.math.divide_no_nan(y, n)
         out_dim = self.output.dims[0]
-        if in_dim.dimension is None and in_dim.dyn_size is not None and out_dim.dyn_size is None:
-            lens = in_dim.dyn_size * stride
+        if in_lens is not None and out_dim.dyn_size is None:
+            lens = in_lens * stride
             out_dim.dyn_size = lens + (win - 1) if padding == "valid" else lens
         self.output.placeholder = y
 
@@ -117,6 +118,16 @@ class FoldLayer(ConcatInputLayer):
 def _axes(inp: Tensor, in_spatial_dim: Union[Dim, str], window_dim: Union[Dim, str]) -> Tuple[int, int]:
     """:return: the axes of the window positions and of the window"""
     return inp.get_axis_from_description(in_spatial_dim), inp.get_axis_from_description(window_dim)
+
+
+def _lengths(dim: Dim) -> Optional[tf.Tensor]:
+    """:return: the raw lengths ``[B]`` of a dynamic dim (also when only its ``dyn_size_ext`` has them), or None"""
+    if dim.dimension is not None:
+        return None
+    if dim.dyn_size is not None:
+        return dim.dyn_size
+    ext = dim.dyn_size_ext
+    return ext.placeholder if ext is not None else None
 
 
 def _offset(padding: str, win: int, window_left: Optional[int], window_right: Optional[int]) -> int:
