@@ -66,7 +66,7 @@ def test_distribute_files_dataset(tmp_path):
         files.append(fn)
     f = {i: ["f%i/s%i" % (i, j) for j in range(i + 1)] for i in range(5)}
     ds = init_dataset({"class": "DistributeFilesDataset", "files": files, "partition_epoch": 2,
-                       "get_sub_epoch_dataset": _get_sub_epoch_dataset})
+                       "use_worker_proc": False, "get_sub_epoch_dataset": _get_sub_epoch_dataset})
     assert ds.num_seqs == 0 and ds.get_data_keys() == ["orth", "raw"]
     with pytest.raises(OptionalNotImplementedError, match="partition_epoch > 1"):
         ds.get_total_num_seqs()
@@ -77,20 +77,21 @@ def test_distribute_files_dataset(tmp_path):
     # observed from the reference: files split by size (z0-z2 | z3-z4)
     assert got == [f[0] + f[1] + f[2], f[3] + f[4], f[0] + f[1] + f[2]]
     ds = init_dataset({"class": "DistributeFilesDataset", "files": files, "partition_epoch": 2,
-                       "seq_ordering": "random", "get_sub_epoch_dataset": _get_sub_epoch_dataset})
+                       "seq_ordering": "random", "use_worker_proc": False,
+                       "get_sub_epoch_dataset": _get_sub_epoch_dataset})
     got = []
     for ep in (1, 2, 3, 4):
         ds.init_seq_order(epoch=ep)
         got.append(_iterate(ds))
     # observed from the reference: the files shuffled per full epoch
     assert got == [f[2] + f[1] + f[4], f[0] + f[3], f[2] + f[4], f[1] + f[3] + f[0]]
-    ds = init_dataset({"class": "DistributeFilesDataset", "files": files,
+    ds = init_dataset({"class": "DistributeFilesDataset", "use_worker_proc": False, "files": files,
                        "get_sub_epoch_dataset": _get_sub_epoch_dataset})
     assert ds.get_total_num_seqs() == 15
     ds.init_seq_order(epoch=1)
     assert ds.num_seqs == 15
     with pytest.raises(DatasetArgError, match="explicit seq_ordering"):
-        init_dataset({"class": "DistributeFilesDataset", "files": files,
+        init_dataset({"class": "DistributeFilesDataset", "use_worker_proc": False, "files": files,
                       "get_sub_epoch_dataset": lambda fs: {"class": "OggZipDataset", "path": fs, "audio": None,
                                                            "targets": None}})
 
@@ -159,7 +160,8 @@ def test_distribute_files_dataset_hdf(tmp_path):
 
     def run(partition_epoch, seq_ordering, epochs):
         ds = init_dataset({"class": "DistributeFilesDataset", "files": files, "partition_epoch": partition_epoch,
-                           "seq_ordering": seq_ordering, "get_sub_epoch_dataset": get_sub_epoch_dataset})
+                           "seq_ordering": seq_ordering, "use_worker_proc": False,
+                           "get_sub_epoch_dataset": get_sub_epoch_dataset})
         out = []
         for ep in epochs:
             ds.init_seq_order(epoch=ep)
@@ -168,7 +170,8 @@ def test_distribute_files_dataset_hdf(tmp_path):
             out.append(got)
         return ds, out
 
-    # all observed from the reference on the same files (use_worker_proc=False there)
+    # all observed from the reference on the same files (use_worker_proc=False here and there; the worker
+    # processes are tested in test_distrib_files_workers.py)
     t = tags
     ds, got = run(2, "default", [1, 2, 3])
     assert got == [t[0] + t[1] + t[2], t[3] + t[4] + t[5], t[0] + t[1] + t[2]]
@@ -197,7 +200,7 @@ def test_distribute_files_dataset_hdf(tmp_path):
     list_file = tmp_path / "files.txt"
     list_file.write_text("\n".join(files[:2]) + "\n")  # one path per line, as the reference reads it
     ds = init_dataset({"class": "DistributeFilesDataset", "files": str(list_file), "partition_epoch": 2,
-                       "get_sub_epoch_dataset": get_sub_epoch_dataset})
+                       "use_worker_proc": False, "get_sub_epoch_dataset": get_sub_epoch_dataset})
     ds.init_seq_order(epoch=2)
     assert _iterate(ds) == t[1]
 
