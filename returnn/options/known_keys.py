@@ -21,6 +21,8 @@ OTHER_KEYS: Dict[str, str] = {
     "pretrain": "returnn.pretrain: layer-wise pretraining (a dict, 'default', or None)",
     "debug_print_layer_output_template": "returnn.tf.network: print each layer's output template when built",
     "optimize_move_layers_out": "returnn.tf.layers.recurrent: move layers out of a rec loop where possible",
+    "__debug_dummy_distributed_rank_and_size": "returnn.datasets.distrib_files: (rank, size) of a simulated "
+                                               "distributed run, for DistributeFilesDataset's distrib_shard_files",
 }
 
 
