@@ -1,6 +1,7 @@
 """``{"class": "subnetwork", "subnetwork": {...}, "from": [...]}``: a nested network dict.
 
-Inside, ``"data"`` is the subnetwork's input (its sources, concatenated on the feature axis, with ``dropout``),
+Inside, ``"data"`` is the subnetwork's input (its sources, concatenated on the feature axis, with ``dropout``;
+with ``concat_sources=False``, ``"data:0"``, ``"data:1"``, ... are the sources one by one, as the reference),
 ``"data:KEY"`` is extern data, ``"base:NAME"`` a layer of the enclosing network. The output is the inner
 ``"output"`` layer. Inner layers are also visible in the enclosing network as ``"<sub>/<inner>"`` (as the
 reference lists them); their params are named ``<sub>/<inner>/<param>`` and appear in this layer's params as
@@ -178,7 +179,12 @@ class SubnetworkLayer(LayerBase):
         subnet = TFNetwork(config=network.config, extern_data=network.extern_data, parent_net=network,
                            absolute_name_prefix=prefix, name=name, train_flag=network.train_flag,
                            rnd_seed=int(network.random.randint(2 ** 31)), absolute_name_scope_prefix=scope_prefix)
-        if sources:
+        if sources and d.get("concat_sources", True) is False:  # each source on its own: "data:0", "data:1", ...
+            for i, src in enumerate(sources):
+                out = src.output.copy(name=f"{name}/data:{i}")
+                subnet.layers[f"data:{i}"] = SubnetworkInputLayer(name=f"data:{i}", network=subnet, output=out,
+                                                                  sources=[src])
+        elif sources:
             tmpl = concat_sources_template(sources, name=f"{name}/data", layer_class=cls.layer_class)
             with absolute_variable_scope(scope_prefix + "data"):
                 tmpl.placeholder = concat_sources(sources, tmpl)
@@ -194,7 +200,7 @@ class SubnetworkLayer(LayerBase):
         subnet.construct_from_dict(subnet_dict)
         subnet.construct_layer(subnet_dict, "output")
         for inner_name, layer in subnet.layers.items():
-            if inner_name != "data" or not sources:
+            if not sources or not (inner_name == "data" or isinstance(layer, SubnetworkInputLayer)):
                 network.layers.setdefault(f"{name}/{inner_name}", layer)
         d["_subnet"] = subnet
 

@@ -68,3 +68,19 @@ def test_moved_out_out_shape_and_config_dims_in_unit_subnetwork(session):
     x = np.random.RandomState(2).randn(2, 4, 3).astype("float32")
     y = session.run(out.copy_as_batch_major().placeholder, feed_dict=make_feed(net, {"data": x}, {"data": [4, 2]}))
     np.testing.assert_allclose(y[0], x[0] + np.arange(3), rtol=1e-6)
+
+
+def test_subnetwork_concat_sources_false(session):
+    from tf_net_helpers import build_net
+    net = build_net({
+        "a": {"class": "linear", "from": "data", "n_out": 2, "activation": None},
+        "b": {"class": "linear", "from": "data", "n_out": 5, "activation": None},
+        "output": {"class": "subnetwork", "from": ["a", "b"], "concat_sources": False, "subnetwork": {
+            "sum_a": {"class": "reduce", "mode": "sum", "from": "data:0", "axis": "F"},
+            "output": {"class": "combine", "kind": "add", "from": ["data:1", "sum_a"]}}}})
+    session.run(tf.compat.v1.global_variables_initializer())
+    x = np.random.RandomState(3).randn(2, 3, 3).astype("float32")
+    feed = make_feed(net, {"data": x}, {"data": [3, 2]})
+    a, b, y = session.run([net.get_layer(n).output.placeholder for n in ("a", "b", "output")], feed_dict=feed)
+    assert net.get_layer("output").output.dim == 5  # "data:1" is b on its own (not the concatenation)
+    np.testing.assert_allclose(y, b + a.sum(axis=-1, keepdims=True), rtol=1e-5)
