@@ -21,6 +21,10 @@ OTHER_KEYS: Dict[str, str] = {
     "pretrain": "returnn.pretrain: layer-wise pretraining (a dict, 'default', or None)",
     "debug_print_layer_output_template": "returnn.tf.network: print each layer's output template when built",
     "optimize_move_layers_out": "returnn.tf.layers.recurrent: move layers out of a rec loop where possible",
+    "param_dropout": "returnn.tf.layers: every layer's default param_dropout (dropout on its params in training)",
+    "param_dropout_min_ndim": "returnn.tf.layers: every layer's default param_dropout_min_ndim",
+    "param_variational_noise": "returnn.tf.layers: every layer's default param_variational_noise (Gaussian noise "
+                               "on its params in training)",
     "__debug_dummy_distributed_rank_and_size": "returnn.datasets.distrib_files: (rank, size) of a simulated "
                                                "distributed run, for DistributeFilesDataset's distrib_shard_files",
 }
@@ -47,8 +51,7 @@ ACCEPTED_WITHOUT_EFFECT: Dict[str, str] = {
                 "deterministic_train eval_use_train_flag train_in_eval reinit_network_each_epoch "
                 "init_train_epoch_posthook startup_callback extra_updates update_batch_size start_batch "
                 "search_train_network_layers flat_net_construction exclude calculate_exp_loss ctc_prior_file "
-                "pretrain_learning_rate learning_rate_decay learning_rate_growth param_dropout param_dropout_min_ndim "
-                "param_variational_noise sparse_input"),
+                "pretrain_learning_rate learning_rate_decay learning_rate_growth sparse_input"),
     **_accepted("a data-pipeline setting of the reference not provided here",
                 "dataset_pipeline chunking_variance context_window enforce_min_len1 inc_seq_length min_seq_length "
                 "on_size_limit seq_drop_freq share_batches shuffle_frames_of_nseqs use_dummy_datasets "
