@@ -19,7 +19,8 @@ def softmax_cross_entropy_over_size(logits: Any, labels: Any, stable_gradient: b
     :param labels: ``Data`` of the same layout (a distribution over the size axis)
     :param stable_gradient: gradient ``softmax * sum(labels) - labels`` directly (TF's fused op) instead of
         through the log-softmax
-    :return: float tensor, ``logits``' batch-major shape without the size axis
+    :return: float tensor, ``logits``' shape without the size axis, in ``logits``' axis order (a time-major
+        ``(dec time, enc time, batch, 1)`` gives ``(dec time, batch, 1)``, as the reference)
     :raises TFUtilArgError: ``logits`` has no dynamic axis besides the batch
     """
     with tf.name_scope("softmax_cross_entropy_over_size"):
@@ -38,6 +39,16 @@ def softmax_cross_entropy_over_size(logits: Any, labels: Any, stable_gradient: b
         x = tf.where(mask, x, tf.fill(tf.shape(x), tf.constant(-1e30, x.dtype)))
         y = tf.where(mask, y, tf.zeros_like(y))
         if stable_gradient:
-            return tf.nn.softmax_cross_entropy_with_logits(labels=tf.stop_gradient(y), logits=x, axis=size_axis)
-        log_probs = tf.nn.log_softmax(x, axis=size_axis)
-        return -tf.reduce_sum(tf.where(mask, y * log_probs, tf.zeros_like(log_probs)), axis=size_axis)
+            res = tf.nn.softmax_cross_entropy_with_logits(labels=tf.stop_gradient(y), logits=x, axis=size_axis)
+        else:
+            log_probs = tf.nn.log_softmax(x, axis=size_axis)
+            res = -tf.reduce_sum(tf.where(mask, y * log_probs, tf.zeros_like(log_probs)), axis=size_axis)
+        # back to the logits' axis order: the batch axis where it is there (the size axis removed)
+        batch_axis = logits.batch_dim_axis or 0
+        if logits.get_batch_axis(max(sizes)) < batch_axis:
+            batch_axis -= 1
+        if batch_axis:
+            perm = list(range(1, rank - 1))
+            perm.insert(batch_axis, 0)
+            res = tf.transpose(res, perm)
+        return res

@@ -180,3 +180,22 @@ def test_bleu_score_per_sequence_observed(session):
                                rtol=1e-6)
     assert session.run(tf_util.bleu_score(hypothesis=[[]], truth=[[2, 3]], hyp_seq_lens=[0],
                                           truth_seq_lens=[2])).tolist() == [0.0]
+
+
+def test_softmax_cross_entropy_over_size_keeps_time_major_layout(session):
+    # observed with the reference: time-major logits (dec, enc, batch, 1) give (dec, batch, 1); labels batch-major
+    rng = np.random.RandomState(1)
+    dec_lens, enc_lens = [3, 2], [4, 3]
+    energy = rng.normal(size=(3, 4, 2, 1)).astype(np.float32)
+    weights = rng.uniform(size=(2, 3, 4, 1)).astype(np.float32)
+    logits = Data(name="energy", shape=(None, None, 1), batch_dim_axis=2, placeholder=tf.constant(energy),
+                  size_placeholder={0: tf.constant(dec_lens), 1: tf.constant(enc_lens)})
+    labels = Data(name="att", shape=(None, None, 1), placeholder=tf.constant(weights),
+                  size_placeholder={0: tf.constant(dec_lens), 1: tf.constant(enc_lens)})
+    res = session.run(tf_util.softmax_cross_entropy_over_size(logits=logits, labels=labels))
+    assert res.shape == (3, 2, 1)
+    for b in range(2):
+        for t in range(dec_lens[b]):
+            e = energy[t, :enc_lens[b], b, 0]
+            log_p = e - np.log(np.exp(e).sum())
+            np.testing.assert_allclose(res[t, b, 0], -(weights[b, t, :enc_lens[b], 0] * log_p).sum(), rtol=1e-5)
