@@ -60,6 +60,14 @@ def _input_dims(opts: Dict[str, Any]) -> List[Any]:
     return dims
 
 
+def _inherit_availability(output: Tensor, sources: Any) -> None:
+    """A layer's output is not available for inference when one of its sources is not (e.g. it reads a target), as
+    the reference: ``output.available_for_inference`` is set to False then (never to True)."""
+    if output.available_for_inference and isinstance(sources, (list, tuple)) and any(
+            isinstance(src, LayerBase) and not src.output.available_for_inference for src in sources):
+        output.available_for_inference = False
+
+
 class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin):
     """A network of layers built from a ``network`` dict.
 
@@ -443,6 +451,7 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin):
             except AxisDescriptionError as exc:
                 raise exc.with_layer(name) from None
             mark_dims_created_by(name, output, _input_dims(d))
+            _inherit_availability(output, d.get("sources"))
             n_out = d.get("n_out", NotSpecified)
             if n_out not in (NotSpecified, None) and output.dim is not None and output.dim != n_out:
                 raise LayerShapeError(layer=name, layer_class=layer_class.layer_class,

@@ -5,6 +5,7 @@ Options, as the reference:
 - ``loss_``: the loss name; ``loss_opts_``: its options (``loss_opts`` of a layer with ``"loss"``); ``target_``:
   an extern data key or ``"layer:<name>"`` (needed when the loss needs a target).
 - ``use_error``: the output is the loss's error per frame (1.0 where the argmax is wrong) instead of its value.
+- The sub layer ``"<name>/error"`` is the error per frame (the value's template), whatever ``use_error`` is.
 
 Shape: the source's axes without the feature axis, in the source's order: ``{B, T, F} -> {B, T}``,
 ``{T, B, F} -> {T, B}``, ``{B, F} -> {B}``; float32. Padded frames hold the loss of the padded inputs (as the
@@ -22,6 +23,7 @@ import tensorflow as tf
 
 from returnn.errors import LayerArgError
 from returnn.tensor import Tensor
+from returnn.tf.layers.core.internal import InternalLayer
 from returnn.tf.layers.core.layer_base import LayerBase
 from returnn.tf.layers.core.registry import LOSSES, get_loss_class, register_layer
 
@@ -44,6 +46,24 @@ class LossLayer(LayerBase):
         values = loss_.get_error_per_frame() if use_error else loss_.get_value_per_frame()
         self.loss_ = loss_
         self.output.placeholder = tf.cast(values, tf.float32)
+        self._use_error = use_error
+        self._error_layer: Optional[InternalLayer] = None
+
+    def get_sub_layer(self, layer_name: str) -> Optional[LayerBase]:
+        """:return: for ``"error"``: a layer with the error per frame (the output's template; built on first use),
+            else None"""
+        if layer_name != "error":
+            return None
+        if self._error_layer is None:
+            out = self.output.copy_template(name=f"{self.name}/error_output")
+            if self._use_error:
+                out.placeholder = self.output.placeholder
+            else:
+                with tf.name_scope(f"{self.get_absolute_name_scope_prefix()}error/"):
+                    out.placeholder = tf.cast(self.loss_.get_error_per_frame(), tf.float32)
+            self._error_layer = InternalLayer(name=f"{self.name}/error", network=self.network, output=out,
+                                              sources=[self])
+        return self._error_layer
 
     @classmethod
     def transform_config_dict(cls, d: Dict[str, Any], network: Any, get_layer: Any) -> None:

@@ -100,3 +100,16 @@ def test_rejected(session, layer, arg):
     with pytest.raises(LayerArgError) as info:
         build_net({"output": layer}, EXTERN, train_flag=False)
     assert info.value.arg == arg and "'output'" in str(info.value)
+
+
+def test_error_sub_layer_and_availability(session):
+    # "<loss layer>/error" is the error per frame; layers reading the target are not available for inference
+    net_dict = _net("ce")
+    net_dict["err"] = {"class": "copy", "from": "output/error", "is_output_layer": True}
+    net_dict["emb"] = {"class": "linear", "from": "data:classes", "n_out": 2, "is_output_layer": True}
+    net, (out, err) = _run(session, net_dict, layers=("output", "err"))
+    np.testing.assert_array_equal(err, (LOGITS.argmax(-1) != Y).astype("float32"))
+    assert not np.array_equal(out, err)
+    assert net.get_layer("probs").output.available_for_inference
+    assert not net.get_layer("err").output.available_for_inference
+    assert not net.get_layer("emb").output.available_for_inference  # its source, data:classes, is not
