@@ -82,21 +82,29 @@ class ExternData:
 
     def map_user_dim(self, value: Any) -> Any:
         """:return: ``value`` with each config ``Dim`` that ``extern_data`` uses replaced by this network's copy of it
-        (see :meth:`register_data_from_dict`), in a list, tuple or dict value too (one level), so that a layer
+        (see :meth:`register_data_from_dict`), in a list, tuple or dict value too, so that a layer
         argument holding the config's Dim (``"size": time_dim``, ``"out_dim": ...``, an ``out_shape`` set, marked dims
         in it) is the same dim as the extern
         data's axis, as in the reference, where both are one object; a Dim computed from config Dims (``time_dim + 2``,
-        ``time_dim * 5``) becomes the same expression of this network's copies; other values unchanged"""
+        ``time_dim * 5``) becomes the same expression of this network's copies; nested lists, tuples and dicts (keys too; the
+        layer dicts of a subnetwork) are mapped too, a container without such Dims is returned as it is; other values
+        unchanged"""
         if not self._user_dim_copies:  # the common case: extern_data made of plain dicts (called for every argument)
             return value
         if isinstance(value, Dim):
             return substitute(value, self._map_plain_user_dim)
         if isinstance(value, MarkedDim):  # in an out_shape set
             return type(value)(self.map_user_dim(value.tag))
-        if isinstance(value, (list, tuple, set, frozenset)) and any(isinstance(v, (Dim, MarkedDim)) for v in value):
-            return type(value)(self.map_user_dim(v) for v in value)
-        if isinstance(value, dict) and any(isinstance(v, Dim) for v in value.values()):
-            return {k: self.map_user_dim(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple, set, frozenset)):  # also nested: ("data", time_dim) in a "from" list
+            items = [self.map_user_dim(v) for v in value]
+            if all(new is old for new, old in zip(items, value)):
+                return value
+            return type(value)(items) if not hasattr(value, "_fields") else type(value)(*items)
+        if isinstance(value, dict):  # also nested: the layer dicts of a subnetwork or of a cond's branches
+            pairs = [(self.map_user_dim(k), self.map_user_dim(v)) for k, v in value.items()]
+            if all(nk is k and nv is v for (nk, nv), (k, v) in zip(pairs, value.items())):
+                return value
+            return dict(pairs)
         return value
 
     def _map_plain_user_dim(self, dim: Dim) -> Dim:

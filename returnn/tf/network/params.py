@@ -58,12 +58,17 @@ class NetworkParamsMixin:
 
     def initialize_params(self, session: tf1.Session) -> None:
         """Runs the initializers of all params of the network and of the global train step (already initialized
-        params get fresh initial values, as the reference does)."""
+        params get fresh initial values, as the reference does); then layers that load their initial values from a
+        file (a subnetwork's ``load_on_init``) load them."""
         variables: List[tf.Variable] = list(self.get_params_list())
         step = self.global_train_step_var
         if all(step is not v for v in variables):
             variables.append(step)
         session.run(tf1.variables_initializer(variables))
+        for _, layer in sorted(self.layers.items()):  # e.g. a subnetwork's load_on_init
+            load = getattr(layer, "load_params_on_init", None)
+            if load is not None:
+                load(session)
 
     def get_param_values_dict(self, session: tf1.Session) -> Dict[str, Dict[str, numpy.ndarray]]:
         """:return: layer name → param name → numpy value, for every layer (an empty dict for layers without

@@ -60,12 +60,40 @@ def _input_dims(opts: Dict[str, Any]) -> List[Any]:
     return dims
 
 
-def _inherit_availability(output: Tensor, sources: Any) -> None:
-    """A layer's output is not available for inference when one of its sources is not (e.g. it reads a target), as
-    the reference: ``output.available_for_inference`` is set to False then (never to True)."""
-    if output.available_for_inference and isinstance(sources, (list, tuple)) and any(
-            isinstance(src, LayerBase) and not src.output.available_for_inference for src in sources):
-        output.available_for_inference = False
+def _from_names(layer_desc: Any) -> List[str]:
+    """:return: the layer names in the ``"from"`` of a layer dict (strings, or the first item of a tuple such as
+    ``("x", time_dim)``)"""
+    value = layer_desc.get("from") if isinstance(layer_desc, dict) else None
+    items = [value] if isinstance(value, str) else list(value) if isinstance(value, (list, tuple)) else []
+    names = []
+    for item in items:
+        if isinstance(item, (list, tuple)) and item and isinstance(item[0], str):
+            item = item[0]
+        if isinstance(item, str):
+            names.append(item)
+    return names
+
+
+def _dependencies_first(net_dict: Dict[str, Any], name: str, built: Dict[str, Any]) -> List[str]:
+    """:return: the layers of ``net_dict`` that ``name`` needs through ``"from"`` (transitively) and that are not in
+    ``built``, each after the layers it needs (depth first, in ``"from"`` order, as the recursive construction
+    visits them); found with an explicit stack, so a chain of any length needs no deep recursion. A cycle is left
+    to the construction to report."""
+    order: List[str] = []
+    seen = {name}
+    stack = [(name, iter(_from_names(net_dict[name])))]
+    while stack:
+        current, deps = stack[-1]
+        for dep in deps:
+            if dep not in seen and dep not in built and dep in net_dict and not dep.startswith("#"):
+                seen.add(dep)
+                stack.append((dep, iter(_from_names(net_dict[dep]))))
+                break
+        else:
+            stack.pop()
+            if current != name:
+                order.append(current)
+    return order
 
 
 class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin):
@@ -388,6 +416,9 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin):
             return self.layers[name]
         if name in self._constructing:
             raise NetworkConstructionDependencyLoopException(self, name, self._constructing, net_dict)
+        if not self._constructing and name in net_dict and self.config.bool("flat_net_construction", False):
+            for dep in _dependencies_first(net_dict, name, self.layers):
+                self.construct_layer(net_dict, dep, get_layer=get_layer)
         extra = split_extra_name(name)
         if extra is not None and self.extra_parent_net is None:
             return construct_extra_layer(self, name)  # "extra.search:x": x in the extra network
@@ -451,7 +482,6 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin):
             except AxisDescriptionError as exc:
                 raise exc.with_layer(name) from None
             mark_dims_created_by(name, output, _input_dims(d))
-            _inherit_availability(output, d.get("sources"))
             n_out = d.get("n_out", NotSpecified)
             if n_out not in (NotSpecified, None) and output.dim is not None and output.dim != n_out:
                 raise LayerShapeError(layer=name, layer_class=layer_class.layer_class,
@@ -685,10 +715,11 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin):
     def get_fetches_dict(self, config: Any = None, should_train: bool = False, should_eval: bool = False,
                          with_summary: bool = False, with_size: bool = False, horovod_collected_reduce_inputs: Any = None
                          ) -> Dict[str, tf.Tensor]:
-        """:return: ``cost:<loss>`` (summed loss), ``error:<loss>``, ``loss_norm_factor:<loss>`` (1/frames, as the
-        reference), ``num_frames:<loss>``, ``post_control_dependencies`` (a list of ops, when registered), and with
-        ``with_size`` ``size:<key>:<axis>`` for used extern data."""
-        d: Dict[str, tf.Tensor] = {}
+        """:return: ``loss`` (the total loss of the objective, as the reference), ``cost:<loss>`` (summed loss),
+        ``error:<loss>``, ``loss_norm_factor:<loss>`` (1/frames, as the reference), ``num_frames:<loss>``,
+        ``post_control_dependencies`` (a list of ops, when registered), with ``with_size`` ``size:<key>:<axis>`` for
+        used extern data, with ``with_summary`` ``summary`` (all summaries merged, if there are any)."""
+        d: Dict[str, tf.Tensor] = {"loss": self.get_total_loss()}
         losses, _, _ = self.get_losses_initialized()
         for name, holder in losses.items():
             value = holder.get_loss_value()
@@ -702,6 +733,10 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin):
         post_deps = self.get_post_control_dependencies()
         if post_deps:  # e.g. hdf_dump: run with every step (as the reference's key)
             d["post_control_dependencies"] = post_deps
+        if with_summary:
+            summary = tf.compat.v1.summary.merge_all()
+            if summary is not None:
+                d["summary"] = summary
         if with_size:
             for key in self.get_used_data_keys():
                 for axis, size in self.extern_data.data[key].size_placeholder.items():

@@ -41,3 +41,40 @@ def test_reuse_params(session):
     assert net.layers["output"].params == {}  # as the reference: the params are a's, not its own
     assert [p.name for p in net.get_params_list()] == ["a/W:0", "a/b:0"]
     forward_and_grad_step(session, net, make_feed(net, {"data": X}, {"data": [3, 1]}))
+
+
+def test_subnetwork_unused_inner_layer_built_on_request(session):
+    # as the reference: "sub/x" of an inner layer the subnetwork's output does not need is built when asked for
+    net = build_net({"sub": {"class": "subnetwork", "from": "data", "subnetwork": {
+        "l": {"class": "linear", "n_out": 2, "from": "data"},
+        "unused": {"class": "linear", "n_out": 1, "from": "l"},
+        "output": {"class": "copy", "from": "l"}}},
+        "output": {"class": "copy", "from": ["sub/l", "sub/unused"]}}, {"data": {"dim": 4}})
+    assert net.layers["output"].output.dim == 3
+    assert sorted(net.layers["sub"].params) == ["l/W", "l/b", "unused/W", "unused/b"]
+    assert "sub/unused" in net.layers
+
+
+def test_copy_of_one_source_and_subnetwork_pass_the_raw_tensor_through():
+    # observed with the reference: no new op for a copy of one source (nor for a subnetwork around it)
+    net = build_net({"sub": {"class": "subnetwork", "from": "data", "subnetwork": {
+        "output": {"class": "copy", "from": "data"}}}, "output": {"class": "copy", "from": "sub"}}, {"data": {"dim": 4}})
+    assert net.layers["output"].output.placeholder is net.extern_data.data["data"].placeholder
+
+
+def test_subnetwork_load_on_init(session, tmp_path):
+    saved = build_net({"l1": {"class": "linear", "n_out": 3, "from": "data"},
+                       "output": {"class": "linear", "n_out": 2, "from": "l1"}}, {"data": {"dim": 4}})
+    saved.initialize_params(session)
+    values = saved.get_params_serialized(session).values_dict
+    saved.save_params_to_file(str(tmp_path / "model"), session)
+    with tf.Graph().as_default(), tf.compat.v1.Session() as session2:
+        net = build_net({"sub": {"class": "subnetwork", "from": "data", "load_on_init": str(tmp_path / "model"),
+                                 "subnetwork": {"l1": {"class": "linear", "n_out": 3, "from": "data"},
+                                                "output": {"class": "linear", "n_out": 2, "from": "l1"}}},
+                         "output": {"class": "copy", "from": "sub"}}, {"data": {"dim": 4}})
+        net.initialize_params(session2)
+        loaded = net.get_params_serialized(session2).values_dict["sub"]
+        for layer in ("l1", "output"):
+            for param in ("W", "b"):
+                np.testing.assert_array_equal(loaded[f"{layer}/{param}"], values[layer][param])

@@ -525,6 +525,8 @@ def test_get_fetches_dict(session):
     fetches = net.get_fetches_dict(with_size=True)
     assert {"cost:output", "error:output", "loss_norm_factor:output", "num_frames:output", "size:data:0",
             "size:classes:0"} <= set(fetches)
+    assert fetches["loss"] is net.get_total_loss()  # as the reference's key
+    assert "summary" not in fetches
 
 
 @pytest.mark.parametrize("alias", ["forward", "hidden"])
@@ -681,3 +683,19 @@ def test_objective_of_loss_on_layer_name_with_scope_invalid_chars(session):
     feed = make_feed(net, {"data": np.ones((1, 2, 3), "float32"), "classes": np.zeros((1, 2), "int32")},
                      {"data": [2], "classes": [2]})
     assert session.run(objective, feed) == pytest.approx(2 * np.log(5.0), rel=1e-5)
+
+
+def test_flat_net_construction_builds_a_chain_deeper_than_the_recursion_limit(session):
+    import sys
+
+    depth = sys.getrecursionlimit() + 200
+    net_dict = {"layer0": {"class": "linear", "n_out": 3, "activation": "tanh", "from": "data"}}
+    for i in range(1, depth):
+        net_dict[f"layer{i}"] = {"class": "copy", "from": f"layer{i - 1}"}
+    net_dict["output"] = {"class": "softmax", "loss": "ce", "from": [f"layer{depth - 1}"], "target": "classes"}
+    net = build_net(net_dict, EXTERN, flat_net_construction=True)
+    assert len(net.layers) == depth + 3  # with data:data and data:classes
+    assert net.layers[f"layer{depth - 1}"].output.placeholder is net.layers["layer0"].output.placeholder
+    forward_and_grad_step(session, net, make_feed(net, {"data": np.ones((1, 2, 9), "float32"),
+                                                        "classes": np.zeros((1, 2), "int32")},
+                                                  {"data": [2], "classes": [2]}))

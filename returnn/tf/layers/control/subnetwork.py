@@ -44,7 +44,7 @@ def _has_rec_state(layer_class: Any, layer_desc: Dict[str, Any]) -> bool:
     return not (getattr(layer_class, "layer_class", None) == "rec" and not isinstance(layer_desc.get("unit", "lstm"), str))
 
 
-def _output_layer_names(subnet_dict: Dict[str, Any]) -> List[str]:
+def output_layer_names(subnet_dict: Dict[str, Any]) -> List[str]:
     """:return: the inner layers a subnetwork builds: ``output`` and those with a loss or ``is_output_layer``"""
     names = ["output"]
     for name, desc in sorted(subnet_dict.items()):
@@ -97,7 +97,7 @@ class SubnetTemplate:
             stand_ins[inner] = InternalLayer(name=inner, network=net, output=output)
             return stand_ins[inner]
 
-        for inner in _output_layer_names(subnet_dict):
+        for inner in output_layer_names(subnet_dict):
             construct(inner)
         self.output = self.templates["output"][2]
 
@@ -131,6 +131,7 @@ class SubnetworkLayer(LayerBase):
                  _subnet: Any = None, rec_previous_state: Optional[Dict[str, tf.Tensor]] = None, **kwargs: Any):
         super().__init__(**kwargs)
         self.subnetwork = _subnet
+        self.load_on_init = _check_load_on_init(self.name, load_on_init)
         self.output.placeholder = _subnet.layers["output"].output.placeholder
         out_layer = _subnet.layers["output"]
         self.output_before_activation = out_layer.output_before_activation
@@ -153,10 +154,63 @@ class SubnetworkLayer(LayerBase):
                     if f"{layer_name}/{key}" in rec_previous_state:
                         self.rec_state[f"{layer_name}/{key}"] = value
 
+    def load_params_on_init(self, session: Any) -> None:
+        """With ``load_on_init``: sets this layer's params (``<inner>/<param>``, e.g. ``l1/W``) from that checkpoint,
+        where they are named ``<params_prefix><inner>/<param>`` (a model saved from a network of the inner layers).
+        :meth:`TFNetwork.initialize_params` calls it after the initializers.
+
+        :raises DataFileError: the file cannot be read; a param is missing (unless ``ignore_missing``) or has
+            another shape
+        """
+        if self.load_on_init is None:
+            return
+        from returnn.errors import DataFileError
+        from returnn.util.suggest import close_matches
+
+        filename = self.load_on_init["filename"]
+        try:
+            reader = tf.compat.v1.train.NewCheckpointReader(filename)
+        except Exception as exc:  # noqa: BLE001 (TF raises various errors for a missing/corrupt file)
+            raise DataFileError(filename, f"layer {self.name!r} load_on_init: cannot read the checkpoint: "
+                                          f"{str(exc).splitlines()[0]}") from exc
+        available = reader.get_variable_to_shape_map()
+        for param_name, param in sorted(self.params.items()):
+            ckpt_name = self.load_on_init.get("params_prefix", "") + param_name
+            if ckpt_name not in available:
+                if self.load_on_init.get("ignore_missing", False):
+                    continue
+                similar = ", ".join(close_matches(ckpt_name, sorted(available))) or "none"
+                raise DataFileError(filename, f"layer {self.name!r} load_on_init: param {ckpt_name!r} not in the "
+                                              f"checkpoint (similar: {similar})")
+            value = reader.get_tensor(ckpt_name)
+            if list(value.shape) != param.shape.as_list():
+                raise DataFileError(filename, f"layer {self.name!r} load_on_init: param {ckpt_name!r} has shape "
+                                              f"{list(value.shape)}, the layer's has {param.shape.as_list()}")
+            param.load(value, session=session)
+
+    def get_sub_layer(self, layer_name: str) -> Optional[LayerBase]:
+        """:return: inner layer ``layer_name``; one the output does not need is built on this first request (as the
+            reference: ``"sub/x"`` of an unused ``x``), its params added to this layer's; None if not described"""
+        subnet = self.subnetwork
+        if not hasattr(subnet, "layers"):  # templates only (inside a rec unit)
+            return None
+        if layer_name not in subnet.layers:
+            base = layer_name.split("/", 1)[0]
+            if base not in subnet.layers_desc or base.startswith("#"):
+                return None
+            layer = subnet.get_layer(layer_name)
+            for inner_name, inner in list(subnet.layers.items()):
+                self.network.layers.setdefault(f"{self.name}/{inner_name}", inner)
+                for param_name, param in inner.params.items():
+                    self.params.setdefault(f"{inner_name}/{param_name}", param)
+            return layer
+        return subnet.layers[layer_name]
+
     @classmethod
     def transform_config_dict(cls, d: Dict[str, Any], network: Any, get_layer: Any) -> None:
         """Builds the subnetwork (``d["_subnet"]``: a TFNetwork), or only its templates (a :class:`SubnetTemplate`)
-        when the rec layer around it asks for templates.
+        when the rec layer around it asks for templates, or a ``cond`` layer for its branch's template (it sets
+        ``d["_templates_only"]``).
 
         :raises LayerArgError: no ``subnetwork`` dict with an ``output`` layer
         """
@@ -169,7 +223,7 @@ class SubnetworkLayer(LayerBase):
                                 problem="needs a dict with an 'output' layer:",
                                 got=sorted(subnet_dict) if isinstance(subnet_dict, dict) else subnet_dict)
         sources = d.get("sources") or []
-        if _is_template_construction(network, sources):
+        if d.pop("_templates_only", False) or _is_template_construction(network, sources):
             data = concat_sources_template(sources, name=f"{name}/data", layer_class=cls.layer_class) \
                 if sources else None
             d["_subnet"] = SubnetTemplate(name, subnet_dict, network, get_layer, data, name_scope=d.get("name_scope"))
@@ -217,6 +271,21 @@ class SubnetworkLayer(LayerBase):
         if not isinstance(_subnet, SubnetTemplate):
             return {}
         return _subnet.initial_state(batch_size, param_scope)
+
+
+def _check_load_on_init(name: str, value: Any) -> Optional[Dict[str, Any]]:
+    """:return: ``load_on_init`` as a dict (``filename``; optional ``params_prefix``, ``ignore_missing``), or None
+    :raises LayerArgError: another type, or a dict without ``filename`` or with other keys"""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return {"filename": value}
+    if isinstance(value, dict) and isinstance(value.get("filename"), str) \
+            and set(value) <= {"filename", "params_prefix", "ignore_missing"}:
+        return dict(value)
+    raise LayerArgError(layer=name, layer_class="subnetwork", arg="load_on_init", problem="invalid value", got=value,
+                        expected='a checkpoint filename, or {"filename": ..., "params_prefix": "", '
+                                 '"ignore_missing": False}')
 
 
 def _is_template_construction(network: Any, sources: List[Any]) -> bool:

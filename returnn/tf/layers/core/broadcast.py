@@ -120,6 +120,8 @@ def common_template(sources: Sequence[Tensor], *, name: str, layer_class: str = 
         _require_one_complete_source(sources, out)
     if dtype is not None:
         out.dtype = dtype
+    if not all(s.available_for_inference for s in sources):  # as the reference's combine (observed)
+        out.available_for_inference = False
     if any(s.sparse for s in sources) and not all(s.sparse for s in sources):
         out.sparse_dim = None
     return out

@@ -1,10 +1,10 @@
-"""``{"class": "copy", "from": [...]}``: identity; several sources are concatenated on the feature axis."""
+"""``{"class": "copy", "from": [...]}``: identity; several sources are concatenated on the feature axis.
+
+With one source (and no dropout), the output's raw tensor is the source's own (no new op), as the reference."""
 
 from __future__ import annotations
 
 from typing import Any
-
-import tensorflow as tf
 
 from returnn.tensor import Tensor
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
@@ -20,7 +20,7 @@ class CopyLayer(ConcatInputLayer):
 
     def __init__(self, **kwargs: Any):
         super().__init__(**kwargs)
-        self.output.placeholder = tf.identity(self.input_data.placeholder)
+        self.output.placeholder = self.input_data.placeholder
         if self.sources and len(self.sources) == 1:
             self.output_before_activation = self.sources[0].output_before_activation
 

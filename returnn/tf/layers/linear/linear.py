@@ -117,6 +117,8 @@ class LinearLayer(ConcatInputLayer):
         if inp.dim is None:
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="from",
                                 problem="input feature dim is unknown:", got=repr(inp))
+        if not all(src.output.available_for_inference for src in sources):  # as the reference (observed)
+            out.available_for_inference = False
         return out
 
 
