@@ -496,20 +496,24 @@ _REBUILD: Dict[str, Callable[[Any, Any], Dim]] = {
 }
 
 
-def substitute(dim: Dim, replace: Callable[[Dim], Dim]) -> Dim:
+def substitute(dim: Dim, replace: Callable[[Dim], Dim], *, in_current_graph: bool = False) -> Dim:
     """Rebuilds the expression ``dim`` was made by (``T + 2``, ``(T * 5) // F``, ...) with each plain operand ``d``
     replaced by ``replace(d)``.
 
-    :return: ``dim`` itself if no operand changed (or ``dim`` is no expression: ``replace(dim)``), else the same
-        expression on the new operands (the cached Dim of that expression, as the operators give it)
+    :param in_current_graph: rebuild the expression also when no operand changed, so that a dim computed outside of
+        the current graph (e.g. ``time_dim.ceildiv_right(2)`` in a config) is the current graph's dim of that
+        expression, the one a layer computing it in this graph gets
+    :return: ``dim`` itself if no operand changed and not ``in_current_graph`` (or ``dim`` is no expression:
+        ``replace(dim)``), else the same expression on the new operands (the cached Dim of that expression, as the
+        operators give it)
     """
     from returnn.tensor.dim import Dim
     org = origin(dim)
     if org is None:
         return replace(dim)
     op, operand, arg = org
-    new_operand = substitute(operand, replace)
-    new_arg = substitute(arg, replace) if isinstance(arg, Dim) else arg
-    if new_operand is operand and new_arg is arg:
+    new_operand = substitute(operand, replace, in_current_graph=in_current_graph)
+    new_arg = substitute(arg, replace, in_current_graph=in_current_graph) if isinstance(arg, Dim) else arg
+    if new_operand is operand and new_arg is arg and not in_current_graph:
         return dim
     return _REBUILD[op](new_operand, new_arg)

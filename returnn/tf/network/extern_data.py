@@ -86,13 +86,14 @@ class ExternData:
         argument holding the config's Dim (``"size": time_dim``, ``"out_dim": ...``, an ``out_shape`` set, marked dims
         in it) is the same dim as the extern
         data's axis, as in the reference, where both are one object; a Dim computed from config Dims (``time_dim + 2``,
-        ``time_dim * 5``) becomes the same expression of this network's copies; nested lists, tuples and dicts (keys too; the
+        ``time_dim * 5``, also of dims not in extern data) becomes the same expression of this network's copies, made
+        in the current graph (the dim a layer computing it here gets); nested lists, tuples and dicts (keys too; the
         layer dicts of a subnetwork) are mapped too, a container without such Dims is returned as it is; other values
         unchanged"""
         if not self._user_dim_copies:  # the common case: extern_data made of plain dicts (called for every argument)
             return value
         if isinstance(value, Dim):
-            return substitute(value, self._map_plain_user_dim)
+            return substitute(value, self._map_plain_user_dim, in_current_graph=True)
         if isinstance(value, MarkedDim):  # in an out_shape set
             return type(value)(self.map_user_dim(value.tag))
         if isinstance(value, (list, tuple, set, frozenset)):  # also nested: ("data", time_dim) in a "from" list

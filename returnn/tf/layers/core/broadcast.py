@@ -21,8 +21,10 @@ from returnn.tensor import Dim, Tensor
 from returnn.util.behavior_version import BehaviorVersion
 
 
-def match_axes(src: Tensor, out: Tensor, *, name: str = "?", layer_class: str = "?") -> List[Optional[int]]:
-    """:return: for each axis of ``src`` the axis of ``out`` it corresponds to, or None (new axis)"""
+def match_axes(src: Tensor, out: Tensor, *, name: str = "?", layer_class: str = "?",
+               declared: Sequence[Dim] = ()) -> List[Optional[int]]:
+    """:param declared: dims the layer's ``out_shape`` lists: two different ones of them are never matched by role
+    :return: for each axis of ``src`` the axis of ``out`` it corresponds to, or None (new axis)"""
     used: set = set()
     result: List[Optional[int]] = [None] * src.batch_ndim
     # pass 1: identity
@@ -38,7 +40,8 @@ def match_axes(src: Tensor, out: Tensor, *, name: str = "?", layer_class: str = 
             continue
         j = None
         if i == src.time_dim_axis and out.time_dim_axis is not None and out.time_dim_axis not in used:
-            if not _distinct_dynamic_dims(d, out.dims[out.time_dim_axis]):
+            if not _distinct_dynamic_dims(d, out.dims[out.time_dim_axis]) \
+                    and not _both_declared(d, out.dims[out.time_dim_axis], declared):
                 j = out.time_dim_axis
         elif i == src.feature_dim_axis and out.feature_dim_axis is not None and out.feature_dim_axis not in used \
                 and out.dims[out.feature_dim_axis].dimension == d.dimension:
@@ -56,6 +59,18 @@ def match_axes(src: Tensor, out: Tensor, *, name: str = "?", layer_class: str = 
             result[i] = j
             used.add(j)
     return result
+
+
+def _both_declared(a: Dim, b: Dim, declared: Sequence[Dim]) -> bool:
+    """:return: whether the two (different) dims are both in ``declared`` (an ``out_shape``): the output has both"""
+    return any(a == d for d in declared) and any(b == d for d in declared)
+
+
+def declared_dims(out_shape: Any) -> List[Dim]:
+    """:return: the plain dims of an ``out_shape`` (a set of dims, marked dims, ``OptionalDim``), [] for None"""
+    if not out_shape:
+        return []
+    return [d for d in (getattr(item, "tag", item) for item in out_shape) if isinstance(d, Dim)]
 
 
 def _distinct_dynamic_dims(a: Dim, b: Dim) -> bool:
@@ -84,8 +99,10 @@ def _root_dim(dim: Dim) -> Dim:
 
 
 def common_template(sources: Sequence[Tensor], *, name: str, layer_class: str = "?",
-                    dtype: Optional[str] = None, allow_broadcast_all_sources: bool = True) -> Tensor:
-    """:return: template over the union of the sources' axes (see module doc)
+                    dtype: Optional[str] = None, allow_broadcast_all_sources: bool = True,
+                    out_shape: Any = None) -> Tensor:
+    """:return: template over the union of the sources' axes (see module doc); two time axes that the layer's
+        ``out_shape`` both lists are kept both (as the reference, which matches dims by identity there)
 
     :param allow_broadcast_all_sources: False: every source lacking an output axis is deprecated (an error with
         ``behavior_version >= 4``, see the module doc)
@@ -96,8 +113,9 @@ def common_template(sources: Sequence[Tensor], *, name: str, layer_class: str = 
         raise LayerShapeError(layer=name, layer_class=layer_class, problem="needs at least one source")
     base_idx = max(range(len(sources)), key=lambda k: (sources[k].batch_ndim, -k))
     out = sources[base_idx].copy_template(name=f"{name}_output")
+    declared = declared_dims(out_shape)
     for src in sources:
-        mapping = match_axes(src, out, name=name, layer_class=layer_class)
+        mapping = match_axes(src, out, name=name, layer_class=layer_class, declared=declared)
         for i, j in enumerate(mapping):
             d = src.dims[i]
             if j is None:

@@ -48,7 +48,7 @@ def eval_template(cls: Any, name: str, sources: Sequence[LayerBase], out_type: A
         return _template_from_full_out_type(name, sources, dict(out_type))
     allow = opts.get("allow_broadcast_all_sources") is True or opts.get("out_shape") is not None
     out = common_template([s.output for s in sources], name=name, layer_class=cls.layer_class,
-                          allow_broadcast_all_sources=allow) if sources \
+                          allow_broadcast_all_sources=allow, out_shape=opts.get("out_shape")) if sources \
         else Tensor(name=f"{name}_output", shape=(), batch_dim_axis=None)
     if out_type:
         opts_ = dict(out_type)

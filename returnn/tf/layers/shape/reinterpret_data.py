@@ -4,7 +4,8 @@ Options (reference names): ``switch_axes`` (two axis descriptions, e.g. ``["T", 
 dims), ``size_base`` (layer whose time axis replaces ours; the time axes become the same Dim, so sizes are
 shared), ``set_axes`` (dict ``"T"``/``"F"`` → axis description or None), ``enforce_batch_major``,
 ``enforce_time_major``, ``set_sparse`` (bool), ``set_sparse_dim`` (int), ``increase_sparse_dim`` (int added to
-the sparse dim), ``set_dim_tags`` (dict axis description → Dim).
+the sparse dim), ``set_dim_tags`` (dict axis description → Dim; a new dynamic Dim without lengths gets the
+replaced axis' lengths, as an op ``<layer>/<dim>_size``, as the reference).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from returnn.errors import LayerArgError
 from returnn.tensor import Dim, FeatureDim, Tensor
 from returnn.tf.layers.core.layer_base import LayerBase
 from returnn.tf.layers.core.registry import register_layer
+from returnn.tf.layers.core.scope_names import get_valid_scope_name_from_str
 from returnn.tf.layers.core.sources import concat_sources, concat_sources_template
 
 
@@ -42,6 +44,10 @@ class ReinterpretDataLayer(LayerBase):
         if inp.dtype != self.output.dtype:
             raw = tf.cast(raw, self.output.dtype)
         self.output.placeholder = tf.identity(raw)
+        for desc, tag in (set_dim_tags or {}).items():  # a new dynamic dim without lengths takes the input axis' ones
+            old = inp.dims[inp.get_axis_from_description(desc)]
+            if isinstance(tag, Dim) and tag.dimension is None and tag.dyn_size is None and old.dyn_size is not None:
+                tag.dyn_size = tf.identity(old.dyn_size, name=get_valid_scope_name_from_str(f"{tag.description}_size"))
 
     @classmethod
     def transform_config_dict(cls, d: Dict[str, Any], network: Any, get_layer: Any) -> None:
