@@ -15,7 +15,11 @@ from returnn.tf.network.extern_data import ExternData
 
 def create_placeholders(extern_data: ExternData) -> None:
     """Creates ``extern_data/placeholders/<key>/<key>`` and ``<key>_dim<i>_size`` placeholders (reference names)
-    for every key without a raw tensor in the current graph (an ExternData reused in a new graph gets new ones)."""
+    for every key without a raw tensor in the current graph (an ExternData reused in a new graph gets new ones).
+
+    A dynamic dim whose lengths are already known in this graph keeps them (a config Dim shared by the keys, or by
+    two networks of one graph); lengths from another graph (a config Dim used by an earlier network) are replaced.
+    """
     graph = tf.compat.v1.get_default_graph()
     for key, data in extern_data.data.items():
         if data.placeholder is not None and getattr(data.placeholder, "graph", graph) is graph:
@@ -29,9 +33,20 @@ def create_placeholders(extern_data: ExternData) -> None:
             data.placeholder = tf.compat.v1.placeholder(data.dtype, shape=data.batch_shape, name=key)
             for axis in data.get_dynamic_axes():
                 dim = data.dims[axis]
-                if dim.dyn_size is None:
+                if dim.dyn_size is None or getattr(dim.dyn_size, "graph", graph) is not graph:
                     axis_wo_b = data.get_batch_axis_excluding_batch(axis)
-                    dim.dyn_size = tf.compat.v1.placeholder(tf.int32, shape=(None,), name=f"{key}_dim{axis_wo_b}_size")
+                    dim.dyn_size = tf.compat.v1.placeholder(tf.int32, shape=size_shape(dim),
+                                                            name=f"{key}_dim{axis_wo_b}_size")
+
+
+def size_shape(dim: Any) -> tuple:
+    """:return: the static shape of the lengths placeholder of a dynamic dim: ``(None,)`` (one length per batch
+    entry), or the shape of the dims of its :attr:`returnn.tensor.Dim.dyn_size_ext` template when it has one
+    (``()`` for ``Dim(Tensor("time", dims=(), dtype="int32"))``: one length for the whole batch)"""
+    template = dim.dyn_size_ext if dim.dyn_size is None else None
+    if template is None:
+        return (None,)
+    return tuple(None if d.is_batch_dim() else d.dimension for d in template.dims)
 
 
 @contextlib.contextmanager

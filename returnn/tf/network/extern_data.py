@@ -74,11 +74,15 @@ class ExternData:
         self.default_input = config.value("default_input", self.default_input)
         self.default_target = config.value("target", self.default_target)
         extern = extern_data_from_config(config, print_warnings=True)
-        fresh_tags: Dict[int, Dim] = {}  # user DimensionTag -> per-network dim
+        # user Dim -> the dim this network uses for it: the Dim itself where an entry names it as an axis or sparse
+        # dim (as the reference: the outputs hold the config's Dim objects); a copy where it only appears in
+        # same_dim_tags_as (an axis of its own, declared the same)
+        fresh_tags: Dict[int, Dim] = {id(d): d for opts in (extern or {}).values() for d in _direct_user_dims(opts)}
         users = {id(d): d for opts in (extern or {}).values() for d in _user_dims(opts)}
         for key, opts in (extern or {}).items():
             self.register_data_from_dict(key, opts, fresh_tags=fresh_tags, keys=extern.keys())
-        self._user_dim_copies.update({key: (users[key], fresh) for key, fresh in fresh_tags.items() if key in users})
+        self._user_dim_copies.update({key: (users[key], fresh) for key, fresh in fresh_tags.items()
+                                      if key in users and fresh is not users[key]})
 
     def map_user_dim(self, value: Any) -> Any:
         """:return: ``value`` with each config ``Dim`` that ``extern_data`` uses replaced by this network's copy of it
@@ -134,35 +138,38 @@ class ExternData:
             same.update(value)
         if fresh_tags is None:
             fresh_tags = {}
-        for dims_key in ("dims", "dim_tags"):
-            if opts.get(dims_key) is not None:  # user Dims: one fresh copy per network, so sizes are per graph
-                opts[dims_key] = [d if d.is_batch_dim() else _fresh(d, fresh_tags) for d in opts[dims_key]]
-        for dim_key in ("sparse_dim", "feature_dim"):  # the same copies as in dims
-            if isinstance(opts.get(dim_key), Dim):
-                opts[dim_key] = _fresh(opts[dim_key], fresh_tags)
+        direct = _direct_user_dims(opts)  # used as they are (their lengths: see create_placeholders); so is a
+        # feature_dim, which is one of them
+        fresh_tags.update({id(d): d for d in direct})
         try:
             data = Tensor(name=key, **opts)
         except (TypeError, ValueError) as exc:
             raise ConfigValueError(f"extern_data[{key!r}]", expected="valid Tensor kwargs (dim, shape, sparse, dtype, "
                                    "time_dim_axis, batch_dim_axis, same_dim_tags_as, available_for_inference)",
                                    got=opts, hint=str(exc)) from exc
-        self._rename_dims(data, key)
+        self._rename_dims(data, key, keep={id(d) for d in direct})
         if same:
             for axis_desc, tag in same.items():
                 if tag is None:
                     continue
                 for axis in data.get_axes_from_description(axis_desc):
                     fresh = _fresh(tag, fresh_tags)
-                    if fresh.same_as is None and fresh.dyn_size is None:
+                    if fresh is tag:  # a Dim that is an axis of an entry itself: it names the axis
+                        if data.dims[axis] is not tag:
+                            data.dims[axis].declare_same_as(tag)
+                    elif fresh.same_as is None and fresh.dyn_size is None:
                         fresh.declare_same_as(data.dims[axis])  # the first key's dim names the axis, as the reference
                     else:
                         data.dims[axis].declare_same_as(fresh)
         return self.register_data(data)
 
     @staticmethod
-    def _rename_dims(data: Tensor, key: str) -> None:
+    def _rename_dims(data: Tensor, key: str, keep: Iterable[int] = ()) -> None:
+        """Names the dims the entry made itself as the reference (``'time:var:extern_data:<key>'``); the dims of
+        ``keep`` (ids of the config's Dims) keep their names."""
+        keep = set(keep)
         for i, d in enumerate(data.dims):
-            if d.is_batch_dim():
+            if d.is_batch_dim() or id(d) in keep:
                 continue
             if i == data.time_dim_axis and data.batch_dim_axis is not None:
                 d.description = f"time:var:extern_data:{key}"
@@ -271,8 +278,19 @@ def _user_dims(opts: Any) -> List[Dim]:
     return found
 
 
+def _direct_user_dims(opts: Any) -> List[Dim]:
+    """:return: the Dim objects an ``extern_data`` entry names as its axes (``dims``/``dim_tags``, except the batch
+    dim) or as its ``sparse_dim``"""
+    if not isinstance(opts, dict):
+        return []
+    found = [d for key in ("dims", "dim_tags") for d in (opts.get(key) or ())
+             if isinstance(d, Dim) and not d.is_batch_dim()]
+    return found + ([opts["sparse_dim"]] if isinstance(opts.get("sparse_dim"), Dim) else [])
+
+
 def _fresh(tag: Dim, fresh_tags: Dict[int, Dim]) -> Dim:
-    """:return: this ExternData's own copy of a user Dim (same copy for the same user Dim)"""
+    """:return: this ExternData's dim for a user Dim: the one registered in ``fresh_tags``, else a new copy (the
+    same copy for the same user Dim)"""
     if id(tag) not in fresh_tags:
         fresh_tags[id(tag)] = Dim(tag.dimension, description=tag.description, kind=tag.kind)
     return fresh_tags[id(tag)]

@@ -1,0 +1,87 @@
+"""The Dims of a config's ``extern_data`` (``dim_tags``/``sparse_dim``) are the very axes of the networks' extern
+data and layer outputs, as in the reference (observed: ``layer.output.dims[1] is time_dim``, the name ``'time'``
+kept); each graph gets its own lengths placeholders."""
+
+import numpy as np
+import tensorflow as tf
+
+from returnn.config import Config
+from returnn.tensor import Dim, Tensor, batch_dim
+from returnn.tf.network import TFNetwork
+from returnn.tf.util.data import FeatureDim, SpatialDim
+
+
+def _config(time_dim, feat_dim, classes_dim=None):
+    extern = {"data": {"dim_tags": [batch_dim, time_dim, feat_dim]}}
+    if classes_dim is not None:
+        extern["classes"] = {"dim_tags": [batch_dim, time_dim], "sparse_dim": classes_dim}
+    return Config({"extern_data": extern})
+
+
+def test_outputs_hold_the_config_dims_in_each_of_two_graphs():
+    time_dim, feat_dim, out_dim = SpatialDim("time"), FeatureDim("in", 3), FeatureDim("out", 4)
+    classes_dim = FeatureDim("classes", 5)
+    config = _config(time_dim, feat_dim, classes_dim)
+    for _ in range(2):
+        with tf.Graph().as_default() as graph, tf.compat.v1.Session(graph=graph) as session:
+            net = TFNetwork(config=config)
+            net.construct_from_dict({"output": {"class": "linear", "from": "data", "out_dim": out_dim},
+                                     "c": {"class": "copy", "from": "data:classes", "is_output_layer": True}})
+            out = net.get_default_output_layer().output
+            assert out.dims[1] is time_dim and out.dims[2] is out_dim
+            assert net.get_layer("c").output.sparse_dim is classes_dim
+            data = net.extern_data.data["data"]
+            assert data.dims[1] is time_dim and data.dims[2] is feat_dim
+            # the user's name is kept (the reference renames only the dims the entry made itself)
+            assert repr(data) == "Tensor{'data', [B,T|'time'[B],F|F'in'(3)]}"
+            lengths = data.get_sequence_lengths()
+            assert lengths.graph is graph  # not the previous graph's placeholder
+            assert net.extern_data.data["classes"].get_sequence_lengths() is lengths  # one dim, one lengths
+            session.run(tf.compat.v1.global_variables_initializer())
+            y = session.run(out.placeholder, feed_dict={data.placeholder: np.ones((2, 3, 3), "float32"),
+                                                        lengths: [3, 2]})
+            assert y.shape == (2, 3, 4)
+
+
+def test_two_networks_in_one_graph_share_the_lengths():
+    time_dim, feat_dim = SpatialDim("time"), FeatureDim("in", 3)
+    config = _config(time_dim, feat_dim)
+    with tf.Graph().as_default():
+        net1 = TFNetwork(config=config, name="n1")
+        net1.construct_from_dict({"output": {"class": "copy", "from": "data"}})
+        net2 = TFNetwork(config=config, name="n2")
+        net2.construct_from_dict({"output": {"class": "copy", "from": "data"}})
+        lengths1 = net1.extern_data.data["data"].get_sequence_lengths()
+        assert net2.extern_data.data["data"].get_sequence_lengths() is lengths1
+        assert net1.extern_data.data["data"].placeholder is not net2.extern_data.data["data"].placeholder
+
+
+def test_same_dim_tags_as_with_a_dim_that_is_an_axis_elsewhere():
+    time_dim, feat_dim = SpatialDim("time"), FeatureDim("in", 3)
+    config = Config({"extern_data": {"data": {"dim_tags": [batch_dim, time_dim, feat_dim]},
+                                     "classes": {"dim": 5, "sparse": True, "same_dim_tags_as": {"t": time_dim}}}})
+    with tf.Graph().as_default():
+        net = TFNetwork(config=config)
+        classes = net.extern_data.data["classes"]
+        assert classes.dims[1] == time_dim
+        assert classes.get_sequence_lengths() is net.extern_data.data["data"].get_sequence_lengths()
+
+
+def test_scalar_lengths_dim_gets_a_scalar_placeholder():
+    # Dim(Tensor) as the reference: a dynamic dim named after the tensor, with one length for the whole batch
+    time_dim = Dim(Tensor("time", dims=(), dtype="int32"))
+    config = Config({"extern_data": {"data": {"dim_tags": (batch_dim, time_dim, Dim(2, name="in")),
+                                              "time_dim_axis": 1}}})
+    with tf.Graph().as_default() as graph, tf.compat.v1.Session(graph=graph) as session:
+        net = TFNetwork(config=config, train_flag=True)
+        net.construct_from_dict({"output": {"class": "batch_norm", "from": "data", "masked_time": True}})
+        data = net.extern_data.data["data"]
+        assert repr(data) == "Tensor{'data', [B,T|'time'[],F|'in'(2)]}"  # observed from the reference
+        assert data.get_sequence_lengths().shape.as_list() == []
+        session.run(tf.compat.v1.global_variables_initializer())
+        x = np.arange(2 * 4 * 2, dtype="float32").reshape(2, 4, 2)
+        y = session.run(net.get_default_output_layer().output.placeholder,
+                        feed_dict={data.placeholder: x, data.get_sequence_lengths(): 3})
+        valid = x[:, :3]  # the frames within the length, of all sequences
+        expected = (x - valid.mean(axis=(0, 1))) / np.sqrt(valid.var(axis=(0, 1)) + 1e-5)
+        np.testing.assert_allclose(y[:, :3], expected[:, :3], rtol=1e-3, atol=1e-3)
