@@ -21,14 +21,13 @@ Observed from the reference:
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
 from returnn.errors import TensorArgError
 
 if TYPE_CHECKING:
     from returnn.tensor.dim import Dim
 
-CACHE_ATTR = "_derived_dims_cache"
 _ORIGIN_ATTR = "_derived_from"
 _CANON_ATTR = "_dim_math_canon"
 
@@ -135,11 +134,7 @@ def _graph_key() -> Any:
 def _cache(dim: Dim) -> dict:
     """:return: the derived dims of ``dim`` made in the current graph (a dim reused in a new graph, e.g. a Dim of
     the config, gets new derived dims there, whose lengths are computed in that graph)"""
-    base = dim.get_same_base()
-    caches = base.__dict__.get(CACHE_ATTR)
-    if caches is None:
-        caches = {}
-        setattr(base, CACHE_ATTR, caches)
+    caches = dim.get_same_base()._extra.cache_dim_math  # noqa: SLF001 (the dim's own state, see _dim_extra)
     graph = _graph_key()
     if caches.get("graph") is not graph:
         caches.clear()
@@ -170,6 +165,35 @@ def own_op(dim: Dim) -> Optional[DimOp]:
     if org is None:
         return None
     return DimOp(org[0], [org[1], org[2]])
+
+
+def split_sizes(dim: Dim) -> Optional[List[int]]:
+    """The parts of a static dim by the arithmetic it was made with, as the reference's parameter split info:
+    a sum lists the parts of its summands (``2*a + b`` with a=3, b=5: ``[3, 3, 5]``; ``a - 1``: ``[3, -1]``),
+    ``k * d`` repeats the parts of ``d`` k times, ``d * k`` and ``d * e`` repeat the parts of the right operand
+    (``a * 2``: ``[2, 2, 2]``); any other dim is one part.
+
+    :return: the part sizes (summing to ``dim.dimension``), or None for a dynamic dim
+    """
+    if dim.dimension is None:
+        return None
+    org = origin(dim)
+    if org is None:
+        return [dim.dimension]
+    op, operand, arg = org
+    if op in ("sum", "add", "add_left"):
+        first = split_sizes(operand)
+        second = split_sizes(arg) if not isinstance(arg, int) else [arg]
+        if first is None or second is None:
+            return [dim.dimension]
+        return second + first if op == "add_left" else first + second
+    if op == "mul_left":
+        inner = split_sizes(operand)
+        return inner * arg if inner is not None else [dim.dimension]
+    if op in ("mul", "product") and operand.dimension is not None:
+        inner = split_sizes(arg) if not isinstance(arg, int) else [arg]
+        return inner * operand.dimension if inner is not None else [dim.dimension]
+    return [dim.dimension]
 
 
 def as_int(dim: Dim, value: Any, op: str) -> int:

@@ -28,7 +28,7 @@ description                axes (B = batch axis, T = time axis, F = feature axis
                            that created the dim, contains it (error if several do)
 ``dim:<n>``                the axes with static size ``n``
 int                        that axis (negative counts from the end; counts the batch axis)
-Dim                        the axis with that Dim
+Dim                        the axis with that Dim (a batch dim: the batch axis, also a merged one)
 =========================  ===============================================================
 
 As the reference (behavior version 0), the forms that depend on the order of the axes (``S:<i>``, ``D:<i>``,
@@ -189,6 +189,8 @@ def get_axes_from_description(tensor: Tensor, axes: Any, *, allow_int: Optional[
         return result
     if isinstance(axes, Dim):
         found = [i for i, d in enumerate(tensor.dims) if d == axes]
+        if not found and axes.is_batch_dim() and tensor.batch_dim_axis is not None:
+            found = [tensor.batch_dim_axis]  # a batch dim names the batch axis, also a merged one (B&Packed{T})
         if not found:
             raise AxisDescriptionError(axes, tensor=repr(tensor), problem="matches no axis (dim not in tensor)")
         if len(found) > 1:  # the same Dim twice (e.g. a square matrix): the highest match_priority wins

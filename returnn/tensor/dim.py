@@ -18,8 +18,8 @@ Follows the reference's ``Dim`` / ``DimensionTag`` (``returnn.tensor.Dim``), as 
   ``dim + other_dim`` (see :mod:`returnn.tensor._dim_math`): the same expression gives the same Dim object;
 - a size tensor remembers its dim (:meth:`Dim.get_tag_from_size_tensor`), so that
   ``Data(size_placeholder={0: other.get_sequence_lengths()})`` shares ``other``'s time dim;
-- ``copy.copy``/``copy.deepcopy`` return the dim itself; pickling gives a new dim (sizes dropped), except
-  ``batch_dim``, which stays the one global batch dim.
+- ``copy.copy``/``copy.deepcopy`` return the dim itself; pickling gives a new dim (sizes dropped, a new empty
+  ``_extra``, see :mod:`returnn.tensor._dim_extra`), except ``batch_dim``, which stays the one global batch dim.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from typing import Any, Optional
 
 from returnn.errors import TensorArgError
 from returnn.tensor import _dim_math
+from returnn.tensor._dim_extra import DimExtra
 from returnn.tensor._dim_order import DimOrder
 
 _MISSING: Any = object()
@@ -72,7 +73,9 @@ _KNOWN_KWARGS = ("dyn_size", "dyn_size_ext", "vocab", "auto_generated", "batch",
 class Dim(DimOrder):
     """One axis.
 
-    :param dimension: static size (an int), or None for a dynamic axis (or the batch axis); required
+    :param dimension: static size (an int), or None for a dynamic axis (or the batch axis); required. A
+        :class:`Tensor` of int dtype gives a dynamic dim with those lengths (its :attr:`dyn_size_ext`; e.g.
+        ``Tensor("time", dims=(), dtype="int32")``: one length for the whole batch), named after the tensor
     :param name: a human-readable name, used in messages and for ``"stag:<name>"`` axis lookup
     :param description: the same as ``name`` (the reference's older keyword; ``name`` wins if both are given)
     :param kind: ``Dim.Types.Batch``, ``Dim.Types.Spatial`` (also time), ``Dim.Types.Feature``, or None
@@ -87,6 +90,7 @@ class Dim(DimOrder):
                  description: Optional[str] = None, kind: Optional[_DimKind] = None, **kwargs: Any):
         self.kind, self.dimension, self.description = None, None, name if name is not None else description
         self.creation_index = next(_creation_counter)  # the order of creation, used for sorting
+        self._extra = DimExtra()  # state of this object alone, not pickled
         self.same_as: Optional[Dim] = None
         self._dyn_size: Any = None
         self.dyn_size_fn: Any = None  # optional callable() -> raw sizes, resolved lazily
@@ -98,6 +102,15 @@ class Dim(DimOrder):
                 hint="pass dimension=None for a dynamic axis (e.g. time) or an int for a static one, e.g. "
                      "DimensionTag(kind=DimensionTag.Types.Spatial, description='time', dimension=None); "
                      "the reference rejects the form without dimension as well")
+        size_template = None
+        if _is_tensor(dimension):  # the lengths as a Tensor template (e.g. a scalar): a dynamic dim named after it
+            if not str(dimension.dtype).startswith(("int", "uint")):
+                raise TensorArgError("Dim(...)", f"unexpected dtype for dimension: {dimension.dtype}",
+                                     expected="an int32 Tensor of the lengths (e.g. dims=() for one length for all)",
+                                     got=dimension)
+            size_template, dimension = dimension, None
+            if self.description is None:
+                self.description = size_template.name
         if dimension is not None and not isinstance(dimension, int):
             raise TensorArgError("Dim(...)", f"unexpected dimension type: {type(dimension)}",
                                  expected="an int (static size) or None (dynamic)", got=dimension)
@@ -118,15 +131,15 @@ class Dim(DimOrder):
         self.capacity = kwargs.get("capacity")
         self.batch = kwargs.get("batch")
         self.control_flow_ctx = kwargs.get("control_flow_ctx")
-        self.undefined = bool(kwargs.get("undefined", False))
+        self._undefined = bool(kwargs.get("undefined", False))
         self.special = bool(kwargs.get("special", False))
         self.match_priority = kwargs.get("match_priority", 0)
         self.generic = bool(kwargs.get("generic", False))
         self._derived_from_op = kwargs.get("derived_from_op")
         if kwargs.get("derived_from_tag") is not None:
             self._derived_from_tag = kwargs["derived_from_tag"]
-        if kwargs.get("dyn_size_ext") is not None:
-            self.dyn_size_ext = kwargs["dyn_size_ext"]
+        if kwargs.get("dyn_size_ext") is not None or size_template is not None:
+            self.dyn_size_ext = kwargs.get("dyn_size_ext") or size_template
         if kwargs.get("dyn_size") is not None:
             existing = self.get_tag_from_size_tensor(kwargs["dyn_size"])
             if existing is not None and existing.dimension is None:
@@ -233,6 +246,25 @@ class Dim(DimOrder):
                         unknown_spatial_matches=unknown_spatial_matches, undefined_matches=undefined_matches,
                         derived_matches=derived_matches)
 
+    @property
+    def undefined(self) -> bool:
+        """Whether this is a dynamic dim whose lengths are not defined yet although a tensor uses it: created with
+        ``undefined=True`` (as a dynamic axis of ``Tensor(shape=...)`` without lengths is), or derived from such a
+        dim (``T + 1``, ``derived_from_tag``), and no lengths set since. False for a static dim, for a dim with known
+        lengths, and for a new user dim (``SpatialDim("time")``), as in the reference. Read-only."""
+        seen = set()
+        dim: Optional[Dim] = self
+        while dim is not None and id(dim) not in seen:
+            seen.add(id(dim))
+            base = dim.get_same_base()
+            if base.dimension is not None or base._dyn_size is not None \
+                    or base.__dict__.get("_dyn_size_ext") is not None:
+                return False  # (lengths computed lazily from an operand: that operand decides, below)
+            if dim._undefined or base._undefined:
+                return True
+            dim = dim.derived_from_tag
+        return False
+
     def is_undefined(self) -> bool:
         """:return: whether this is a dynamic dim without known lengths (or flagged ``undefined``)"""
         return self.undefined or (self.dimension is None and not self.is_batch_dim() and not self.is_dim_known())
@@ -289,8 +321,12 @@ class Dim(DimOrder):
         state["_dyn_size"] = None  # raw tensors belong to one graph
         state.pop("_dyn_size_ext", None)
         state["dyn_size_fn"] = None
-        state.pop(_dim_math.CACHE_ATTR, None)
+        state.pop("_extra", None)
         return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._extra = DimExtra()
 
     def copy(self, same_as_self: bool = True, description: Optional[str] = None, kind: Optional[_DimKind] = None,
              match_priority: Optional[int] = None) -> Dim:
@@ -531,6 +567,9 @@ class Dim(DimOrder):
             size = "!"
         elif self.dimension is not None:
             size = f"({self.dimension})"
+        elif base.__dict__.get("_dyn_size_ext") is not None and \
+                not any(d.is_batch_dim() for d in base.__dict__["_dyn_size_ext"].dims):
+            size = "[" + ",".join(d.short_repr() for d in base.__dict__["_dyn_size_ext"].dims) + "]"  # e.g. [] (scalar)
         else:
             known = (base._with_batch or base._dyn_size is not None or base.dyn_size_fn is not None
                      or base.__dict__.get("_dyn_size_ext") is not None)
@@ -539,6 +578,13 @@ class Dim(DimOrder):
 
     def __repr__(self) -> str:
         return f"Dim{{{self.short_repr()}}}"
+
+
+def _is_tensor(x: Any) -> bool:
+    if x is None or isinstance(x, int):  # the common case; also while this module is imported (global dims)
+        return False
+    from returnn.tensor.tensor import Tensor
+    return isinstance(x, Tensor)
 
 
 def _set_tag_attr(x: Any, dim: Dim) -> None:

@@ -221,9 +221,10 @@ class Tensor(TensorAxesMixin, TensorCopyMixin, TensorRawMixin, TensorOutShapeMix
                 continue
             if i == time_axis and bd_axis is not None:
                 kind = "var-unk" if size is None else f"static{size}"
-                new_dims.append(SpatialDim(f"time:{kind}:{name}", size, auto_generated=True))
+                new_dims.append(SpatialDim(f"time:{kind}:{name}", size, auto_generated=True, undefined=size is None))
             elif size is None:
-                new_dims.append(SpatialDim(f"spatial{spatial_idx}:var-unk:{name}", None, auto_generated=True))
+                new_dims.append(SpatialDim(f"spatial{spatial_idx}:var-unk:{name}", None, auto_generated=True,
+                                           undefined=True))
             else:
                 new_dims.append(SpatialDim(f"spatial{spatial_idx}:static{size}:{name}", size, auto_generated=True))
             spatial_idx += 1

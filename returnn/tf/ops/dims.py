@@ -34,7 +34,8 @@ def sequence_mask(tensor: Tensor, axis: int) -> Optional[tf.Tensor]:
     """Bool mask broadcastable to ``tensor.placeholder``: True on valid frames of the dynamic ``axis``.
 
     Shape: all axes size 1 except the batch axis and ``axis``. Returns None if ``axis`` is static or has no
-    known per-sequence lengths (nothing to mask).
+    known per-sequence lengths (nothing to mask). A dim with one (scalar) length for the whole batch
+    (``Dim(Tensor("time", dims=(), dtype="int32"))``) gives a mask that is size 1 on the batch axis too.
     """
     d: Dim = tensor.dims[axis]
     if d.dimension is not None or d.dyn_size is None:
@@ -43,6 +44,12 @@ def sequence_mask(tensor: Tensor, axis: int) -> Optional[tf.Tensor]:
     ext = d.dyn_size_ext
     if ext is not None and len(ext.dims) > 1:  # lengths per entry of several dims, e.g. [B, T]
         return _multi_dim_sequence_mask(tensor, axis, ext, max_len)
+    if getattr(d.dyn_size, "shape", None) is not None and d.dyn_size.shape.rank == 0:
+        mask = tf.sequence_mask(d.dyn_size, maxlen=max_len)  # [T]
+        for i in range(tensor.batch_ndim):
+            if i != axis:
+                mask = tf.expand_dims(mask, i)
+        return mask
     if tensor.batch_dim_axis is None:
         return None
     mask = tf.sequence_mask(d.dyn_size, maxlen=max_len)  # [B, T]
