@@ -8,6 +8,9 @@ match nothing are added to the output. The output axis order is that of the inpu
 When every input lacks some axis of the output (e.g. ``[B,T1,F]`` and ``[B,T2,F]`` give ``[B,T1,T2,F]``), the
 broadcasting must be allowed explicitly, as the reference (``behavior_version >= 4``; a deprecation warning
 below): ``allow_broadcast_all_sources=True``, or an ``out_shape`` for the layer.
+
+Where an output axis is an undefined dim (:attr:`returnn.tensor.Dim.undefined`, e.g. ``Tensor(shape=(None, 3))``
+without lengths) and a matched input axis is defined, the output takes the defined one, as the reference.
 """
 
 from __future__ import annotations
@@ -133,6 +136,8 @@ def common_template(sources: Sequence[Tensor], *, name: str, layer_class: str = 
                                           problem="inputs cannot be broadcast together (static sizes differ)",
                                           expected=repr(out), got=repr(src))
                 if od.dimension == 1 and d.dimension not in (None, 1):
+                    out = out.copy_template_replace_dim(j, d)
+                elif od.undefined and not d.undefined:  # as the reference: the dim with defined lengths is kept
                     out = out.copy_template_replace_dim(j, d)
     if not allow_broadcast_all_sources and len(sources) > 1:
         _require_one_complete_source(sources, out)

@@ -44,6 +44,7 @@ class CombineLayer(LayerBase):
                  eval: Any = None, eval_locals: Optional[Dict[str, Any]] = None,  # noqa: A002
                  eval_for_output_loss: bool = False, allow_broadcast_all_sources: Any = None, **kwargs: Any):
         super().__init__(**kwargs)
+        _check_kind(self.layer_class, self.name, kind)
         out = self.output
         if kind == "eval":
             raw = tf.convert_to_tensor(run_eval(self, eval, eval_locals))
@@ -64,10 +65,13 @@ class CombineLayer(LayerBase):
     def get_out_data_from_opts(cls, name: str, network: Any, sources: Any = (), kind: str = None,
                                out_type: Any = None, eval: Any = None, n_out: Any = None,  # noqa: A002
                                **kwargs: Any) -> Tensor:
-        """:raises LayerArgError: unknown ``kind``, ``eval`` missing for kind ``eval``"""
-        if kind not in _ALL_KINDS:
-            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="kind", problem="invalid value",
-                                got=kind, expected=" | ".join(_ALL_KINDS), suggestions=close_matches(str(kind), _ALL_KINDS))
+        """The output template. ``kind`` None (not given) is accepted here, as the reference's template does
+        not depend on it (e.g. a direct call for a template); constructing the layer still needs one.
+
+        :raises LayerArgError: unknown ``kind``, ``eval`` missing for kind ``eval``
+        """
+        if kind is not None:
+            _check_kind(cls.layer_class, name, kind)
         if kind == "eval" and eval is None:
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="eval",
                                 problem='missing (needed with kind "eval")')
@@ -80,3 +84,10 @@ class CombineLayer(LayerBase):
             out.dtype = "bool"
             out.sparse_dim = None
         return out
+
+
+def _check_kind(layer_class: str, name: str, kind: Any) -> None:
+    """:raises LayerArgError: ``kind`` is not one of the known kinds (None included)"""
+    if kind not in _ALL_KINDS:
+        raise LayerArgError(layer=name, layer_class=layer_class, arg="kind", problem="invalid value",
+                            got=kind, expected=" | ".join(_ALL_KINDS), suggestions=close_matches(str(kind), _ALL_KINDS))

@@ -81,16 +81,16 @@ def eval_template(cls: Any, name: str, sources: Sequence[LayerBase], out_type: A
 
 
 def _template_from_full_out_type(name: str, sources: Sequence[LayerBase], opts: Dict[str, Any]) -> Tensor:
-    """``out_type`` with ``shape``: a new Tensor whose new dynamic axes take the first source's dynamic dims"""
+    """``out_type`` with ``shape``: a new Tensor whose new dynamic axes take the dynamic dims of the first source
+    that has some, preferring one whose dims are all defined (:attr:`returnn.tensor.Dim.undefined`)"""
     opts.setdefault("name", f"{name}_output")
     out = Tensor(**opts)
     new_axes = [i for i, d in enumerate(out.dims)
                 if not d.is_batch_dim() and d.dimension is None and d.dyn_size is None]
-    source_dyn: List[Dim] = []
-    for src in sources:
-        source_dyn = [d for d in src.output.dims if not d.is_batch_dim() and d.dimension is None]
-        if source_dyn:
-            break
+    candidates = [[d for d in src.output.dims if not d.is_batch_dim() and d.dimension is None] for src in sources]
+    candidates = [dims for dims in candidates if dims]
+    defined = [dims for dims in candidates if not any(d.undefined for d in dims)]
+    source_dyn: List[Dim] = (defined or candidates or [[]])[0]
     for axis, dim in zip(new_axes, source_dyn):
         out = out.copy_template_replace_dim(axis, dim)
     return out

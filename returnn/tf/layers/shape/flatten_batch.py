@@ -3,6 +3,10 @@
 Shape: ``{B, T, rest..} -> {B&Packed{T}, rest..}`` (only the frames within the sequence lengths, as
 ``tf.boolean_mask``); with ``batch_major=False`` the frames are ordered time-major (``t0 b0, t0 b1, ...``), shown as
 ``Packed{T}&B`` (as the reference). ``unflatten_batch`` restores ``{B, T, ...}``. No time axis in the output.
+The output's :attr:`returnn.tensor.Tensor.batch` is the input's extended by a
+:class:`returnn.tensor.BatchInfo.PackedDim` of ``axis`` (after the global batch dim, or before it with
+``batch_major=False``) when ``axis`` has known lengths (an input without a batch info counts as the global
+batch).
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from typing import Any
 import tensorflow as tf
 
 from returnn.errors import LayerShapeError
-from returnn.tensor import Tensor
+from returnn.tensor import BatchInfo, Tensor
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.core.sources import concat_sources_template
@@ -54,6 +58,12 @@ class FlattenBatchLayer(ConcatInputLayer):
         rest = [i for i in range(inp.batch_ndim) if i not in (inp.batch_dim_axis, ax)]
         dims = [FlatBatchDim(inp.dims[ax], batch_major=batch_major)] + [inp.dims[i] for i in rest]
         feature_axis = 1 + rest.index(inp.feature_dim_axis) if inp.feature_dim_axis in rest else None
-        return Tensor(name=f"{name}_output", dims=dims, dtype=inp.dtype, sparse_dim=inp.sparse_dim,
-                      time_dim_axis=None, feature_dim_axis=feature_axis,
-                      available_for_inference=inp.available_for_inference)
+        out = Tensor(name=f"{name}_output", dims=dims, dtype=inp.dtype, sparse_dim=inp.sparse_dim,
+                     time_dim_axis=None, feature_dim_axis=feature_axis,
+                     available_for_inference=inp.available_for_inference)
+        packed = inp.dims[ax]
+        if packed.dimension is None and packed.dyn_size is not None:
+            # as the reference: the batch info gets the packed dim (before the global batch dim if time-major)
+            batch = inp.batch if inp.batch is not None else BatchInfo.make_global_batch_info(-1)
+            out.batch = batch.copy_extend_with_packed_dim_tag(packed, batch_major=batch_major)
+        return out

@@ -9,6 +9,9 @@ Param (as the reference): ``<layer>/<param_name or layer name>`` of ``shape``, `
 initialized by ``init`` (any initializer spec; default zeros) or with the value of the layer ``init_by_layer``.
 ``trainable=False`` keeps it out of the trainable variables; ``saveable=False`` keeps it out of the checkpoint.
 ``non_critical_for_restore`` is accepted (it only affects checkpoint loading warnings in the reference).
+The param and the raw output (before ``add_time_axis``/``add_batch_axis``) carry the axes split info
+(``returnn.tf.util.basic.get_param_axes_split_info``) of the shape's dims, as the reference: per axis the parts
+of a dim made by arithmetic (``[2 * a + b, 3 * a]`` with a=3, b=5: ``[[3, 3, 5], [3, 3, 3]]``; an int: itself).
 """
 
 from __future__ import annotations
@@ -22,7 +25,9 @@ from returnn.tensor import Dim, FeatureDim, SpatialDim, Tensor, batch_dim
 from returnn.tf.layers.core.layer_base import LayerBase
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.ops.dims import get_batch_size
+from returnn.tensor._dim_math import split_sizes
 from returnn.tf.ops.init import get_initializer
+from returnn.tf.util.param_split import set_param_axes_split_info
 
 
 @register_layer
@@ -54,6 +59,10 @@ class VariableLayer(LayerBase):
                                             trainable=trainable)
         self.add_param(var, trainable=trainable, saveable=saveable)
         out = var.read_value() if hasattr(var, "read_value") else tf.identity(var)
+        split_info = [split_sizes(d) if isinstance(d, Dim) else [d] for d in shape]
+        if all(parts is not None for parts in split_info):  # as the reference: on the param and the raw output
+            set_param_axes_split_info(var, split_info)
+            set_param_axes_split_info(out, split_info)
         if add_time_axis:
             out = tf.expand_dims(out, 0)
         if add_batch_axis:

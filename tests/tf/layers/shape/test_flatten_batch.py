@@ -44,3 +44,18 @@ def test_split_batch_time(session):
 def test_unflatten_needs_flat_batch(session):
     with pytest.raises(LayerShapeError, match="flatten_batch"):
         build_net({"output": {"class": "unflatten_batch", "from": "data"}}, {"data": {"dim": 2}})
+
+
+@pytest.mark.parametrize("batch_major", [True, False])
+def test_flatten_batch_info(session, batch_major):
+    from returnn.tensor import BatchInfo, batch_dim
+    net = build_net({"fb": {"class": "flatten_batch", "from": "data", "batch_major": batch_major},
+                     "n": {"class": "length", "from": "fb", "axis": batch_dim, "is_output_layer": True}},
+                    {"data": {"dim": 2}})
+    data, out = net.extern_data.data["data"], net.get_layer("fb").output
+    # as the reference: the packed dim of the time axis joins the batch info (first if time-major)
+    packed, global_batch = out.batch.virtual_dims if not batch_major else out.batch.virtual_dims[::-1]
+    assert isinstance(packed, BatchInfo.PackedDim) and isinstance(global_batch, BatchInfo.GlobalBatchDim)
+    assert packed.sizes is data.size_placeholder[0]
+    n = session.run(net.get_layer("n").output.placeholder, feed_dict=make_feed(net, {"data": X}, {"data": [3, 2]}))
+    assert n == 5  # the batch dim names the packed batch axis: its length is the number of frames

@@ -58,3 +58,15 @@ def test_variable_public_path():
     from returnn.tf.layers.variable import VariableLayer
     from returnn.tf.layers.basic import get_layer_class
     assert get_layer_class("variable") is VariableLayer
+
+
+def test_variable_split_info_of_dim_arithmetic(session):
+    from returnn.tf.util.basic import get_param_axes_split_info
+    feat1, feat2 = FeatureDim("feature1", 3), FeatureDim("feature2", 5)
+    net = build_net({"output": {"class": "variable", "shape": [2 * feat1 + feat2, 3 * feat1]},
+                     "b": {"class": "variable", "shape": [4, feat2], "is_output_layer": True}}, {"data": {"dim": 3}})
+    # observed from the reference: the raw output and the param carry the parts of each axis
+    layer = net.get_layer("output")
+    assert get_param_axes_split_info(layer.output.placeholder) == [[3, 3, 5], [3, 3, 3]]
+    assert get_param_axes_split_info(layer.params["output"]) == [[3, 3, 5], [3, 3, 3]]
+    assert get_param_axes_split_info(net.get_layer("b").output.placeholder) == [[4], [5]]
