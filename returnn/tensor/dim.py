@@ -322,6 +322,7 @@ class Dim(DimOrder):
         state.pop("_dyn_size_ext", None)
         state["dyn_size_fn"] = None
         state.pop("_extra", None)
+        state["batch"] = None  # a batch info holds the batch size of one graph
         return state
 
     def __setstate__(self, state: dict) -> None:

@@ -85,3 +85,15 @@ def test_scalar_lengths_dim_gets_a_scalar_placeholder():
         valid = x[:, :3]  # the frames within the length, of all sequences
         expected = (x - valid.mean(axis=(0, 1))) / np.sqrt(valid.var(axis=(0, 1)) + 1e-5)
         np.testing.assert_allclose(y[:, :3], expected[:, :3], rtol=1e-3, atol=1e-3)
+
+
+def test_config_dims_pickle_after_a_network_used_them():
+    import pickle
+    time_dim, feat_dim = SpatialDim("time"), FeatureDim("in", 3)
+    config = _config(time_dim, feat_dim)
+    with tf.Graph().as_default():
+        net = TFNetwork(config=config)
+        net.construct_from_dict({"output": {"class": "copy", "from": "data"}})
+        assert time_dim.dyn_size is not None
+    dims = pickle.loads(pickle.dumps(config.typed_dict["extern_data"]["data"]["dim_tags"]))  # no graph tensors in it
+    assert dims[0] is batch_dim and dims[1] != time_dim and dims[1].dyn_size is None and dims[2].dimension == 3
