@@ -75,6 +75,12 @@ def preload_from_files(state: RunState, *, is_training: bool, from_scratch: bool
             if not (is_training and from_scratch):
                 continue
         elif is_training:
+            # as the reference: an entry without init_for_train is for evaluation and search only; it is skipped in
+            # training (the file is not even read), which silently trains from scratch: say so
+            log.print_warning(
+                f"preload_from_files[{name!r}] (file {opts.get('filename')!r}) is not loaded in training: its "
+                f"'init_for_train' is not set, so training starts from {'scratch' if from_scratch else 'the model'}; "
+                f"set \"init_for_train\": True to initialise the training with it")
             continue
         prefix = opts.get("prefix", "") or ""
         ignore = set(opts.get("ignore_params", ()))

@@ -150,6 +150,19 @@ def test_import_model_train_epoch1_and_preload(tmp_path, monkeypatch, capsys):
     np.testing.assert_allclose(w_c, w_src)
 
 
+def test_preload_without_init_for_train_is_skipped_in_training_with_a_warning(tmp_path, monkeypatch, capsys):
+    """As the reference (observed): in training, an entry without init_for_train is not loaded (a missing file is not
+    even noticed); here a warning names the entry, the file and the key."""
+    standin.install(monkeypatch)
+    missing = str(tmp_path / "no-such-model")
+    out = run_task(make_config(tmp_path, num_epochs=1, preload_from_files={"enc": {"filename": missing}}),
+                   capsys=capsys)
+    assert "start training at epoch 1" in out and "Start pre-loading weights" not in out
+    assert (f"WARNING: preload_from_files['enc'] (file {missing!r}) is not loaded in training: its 'init_for_train' "
+            f"is not set, so training starts from scratch; set \"init_for_train\": True to initialise the training "
+            f"with it") in out
+
+
 def test_cleanup_policy_matches_reference_observations():
     from returnn.engine.checkpoint_files import CleanupOptions, default_keep_pattern, select_epochs_to_keep
 
