@@ -64,14 +64,17 @@ class BatchingOptions(OptionGroup):
     shuffle_batches: bool = option(False, "training only: build all batches of the epoch first, then shuffle their "
                                           "order", kind="bool")
 
-    def generate_batches_kwargs(self, *, train: bool, batch_size: Any = None) -> Dict[str, Any]:
+    def generate_batches_kwargs(self, *, train: bool, batch_size: Any = None,
+                                recurrent_net: bool = True) -> Dict[str, Any]:
         """Keyword args for ``Dataset.generate_batches``.
 
         :param train: with ``seq_drop`` and ``shuffle_batches``
         :param batch_size: instead of :attr:`batch_size` (e.g. ``forward_batch_size``)
+        :param recurrent_net: False: batches of frames across sequences (a network without layers over time,
+            :attr:`returnn.tf.network.TFNetwork.recurrent`), as the reference trains such networks
         """
         opts = {
-            "recurrent_net": True,
+            "recurrent_net": recurrent_net,
             "batch_size": self.batch_size if batch_size is None else batch_size,
             "max_seqs": self.max_seqs,
             "max_seq_length": self.max_seq_length,

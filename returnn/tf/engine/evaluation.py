@@ -46,7 +46,10 @@ def format_dataset_results(name: str, result: PassResult) -> str:
 def eval_dataset(state: RunState, name: str, dataset, epoch: int) -> PassResult:
     """One pass over ``dataset`` without updates (train flag off); logs ``[pretrain ]epoch N 'name' eval, ...``."""
     state.strategy.init_epoch(dataset, epoch)  # distributed "shard": this worker's part
-    batches = dataset.generate_batches(epoch=epoch, **state.options.batching.generate_batches_kwargs(train=False))
+    # as the reference: a network without a layer over time (only frame-wise layers and losses) is trained and
+    # evaluated on frames: the sequences are concatenated and cut into batches of batch_size frames
+    batches = dataset.generate_batches(epoch=epoch, **state.options.batching.generate_batches_kwargs(
+        train=False, recurrent_net=state.network.recurrent))
     feed = {state.train_flag: False} if state.train_flag is not None else {}
     runner = Runner(state, network=state.network, dataset=dataset, batches=batches,
                     name="%s %r eval" % (state.epoch_str(epoch), name), loss_fetches=loss_fetches(state),

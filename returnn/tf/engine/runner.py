@@ -371,15 +371,14 @@ class Runner:
         complete = None
         if num_seqs_total and batch.seq_idx:
             complete = min((max(batch.seq_idx) + 1) / num_seqs_total, 1.0)
-        if log_batch_size:
-            print("%s, step %i, batch: %i seqs, %s" % (
-                self.name, step, batch.num_seqs,
-                ", ".join("%s %s" % (k, tuple(v.shape)) for k, v in sorted(batch.data.items()))),
-                file=log.v5)
         if report_steps:
             line = "%s, step %i, " % (self.name, step)
             if self.loss_fetches:
                 line += format_step_values(values, result.names) + ", "
+            if log_batch_size:  # as the reference: the longest sequence per data key, then the batch's sequences
+                line += "".join("max_size:%s %i, " % (key, int(max(lens, default=0)))
+                                for key, lens in sorted((batch.seq_lens or {}).items()))
+                line += "num_seqs %i, " % batch.num_seqs
             line += "%.3f sec/step, elapsed %s" % (step_time, hms(elapsed))
             if complete:
                 line += ", exp. remaining %s, complete %.2f%%" % (

@@ -161,7 +161,10 @@ def train_epoch(state: RunState, epoch: int, *, save: bool = True) -> Dict[str, 
     global_step_start = int(state.session.run(state.network.global_train_step))
     dataset = state.datasets.train
     strategy.init_epoch(dataset, epoch)  # distributed "shard": this worker's part
-    batches = dataset.generate_batches(epoch=epoch, **state.options.batching.generate_batches_kwargs(train=True))
+    # as the reference: a network without a layer over time (only frame-wise layers and losses) is trained and
+    # evaluated on frames: the sequences are concatenated and cut into batches of batch_size frames
+    batches = dataset.generate_batches(epoch=epoch, **state.options.batching.generate_batches_kwargs(
+        train=True, recurrent_net=state.network.recurrent))
     name = epoch_name if epoch_name.startswith("pretrain") else "train " + epoch_name
     writer = state.summary_writers.get("train")
     runner = Runner(state, network=state.network, dataset=dataset, batches=batches, name=name,

@@ -76,6 +76,8 @@ class LayerBase:
         self.extra_deps: List[LayerBase] = list(extra_deps or ())
         self.n_out = n_out
         self.loss = loss
+        if getattr(loss, "recurrent", False):  # e.g. ctc: over whole sequences (as the reference)
+            self.recurrent = True
         self.target = target
         self.loss_scale = loss_scale
         self.loss_opts = loss_opts

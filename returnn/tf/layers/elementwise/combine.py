@@ -38,13 +38,14 @@ class CombineLayer(LayerBase):
     """Combines all sources elementwise."""
 
     layer_class = "combine"
-    recurrent = True  # depends on other frames (as the reference's class)
+    recurrent = True  # as the reference's class; an instance is only when its kind is "eval" (observed)
 
     def __init__(self, kind: str, activation: Optional[str] = None, with_bias: bool = False,
                  eval: Any = None, eval_locals: Optional[Dict[str, Any]] = None,  # noqa: A002
                  eval_for_output_loss: bool = False, allow_broadcast_all_sources: Any = None, **kwargs: Any):
         super().__init__(**kwargs)
         _check_kind(self.layer_class, self.name, kind)
+        self.recurrent = kind == "eval" or bool(getattr(self.loss, "recurrent", False))
         out = self.output
         if kind == "eval":
             raw = tf.convert_to_tensor(run_eval(self, eval, eval_locals))
