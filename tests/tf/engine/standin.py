@@ -81,6 +81,7 @@ class StandInNetwork:
     def __init__(self, config, extern_data, train_flag, n_in, n_out):
         self.extern_data = extern_data
         self.train_flag = train_flag
+        self.recurrent = True  # batches of whole sequences, as for a network with a layer over time
         data = extern_data.data["data"]
         classes = extern_data.data["classes"]
         self.global_train_step = tf1.get_variable("global_step", shape=(), dtype=tf.int64,

@@ -266,7 +266,9 @@ def test_train_with_hdf_dump_layer_feeds_seq_tags(tmp_path, monkeypatch, capsys)
     import h5py
 
     dump = tmp_path / "dump.hdf"
-    net = {"dump": {"class": "hdf_dump", "filename": str(dump), "from": "data"},
+    # a layer over time (conv): batches of whole sequences (a frame-wise network's batches are cut across them)
+    net = {"conv": {"class": "conv", "filter_size": [3], "padding": "same", "n_out": 4, "from": "data"},
+           "dump": {"class": "hdf_dump", "filename": str(dump), "from": "conv"},
            "output": {"class": "softmax", "loss": "ce", "from": "dump"}}
     run_task(make_config(tmp_path, num_epochs=1, network=net, dev=None), capsys=capsys)  # file closed at the end
     with h5py.File(dump, "r") as f:
