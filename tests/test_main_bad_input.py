@@ -46,7 +46,7 @@ CASES = {
          "output": {"class": "combine", "kind": "add", "from": ["a", "b"], "loss": "ce"}},
         ["LayerShapeError: layer 'output' {\"class\": \"combine\"}: loss 'ce': output has 4 axes, the target "
          "'classes'", "needs 3 (its axes plus the class axis)", "expected: an output with 3 axes",
-         "F'a:feature-dense'(4),F'b:feature-dense'(3)", "give them the same dim"], 100),
+         "F'a:feature-dense'(4)", "F'b:feature-dense'(3)", "give them the same dim"], 100),
 }
 
 
