@@ -42,7 +42,9 @@ def test_seq_tags_post_deps_and_reset_callbacks():
 
 def test_engine_feeds_seq_tags_to_hdf_dump(tmp_path, capsys):
     filename = str(tmp_path / "dump.hdf")
-    network = {"dump": {"class": "hdf_dump", "filename": filename, "from": "data"},
+    # a layer over time (conv): batches of whole sequences (a frame-wise network's batches are cut across them)
+    network = {"conv": {"class": "conv", "filter_size": [3], "padding": "same", "n_out": 4, "from": "data"},
+               "dump": {"class": "hdf_dump", "filename": filename, "from": "conv"},
                "output": {"class": "softmax", "loss": "ce", "from": "dump"}}
     run_task(make_config(tmp_path, num_epochs=1, network=network, dev=None,
                          train={"class": "Task12AXDataset", "num_seqs": 4, "fixed_random_seed": 1}), capsys=capsys)
