@@ -27,3 +27,14 @@ def _reset_global_state():
     yield
     set_global_config(None)
     log.close()
+
+
+@pytest.fixture
+def latest_behavior():
+    """The test runs with the newest behavior_version (the reference's strictest checks); reset after."""
+    from returnn.util.behavior_version import BehaviorVersion
+
+    state = BehaviorVersion._get_state()  # noqa: SLF001 (test fixture)
+    BehaviorVersion.set_min_behavior_version(BehaviorVersion._latest_behavior_version)  # noqa: SLF001
+    yield
+    BehaviorVersion._reset(state)  # noqa: SLF001

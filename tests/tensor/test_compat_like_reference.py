@@ -9,14 +9,6 @@ from returnn.tensor import (Data, Dim, FeatureDim, ImplicitDynSizeDim, ImplicitS
 from returnn.util.behavior_version import BehaviorVersion
 
 
-@pytest.fixture
-def latest_behavior():
-    state = BehaviorVersion._get_state()  # noqa: SLF001 (test fixture)
-    BehaviorVersion.set_min_behavior_version(BehaviorVersion._latest_behavior_version)  # noqa: SLF001
-    yield
-    BehaviorVersion._reset(state)  # noqa: SLF001
-
-
 def test_copy_compatible_to_adds_broadcast_batch_like_reference():
     d1 = Data("d1", shape=(None, 1), time_dim_axis=None)
     d2 = Data("d2", shape=(), batch_dim_axis=None, time_dim_axis=None)

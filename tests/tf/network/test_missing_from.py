@@ -8,14 +8,6 @@ from tf_net_helpers import build_net
 EXTERN = {"data": {"dim": 3}, "classes": {"dim": 3, "sparse": True}}
 
 
-@pytest.fixture
-def latest_behavior():
-    state = BehaviorVersion._get_state()
-    BehaviorVersion.set_min_behavior_version(BehaviorVersion._latest_behavior_version)
-    yield
-    BehaviorVersion._reset(state)
-
-
 def test_edit_distance_without_from_builds(session, latest_behavior):
     net = build_net({"argmax": {"class": "reduce", "from": "data", "axis": "F", "mode": "argmax"},
                      "output": {"class": "edit_distance", "a": "argmax", "b": "data:classes"}}, EXTERN)

@@ -30,14 +30,6 @@ def test_linear_broadcasts_a_source_without_time(session, order):
     np.testing.assert_allclose(y, observed)
 
 
-@pytest.fixture
-def latest_behavior():
-    state = BehaviorVersion._get_state()  # noqa: SLF001 (test fixture)
-    BehaviorVersion.set_min_behavior_version(BehaviorVersion._latest_behavior_version)  # noqa: SLF001
-    yield
-    BehaviorVersion._reset(state)  # noqa: SLF001
-
-
 def test_sources_with_different_time_axes_need_out_shape(latest_behavior):
     # reference (behavior_version >= 4): "All inputs ... require broadcasting to ... e.g. by specifying out_shape"
     with pytest.raises(BehaviorVersion.RequirementNotSatisfied, match="require broadcasting"):

@@ -11,14 +11,6 @@ from returnn.util.behavior_version import BehaviorVersion
 from tf_net_helpers import build_net
 
 
-@pytest.fixture
-def latest_behavior():
-    state = BehaviorVersion._get_state()  # noqa: SLF001 (test fixture)
-    BehaviorVersion.set_min_behavior_version(BehaviorVersion._latest_behavior_version)  # noqa: SLF001
-    yield
-    BehaviorVersion._reset(state)  # noqa: SLF001
-
-
 def _extern():
     feat = FeatureDim("feature", 5)
     return {"in1": {"dim_tags": [batch_dim, SpatialDim("time1"), feat]},

@@ -15,14 +15,6 @@ from returnn.util.behavior_version import BehaviorVersion
 from tf_net_helpers import build_net, make_feed
 
 
-@pytest.fixture
-def latest_behavior():
-    state = BehaviorVersion._get_state()  # noqa: SLF001 (test fixture)
-    BehaviorVersion.set_min_behavior_version(BehaviorVersion._latest_behavior_version)  # noqa: SLF001
-    yield
-    BehaviorVersion._reset(state)  # noqa: SLF001
-
-
 def _layers(*tensors):
     net = TFNetwork(config=Config(), extern_data=ExternData())
     return net, [InternalLayer(name=t.name, network=net, output=t) for t in tensors]
