@@ -22,7 +22,7 @@ from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.core.sources import concat_sources_template
 from returnn.tf.layers.shape._derived_dims import dim_add, dim_mul
-from returnn.tf.ops.dims import mask_all_dynamic
+from returnn.tf.layers.signal.stft import signal_axis_and_input
 
 
 def samples_dim(frames: Dim, frame_size: int, frame_shift: int) -> Dim:
@@ -42,8 +42,7 @@ class IstftLayer(ConcatInputLayer):
                  out_dim: Optional[Dim] = None, use_time_mask: bool = False, **kwargs: Any):
         super().__init__(out_dim=out_dim, **kwargs)
         inp = self.input_data
-        ax = inp.get_axis_from_description(in_spatial_dims[0] if in_spatial_dims else "T")
-        x = mask_all_dynamic(inp, 0) if use_time_mask else inp.placeholder
+        ax, x = signal_axis_and_input(inp, in_spatial_dims, use_time_mask)
         x = tf.transpose(x, [inp.batch_dim_axis, ax, inp.feature_dim_axis])  # [B, T', F']
         y = tf.signal.inverse_stft(x, frame_length=frame_size, frame_step=frame_shift,
                                    fft_length=fft_size or frame_size,

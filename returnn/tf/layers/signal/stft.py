@@ -30,6 +30,13 @@ def frames_dim(time_dim: Dim, frame_size: int, frame_shift: int) -> Dim:
     return dim_ceildiv(dim_add(dim_add_left(time_dim, -left), -right), frame_shift)
 
 
+def signal_axis_and_input(inp: Tensor, in_spatial_dims: Optional[Sequence[Any]], use_time_mask: bool):
+    """:return: (the axis of ``inp`` the signal runs along: ``in_spatial_dims[0]``, default the time axis, and the
+    raw input, its padding frames zeroed with ``use_time_mask``) for stft/istft"""
+    ax = inp.get_axis_from_description(in_spatial_dims[0] if in_spatial_dims else "T")
+    return ax, (mask_all_dynamic(inp, 0) if use_time_mask else inp.placeholder)
+
+
 @register_layer
 class StftLayer(ConcatInputLayer):
     """STFT over the time axis."""
@@ -42,8 +49,7 @@ class StftLayer(ConcatInputLayer):
                  out_dim: Optional[Dim] = None, use_time_mask: bool = False, **kwargs: Any):
         super().__init__(out_dim=out_dim, **kwargs)
         inp = self.input_data
-        ax = inp.get_axis_from_description(in_spatial_dims[0] if in_spatial_dims else "T")
-        x = mask_all_dynamic(inp, 0) if use_time_mask else inp.placeholder
+        ax, x = signal_axis_and_input(inp, in_spatial_dims, use_time_mask)
         order = [inp.batch_dim_axis, ax, inp.feature_dim_axis]
         x = tf.squeeze(tf.transpose(x, order), axis=-1)  # [B, T]
         self.output.placeholder = tf.signal.stft(x, frame_length=frame_size, frame_step=frame_shift,
