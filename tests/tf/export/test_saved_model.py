@@ -1,0 +1,207 @@
+"""tools/tf_export_saved_model.py and returnn.tf.export: the SavedModel of a small network, loaded with plain
+``tf.saved_model.load`` in a fresh process that cannot import returnn, gives what ``task = "forward"`` writes to
+its HDF (forward signature) and the n-best lists ``task = "search"`` writes (search signature, an attention
+model); a network with a Python function is refused naming the layer."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import os
+import subprocess
+import sys
+
+import h5py
+import numpy
+import pytest
+
+from returnn.config import Config
+from returnn.log import log
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+TOOL = os.path.join(REPO_ROOT, "tools", "tf_export_saved_model.py")
+RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "run_saved_model.py")
+
+FORWARD_NET = {
+    "lstm": {"class": "rec", "unit": "nativelstm2", "n_out": 7, "from": "data"},
+    "output": {"class": "softmax", "loss": "ce", "from": "lstm", "target": "classes"},
+}
+ATTENTION_NET = {
+    "embed": {"class": "linear", "activation": None, "with_bias": False, "n_out": 6, "from": "data"},
+    "encoder": {"class": "rec", "unit": "nativelstm2", "n_out": 8, "from": "embed"},
+    "enc_ctx": {"class": "linear", "activation": None, "n_out": 8, "from": "encoder"},
+    "output": {"class": "rec", "from": [], "target": "classes", "max_seq_len": "max_len_from('base:encoder') + 2",
+               "unit": {
+        "prev_embed": {"class": "linear", "activation": None, "with_bias": False, "n_out": 5, "from": "prev:output"},
+        "s": {"class": "rnn_cell", "unit": "standardlstm", "n_out": 8, "from": ["prev_embed", "prev:context"]},
+        "energy_in": {"class": "combine", "kind": "add", "from": ["base:enc_ctx", "s"]},
+        "energy_act": {"class": "activation", "activation": "tanh", "from": "energy_in"},
+        "energy": {"class": "linear", "activation": None, "with_bias": False, "n_out": 1, "from": "energy_act"},
+        "att_weights": {"class": "softmax_over_spatial", "from": "energy"},
+        "context": {"class": "generic_attention", "weights": "att_weights", "base": "base:encoder"},
+        "prob": {"class": "softmax", "from": ["s", "context"], "target": "classes", "loss": "ce"},
+        "output": {"class": "choice", "from": "prob", "target": "classes", "beam_size": 3, "initial_output": 0},
+        "end": {"class": "compare", "from": "output", "value": 0},
+    }},
+    "decision": {"class": "decide", "from": "output", "loss": "edit_distance", "target": "classes"},
+}
+
+
+@pytest.fixture(scope="module")
+def tool():
+    spec = importlib.util.spec_from_file_location("tf_export_saved_model_tool", TOOL)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _config(tmp_path, **kwargs) -> Config:
+    config = Config()
+    config.update(dict({"use_tensorflow": True, "model": str(tmp_path / "model"), "log_verbosity": 3,
+                        "batch_size": 10000, "max_seqs": 100, "forward_batch_size": 10000}, **kwargs))
+    return config
+
+
+def _run_task(config: Config, task: str) -> None:
+    from returnn.tasks import run_task
+
+    config.set("task", task)
+    log.init_by_config(config)
+    run_task(config, task)
+
+
+def _padded_inputs(dataset_opts, keys):
+    """:return: {key: batch-major padded array, key + "_seq_lens": lengths}, the tags, in the dataset's order"""
+    from returnn.datasets import init_dataset
+
+    dataset = init_dataset(dict(dataset_opts))
+    dataset.init_seq_order(epoch=1)
+    dataset.load_seqs(0, dataset.num_seqs)
+    tags = [dataset.get_tag(i) for i in range(dataset.num_seqs)]
+    out = {}
+    for key in keys:
+        seqs = [dataset.get_data(i, key) for i in range(dataset.num_seqs)]
+        lens = numpy.array([len(s) for s in seqs], numpy.int32)
+        arr = numpy.zeros((len(seqs), lens.max()) + seqs[0].shape[1:], seqs[0].dtype)
+        for i, seq in enumerate(seqs):
+            arr[i, :len(seq)] = seq
+        out[key], out[key + "_seq_lens"] = arr, lens
+    return out, tags
+
+
+def _run_without_returnn(tmp_path, model_dir, signature, inputs):
+    numpy.savez(tmp_path / "inputs.npz", **inputs)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["TF_CPP_MIN_LOG_LEVEL"] = "3"
+    proc = subprocess.run([sys.executable, RUNNER, str(model_dir), signature, str(tmp_path / "inputs.npz"),
+                           str(tmp_path / "outputs.npz")], cwd=str(tmp_path), env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "returnn loaded: False" in proc.stdout
+    return dict(numpy.load(tmp_path / "outputs.npz")), proc.stdout
+
+
+def test_forward_signature_matches_forward_task(tool, tmp_path):
+    data = {"class": "Task12AXDataset", "num_seqs": 6, "fixed_random_seed": 3}
+    config = _config(tmp_path, extern_data={"data": {"dim": 9}, "classes": {"dim": 2, "sparse": True}},
+                     network=FORWARD_NET, train=data, eval=data)
+    _run_task(config, "initialize_model")
+    config_file = tmp_path / "setup.config"
+    config_file.write_text("#!rnn.py\n" + "".join("%s = %r\n" % (k, config.typed_value(k)) for k in (
+        "use_tensorflow", "extern_data", "network", "model")))
+    tool.main([str(config_file), "--load", str(tmp_path / "model"), "--output_dir", str(tmp_path / "sm")])
+    assert (tmp_path / "sm" / "saved_model.pb").exists() and (tmp_path / "sm" / "variables").is_dir()
+    hdf = tmp_path / "fwd.hdf"
+    _run_task(_config(tmp_path, extern_data=config.typed_value("extern_data"), network=FORWARD_NET, eval=data,
+                      load=str(tmp_path / "model"), output_file=str(hdf)), "forward")
+    inputs, tags = _padded_inputs(data, ["data"])
+    outputs, stdout = _run_without_returnn(tmp_path, tmp_path / "sm", "serving_default", inputs)
+    assert "inputs: ['data', 'data_seq_lens']; outputs: ['output', 'output_seq_lens']" in stdout
+    with h5py.File(hdf, "r") as f:
+        ref, lens = f["inputs"][...], f["seqLengths"][...][:, 0]
+        ref_tags = [t.decode() if isinstance(t, bytes) else str(t) for t in f["seqTags"][...]]
+    assert ref_tags == tags
+    numpy.testing.assert_array_equal(outputs["output_seq_lens"], lens)
+    offsets = numpy.concatenate([[0], numpy.cumsum(lens)])
+    for i in range(len(tags)):
+        assert outputs["output"].shape[2] == 2
+        numpy.testing.assert_allclose(outputs["output"][i, :lens[i]], ref[offsets[i]:offsets[i + 1]], atol=1e-5,
+                                      rtol=0)
+    assert numpy.ptp(ref) > 1e-3  # not a constant output
+
+
+def test_search_signature_matches_search_task(tool, tmp_path):
+    data = {"class": "CopyTaskDataset", "nsymbols": 5, "minlen": 2, "maxlen": 6, "num_seqs": 7,
+            "fixed_random_seed": 5}
+    extern = {"data": {"dim": 5, "sparse": True}, "classes": {"dim": 5, "sparse": True}}
+    config = _config(tmp_path, extern_data=extern, network=ATTENTION_NET, train=data, search_data=data,
+                     random_seed=7)
+    _run_task(config, "initialize_model")
+    config_file = tmp_path / "setup.config"
+    config_file.write_text("#!rnn.py\nuse_tensorflow = True\nextern_data = %r\nnetwork = %r\n"
+                           "search_output_layer = 'decision'\n" % (extern, ATTENTION_NET))
+    tool.main([str(config_file), "--load", str(tmp_path / "model"), "--output_dir", str(tmp_path / "sm"),
+               "--search"])
+    out_file = tmp_path / "search.py"
+    _run_task(_config(tmp_path, extern_data=extern, network=ATTENTION_NET, search_data=data,
+                      load=str(tmp_path / "model"), search_output_layer="output", search_output_file=str(out_file),
+                      search_output_file_format="py", search_do_eval=False), "search")
+    nbest = ast.literal_eval(out_file.read_text())
+    inputs, tags = _padded_inputs(data, ["data"])
+    outputs, stdout = _run_without_returnn(tmp_path, tmp_path / "sm", "search", inputs)
+    assert "inputs: ['data', 'data_seq_lens']; outputs: ['hypotheses', 'hypotheses_seq_lens', 'scores']" in stdout
+    hyps, lens, scores = outputs["hypotheses"], outputs["hypotheses_seq_lens"], outputs["scores"]
+    assert hyps.shape[:2] == lens.shape == scores.shape == (len(tags), 3)
+    assert list(nbest) == tags
+    for b, tag in enumerate(tags):
+        assert len(nbest[tag]) == 3
+        for k, (score, hyp) in enumerate(nbest[tag]):
+            assert hyps[b, k, :lens[b, k]].tolist() == hyp, (tag, k)
+            assert abs(scores[b, k] - score) <= 1e-5
+    assert len({tuple(h) for item in nbest.values() for _, h in item}) > 3  # not all the same hypothesis
+
+
+PY_FUNC_NET = {
+    "a": {"class": "linear", "n_out": 4, "activation": "tanh", "from": "data"},
+    "pyf": {"class": "eval", "from": "a", "eval": "tf.ensure_shape(tf.compat.v1.py_func(lambda x: x * 2, [source(0)], "
+                                                  "tf.float32, stateful=False), source(0).shape)"},
+    "output": {"class": "copy", "from": "pyf"},
+}
+
+
+def _random_init_config(tmp_path, network):
+    config = _config(tmp_path, extern_data={"data": {"dim": 3}}, network=network, allow_random_model_init=True,
+                     task="forward", log_verbosity=2)
+    log.init_by_config(config)
+    return config
+
+
+def test_python_function_refused_naming_the_layer(tmp_path):
+    from returnn.tf.export import NotExportableError, export_saved_model
+
+    with pytest.raises(NotExportableError) as exc:
+        export_saved_model(_random_init_config(tmp_path, PY_FUNC_NET), str(tmp_path / "sm"))
+    assert exc.value.layer == "pyf" and exc.value.op_name.startswith("pyf/PyFunc")
+    assert str(exc.value).startswith("cannot export layer 'pyf' as a SavedModel: op type 'PyFunc")
+    assert not (tmp_path / "sm").exists()
+    # the part before it exports
+    signatures = export_saved_model(_random_init_config(tmp_path, PY_FUNC_NET), str(tmp_path / "sm"),
+                                    output_layer="a")
+    assert sorted(signatures["serving_default"].inputs) == ["data", "data_seq_lens"]
+    assert (tmp_path / "sm" / "saved_model.pb").exists()
+
+
+def test_custom_op_refused_and_existing_dir(tmp_path, monkeypatch):
+    from returnn.errors import ConfigValueError
+    from returnn.tf.export import NotExportableError, export_saved_model, graph_check
+
+    net = {"a": {"class": "linear", "n_out": 4, "activation": "tanh", "from": "data"},
+           "output": {"class": "copy", "from": "a"}}
+    (tmp_path / "sm").mkdir()
+    with pytest.raises(ConfigValueError, match="output_dir"):
+        export_saved_model(_random_init_config(tmp_path, net), str(tmp_path / "sm"))
+    core = graph_check.core_op_types()  # a custom op: an op type TensorFlow does not have (here: made so)
+    monkeypatch.setattr(graph_check, "core_op_types", lambda: core - {"MatMul"})
+    with pytest.raises(NotExportableError, match="op type 'MatMul' is no TensorFlow op") as exc:
+        export_saved_model(_random_init_config(tmp_path, net), str(tmp_path / "sm2"))
+    assert exc.value.layer == "a"
