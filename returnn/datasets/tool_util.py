@@ -76,3 +76,57 @@ def run_main(main) -> None:
         sys.exit(1)
     except BrokenPipeError:
         sys.exit(0)
+
+
+class ValueStats:
+    """Scalar values (one per sequence or batch) summarised as the reference's tools print them::
+
+        Batch num seqs Stats:
+          16 seqs
+          Mean: 1.2500000000000002
+          Std dev: 0.43301270189221924
+          Min/max: 1 / 2
+
+    Mean and (population) standard deviation are accumulated in float64 one value at a time
+    (:class:`returnn.util.stats.Stats`), which gives the reference's last digits.
+    """
+
+    def __init__(self):
+        from returnn.util.stats import Stats
+        self._stats = Stats()
+        self.count = 0
+        self.min = None
+        self.max = None
+
+    def collect(self, value) -> None:
+        """Adds one value (int or float)."""
+        import numpy
+        self._stats.collect(numpy.array([[value]], dtype="float64"))
+        self.count += 1
+        self.min = value if self.min is None else min(self.min, value)
+        self.max = value if self.max is None else max(self.max, value)
+
+    def dump(self, stream, prefix: str = "") -> None:
+        """Prints ``<prefix>Stats:`` and the indented lines to ``stream`` (``Stats: no data`` when empty)."""
+        if not self.count:
+            print(f"{prefix}Stats: no data", file=stream)
+            return
+        print(f"{prefix}Stats:", file=stream)
+        print(f"  {self.count} seqs", file=stream)
+        print(f"  Mean: {float(self._stats.get_mean()[0])}", file=stream)
+        print(f"  Std dev: {float(self._stats.get_std_dev()[0])}", file=stream)
+        print(f"  Min/max: {self.min} / {self.max}", file=stream)
+
+
+def load_config(filename: str, extra_args=()):
+    """A :class:`returnn.config.Config` read from ``filename`` (plus ``++key value`` style ``extra_args``),
+    made the global config.
+
+    :raises returnn.errors.ReturnnError: the file cannot be read or parsed
+    """
+    from returnn.config import Config, set_global_config
+    config = Config()
+    config.load_file(filename)
+    config.parse_cmd_args(list(extra_args))
+    set_global_config(config)
+    return config

@@ -95,3 +95,19 @@ def get_cache_dir() -> str:
     """The directory for cached files (compiled ops, downloaded data): ``$RETURNN_CACHE_DIR`` if set,
     else :func:`get_temp_dir`."""
     return os.environ.get("RETURNN_CACHE_DIR") or get_temp_dir()
+
+
+def atomic_write_text(filename: str, text: str, encoding: str = "utf8") -> None:
+    """Writes ``text`` to ``filename``: to a temporary name in the same directory first, renamed into place when
+    complete (a reader never sees a half-written file).
+
+    :raises OSError: the directory is missing or not writable
+    """
+    tmp = f"{filename}.tmp.{os.getpid()}"
+    try:
+        with open(tmp, "w", encoding=encoding) as f:
+            f.write(text)
+        os.replace(tmp, filename)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
