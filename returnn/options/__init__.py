@@ -14,6 +14,7 @@ from returnn.options.declare import Option as Option
 from returnn.options.declare import OptionGroup as OptionGroup
 from returnn.options.declare import option as option
 from returnn.options.distributed import DistributedKeys as DistributedKeys
+from returnn.options.frontend import FrontendOptions as FrontendOptions
 from returnn.options.lr_control import LearningRateControlOptions as LearningRateControlOptions
 from returnn.options.precision import PrecisionOptions as PrecisionOptions
 from returnn.options.run import RunOptions as RunOptions
@@ -27,4 +28,4 @@ from returnn.options.updater import UpdaterOptions as UpdaterOptions
 #: every options group, in the order of the docs
 GROUPS = (RunOptions, DataOptions, CheckpointOptions, TrainingOptions, BatchingOptions, UpdaterOptions,
           LearningRateControlOptions, EvalOptions, ForwardOptions, SearchOptions, AnalysisOptions, DistributedKeys,
-          PrecisionOptions)
+          PrecisionOptions, FrontendOptions)

@@ -59,7 +59,7 @@ ACCEPTED_WITHOUT_EFFECT: Dict[str, str] = {
                 "on_size_limit seq_drop_freq share_batches shuffle_frames_of_nseqs use_dummy_datasets "
                 "file_cache_opts combine_labels"),
     **_accepted("a process or backend setting of the reference (PyTorch, subprocesses) not used here",
-                "EnableAutoNumpySharedMemPickling PYTORCH_CUDA_ALLOC_CONF torch_distributed torch_profile get_model "
+                "EnableAutoNumpySharedMemPickling PYTORCH_CUDA_ALLOC_CONF torch_distributed torch_profile "
                 "distributed_tf use_train_proc_manager patch_atfork propagate_behavior_version_to_subprocs "
                 "check_unsupported_device"),
 }

@@ -25,6 +25,7 @@ from returnn.engine.base import EngineBase
 from returnn.errors import ConfigValueError
 from returnn.log import log
 from returnn.pretrain import pretrain_from_config
+from returnn.tf.engine.frontend.config_entry import check_config as check_rf_config
 from returnn.tf.distributed.strategy import get_strategy
 from returnn.tf.engine import build, model_io, network_setup
 from returnn.tf.engine.model_selection import ModelChoice, choose_model_for_eval, choose_model_for_train
@@ -212,6 +213,7 @@ class Engine(EngineBase):
         if state.datasets.train is not None:
             state.strategy.prepare_train_data(state.datasets.train)
         state.learning_rate_control = network_setup.create_learning_rate_control(state.config)
+        check_rf_config(state.config)
         state.pretrain = pretrain_from_config(state.config)
         choice = choose_model_for_train(state.config, pretrain=state.pretrain)
         start_epoch = (choice.epoch or 0) + 1 if not choice.params_only else 1
@@ -241,6 +243,7 @@ class Engine(EngineBase):
         else:
             state.options.refresh()
         state.model_filename = state.options.run.model
+        check_rf_config(state.config)
         state.pretrain = pretrain_from_config(state.config)
         choice = choose_model_for_eval(state.config, task=task)
         state.epoch = choice.epoch or 0

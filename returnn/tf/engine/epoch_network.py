@@ -36,6 +36,10 @@ def get_net_dict_for_epoch(config, pretrain, epoch: int) -> Dict[str, Any]:
     :param pretrain: the :class:`returnn.pretrain.Pretrain` of the config, or None
     :raises ConfigValueError: no network, ``get_network`` does not return a dict, or a ``WrapEpochValue`` is left
     """
+    from returnn.tf.engine.frontend.config_entry import is_rf_config
+
+    if is_rf_config(config):  # an RF model (get_model): no layer dict; the network is built from the RF code
+        return {}
     if pretrain is not None and epoch <= pretrain.get_train_num_epochs():
         net_dict = pretrain.get_network_json_for_epoch(epoch)
         where = "the pretrain network of epoch %i" % epoch

@@ -19,9 +19,12 @@ from returnn.tf.engine.state import RunState
 def score_keys(prefix: str, result: PassResult) -> Dict[str, float]:
     """``{prefix}_score[_<loss>]`` / ``{prefix}_error[_<loss>]`` → value."""
     scores, errors = result.scores(), result.errors()
-    single = len(result.names) == 1
+    # one loss: no suffix; with error-only losses (RF's as_error, observed from the reference): no suffix for a kind
+    # (score / error) that only one loss has
+    has_error_only = len(result.cost_names) < len(result.names)
     out = {}
     for kind, values in (("score", scores), ("error", errors)):
+        single = len(result.names) == 1 or (has_error_only and len(values) == 1)
         for name, value in values.items():
             out["%s_%s" % (prefix, kind) + ("" if single else "_" + name)] = value
     return out

@@ -125,7 +125,12 @@ def forward_with_callback(state: RunState, *, dataset, callback) -> None:
     """Runs the output layer over ``dataset`` and calls ``callback.process_seq(seq_tag=..., outputs={layer name:
     array [T, ...]})`` per sequence (``forward_callback``; an instance or a factory)."""
     from returnn.forward_iface import ForwardCallbackIface, SeqOutput
+    from returnn.tf.engine.frontend.network import RFNetwork
 
+    if isinstance(state.network, RFNetwork):  # an RF model: the outputs forward_step marked
+        from returnn.tf.engine.frontend.forward import forward_with_callback as rf_forward_with_callback
+
+        return rf_forward_with_callback(state, dataset=dataset, callback=callback)
     if dataset is None:
         raise ConfigValueError("eval", expected="a dataset to forward (config key 'eval' or 'forward_data')", got=None)
     if not isinstance(callback, ForwardCallbackIface) and callable(callback):

@@ -49,12 +49,15 @@ class LossFetches:
     def __init__(self, network):
         losses, total_loss, _constraints = network.get_losses_initialized(with_total=True)
         self.names: List[str] = sorted(losses)
+        #: the names of the losses with a value (an error-only loss, e.g. RF's ``as_error``, has none)
+        self.cost_names: List[str] = []
         self.fetches: Dict[str, Any] = {}
         for name in self.names:
             holder = losses[name]
             value = holder.get_loss_value()
             if value is not None:
                 self.fetches["cost:" + name] = value
+                self.cost_names.append(name)
             error = holder.get_error_value()
             if error is not None:
                 self.fetches["error:" + name] = error
@@ -78,10 +81,16 @@ def _holder_frames(holder):
 
 
 class PassResult:
-    """Sums over one pass: per loss name, ``loss``, ``error`` and ``frames`` (float64)."""
+    """Sums over one pass: per loss name, ``loss``, ``error`` and ``frames`` (float64).
 
-    def __init__(self, names: List[str]):
+    :param names: the loss names
+    :param cost_names: those with a loss value (scored); default all (as the reference, an error-only loss has no
+        score: with losses ``ce`` and error-only ``fer`` the keys are ``dev_score`` and ``dev_error``)
+    """
+
+    def __init__(self, names: List[str], cost_names: Optional[List[str]] = None):
         self.names = list(names)
+        self.cost_names = list(names) if cost_names is None else [n for n in names if n in cost_names]
         self.loss = {n: 0.0 for n in names}
         self.error: Dict[str, float] = {}
         self.frames = {n: 0.0 for n in names}
@@ -101,8 +110,8 @@ class PassResult:
                 self.error[name] = self.error.get(name, 0.0) + float(values["error:" + name])
 
     def scores(self) -> Dict[str, float]:
-        """loss name → sum(loss) / sum(frames)."""
-        return {n: self.loss[n] / self.frames[n] if self.frames[n] else 0.0 for n in self.names}
+        """loss name → sum(loss) / sum(frames) (the losses with a value)."""
+        return {n: self.loss[n] / self.frames[n] if self.frames[n] else 0.0 for n in self.cost_names}
 
     def errors(self) -> Dict[str, float]:
         """loss name → sum(errors) / sum(frames) (only losses that define an error)."""
@@ -189,7 +198,8 @@ class Runner:
         self.global_step_offset = global_step_offset
         self.report = report
         self.sync = sync
-        self.result = PassResult(loss_fetches.names if loss_fetches else [])
+        self.result = PassResult(loss_fetches.names if loss_fetches else [],
+                                 loss_fetches.cost_names if loss_fetches else None)
         self.data_keys = self._data_keys()
 
     def _data_keys(self) -> List[str]:

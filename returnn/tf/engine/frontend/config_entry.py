@@ -1,0 +1,68 @@
+"""RF configs: how they are recognised, their entry points, and one clear error per user mistake.
+
+A config is an RF config when it defines a callable ``get_model`` and neither ``network`` nor ``get_network``
+(those select the layer engine, as in the reference).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from returnn.errors import ConfigValueError
+
+#: the task → the step function it runs
+STEP_FUNC_OF_TASK = {"train": "train_step", "eval": "train_step", "forward": "forward_step",
+                     "search": "forward_step", "compute_priors": "forward_step"}
+
+
+def is_rf_config(config) -> bool:
+    """Whether ``config`` describes an RF model (see module doc)."""
+    if config is None:
+        return False
+    if config.typed_value("network", None) is not None or callable(config.typed_value("get_network", None)):
+        return False
+    return callable(config.typed_value("get_model", None))
+
+
+def step_func_name(*, train: bool, eval_flag: bool) -> str:
+    """``train_step`` for training and scoring graphs (losses), else ``forward_step`` (outputs)."""
+    return "train_step" if (train or eval_flag) else "forward_step"
+
+
+def get_step_func(config, name: str) -> Callable[..., Any]:
+    """Config ``name`` (``train_step`` or ``forward_step``).
+
+    :raises ConfigValueError: not defined or not callable (names the function and the signature expected)
+    """
+    func = config.typed_value(name, None)
+    if not callable(func):
+        raise ConfigValueError(name, expected="a function %s(*, model, extern_data, **kwargs) for an RF model "
+                                              "(get_model); the task needs it" % name,
+                               got=func if func is not None else None)
+    return func
+
+
+def check_config(config) -> None:
+    """The checks that apply to an RF config before anything is built (nothing for a layer config).
+
+    :raises ConfigValueError: ``pretrain`` set with an RF model (the reference has no pretrain for RF models)
+    """
+    if not is_rf_config(config):
+        return
+    pretrain = config.typed_value("pretrain", None)
+    if pretrain not in (None, False, "", {}):
+        raise ConfigValueError("pretrain", expected="no pretrain with an RF model (get_model): the model of every "
+                                                    "epoch is the one get_model returns", got=pretrain)
+
+
+def check_model(model: Any) -> Any:
+    """``model`` as ``get_model`` returned it.
+
+    :raises ConfigValueError: not an ``rf.Module``
+    """
+    import returnn.frontend as rf
+
+    if not isinstance(model, rf.Module):
+        raise ConfigValueError("get_model", expected="get_model(*, epoch, step, **kwargs) to return an rf.Module",
+                               got=type(model).__name__ if model is not None else None)
+    return model

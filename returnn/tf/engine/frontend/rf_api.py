@@ -1,0 +1,87 @@
+"""The calls into ``returnn.frontend`` the engine makes, in one place: the backend, the model with its parameter
+variables, the run context of a step (train flag, losses, outputs)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Tuple
+
+import tensorflow as tf
+
+from returnn.tf.engine.frontend.param_names import checkpoint_name
+
+
+def select_tf_backend() -> None:
+    """RF operations without Tensor inputs (initialisation, ``rf.zeros``) build TF ops."""
+    import returnn.frontend as rf
+
+    rf.select_backend("tensorflow")
+
+
+def set_batch_dim_size(extern_data) -> None:
+    """The global ``batch_dim`` gets the batch size of the extern data placeholders (RF ops that create a batch
+    axis, e.g. ``rf.zeros([batch_dim])``, need it)."""
+    from returnn.tensor import Tensor, batch_dim
+
+    for data in extern_data.data.values():
+        if data.placeholder is not None and data.batch_dim_axis is not None:
+            size = Tensor("batch", dims=(), dtype="int32")
+            size.raw_tensor = tf.shape(data.placeholder)[data.batch_dim_axis]
+            batch_dim.dyn_size_ext = size
+            return
+
+
+def build_model(make_model: Callable[[], Any], *, net_seed: int) -> Tuple[Any, Dict[str, tf.Variable]]:
+    """Calls ``make_model()`` and creates the TF variables of its parameters, each named by its checkpoint name
+    (:func:`~returnn.tf.engine.frontend.param_names.checkpoint_name`), at the root of the graph.
+
+    :return: the model, checkpoint name → variable
+    """
+    import returnn.frontend as rf
+    from returnn.tf.frontend_low_level import TFBackend
+
+    rf.set_random_seed(net_seed)
+    with TFBackend.deferred_parameter_creation():
+        model = make_model()
+    with tf.compat.v1.name_scope(None):
+        TFBackend.create_parameters(model, name_func=checkpoint_name)
+    variables = {checkpoint_name(name): TFBackend.get_parameter_variable(param)
+                 for name, param in model.named_parameters()}
+    return model, variables
+
+
+def tensor_dict_of(extern_data) -> Any:
+    """The extern data as the ``TensorDict`` the step functions get (the placeholders' Tensors)."""
+    from returnn.tensor import TensorDict
+
+    return TensorDict(dict(extern_data.data))
+
+
+def init_train_step_run_ctx(*, train_flag: Any, step: int, epoch: int) -> None:
+    import returnn.frontend as rf
+
+    rf.init_train_step_run_ctx(train_flag=train_flag, step=step, epoch=epoch)
+
+
+def init_forward_step_run_ctx(*, expected_outputs: Any, step: int, epoch: int) -> None:
+    import returnn.frontend as rf
+    from returnn.tensor import TensorDict
+
+    if isinstance(expected_outputs, dict):
+        outputs = TensorDict()
+        outputs.update(expected_outputs, auto_convert=True)
+        expected_outputs = outputs
+    rf.init_forward_step_run_ctx(expected_outputs=expected_outputs, step=step, epoch=epoch)
+
+
+def run_ctx_losses() -> List[Any]:
+    """The losses the step marked, in marking order."""
+    import returnn.frontend as rf
+
+    return list(rf.get_run_ctx().losses.values())
+
+
+def run_ctx_outputs() -> Dict[str, Any]:
+    """Output name → Tensor the step marked."""
+    import returnn.frontend as rf
+
+    return dict(rf.get_run_ctx().outputs.data)
