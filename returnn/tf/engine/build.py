@@ -8,6 +8,7 @@ from typing import Any, Callable, Dict, List, Optional
 import tensorflow as tf
 
 from returnn.tf.engine import epoch_network, network_setup
+from returnn.tf.engine.frontend.config_entry import is_rf_config
 from returnn.tf.engine.checkpoints import CheckpointLoader, CheckpointSaver, var_name
 from returnn.tf.engine.seeds import run_seeds
 from returnn.tf.engine.session import get_device_kind, new_session
@@ -53,9 +54,14 @@ def build(state: RunState, *, train: bool, epoch: Optional[int] = None, eval_fla
         else:
             state.train_flag = None
             train_flag = False
-        state.network = network_setup.create_network(
-            config, extern_data=extern_data, net_dict=net_dict, train_flag=train_flag,
-            eval_flag=eval_flag or train, search_flag=search_flag, rnd_seed=net_seed, epoch=epoch)
+        if is_rf_config(config):  # an RF model (get_model, train_step/forward_step)
+            state.network = network_setup.create_rf_network(
+                config, extern_data=extern_data, train_flag=train_flag, eval_flag=eval_flag or train,
+                search_flag=search_flag, rnd_seed=net_seed, epoch=epoch)
+        else:
+            state.network = network_setup.create_network(
+                config, extern_data=extern_data, net_dict=net_dict, train_flag=train_flag,
+                eval_flag=eval_flag or train, search_flag=search_flag, rnd_seed=net_seed)
         if net_dict.get("#trainable", True) is False:  # as the reference: no param of this network is trained
             epoch_network.freeze_params(state.network)
         if hasattr(state.network, "print_network_info"):

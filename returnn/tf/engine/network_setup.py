@@ -48,23 +48,24 @@ def create_extern_data(config, datasets: Sequence = ()):
 
 
 def create_network(config, *, extern_data, net_dict: Dict[str, Any], train_flag: Any, eval_flag: bool,
-                   search_flag: bool = False, rnd_seed: Optional[int] = None, epoch: Optional[int] = None):
-    """Constructs the :class:`returnn.tf.network.TFNetwork` (in the current default graph); for an RF config
-    (``get_model``, see :mod:`returnn.tf.engine.frontend`) the :class:`~returnn.tf.engine.frontend.network.RFNetwork`
-    of the model of ``epoch``."""
-    from returnn.tf.engine.frontend.config_entry import is_rf_config
+                   search_flag: bool = False, rnd_seed: Optional[int] = None):
+    """Constructs the :class:`returnn.tf.network.TFNetwork` (in the current default graph)."""
     from returnn.tf.network import TFNetwork
-
-    if is_rf_config(config):
-        from returnn.tf.engine.frontend.network import create_rf_network
-
-        return create_rf_network(config, extern_data=extern_data, train_flag=train_flag, eval_flag=eval_flag,
-                                 search_flag=search_flag, rnd_seed=rnd_seed, epoch=epoch)
 
     network = TFNetwork(config=config, extern_data=extern_data, rnd_seed=rnd_seed, train_flag=train_flag,
                         eval_flag=eval_flag, search_flag=search_flag)
     network.construct_from_dict(net_dict)
     return network
+
+
+def create_rf_network(config, *, extern_data, train_flag: Any, eval_flag: bool, search_flag: bool = False,
+                      rnd_seed: Optional[int] = None, epoch: Optional[int] = None):
+    """For an RF config (``get_model``, see :mod:`returnn.tf.engine.frontend`): the
+    :class:`~returnn.tf.engine.frontend.network.RFNetwork` of the model of ``epoch`` (in the current default graph)."""
+    from returnn.tf.engine.frontend.network import create_rf_network as create
+
+    return create(config, extern_data=extern_data, train_flag=train_flag, eval_flag=eval_flag,
+                  search_flag=search_flag, rnd_seed=rnd_seed, epoch=epoch)
 
 
 def create_updater(config, network, initial_learning_rate: float, *, strategy=None):
