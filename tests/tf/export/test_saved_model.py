@@ -1,7 +1,7 @@
-"""tools/tf_export_saved_model.py and returnn.tf.export: the SavedModel of a small network, loaded with plain
-``tf.saved_model.load`` in a fresh process that cannot import returnn, gives what ``task = "forward"`` writes to
-its HDF (forward signature) and the n-best lists ``task = "search"`` writes (search signature, an attention
-model); a network with a Python function is refused naming the layer."""
+"""tools/tf_export_saved_model.py and returnn.tf.export: the SavedModel of a small attention model, loaded with
+plain ``tf.saved_model.load`` in a fresh process that cannot import returnn, gives what ``task = "forward"`` writes
+to its HDF (forward signature) and the n-best lists ``task = "search"`` writes (search signature); a network with a
+Python function or a custom op is refused naming the layer."""
 
 from __future__ import annotations
 
@@ -22,14 +22,11 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.p
 TOOL = os.path.join(REPO_ROOT, "tools", "tf_export_saved_model.py")
 RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "run_saved_model.py")
 
-FORWARD_NET = {
-    "lstm": {"class": "rec", "unit": "nativelstm2", "n_out": 7, "from": "data"},
-    "output": {"class": "softmax", "loss": "ce", "from": "lstm", "target": "classes"},
-}
 ATTENTION_NET = {
     "embed": {"class": "linear", "activation": None, "with_bias": False, "n_out": 6, "from": "data"},
     "encoder": {"class": "rec", "unit": "nativelstm2", "n_out": 8, "from": "embed"},
     "enc_ctx": {"class": "linear", "activation": None, "n_out": 8, "from": "encoder"},
+    "frame_prob": {"class": "softmax", "from": "encoder", "n_out": 4, "is_output_layer": True},  # forward output
     "output": {"class": "rec", "from": [], "target": "classes", "max_seq_len": "max_len_from('base:encoder') + 2",
                "unit": {
         "prev_embed": {"class": "linear", "activation": None, "with_bias": False, "n_out": 5, "from": "prev:output"},
@@ -89,68 +86,57 @@ def _padded_inputs(dataset_opts, keys):
     return out, tags
 
 
-def _run_without_returnn(tmp_path, model_dir, signature, inputs):
+def _run_without_returnn(tmp_path, model_dir, signatures, inputs):
     numpy.savez(tmp_path / "inputs.npz", **inputs)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["TF_CPP_MIN_LOG_LEVEL"] = "3"
-    proc = subprocess.run([sys.executable, RUNNER, str(model_dir), signature, str(tmp_path / "inputs.npz"),
-                           str(tmp_path / "outputs.npz")], cwd=str(tmp_path), env=env, capture_output=True,
-                          text=True, timeout=600)
+    proc = subprocess.run([sys.executable, RUNNER, str(model_dir), str(tmp_path / "inputs.npz"), str(tmp_path / "out")]
+                          + list(signatures), cwd=str(tmp_path), env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "returnn loaded: False" in proc.stdout
-    return dict(numpy.load(tmp_path / "outputs.npz")), proc.stdout
+    return {sig: dict(numpy.load(tmp_path / ("out-%s.npz" % sig))) for sig in signatures}, proc.stdout
 
 
-def test_forward_signature_matches_forward_task(tool, tmp_path):
-    data = {"class": "Task12AXDataset", "num_seqs": 6, "fixed_random_seed": 3}
-    config = _config(tmp_path, extern_data={"data": {"dim": 9}, "classes": {"dim": 2, "sparse": True}},
-                     network=FORWARD_NET, train=data, eval=data)
-    _run_task(config, "initialize_model")
-    config_file = tmp_path / "setup.config"
-    config_file.write_text("#!rnn.py\n" + "".join("%s = %r\n" % (k, config.typed_value(k)) for k in (
-        "use_tensorflow", "extern_data", "network", "model")))
-    tool.main([str(config_file), "--load", str(tmp_path / "model"), "--output_dir", str(tmp_path / "sm")])
-    assert (tmp_path / "sm" / "saved_model.pb").exists() and (tmp_path / "sm" / "variables").is_dir()
-    hdf = tmp_path / "fwd.hdf"
-    _run_task(_config(tmp_path, extern_data=config.typed_value("extern_data"), network=FORWARD_NET, eval=data,
-                      load=str(tmp_path / "model"), output_file=str(hdf)), "forward")
-    inputs, tags = _padded_inputs(data, ["data"])
-    outputs, stdout = _run_without_returnn(tmp_path, tmp_path / "sm", "serving_default", inputs)
-    assert "inputs: ['data', 'data_seq_lens']; outputs: ['output', 'output_seq_lens']" in stdout
-    with h5py.File(hdf, "r") as f:
-        ref, lens = f["inputs"][...], f["seqLengths"][...][:, 0]
-        ref_tags = [t.decode() if isinstance(t, bytes) else str(t) for t in f["seqTags"][...]]
-    assert ref_tags == tags
-    numpy.testing.assert_array_equal(outputs["output_seq_lens"], lens)
-    offsets = numpy.concatenate([[0], numpy.cumsum(lens)])
-    for i in range(len(tags)):
-        assert outputs["output"].shape[2] == 2
-        numpy.testing.assert_allclose(outputs["output"][i, :lens[i]], ref[offsets[i]:offsets[i + 1]], atol=1e-5,
-                                      rtol=0)
-    assert numpy.ptp(ref) > 1e-3  # not a constant output
-
-
-def test_search_signature_matches_search_task(tool, tmp_path):
+def test_saved_model_gives_the_forward_and_search_tasks_outputs(tool, tmp_path):
+    """One model for both signatures (each TF process start costs seconds): forward of ``frame_prob``, search of
+    the attention decoder (config ``search_output_layer = "decision"``: the beam it decides on)."""
     data = {"class": "CopyTaskDataset", "nsymbols": 5, "minlen": 2, "maxlen": 6, "num_seqs": 7,
             "fixed_random_seed": 5}
     extern = {"data": {"dim": 5, "sparse": True}, "classes": {"dim": 5, "sparse": True}}
-    config = _config(tmp_path, extern_data=extern, network=ATTENTION_NET, train=data, search_data=data,
-                     random_seed=7)
-    _run_task(config, "initialize_model")
+    setup = dict(extern_data=extern, network=ATTENTION_NET, random_seed=7)
+    _run_task(_config(tmp_path, train=data, **setup), "initialize_model")
     config_file = tmp_path / "setup.config"
     config_file.write_text("#!rnn.py\nuse_tensorflow = True\nextern_data = %r\nnetwork = %r\n"
-                           "search_output_layer = 'decision'\n" % (extern, ATTENTION_NET))
+                           "search_output_layer = 'decision'\nforward_output_layer = 'frame_prob'\n"
+                           % (extern, ATTENTION_NET))
     tool.main([str(config_file), "--load", str(tmp_path / "model"), "--output_dir", str(tmp_path / "sm"),
                "--search"])
-    out_file = tmp_path / "search.py"
-    _run_task(_config(tmp_path, extern_data=extern, network=ATTENTION_NET, search_data=data,
-                      load=str(tmp_path / "model"), search_output_layer="output", search_output_file=str(out_file),
-                      search_output_file_format="py", search_do_eval=False), "search")
-    nbest = ast.literal_eval(out_file.read_text())
+    assert (tmp_path / "sm" / "saved_model.pb").exists() and (tmp_path / "sm" / "variables").is_dir()
+    hdf, search_file = tmp_path / "fwd.hdf", tmp_path / "search.py"
+    load = str(tmp_path / "model")
+    _run_task(_config(tmp_path, eval=data, load=load, output_file=str(hdf), forward_output_layer="frame_prob",
+                      **setup), "forward")
+    _run_task(_config(tmp_path, search_data=data, load=load, search_output_layer="output", search_do_eval=False,
+                      search_output_file=str(search_file), search_output_file_format="py", **setup), "search")
     inputs, tags = _padded_inputs(data, ["data"])
-    outputs, stdout = _run_without_returnn(tmp_path, tmp_path / "sm", "search", inputs)
-    assert "inputs: ['data', 'data_seq_lens']; outputs: ['hypotheses', 'hypotheses_seq_lens', 'scores']" in stdout
-    hyps, lens, scores = outputs["hypotheses"], outputs["hypotheses_seq_lens"], outputs["scores"]
+    outputs, stdout = _run_without_returnn(tmp_path, tmp_path / "sm", ["serving_default", "search"], inputs)
+    assert "serving_default: inputs ['data', 'data_seq_lens'], outputs ['output', 'output_seq_lens']" in stdout
+    assert "search: inputs ['data', 'data_seq_lens'], outputs ['hypotheses', 'hypotheses_seq_lens', 'scores']" in stdout
+    # forward: as task=forward's HDF
+    forward = outputs["serving_default"]
+    with h5py.File(hdf, "r") as f:
+        ref, lens = f["inputs"][...], f["seqLengths"][...][:, 0]
+        ref_tags = [t.decode() if isinstance(t, bytes) else str(t) for t in f["seqTags"][...]]
+    assert ref_tags == tags and forward["output"].shape[2] == 4
+    numpy.testing.assert_array_equal(forward["output_seq_lens"], lens)
+    offsets = numpy.concatenate([[0], numpy.cumsum(lens)])
+    for i in range(len(tags)):
+        numpy.testing.assert_allclose(forward["output"][i, :lens[i]], ref[offsets[i]:offsets[i + 1]], atol=1e-5,
+                                      rtol=0)
+    assert numpy.ptp(ref) > 1e-3  # not a constant output
+    # search: all hypotheses of each beam and their scores as task=search's n-best lists
+    nbest = ast.literal_eval(search_file.read_text())
+    hyps, lens, scores = (outputs["search"][k] for k in ("hypotheses", "hypotheses_seq_lens", "scores"))
     assert hyps.shape[:2] == lens.shape == scores.shape == (len(tags), 3)
     assert list(nbest) == tags
     for b, tag in enumerate(tags):
