@@ -37,6 +37,18 @@ class TrainingOptions(OptionGroup):
                                            "after each epoch", kind="any")
     tf_log_dir: Optional[str] = option(None, "directory of the TensorBoard summaries (default: the directory of "
                                              "'model')", kind="str")
+    step_checkpoint_interval: int = option(
+        0, "write a step checkpoint every N training steps (0: never); a restarted run continues the epoch "
+           "from the newest one, bit-identically (see returnn.tf.engine.step_checkpoints)", kind="int", min=0)
+    step_checkpoint_interval_minutes: float = option(
+        0.0, "write a step checkpoint when this many minutes of training passed since the last one (0: never); "
+             "may be combined with step_checkpoint_interval", kind="float", min=0)
+
+    @property
+    def step_checkpoints_enabled(self) -> bool:
+        """Whether step checkpoints are written (:attr:`step_checkpoint_interval` or
+        :attr:`step_checkpoint_interval_minutes` set)."""
+        return self.step_checkpoint_interval > 0 or self.step_checkpoint_interval_minutes > 0
 
     @property
     def effective_save_interval(self) -> int:

@@ -7,12 +7,14 @@ from typing import Any, Callable, Dict, List, Optional
 
 import tensorflow as tf
 
+from returnn.log import log
 from returnn.tf.engine import epoch_network, network_setup
 from returnn.tf.engine.frontend.config_entry import is_rf_config
 from returnn.tf.engine.checkpoints import CheckpointLoader, CheckpointSaver, var_name
 from returnn.tf.engine.seeds import run_seeds
 from returnn.tf.engine.session import get_device_kind, new_session
 from returnn.tf.engine.state import RunState
+from returnn.tf.ops import step_random
 
 tf1 = tf.compat.v1
 
@@ -48,6 +50,10 @@ def build(state: RunState, *, train: bool, epoch: Optional[int] = None, eval_fla
         extern_data = network_setup.create_extern_data(config, state.datasets.all())
         if net_dict_post_proc:
             net_dict = net_dict_post_proc(net_dict)
+        step_seeded = train and state.options.training.step_checkpoints_enabled
+        if step_seeded:  # resumable random ops (returnn.tf.engine.step_checkpoints)
+            step_random.create_step_seed(state.graph)
+            tf.config.experimental.enable_op_determinism()
         if train:
             state.train_flag = tf1.placeholder_with_default(False, shape=(), name="train_flag")
             train_flag: Any = state.train_flag
@@ -78,11 +84,24 @@ def build(state: RunState, *, train: bool, epoch: Optional[int] = None, eval_fla
                 state.optim_op = state.updater.get_optim_op()
         elif train:
             state.network.global_train_step  # noqa: B018 (created here: part of every training checkpoint)
+        if step_seeded and state.optim_op is not None:
+            _warn_stateful_random_ops(state)
         state.session = new_session(config, state.graph, state.device_kind, strategy=state.strategy)
         state.session.run(tf1.global_variables_initializer())  # optimizer state included: built above
         state.loader = CheckpointLoader()
         state.saver = CheckpointSaver(saveable_variables(state))
     state.loss_fetches = None
+
+
+def _warn_stateful_random_ops(state: RunState) -> None:
+    """Step checkpoints: names the random ops of the training step whose state a checkpoint cannot hold."""
+    ops = step_random.stateful_random_ops([state.optim_op])
+    if ops:
+        names = ", ".join(op.name for op in ops[:10]) + (", ..." if len(ops) > 10 else "")
+        log.print_warning(
+            "step checkpoints: %i random op(s) of the training step keep their state in the session, not in a "
+            "checkpoint (random ops inside a rec loop, tf.random.* in eval/custom code): a run resumed from a step "
+            "checkpoint draws other values there than a run never stopped: %s" % (len(ops), names))
 
 
 def saveable_variables(state: RunState) -> List:

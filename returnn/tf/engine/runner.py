@@ -175,6 +175,13 @@ class Runner:
     :param sync: distributed training only: a :class:`returnn.tf.distributed.strategy.TrainSync` keeping
         the workers' steps in lockstep (steps without own data feed its gradient weight 0 and are left out of
         the scores)
+    :param start_step: batches of the pass already done (a resumed epoch, see
+        :mod:`~returnn.tf.engine.step_checkpoints`): they are skipped, the steps count on from here
+    :param skipped_batch_check: called with the :class:`~returnn.datasets.feeding.BatchData` of the last skipped
+        batch (to check that the batches are those of the interrupted run)
+    :param step_hook: ``f(steps_done, batch_data, result)`` after each training step (step checkpoints)
+    :param step_seed: the graph's step-seed placeholder (:mod:`returnn.tf.ops.step_random`), fed the global step
+        (``global_step_offset`` + step) each step; None: not fed
     """
 
     def __init__(self, state, *, network, dataset, batches, name: str, loss_fetches: Optional[LossFetches] = None,
@@ -182,7 +189,9 @@ class Runner:
                  step_callback: Optional[Callable[[Any, Dict[str, Any]], None]] = None,
                  feed_extra: Optional[Dict[Any, Any]] = None,
                  nonfinite_callback: Optional[Callable[[int, Dict[str, Any]], bool]] = None,
-                 summary_writer=None, global_step_offset: int = 0, report: bool = True, sync=None):
+                 summary_writer=None, global_step_offset: int = 0, report: bool = True, sync=None,
+                 start_step: int = 0, skipped_batch_check: Optional[Callable[[Any], None]] = None,
+                 step_hook: Optional[Callable[[int, Any, "PassResult"], None]] = None, step_seed=None):
         self.state = state
         self.network = network
         self.dataset = dataset
@@ -198,6 +207,10 @@ class Runner:
         self.global_step_offset = global_step_offset
         self.report = report
         self.sync = sync
+        self.start_step = int(start_step)
+        self.skipped_batch_check = skipped_batch_check
+        self.step_hook = step_hook
+        self.step_seed = step_seed
         self.result = PassResult(loss_fetches.names if loss_fetches else [],
                                  loss_fetches.cost_names if loss_fetches else None)
         self.data_keys = self._data_keys()
@@ -259,6 +272,8 @@ class Runner:
         weight_feed = sync is not None and sync.grad_weight is not None
         if weight_feed:
             feed_list.append(sync.grad_weight)
+        if self.step_seed is not None:
+            feed_list.append(self.step_seed)
         fetches: Dict[str, Any] = {}
         if self.loss_fetches:
             fetches.update(self.loss_fetches.fetches)
@@ -274,7 +289,9 @@ class Runner:
         progress = Progress(self.name)
         num_seqs_total = self._num_seqs_total()
         result = self.result
-        start = time.time()
+        start = time.time() - result.elapsed  # a resumed pass: its elapsed time so far
+        if self.start_step:
+            self._skip_batches(self.start_step)
         iterator = iterate_batch_data(self.dataset, self.batches, self.data_keys)
         stop_requested = self.state.stop.requested
         if sync is None:
@@ -296,7 +313,7 @@ class Runner:
             last_done[0] = now
 
         try:
-            for step, (batch, own_data, stop) in enumerate(steps):
+            for step, (batch, own_data, stop) in enumerate(steps, start=self.start_step):
                 if stop:
                     raise CancelTrainingException("%s: stopped at step %i (signal)" % (self.name, step))
                 args = []
@@ -312,6 +329,8 @@ class Runner:
                     args.append(np.array(batch.seq_tags, dtype=object))
                 if weight_feed:
                     args.append(sync.feed_weight(own_data))
+                if self.step_seed is not None:
+                    args.append(np.int64(self.global_step_offset + step))
                 if executor is not None:  # inference: this step runs while the older ones finish
                     pending.append((step, batch, executor.submit(step_fn, *args)))
                     if len(pending) >= in_flight:
@@ -327,6 +346,9 @@ class Runner:
                     continue
                 self._after_step(step, batch, out, time.time() - step_start, start, report_steps, log_batch_size,
                                  progress, num_seqs_total)
+                if self.step_hook is not None:
+                    result.elapsed = time.time() - start
+                    self.step_hook(step + 1, batch, result)
             while pending:
                 finish_oldest()
             if sync is not None:
@@ -344,6 +366,23 @@ class Runner:
             self.name, result.num_steps, hms(result.elapsed),
             100.0 * result.computing_time / result.elapsed if result.elapsed > 0 else 100.0), file=log.v3)
         return result
+
+    def _skip_batches(self, num: int) -> None:
+        """Consumes the first ``num`` batches of :attr:`batches` without running them (a resumed pass); the last one
+        is loaded and given to :attr:`skipped_batch_check`.
+
+        :raises ReturnnError: the pass has fewer batches
+        """
+        from returnn.datasets.feeding import build_batch_data
+
+        skipped = self.batches.peek_next_n(num)
+        if len(skipped) < num:
+            raise ReturnnError("%s: cannot skip the %i batches done before the restart: the pass has only %i "
+                               "batches (the dataset or the batching options changed?)"
+                               % (self.name, num, len(skipped)))
+        if self.skipped_batch_check is not None:
+            self.skipped_batch_check(build_batch_data(self.dataset, skipped[-1], self.data_keys))
+        self.batches.advance(num)
 
     def _steps_in_flight(self) -> int:
         """:return: how many steps may run at once: ``inference_steps_in_flight`` (default 2) for passes without

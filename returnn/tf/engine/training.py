@@ -28,13 +28,15 @@ import numpy as np
 
 from returnn.log import log
 from returnn.lr_control.from_config import get_use_last_best_model_epoch
-from returnn.tf.engine import model_io
-from returnn.tf.engine.build import sync_model
+from returnn.errors import ConfigValueError
+from returnn.tf.engine import model_io, step_checkpoints
+from returnn.tf.engine.build import saveable_variables, sync_model
 from returnn.tf.engine.evaluation import eval_dataset, format_dataset_results, format_values, loss_fetches, score_keys
 from returnn.tf.engine.network_change import init_network_for_epoch
 from returnn.tf.engine.runner import CancelTrainingException, NonFiniteLossError, Runner
 from returnn.tf.engine.state import RunState
 from returnn.tf.engine.summaries import SummaryWriters
+from returnn.tf.ops import step_random
 from returnn.util.timefmt import hms
 
 
@@ -69,6 +71,10 @@ def train(state: RunState) -> None:
         print("Warning: config key 'model' is not set, no checkpoints will be saved.", file=log.v2)
     if start_epoch == 1 and opts.save_epoch1_initial_model and state.model_filename:
         model_io.save_model(state, state.epoch_model_filename(0))
+    if opts.step_checkpoints_enabled and state.model_filename and state.strategy.is_root and not state.options.run.dry_run:
+        # step checkpoints of earlier epochs (their epoch checkpoint was written before they were removed)
+        step_checkpoints.remove_all_step_checkpoints(state.model_filename,
+                                                     except_epoch_prefix=state.epoch_model_filename(start_epoch))
     previous = state.stop.install()
     state.summary_writers = SummaryWriters(summary_log_dir(state))
     try:
@@ -146,6 +152,20 @@ def _nonfinite_handler(state: RunState, epoch: int, name: str):
     return on_nonfinite
 
 
+def _batch_check(progress: "step_checkpoints.PassProgress"):
+    """The runner's check of the last skipped batch of a resumed epoch against the step checkpoint."""
+
+    def check(batch) -> None:
+        if progress.last_batch is not None and step_checkpoints.batch_fingerprint(batch) != progress.last_batch:
+            raise step_checkpoints.StepCheckpointError(
+                "step checkpoint of epoch %i: batch %i of the epoch is not the one trained before the restart "
+                "(sequences %s): the dataset's sequence order or the batching differ; remove the step checkpoints "
+                "(<model>.NNN.step*) to restart the epoch" % (progress.epoch, progress.steps_done,
+                                                                list(batch.seq_tags)[:5]))
+
+    return check
+
+
 def train_epoch(state: RunState, epoch: int, *, save: bool = True) -> Dict[str, float]:
     """One epoch: train pass, save, evaluations, LR control. Returns the epoch's score dict."""
     strategy = state.strategy
@@ -158,7 +178,19 @@ def train_epoch(state: RunState, epoch: int, *, save: bool = True) -> Dict[str, 
         if strategy.loads_checkpoints:
             maybe_use_last_best_model(state, epoch)
         sync_model(state)  # distributed: rank 0's choice
-    global_step_start = int(state.session.run(state.network.global_train_step))
+    stepper, progress = None, None
+    if state.options.training.step_checkpoints_enabled and state.model_filename:
+        progress = step_checkpoints.load_newest(state, epoch, saveable_variables(state))
+    if progress is not None:
+        global_step_start = progress.global_step_start
+        if progress.learning_rate != learning_rate:
+            log.print_warning("step checkpoint: epoch %i was trained with learning rate %s before the restart, now "
+                              "the learning-rate control gives %s; continuing with %s" % (
+                                  epoch, progress.learning_rate, learning_rate, progress.learning_rate))
+            learning_rate = progress.learning_rate
+            state.updater.set_learning_rate(learning_rate, session=state.session)
+    else:
+        global_step_start = int(state.session.run(state.network.global_train_step))
     dataset = state.datasets.train
     strategy.init_epoch(dataset, epoch)  # distributed "shard": this worker's part
     # as the reference: a network without a layer over time (only frame-wise layers and losses) is trained and
@@ -167,11 +199,28 @@ def train_epoch(state: RunState, epoch: int, *, save: bool = True) -> Dict[str, 
         train=True, recurrent_net=state.network.recurrent))
     name = epoch_name if epoch_name.startswith("pretrain") else "train " + epoch_name
     writer = state.summary_writers.get("train")
+    sync = strategy.step_sync(state.session, state.updater, global_step_start)
+    if state.options.training.step_checkpoints_enabled and state.model_filename and not state.options.run.dry_run:
+        if sync is not None:
+            raise ConfigValueError("step_checkpoint_interval", expected="unset (0) in training with several "
+                                   "workers: step checkpoints hold one process's dataset position", got="%s / %s min" % (
+                                       state.options.training.step_checkpoint_interval,
+                                       state.options.training.step_checkpoint_interval_minutes))
+        stepper = step_checkpoints.StepCheckpointer(
+            state, epoch, every_steps=state.options.training.step_checkpoint_interval,
+            every_minutes=state.options.training.step_checkpoint_interval_minutes,
+            global_step_start=global_step_start, learning_rate=learning_rate)
     runner = Runner(state, network=state.network, dataset=dataset, batches=batches, name=name,
                     loss_fetches=loss_fetches(state), train_op=state.optim_op,
                     feed_extra={state.train_flag: True}, nonfinite_callback=_nonfinite_handler(state, epoch, name),
-                    summary_writer=writer, global_step_offset=global_step_start,
-                    sync=strategy.step_sync(state.session, state.updater, global_step_start))
+                    summary_writer=writer, global_step_offset=global_step_start, sync=sync,
+                    start_step=progress.steps_done if progress is not None else 0,
+                    skipped_batch_check=_batch_check(progress) if progress is not None else None,
+                    step_hook=stepper.after_step if stepper is not None else None,
+                    step_seed=step_random.get_step_seed(state.graph))
+    if progress is not None:
+        progress.restore_sums(runner.result)
+        progress.restore_generators()
     result = runner.run()
     strategy.end_of_pass(result)  # distributed: scores over all workers' shards
     if writer is not None:
@@ -179,7 +228,7 @@ def train_epoch(state: RunState, epoch: int, *, save: bool = True) -> Dict[str, 
         epoch_summary.update({"epoch/" + k: v for k, v in score_keys("train", result).items()})
         writer.write_scalars(global_step_start + result.num_steps, epoch_summary)
         writer.flush()
-    if save:
+    if save and stepper is None:
         model_io.save_model(state)
     # the scores reach the learning-rate control in the reference's order: train, then each eval dataset, then
     # the epoch's meta data (it logs its error key from the first call that changes it)
@@ -209,6 +258,10 @@ def train_epoch(state: RunState, epoch: int, *, save: bool = True) -> Dict[str, 
     epoch_errors.update(meta)
     if state.model_filename and not state.options.run.dry_run and strategy.is_root:
         lrc.save()
+    if stepper is not None:  # step checkpoints: the checkpoint after the epoch's scores are in the file (module doc)
+        if save:
+            model_io.save_model(state)
+        stepper.remove_all()
     # the reference prints this line also without eval datasets (then empty)
     print(" ".join(format_dataset_results(n, r) for n, r in dev_results.items()), file=log.v3)
     if state.options.training.cleanup_old_models and strategy.is_root:

@@ -7,6 +7,7 @@ from typing import Any, Callable, Optional
 import tensorflow as tf
 
 from returnn.tensor import Tensor
+from returnn.tf.ops import step_random
 
 
 def cond_on_train_flag(train_flag: Any, fn_train: Callable[[], tf.Tensor], fn_eval: Callable[[], tf.Tensor]) -> tf.Tensor:
@@ -58,7 +59,7 @@ def apply_dropout(tensor: Tensor, rate: float, *, train_flag: Any, noise_shape: 
     shape = get_noise_shape(tensor, noise_shape)
 
     def dropped() -> tf.Tensor:
-        return tf.nn.dropout(x, rate=rate, noise_shape=shape, seed=seed)
+        return step_random.nn_dropout(x, rate=rate, noise_shape=shape, seed=seed)
 
     if on_forward:
         return dropped()

@@ -14,6 +14,7 @@ from typing import Any, Callable, Optional
 import tensorflow as tf
 
 from returnn.tf.ops.dropout import cond_on_train_flag as _cond_on_flag
+from returnn.tf.ops import step_random
 from returnn.tf.util.errors import TFUtilValueError
 
 _GLOBAL_TRAIN_FLAG_ATTR = "_returnn_global_train_flag"
@@ -107,7 +108,7 @@ def dropout(x: Any, keep_prob: Any, noise_shape: Any = None, seed: Optional[int]
                                     for i, d in enumerate(noise_shape)])
         keep = keep_prob if isinstance(keep_prob, tf.Tensor) else tf.convert_to_tensor(keep_prob, dtype=x.dtype)
         keep = tf.cast(keep, x.dtype)
-        random_tensor = keep + tf.random.uniform(noise_shape, seed=seed, dtype=x.dtype)
+        random_tensor = keep + step_random.random_uniform(noise_shape, seed=seed, dtype=x.dtype)
         binary = tf.floor(random_tensor)
         if apply_correction_factor:
             scale = (1.0 / keep_prob) if not isinstance(keep_prob, tf.Tensor) else (1.0 / keep)

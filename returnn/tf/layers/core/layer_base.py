@@ -27,6 +27,7 @@ from returnn.tf.layers.core.loss_holder import LossHolder
 from returnn.tf.layers.core.registry import LOSSES, get_loss_class
 from returnn.tf.layers.core.reuse_params import ReuseParams
 from returnn.tf.layers.core.scope_names import get_valid_scope_name_from_str, scope_prefix_of
+from returnn.tf.ops import step_random
 from returnn.tf.util.gradient_checkpoint import gradient_checkpoint_scope
 from returnn.util.suggest import close_matches
 
@@ -253,10 +254,10 @@ class LayerBase:
             if noise:
                 with tf.name_scope(f"{base_name}_variational_noise"):
                     x = tf.convert_to_tensor(x)
-                    x = x + tf.random.normal(tf.shape(x), stddev=noise, dtype=x.dtype)
+                    x = x + step_random.random_normal(tf.shape(x), stddev=noise, dtype=x.dtype)
             if use_dropout:
                 with tf.name_scope(f"{base_name}_weight_dropout"):
-                    x = tf.nn.dropout(tf.convert_to_tensor(x), rate=dropout)
+                    x = step_random.nn_dropout(tf.convert_to_tensor(x), rate=dropout)
             return x
 
         # the noisy/dropped-out param (as big as the param) is recomputed for the backward pass, not kept, once

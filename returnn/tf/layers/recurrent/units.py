@@ -48,6 +48,7 @@ from returnn.errors import LayerArgError
 from returnn.log import log
 from returnn.tf.layers.recurrent.cells import LayerNormVariantsLSTMCell, ZoneoutLSTMCell
 from returnn.tf.ops.dropout import cond_on_train_flag
+from returnn.tf.ops import step_random
 from returnn.tf.ops.rnn.cell_loop import run_cell_loop
 from returnn.tf.ops.rnn.lstm import lstm
 from returnn.tf.ops.rnn.masking import reverse_by_length
@@ -144,7 +145,7 @@ class NativeLstmUnit(RecUnit):
             noise_shape = [dim if s is None else s for s, dim in zip(self.rec_weight_dropout_shape,
                                                                          w_re.shape.as_list())]
         rate = self.rec_weight_dropout
-        return cond_on_train_flag(self.train_flag, lambda: tf.nn.dropout(w_re, rate=rate, noise_shape=noise_shape),
+        return cond_on_train_flag(self.train_flag, lambda: step_random.nn_dropout(w_re, rate=rate, noise_shape=noise_shape),
                                   lambda: w_re)
 
     def param_specs(self, n_in, n):

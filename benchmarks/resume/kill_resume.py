@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+"""Bit-identical resume mid-epoch under ``kill -9``: a training run with step checkpoints, killed at random moments
+and restarted each time (the same command line), must end with the same parameters (every variable, exact
+equality) and the same learning-rate file as a run never stopped.
+
+Usage::
+
+    python3 benchmarks/resume/kill_resume.py --trials 20                 # the 12AX demo, 5 epochs
+    python3 benchmarks/resume/kill_resume.py --trials 2 --small          # seconds, as the test suite does
+
+A *trial* is one ``kill -9`` at a random moment of the killed run (start-up, steps, step checkpoint writes, the
+evaluation, the epoch's checkpoint, ...), followed by a restart; after each trial, every epoch checkpoint the killed
+run has written so far is compared with the uninterrupted run's; after the last trial the run goes on to its end and
+its final checkpoint and learning-rate file are compared. ``--kill-after-step-checkpoint`` kills at a random moment
+shortly after the restarted process wrote its first step checkpoint instead (every trial then resumes mid-epoch).
+
+The learning-rate file is compared with the values of ``:meta:epoch_train_time_secs`` masked: they are wall-clock
+seconds, different between any two runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Dict, List, Optional, Tuple
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DEMO = os.path.join(REPO, "demos", "demo-tf-native-lstm.12ax.config")
+
+SMALL_OVERRIDES = [
+    "++train", '{"class": "Task12AXDataset", "num_seqs": 24, "fixed_random_seed": 1}',
+    "++dev", '{"class": "Task12AXDataset", "num_seqs": 6, "fixed_random_seed": 2}',
+    "++batch_size", "400", "++max_seqs", "3", "++chunking", "40:40", "++num_epochs", "3",
+]
+
+
+def command(config: str, workdir: str, interval: int, extra: List[str]) -> List[str]:
+    """The run's command line (the same for every restart)."""
+    return [sys.executable, os.path.join(REPO, "rnn.py"), config,
+            "++model", os.path.join(workdir, "model"), "++learning_rate_file", os.path.join(workdir, "lr.txt"),
+            "++step_checkpoint_interval", str(interval), "++log_verbosity", "4", "++device", "cpu"] + extra
+
+
+def _env() -> Dict[str, str]:
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONUNBUFFERED="1")
+    env["PYTHONPATH"] = REPO + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def run_to_end(cmd: List[str], log_file: str) -> float:
+    """Runs ``cmd`` to its end; returns the wall time. :raises RuntimeError: non-zero exit"""
+    start = time.time()
+    with open(log_file, "a") as log:
+        proc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, env=_env(), cwd=REPO, timeout=3600)
+    if proc.returncode != 0:
+        raise RuntimeError("%s failed with exit code %i, see %s" % (" ".join(cmd), proc.returncode, log_file))
+    return time.time() - start
+
+
+def run_and_kill(cmd: List[str], log_file: str, *, delay: Optional[float], after_step_checkpoint: bool,
+                 rng: random.Random) -> Tuple[bool, str]:
+    """Starts ``cmd`` and sends SIGKILL after ``delay`` seconds (or, with ``after_step_checkpoint``, at a random
+    moment within 0.5 s after its first ``Save step checkpoint`` line). Returns (killed, the process's output);
+    killed False: it ended by itself first."""
+    with open(log_file + ".part", "w") as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=_env(), cwd=REPO)
+        deadline = time.time() + (delay if delay is not None else 3600)
+        trigger_seen = False
+        while proc.poll() is None and time.time() < deadline:
+            time.sleep(0.02)
+            if after_step_checkpoint and not trigger_seen:
+                with open(log_file + ".part") as f:
+                    if "Save step checkpoint" in f.read():
+                        trigger_seen = True
+                        deadline = time.time() + rng.uniform(0.0, 0.5)
+        killed = proc.poll() is None
+        if killed:
+            os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    with open(log_file + ".part") as f:
+        text = f.read()
+    os.remove(log_file + ".part")
+    with open(log_file, "a") as log:
+        log.write(text + ("\n===== kill -9 =====\n" if killed else "\n===== ended, exit code %s =====\n"
+                          % proc.returncode))
+    if not killed and proc.returncode != 0:
+        raise RuntimeError("the run failed with exit code %i, see %s" % (proc.returncode, log_file))
+    return killed, text
+
+
+def read_checkpoint(prefix: str) -> Dict[str, "object"]:
+    """Variable name → numpy value of a TF checkpoint."""
+    import tensorflow as tf
+
+    reader = tf.train.load_checkpoint(prefix)
+    return {name: reader.get_tensor(name) for name in reader.get_variable_to_shape_map()}
+
+
+def compare_checkpoints(a: str, b: str) -> List[str]:
+    """:return: the differences (variable names, shapes, dtypes, values; exact equality)"""
+    import numpy as np
+
+    va, vb = read_checkpoint(a), read_checkpoint(b)
+    problems = []
+    if sorted(va) != sorted(vb):
+        problems.append("%s vs %s: variables differ: %s" % (a, b, sorted(set(va) ^ set(vb))))
+    for name in sorted(set(va) & set(vb)):
+        x, y = np.asarray(va[name]), np.asarray(vb[name])
+        if x.dtype != y.dtype or x.shape != y.shape or not np.array_equal(x, y):
+            diff = float(np.max(np.abs(x.astype(np.float64) - y.astype(np.float64)))) if x.shape == y.shape else None
+            problems.append("%s: %s differs (max abs diff %s)" % (os.path.basename(a), name, diff))
+    return problems
+
+
+def lr_file_text(filename: str) -> str:
+    """The learning-rate file with the wall-clock values masked."""
+    with open(filename) as f:
+        text = f.read()
+    return re.sub(r"('?:meta:epoch_train_time_secs'?\s*:\s*)\d+", r"\1<time>", text)
+
+
+def epoch_checkpoints(workdir: str) -> Dict[int, str]:
+    """Epoch → prefix of the complete epoch checkpoints in ``workdir``."""
+    out = {}
+    for name in os.listdir(workdir):
+        match = re.match(r"model\.(\d+)\.index$", name)
+        if match:
+            out[int(match.group(1))] = os.path.join(workdir, name[: -len(".index")])
+    return dict(sorted(out.items()))
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Runs the experiment (see module doc); returns 0 when every comparison holds, else 1."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--config", default=DEMO, help="training config (default: the 12AX demo)")
+    parser.add_argument("--trials", type=int, default=20, help="number of kill -9 + restart trials")
+    parser.add_argument("--step-interval", type=int, default=20, help="step_checkpoint_interval")
+    parser.add_argument("--small", action="store_true", help="a small 12AX setup (24 seqs, 3 epochs): seconds")
+    parser.add_argument("--kill-after-step-checkpoint", action="store_true",
+                        help="kill shortly after each restart's first step checkpoint (instead of at a random time)")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the kill moments (default: random)")
+    parser.add_argument("--workdir", default=None, help="keep the runs here (default: a temporary directory)")
+    parser.add_argument("extra", nargs="*", help="more ++key value config overrides for both runs")
+    args = parser.parse_args(argv)
+    seed = args.seed if args.seed is not None else random.randrange(2 ** 31)
+    rng = random.Random(seed)
+    extra = (SMALL_OVERRIDES if args.small else []) + list(args.extra)
+    base = args.workdir or tempfile.mkdtemp(prefix="kill-resume-")
+    ref_dir, kill_dir = os.path.join(base, "uninterrupted"), os.path.join(base, "killed")
+    for d in (ref_dir, kill_dir):
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+    print("kill-resume: config %s, step_checkpoint_interval %i, %i trials, seed %i, in %s"
+          % (args.config, args.step_interval, args.trials, seed, base), flush=True)
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    ref_cmd = command(args.config, ref_dir, args.step_interval, extra)
+    ref_time, ref_proc = 0.0, None
+    if args.kill_after_step_checkpoint:  # the kill moments do not depend on its duration: run it alongside
+        ref_log = open(os.path.join(ref_dir, "log"), "w")
+        ref_proc = subprocess.Popen(ref_cmd, stdout=ref_log, stderr=subprocess.STDOUT, env=_env(), cwd=REPO)
+    else:
+        ref_time = run_to_end(ref_cmd, os.path.join(ref_dir, "log"))
+        print("uninterrupted run: %.1f s" % ref_time, flush=True)
+    cmd = command(args.config, kill_dir, args.step_interval, extra)
+    log_file = os.path.join(kill_dir, "log")
+    problems: List[str] = []
+    kills, resumed_mid_epoch, finished = 0, 0, False
+    for trial in range(1, args.trials + 1):
+        delay = None if args.kill_after_step_checkpoint else rng.uniform(0.0, 2.0 * ref_time / args.trials + 5.0)
+        killed, text = run_and_kill(cmd, log_file, delay=delay, after_step_checkpoint=args.kill_after_step_checkpoint,
+                                    rng=rng)
+        loaded = re.findall(r"Load step checkpoint (\S+):", text)
+        resumed_mid_epoch += bool(loaded)
+        kills += killed
+        if ref_proc is None:
+            for epoch, prefix in epoch_checkpoints(kill_dir).items():
+                problems += compare_checkpoints(os.path.join(ref_dir, os.path.basename(prefix)), prefix)
+        print("trial %i: %s%s; epoch checkpoints so far %s, %s" % (
+            trial, ("killed after %.2f s" % delay if delay is not None else "killed after its first step checkpoint")
+            if killed else "ended by itself before the kill", (", resumed from %s" % os.path.basename(loaded[0]))
+            if loaded else "", list(epoch_checkpoints(kill_dir)), "identical" if not problems else "DIFFERENT"),
+            flush=True)
+        if not killed:
+            finished = True
+            break
+    if not finished:
+        run_to_end(cmd, log_file)
+    if ref_proc is not None:
+        if ref_proc.wait() != 0:
+            raise RuntimeError("the uninterrupted run failed, see %s" % os.path.join(ref_dir, "log"))
+    ref_ckpts = epoch_checkpoints(ref_dir)
+    final = max(ref_ckpts)
+    kill_ckpts = epoch_checkpoints(kill_dir)
+    if sorted(kill_ckpts) != sorted(ref_ckpts):
+        problems.append("epoch checkpoints: %s vs %s" % (sorted(kill_ckpts), sorted(ref_ckpts)))
+    for epoch in sorted(set(kill_ckpts) & set(ref_ckpts)):
+        problems += compare_checkpoints(ref_ckpts[epoch], kill_ckpts[epoch])
+    if lr_file_text(os.path.join(ref_dir, "lr.txt")) != lr_file_text(os.path.join(kill_dir, "lr.txt")):
+        problems.append("learning-rate files differ")
+    leftovers = [n for n in os.listdir(kill_dir) if ".step" in n or ".tmp-" in n]
+    if leftovers:
+        problems.append("files left over: %s" % leftovers)
+    num_vars = len(read_checkpoint(ref_ckpts[final]))
+    print("result: %i kills (%i restarts resumed mid-epoch from a step checkpoint); final checkpoint epoch %i, %i "
+          "variables: %s; learning-rate file: %s" % (
+              kills, resumed_mid_epoch, final, num_vars,
+              "all bit-identical" if not problems else "DIFFERENT",
+              "identical (time masked)" if "learning-rate files differ" not in problems else "DIFFERENT"), flush=True)
+    for problem in problems:
+        print("  " + problem)
+    if not args.workdir and not problems:
+        shutil.rmtree(base, ignore_errors=True)
+    return 0 if not problems else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
