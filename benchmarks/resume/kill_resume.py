@@ -8,8 +8,10 @@ Usage::
     python3 benchmarks/resume/kill_resume.py --trials 20                 # the 12AX demo, 5 epochs
     python3 benchmarks/resume/kill_resume.py --trials 2 --small          # seconds, as the test suite does
 
-A *trial* is one ``kill -9`` at a random moment of the killed run (start-up, steps, step checkpoint writes, the
-evaluation, the epoch's checkpoint, ...), followed by a restart; after each trial, every epoch checkpoint the killed
+A *trial* is one ``kill -9`` at a random moment of the killed run, followed by a restart: uniformly within
+``2 * T / trials`` seconds after the restarted process's ``start epoch`` line (``T``: the training phase of the
+uninterrupted run, measured first; so the kills fall on steps, step checkpoint writes, the evaluation, the epoch's
+checkpoint, the next epoch's start, ... and the run makes progress between them); after each trial, every epoch checkpoint the killed
 run has written so far is compared with the uninterrupted run's; after the last trial the run goes on to its end and
 its final checkpoint and learning-rate file are compared. ``--kill-after-step-checkpoint`` kills at a random moment
 shortly after the restarted process wrote its first step checkpoint instead (every trial then resumes mid-epoch).
@@ -30,7 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEMO = os.path.join(REPO, "demos", "demo-tf-native-lstm.12ax.config")
@@ -55,45 +57,43 @@ def _env() -> Dict[str, str]:
     return env
 
 
-def run_to_end(cmd: List[str], log_file: str) -> float:
-    """Runs ``cmd`` to its end; returns the wall time. :raises RuntimeError: non-zero exit"""
+START_LINE = "start epoch"  # the process's training phase starts (after imports, graph, session, loading)
+STEP_CKPT_LINE = "Save step checkpoint"
+
+
+def run_watched(cmd: List[str], log_file: str, *, trigger: Optional[str] = None,
+                delay: Callable[[], float] = lambda: 0.0) -> Tuple[bool, float, Optional[float], str]:
+    """Runs ``cmd``; with ``trigger``, sends SIGKILL ``delay()`` seconds after the first output line containing
+    ``trigger``. Returns (killed, wall time, seconds until the trigger line (None: never), the process's output).
+
+    :raises RuntimeError: the process failed by itself
+    """
     start = time.time()
-    with open(log_file, "a") as log:
-        proc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, env=_env(), cwd=REPO, timeout=3600)
-    if proc.returncode != 0:
-        raise RuntimeError("%s failed with exit code %i, see %s" % (" ".join(cmd), proc.returncode, log_file))
-    return time.time() - start
-
-
-def run_and_kill(cmd: List[str], log_file: str, *, delay: Optional[float], after_step_checkpoint: bool,
-                 rng: random.Random) -> Tuple[bool, str]:
-    """Starts ``cmd`` and sends SIGKILL after ``delay`` seconds (or, with ``after_step_checkpoint``, at a random
-    moment within 0.5 s after its first ``Save step checkpoint`` line). Returns (killed, the process's output);
-    killed False: it ended by itself first."""
-    with open(log_file + ".part", "w") as out:
+    part = log_file + ".part"
+    with open(part, "w") as out:
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=_env(), cwd=REPO)
-        deadline = time.time() + (delay if delay is not None else 3600)
-        trigger_seen = False
-        while proc.poll() is None and time.time() < deadline:
+        deadline, seen_at, watch = None, None, START_LINE if trigger is None else trigger
+        while proc.poll() is None and (deadline is None or time.time() < deadline):
             time.sleep(0.02)
-            if after_step_checkpoint and not trigger_seen:
-                with open(log_file + ".part") as f:
-                    if "Save step checkpoint" in f.read():
-                        trigger_seen = True
-                        deadline = time.time() + rng.uniform(0.0, 0.5)
+            if seen_at is None:
+                with open(part) as f:
+                    if watch in f.read():
+                        seen_at = time.time() - start
+                        if trigger is not None:
+                            deadline = time.time() + delay()
         killed = proc.poll() is None
         if killed:
             os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
-    with open(log_file + ".part") as f:
+    with open(part) as f:
         text = f.read()
-    os.remove(log_file + ".part")
+    os.remove(part)
     with open(log_file, "a") as log:
         log.write(text + ("\n===== kill -9 =====\n" if killed else "\n===== ended, exit code %s =====\n"
                           % proc.returncode))
     if not killed and proc.returncode != 0:
-        raise RuntimeError("the run failed with exit code %i, see %s" % (proc.returncode, log_file))
-    return killed, text
+        raise RuntimeError("%s failed with exit code %i, see %s" % (" ".join(cmd), proc.returncode, log_file))
+    return killed, time.time() - start, seen_at, text
 
 
 def read_checkpoint(prefix: str) -> Dict[str, "object"]:
@@ -162,37 +162,47 @@ def main(argv: Optional[List[str]] = None) -> int:
           % (args.config, args.step_interval, args.trials, seed, base), flush=True)
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     ref_cmd = command(args.config, ref_dir, args.step_interval, extra)
-    ref_time, ref_proc = 0.0, None
+    ref_proc = None
     if args.kill_after_step_checkpoint:  # the kill moments do not depend on its duration: run it alongside
         ref_log = open(os.path.join(ref_dir, "log"), "w")
         ref_proc = subprocess.Popen(ref_cmd, stdout=ref_log, stderr=subprocess.STDOUT, env=_env(), cwd=REPO)
+        trigger, window = STEP_CKPT_LINE, 0.5
     else:
-        ref_time = run_to_end(ref_cmd, os.path.join(ref_dir, "log"))
-        print("uninterrupted run: %.1f s" % ref_time, flush=True)
+        _, ref_time, ref_start, _ = run_watched(ref_cmd, os.path.join(ref_dir, "log"))
+        train_time = ref_time - (ref_start or 0.0)
+        trigger, window = START_LINE, 2.0 * train_time / args.trials
+        print("uninterrupted run: %.1f s (training phase %.1f s): kills at a uniform random moment within %.1f s "
+              "after each restart's '%s' line" % (ref_time, train_time, window, START_LINE), flush=True)
     cmd = command(args.config, kill_dir, args.step_interval, extra)
     log_file = os.path.join(kill_dir, "log")
     problems: List[str] = []
     kills, resumed_mid_epoch, finished = 0, 0, False
     for trial in range(1, args.trials + 1):
-        delay = None if args.kill_after_step_checkpoint else rng.uniform(0.0, 2.0 * ref_time / args.trials + 5.0)
-        killed, text = run_and_kill(cmd, log_file, delay=delay, after_step_checkpoint=args.kill_after_step_checkpoint,
-                                    rng=rng)
+        chosen: List[float] = []
+
+        def delay() -> float:
+            chosen.append(rng.uniform(0.0, window))
+            return chosen[-1]
+
+        killed, _, _, text = run_watched(cmd, log_file, trigger=trigger, delay=delay)
         loaded = re.findall(r"Load step checkpoint (\S+):", text)
         resumed_mid_epoch += bool(loaded)
         kills += killed
+        last = [line for line in text.splitlines() if line.strip()][-1:] if killed else []
         if ref_proc is None:
             for epoch, prefix in epoch_checkpoints(kill_dir).items():
                 problems += compare_checkpoints(os.path.join(ref_dir, os.path.basename(prefix)), prefix)
-        print("trial %i: %s%s; epoch checkpoints so far %s, %s" % (
-            trial, ("killed after %.2f s" % delay if delay is not None else "killed after its first step checkpoint")
-            if killed else "ended by itself before the kill", (", resumed from %s" % os.path.basename(loaded[0]))
-            if loaded else "", list(epoch_checkpoints(kill_dir)), "identical" if not problems else "DIFFERENT"),
-            flush=True)
+        print("trial %i: %s%s; epoch checkpoints so far %s, %s%s" % (
+            trial, ("killed %.2f s after its '%s' line" % (chosen[0], trigger)) if killed and chosen
+            else "killed" if killed else "ended by itself before the kill",
+            (", had resumed from %s" % os.path.basename(loaded[0])) if loaded else "",
+            list(epoch_checkpoints(kill_dir)), "identical" if not problems else "DIFFERENT",
+            (" (last line: %s)" % last[0][:100]) if last else ""), flush=True)
         if not killed:
             finished = True
             break
     if not finished:
-        run_to_end(cmd, log_file)
+        run_watched(cmd, log_file)
     if ref_proc is not None:
         if ref_proc.wait() != 0:
             raise RuntimeError("the uninterrupted run failed, see %s" % os.path.join(ref_dir, "log"))

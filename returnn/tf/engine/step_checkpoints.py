@@ -135,23 +135,23 @@ def batch_fingerprint(batch) -> str:
     return hashlib.sha256(json.dumps(content, sort_keys=True).encode("utf8")).hexdigest()
 
 
-def _numpy_state() -> Dict[str, Any]:
+def numpy_global_state() -> Dict[str, Any]:
     name, keys, pos, has_gauss, cached = np.random.get_state()
     return {"name": name, "keys": [int(k) for k in keys], "pos": int(pos), "has_gauss": int(has_gauss),
             "cached_gaussian": float(cached)}
 
 
-def _set_numpy_state(value: Dict[str, Any]) -> None:
+def set_numpy_global_state(value: Dict[str, Any]) -> None:
     np.random.set_state((value["name"], np.array(value["keys"], dtype=np.uint32), value["pos"], value["has_gauss"],
                          value["cached_gaussian"]))
 
 
-def _python_state() -> List[Any]:
+def python_global_state() -> List[Any]:
     version, internal, gauss_next = random.getstate()
     return [version, list(internal), gauss_next]
 
 
-def _set_python_state(value: List[Any]) -> None:
+def set_python_global_state(value: List[Any]) -> None:
     random.setstate((value[0], tuple(value[1]), value[2]))
 
 
@@ -207,9 +207,9 @@ class PassProgress:
     def restore_generators(self) -> None:
         """Sets numpy's and Python's global generators to the saved states."""
         if self.numpy_state is not None:
-            _set_numpy_state(self.numpy_state)
+            set_numpy_global_state(self.numpy_state)
         if self.python_state is not None:
-            _set_python_state(self.python_state)
+            set_python_global_state(self.python_state)
 
     def to_json(self) -> Dict[str, Any]:
         """The marker's content."""
@@ -292,7 +292,7 @@ class StepCheckpointer:
         progress = PassProgress(epoch=self.epoch, steps_done=steps_done, global_step_start=self.global_step_start,
                                 learning_rate=self.learning_rate, sums=PassProgress.sums_of(result),
                                 last_batch=batch_fingerprint(batch) if batch is not None else None,
-                                numpy_state=_numpy_state(), python_state=_python_state())
+                                numpy_state=numpy_global_state(), python_state=python_global_state())
         with self.state.graph.as_default():
             self.state.saver.save(self.state.session, prefix)
         write_marker(prefix, progress)

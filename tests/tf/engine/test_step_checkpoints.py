@@ -1,0 +1,142 @@
+"""Step checkpoints (resume mid-epoch, bit-identically): the files, the step-seeded random ops, and kill -9."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import returnn.tf  # noqa: F401 (graph mode, control flow v1)
+from returnn.config import Config
+from returnn.errors import ConfigValueError
+from returnn.options import TrainingOptions
+from returnn.tf.engine import step_checkpoints
+from returnn.tf.engine.runner import PassResult
+from returnn.tf.ops import step_random
+
+tf1 = tf.compat.v1
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+
+def _dropout_graph(step_seeded: bool):
+    graph = tf.Graph()
+    with graph.as_default():
+        tf1.set_random_seed(42)
+        step_seed = step_random.create_step_seed(graph) if step_seeded else None
+        x = tf.ones([4, 50])
+        out = step_random.nn_dropout(x, rate=0.5, seed=7)
+    return graph, step_seed, out
+
+
+def test_step_seeded_dropout_depends_on_the_step_only():
+    graph, step_seed, out = _dropout_graph(True)
+    assert out.op.type != "RandomUniform" and not step_random.stateful_random_ops([out])
+    values = {}
+    for run in range(2):  # two sessions: a fresh session must draw the same masks for the same steps
+        with tf1.Session(graph=graph) as session:
+            values[run] = [session.run(out, {step_seed: step}) for step in (5, 6, 5)]
+    for run in range(2):
+        np.testing.assert_array_equal(values[run][0], values[run][2])  # same step, same mask
+        assert not np.array_equal(values[run][0], values[run][1])  # next step, new mask
+        np.testing.assert_array_equal(values[0][run], values[1][run])
+    kept = values[0][0] != 0
+    assert 0.3 < kept.mean() < 0.7
+    np.testing.assert_allclose(values[0][0][kept], 2.0)  # kept values scaled by 1 / (1 - rate)
+
+
+def test_without_step_seed_dropout_is_the_stateful_op():
+    graph, _, out = _dropout_graph(False)
+    assert [op.type for op in step_random.stateful_random_ops([out])] == ["RandomUniform"]
+    with tf1.Session(graph=graph) as session:
+        first, second = session.run(out), session.run(out)
+    assert not np.array_equal(first, second)  # the kernel's state moved on
+    with tf1.Session(graph=graph) as session:
+        np.testing.assert_array_equal(session.run(out), first)  # a new session starts from the seed again
+
+
+def test_stateful_random_ops_inside_a_loop_stay_stateful():
+    graph = tf.Graph()
+    with graph.as_default():
+        step_random.create_step_seed(graph)
+        _, acc = tf1.while_loop(lambda i, a: i < 3,
+                                lambda i, a: (i + 1, a + step_random.random_uniform([2], seed=3)),
+                                [tf.constant(0), tf.zeros([2])])
+        found = step_random.stateful_random_ops([acc])
+    assert [op.type for op in found] == ["RandomUniform"]
+
+
+def test_options_reject_negative_intervals():
+    assert not TrainingOptions.from_config(Config({})).step_checkpoints_enabled
+    assert TrainingOptions.from_config(Config({"step_checkpoint_interval_minutes": 0.5})).step_checkpoints_enabled
+    with pytest.raises(ConfigValueError, match="step_checkpoint_interval"):
+        TrainingOptions.from_config(Config({"step_checkpoint_interval": -1}))
+
+
+def _fake_checkpoint(prefix: str, steps: int, *, complete: bool = True) -> None:
+    for suffix in (".index", ".data-00000-of-00001", ".meta"):
+        open(prefix + suffix, "w").close()
+    if complete:
+        result = PassResult(["output"])
+        result.loss["output"], result.frames["output"], result.num_steps = 0.1 + 0.2, 3.0, steps
+        step_checkpoints.write_marker(prefix, step_checkpoints.PassProgress(
+            epoch=2, steps_done=steps, global_step_start=10, learning_rate=0.01,
+            sums=step_checkpoints.PassProgress.sums_of(result), last_batch="x"))
+
+
+def test_markers_find_and_remove(tmp_path):
+    model = str(tmp_path / "model")
+    epoch2 = model + ".002"
+    _fake_checkpoint(step_checkpoints.step_checkpoint_prefix(epoch2, 20), 20)
+    _fake_checkpoint(step_checkpoints.step_checkpoint_prefix(epoch2, 40), 40, complete=False)  # killed before marker
+    _fake_checkpoint(step_checkpoints.step_checkpoint_prefix(model + ".001", 20), 20)
+    open(epoch2 + ".step00000060.json.tmp-123", "w").close()  # killed while writing the marker
+    assert [s for s, _ in step_checkpoints.find_step_checkpoints(epoch2)] == [20]
+    progress = step_checkpoints.read_marker(epoch2 + ".step00000020")
+    assert (progress.epoch, progress.steps_done, progress.global_step_start) == (2, 20, 10)
+    restored = PassResult(["output"])
+    progress.restore_sums(restored)
+    assert restored.loss["output"] == 0.1 + 0.2 and restored.num_steps == 20  # exact float through JSON
+    with pytest.raises(step_checkpoints.StepCheckpointError, match="losses"):
+        progress.restore_sums(PassResult(["other"]))
+    with open(epoch2 + ".step00000020.json") as f:
+        assert json.load(f)["global_step"] == 30
+    removed = step_checkpoints.remove_all_step_checkpoints(model, except_epoch_prefix=epoch2)
+    assert [os.path.basename(p) for p in removed] == ["model.001.step00000020"]
+    assert sorted(os.listdir(tmp_path)) and not any(n.startswith("model.001") for n in os.listdir(tmp_path))
+    step_checkpoints.remove_all_step_checkpoints(model, only_epoch_prefix=epoch2)
+    assert os.listdir(tmp_path) == []
+
+
+def test_generators_restored():
+    progress = step_checkpoints.PassProgress(
+        epoch=1, steps_done=1, global_step_start=0, learning_rate=1.0, sums={}, last_batch=None,
+        numpy_state=step_checkpoints.numpy_global_state(), python_state=step_checkpoints.python_global_state())
+    import random
+
+    expected = (np.random.rand(3), random.random())
+    progress.restore_generators()
+    got = (np.random.rand(3), random.random())
+    np.testing.assert_array_equal(got[0], expected[0])
+    assert got[1] == expected[1]
+
+
+def test_kill_9_twice_then_bit_identical(tmp_path):
+    """The fast version of benchmarks/resume/kill_resume.py: 2 kills (each shortly after the restarted process
+    wrote a step checkpoint), 12AX with dropout, 2 epochs of 24 sequences; every variable of the final checkpoint
+    and the learning-rate file equal those of the uninterrupted run."""
+    sys.path.insert(0, os.path.join(REPO, "benchmarks", "resume"))
+    try:
+        import kill_resume
+    finally:
+        sys.path.pop(0)
+    code = kill_resume.main(["--trials", "2", "--small", "--step-interval", "3", "--kill-after-step-checkpoint",
+                             "--seed", "0", "--workdir", str(tmp_path), "++num_epochs", "2"])
+    with open(tmp_path / "killed" / "log") as f:
+        log_text = f.read()
+    assert log_text.count("===== kill -9 =====") == 2
+    assert "Load step checkpoint" in log_text and "Save step checkpoint under" in log_text
+    assert code == 0
