@@ -16,10 +16,23 @@ tf1 = tf.compat.v1
 SERVE_TAG = "serve"
 
 
+def _tensor_info(tensor: tf.Tensor):
+    from tensorflow.core.protobuf import meta_graph_pb2
+
+    return meta_graph_pb2.TensorInfo(name=tensor.name, dtype=tensor.dtype.as_datatype_enum,
+                                     tensor_shape=tensor.shape.as_proto())
+
+
 def signature_def(signature: Signature):
     """:return: the ``SignatureDef`` (method ``tensorflow/serving/predict``) of ``signature``"""
-    return tf1.saved_model.signature_def_utils.predict_signature_def(inputs=signature.inputs,
-                                                                      outputs=signature.outputs)
+    from tensorflow.core.protobuf import meta_graph_pb2
+
+    proto = meta_graph_pb2.SignatureDef(method_name=tf1.saved_model.PREDICT_METHOD_NAME)
+    for name, tensor in signature.inputs.items():
+        proto.inputs[name].CopyFrom(_tensor_info(tensor))
+    for name, tensor in signature.outputs.items():
+        proto.outputs[name].CopyFrom(_tensor_info(tensor))
+    return proto
 
 
 def write_saved_model(session, signatures: Dict[str, Signature], export_dir: str, *, overwrite: bool = False,
