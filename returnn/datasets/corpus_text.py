@@ -70,7 +70,7 @@ def orth_text(data: Any) -> str:
         return str(arr.item())
     if arr.ndim == 1 and arr.dtype == numpy.uint8:
         return arr.tobytes().decode("utf8")
-    raise TypeError(f"expected the orth as a string or UTF-8 bytes (uint8, 1-D), got {arr.dtype} {arr.shape}")
+    raise TypeError(f"expected text (a string, or UTF-8 bytes as uint8 1-D), got {arr.dtype} {arr.shape}")
 
 
 def iter_dataset(dataset, *, with_frames: bool = True, key: str = "orth") -> Iterator[Segment]:
