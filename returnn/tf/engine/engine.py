@@ -234,9 +234,13 @@ class Engine(EngineBase):
         return init_datasets_from_config(self.config)["eval_datasets"]
 
     def init_network_from_config(self, config: Optional[Config] = None, *, task: str = "eval",
-                                 net_dict_post_proc=None) -> None:
+                                 net_dict_post_proc=None, eval_flag: Optional[bool] = None) -> None:
         """Builds the network without updater (train flag off) and loads the model for ``task``
-        (``load``, ``load_epoch``, newest checkpoint, or random init with ``allow_random_model_init``)."""
+        (``load``, ``load_epoch``, newest checkpoint, or random init with ``allow_random_model_init``).
+
+        :param eval_flag: build the losses (and the target layers they read); None: for ``eval``, and for ``search``
+            with ``search_do_eval`` (default True)
+        """
         state = self.state
         if config is not None:
             state.set_config(config)
@@ -252,7 +256,8 @@ class Engine(EngineBase):
             if state.learning_rate_control is None:  # the scores go there (saved with a learning_rate_file)
                 state.learning_rate_control = network_setup.create_learning_rate_control(state.config)
         search = task == "search" or (task == "forward" and state.config.bool("forward_use_search", False))
-        eval_flag = task == "eval" or (task == "search" and state.config.bool("search_do_eval", True))
+        if eval_flag is None:
+            eval_flag = task == "eval" or (task == "search" and state.config.bool("search_do_eval", True))
         build.build(state, train=False, epoch=choice.epoch, eval_flag=eval_flag, search_flag=search,
                     net_dict_post_proc=net_dict_post_proc)
         if state.strategy.loads_checkpoints:
