@@ -17,7 +17,8 @@ loaded checkpoint's epoch).
 from __future__ import annotations
 
 import sys
-from typing import Optional
+from dataclasses import dataclass, field
+from typing import Dict, Optional
 
 import numpy
 
@@ -37,11 +38,20 @@ def format_value(value: numpy.ndarray) -> str:
     return "%s, shape=%s" % (text, numpy.shape(value))
 
 
+@dataclass
+class ForwardDump:
+    """What :func:`dump_forward` printed: ``epoch``, per sequence index the values by key, and whether the dataset
+    has sequences after the dumped ones (``more``)."""
+
+    epoch: int
+    seqs: Dict[int, Dict[str, numpy.ndarray]] = field(default_factory=dict)
+    more: bool = False
+
+
 def dump_forward(config_file: str, *, epoch: Optional[int] = None, startseq: int = 0, endseq: int = 10,
-                 command_line_options=(), stdout=None) -> bool:
+                 command_line_options=(), stdout=None) -> ForwardDump:
     """Runs the tool (see module doc). ``endseq`` is inclusive, -1 for all.
 
-    :return: whether the dataset has sequences after the dumped ones
     :raises ReturnnError: bad config, no ``train`` dataset
     """
     stdout = stdout or sys.stdout
@@ -54,6 +64,7 @@ def dump_forward(config_file: str, *, epoch: Optional[int] = None, startseq: int
     common.init_network_as_training_continues(engine, config)
     epoch = epoch or engine.epoch
     print("Epoch: %i" % epoch, file=stdout)
+    result = ForwardDump(epoch=epoch)
     dataset.init_seq_order(epoch=epoch)
     fetches = {}
     for name, layer in engine.network.layers.items():
@@ -62,9 +73,10 @@ def dump_forward(config_file: str, *, epoch: Optional[int] = None, startseq: int
     while dataset.is_less_than_num_seqs(seq_idx) and (endseq < 0 or seq_idx <= endseq):
         print("Seq idx: %i" % seq_idx, file=stdout)
         values = common.run_seq(engine, dataset, seq_idx, fetches)
+        result.seqs[seq_idx] = values
         for key in sorted(values):
             print("  %s: %s" % (key, format_value(values[key])), file=stdout)
         seq_idx += 1
-    more = dataset.is_less_than_num_seqs(seq_idx)
-    print("Done. More seqs which we did not dumped: %s" % more, file=stdout)
-    return more
+    result.more = dataset.is_less_than_num_seqs(seq_idx)
+    print("Done. More seqs which we did not dumped: %s" % result.more, file=stdout)
+    return result
