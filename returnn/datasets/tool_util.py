@@ -107,12 +107,13 @@ class ValueStats:
         self.max = value if self.max is None else max(self.max, value)
 
     def dump(self, stream, prefix: str = "") -> None:
-        """Prints ``<prefix>Stats:`` and the indented lines to ``stream`` (``Stats: no data`` when empty)."""
-        if not self.count:
-            print(f"{prefix}Stats: no data", file=stream)
-            return
+        """Prints ``<prefix>Stats:`` and the indented lines to ``stream`` (``0 seqs`` and ``(No data)`` when
+        empty)."""
         print(f"{prefix}Stats:", file=stream)
         print(f"  {self.count} seqs", file=stream)
+        if not self.count:
+            print("  (No data)", file=stream)
+            return
         print(f"  Mean: {float(self._stats.get_mean()[0])}", file=stream)
         print(f"  Std dev: {float(self._stats.get_std_dev()[0])}", file=stream)
         print(f"  Min/max: {self.min} / {self.max}", file=stream)

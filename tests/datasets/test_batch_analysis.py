@@ -132,3 +132,15 @@ def test_analyze_use_pretrain(tmp_path):
     assert lines[11] == ("2/10 (20.00%%), batch 2, num seqs 2, frames %s, used %s (%s)"
                          % (_nd(42), _nd(41), _nd(0.9761904761904762)))
     assert "Num seqs: 10" in lines and "  Fraction used frames: 0.9979591836734694" in lines
+
+
+def test_analyze_dataset_dict():
+    # the reference stops here asking for the config option 'backend'; here a dataset dict works without a config
+    spec = '{"class": "Task12AXDataset", "num_seqs": 3}'
+    out = subprocess.run([sys.executable, "tools/analyze-dataset-batches.py", spec, "--verbosity", "3"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == f"Using dataset {spec}." and lines[2] == f"Using dataset: {spec}"
+    # batch_size 1 (the default) gives one sequence per batch
+    assert "Num batches (steps): 3" in lines and "  Min/max: 1 / 1" in lines

@@ -77,3 +77,10 @@ def test_raw_strings_not_text(capsys):
     with pytest.raises(DataFileError, match=r"data key 'classes' of seq 'seq-0': expected text \(a string"):
         collect_raw_strings(ds, "classes", stream=sys.stdout)
     assert raw_strings_py_text({}) == "{\n}\n"
+
+
+def test_dump_raw_strings_none(tmp_path):
+    lines, text = _run(tmp_path, "--startseq", "7")
+    assert lines == ["Done. Num seqs 7. Total time 0:00:00.", "More seqs which we did not dumped: False.",
+                     "Seq-length 'orth' Stats:", "  0 seqs", "  (No data)"]
+    assert text == "{\n}\n"
