@@ -99,11 +99,14 @@ def write_learning_rate_file(filename: str, epoch_data: Dict[int, EpochData]) ->
     """Writes ``epoch_data`` to ``filename`` via a temporary file in the same directory and a rename, so a crash
     never leaves a half-written file.
 
+    A missing directory is created (as the reference does, observed).
+
     :raises DataFileError: if the directory is not writable
     """
     content = format_learning_rate_file(epoch_data)
     directory = os.path.dirname(os.path.abspath(filename))
     try:
+        os.makedirs(directory, exist_ok=True)
         fd, tmp_name = tempfile.mkstemp(prefix=os.path.basename(filename) + ".", suffix=".tmp", dir=directory)
     except OSError as exc:
         raise DataFileError(filename, f"cannot write learning_rate_file: {exc.strerror or exc}") from None

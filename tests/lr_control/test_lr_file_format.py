@@ -175,3 +175,12 @@ def test_learning_rate_not_set_uses_control(capsys):
         "Learning rate not set for epoch 3. Assuming default.",
     ]
     assert lrc.epoch_data[3].learning_rate == 0.5
+
+
+def test_write_creates_missing_directory(tmp_path):
+    # observed: the reference's LearningRateControl.save() creates the directories of learning_rate_file
+    from returnn.lr_control.file_format import read_learning_rate_file, write_learning_rate_file
+
+    filename = str(tmp_path / "a" / "b" / "lr")
+    write_learning_rate_file(filename, {1: EpochData(0.1, {"dev_score": 0.5})})
+    assert read_learning_rate_file(filename) == {1: EpochData(0.1, {"dev_score": 0.5})}

@@ -31,22 +31,19 @@ def set_batch_dim_size(extern_data) -> None:
 
 
 def build_model(make_model: Callable[[], Any], *, net_seed: int) -> Tuple[Any, Dict[str, tf.Variable]]:
-    """Calls ``make_model()`` and creates the TF variables of its parameters, each named by its checkpoint name
+    """Calls ``make_model()`` (its parameters are templates until here) and creates the TF variables of its
+    parameters, each named by its checkpoint name
     (:func:`~returnn.tf.engine.frontend.param_names.checkpoint_name`), at the root of the graph.
 
     :return: the model, checkpoint name → variable
     """
     import returnn.frontend as rf
-    from returnn.tf.frontend_low_level import TFBackend
+    from returnn.tf.frontend_low_level import create_parameter_variables
 
     rf.set_random_seed(net_seed)
-    with TFBackend.deferred_parameter_creation():
-        model = make_model()
-    with tf.compat.v1.name_scope(None):
-        TFBackend.create_parameters(model, name_func=checkpoint_name)
-    variables = {checkpoint_name(name): TFBackend.get_parameter_variable(param)
-                 for name, param in model.named_parameters()}
-    return model, variables
+    model = make_model()
+    variables = create_parameter_variables(model, name_fn=lambda path, _param: checkpoint_name(path))
+    return model, dict(variables)
 
 
 def tensor_dict_of(extern_data) -> Any:
