@@ -38,7 +38,8 @@ def signature_def(signature: Signature):
 def write_saved_model(session, signatures: Dict[str, Signature], export_dir: str, *, overwrite: bool = False,
                       tags: Sequence[str] = (SERVE_TAG,)) -> None:
     """Writes ``session.graph`` with ``signatures`` (name -> :class:`Signature`) and the current values of all global
-    variables to ``export_dir`` (written under a temporary name next to it, then renamed into place).
+    variables to ``export_dir`` (written under a temporary name next to it, then renamed into place). The graph's
+    table initializers (collection ``table_initializer``) become the SavedModel's main op, run when it is loaded.
 
     :param overwrite: replace an existing ``export_dir``
     :raises ConfigValueError: ``export_dir`` exists (without ``overwrite``), or no signature given
@@ -55,10 +56,13 @@ def write_saved_model(session, signatures: Dict[str, Signature], export_dir: str
     os.makedirs(os.path.dirname(export_dir), exist_ok=True)
     graph = session.graph
     with graph.as_default():
+        # lookup tables (e.g. a vocabulary) are filled by their initializers when the SavedModel is loaded
+        tables = tf1.get_collection(tf1.GraphKeys.TABLE_INITIALIZERS)
+        main_op = tf.group(*tables, name="export_init_tables") if tables else None
         builder = tf1.saved_model.Builder(tmp)
         builder.add_meta_graph_and_variables(
             session, list(tags), signature_def_map={name: signature_def(sig) for name, sig in signatures.items()},
-            clear_devices=True, strip_default_attrs=True)
+            clear_devices=True, strip_default_attrs=True, main_op=main_op)
         builder.save()
     if os.path.exists(export_dir):
         old = "%s.old-%i" % (export_dir, os.getpid())

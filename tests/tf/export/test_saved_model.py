@@ -177,6 +177,18 @@ def test_python_function_refused_naming_the_layer(tmp_path):
     assert (tmp_path / "sm" / "saved_model.pb").exists()
 
 
+def test_python_function_inside_a_tf_function_refused(tmp_path):
+    from returnn.tf.export import NotExportableError, export_saved_model
+
+    net = dict(PY_FUNC_NET, pyf={"class": "eval", "from": "a", "eval": (
+        "tf.ensure_shape(tf.function(lambda x: tf.numpy_function(lambda v: v * 2, [x], tf.float32))(source(0)), "
+        "source(0).shape)")})
+    with pytest.raises(NotExportableError, match="op type 'PyFunc' calls a Python function.*inside the function"
+                       ) as exc:
+        export_saved_model(_random_init_config(tmp_path, net), str(tmp_path / "sm"))
+    assert exc.value.layer == "pyf"
+
+
 def test_custom_op_refused_and_existing_dir(tmp_path, monkeypatch):
     from returnn.errors import ConfigValueError
     from returnn.tf.export import NotExportableError, export_saved_model, graph_check
@@ -191,3 +203,27 @@ def test_custom_op_refused_and_existing_dir(tmp_path, monkeypatch):
     with pytest.raises(NotExportableError, match="op type 'MatMul' is no TensorFlow op") as exc:
         export_saved_model(_random_init_config(tmp_path, net), str(tmp_path / "sm2"))
     assert exc.value.layer == "a"
+
+
+def test_writer_saves_variables_and_fills_tables_on_load(tmp_path):
+    import tensorflow as tf
+
+    from returnn.tf.export.saved_model import write_saved_model
+    from returnn.tf.export.signature import Signature
+
+    graph = tf.Graph()
+    with graph.as_default(), tf.compat.v1.Session(graph=graph) as session:
+        words = tf.compat.v1.placeholder(tf.string, [None], name="words")
+        table = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(["a", "b"], [1, 2]), default_value=0)
+        scale = tf.compat.v1.get_variable("scale", initializer=3)
+        session.run(tf.compat.v1.global_variables_initializer())
+        session.run(scale.assign(5))  # the value in the session is saved, not the initial one
+        write_saved_model(session, {"serving_default": Signature(inputs={"words": words},
+                                                                 outputs={"ids": table.lookup(words) * scale})},
+                          str(tmp_path / "sm"))
+    graph = tf.Graph()
+    with graph.as_default(), tf.compat.v1.Session(graph=graph) as session:
+        meta = tf.compat.v1.saved_model.load(session, ["serve"], str(tmp_path / "sm"))
+        sig = meta.signature_def["serving_default"]
+        ids = session.run(sig.outputs["ids"].name, {sig.inputs["words"].name: ["b", "x", "a"]})
+    assert ids.tolist() == [10, 0, 5]
