@@ -165,6 +165,21 @@ class TensorArgError(ConfigError, TypeError):
         super().__init__("\n".join(lines))
 
 
+class FrontendError(ReturnnError, ValueError):
+    """A ``returnn.frontend`` (``rf``) call with bad arguments: a dim that is not in the tensor, dtypes that do not
+    fit, a missing backend. Also a ``ValueError``.
+
+    :param call: the call, e.g. ``"reduce_sum"`` (rendered as ``rf.reduce_sum``)
+    :param problem: what is wrong, naming the dims involved
+    """
+
+    def __init__(self, call: str, problem: str, *, expected: Optional[str] = None, got: Any = _NOT_GIVEN,
+                 hint: Optional[str] = None):
+        self.call, self.problem = call, problem
+        lines = [f"rf.{call}: {problem}"] + format_details(expected=expected, got=got, hint=hint)
+        super().__init__("\n".join(lines))
+
+
 class DataFileError(ReturnnError, IOError):
     """A data file (HDF, text corpus, vocabulary) is missing, truncated or malformed.
 

@@ -30,7 +30,7 @@ from returnn.tensor import _special_axes as _special
 from returnn.tensor import axes as _axes
 from returnn.tensor._tensor_axes import TensorAxesMixin
 from returnn.tensor._tensor_copy import TensorCopyMixin
-from returnn.tensor._tensor_ops import TensorOpsMixin
+from returnn.tensor._tensor_ops import TensorCompareMixin, TensorOpsMixin, TensorRunCtxMixin
 from returnn.tensor._tensor_out_shape import TensorOutShapeMixin
 from returnn.tensor._tensor_raw import TensorRawMixin
 from returnn.tensor._tensor_sanity import TensorSanityMixin
@@ -47,7 +47,7 @@ def _spec(value: Any) -> Any:
 
 
 class Tensor(TensorAxesMixin, TensorCopyMixin, TensorRawMixin, TensorOutShapeMixin, TensorSanityMixin,
-             TensorOpsMixin):
+             TensorOpsMixin, TensorCompareMixin, TensorRunCtxMixin):
     """A tensor template with named axes.
 
     :param name: e.g. ``"data"`` or ``"<layer>_output"``

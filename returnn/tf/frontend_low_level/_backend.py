@@ -1,0 +1,243 @@
+"""The TensorFlow implementation of :class:`returnn.frontend._backend.Backend`: each raw operation is a TF graph op
+(``tf.compat.v1`` graph mode, as the rest of the project)."""
+
+from __future__ import annotations
+
+from typing import Any, List, Optional, Sequence, Tuple
+
+import numpy as np
+import tensorflow as tf
+
+from returnn.frontend._backend import Backend
+
+_COMBINE = {
+    "add": tf.add, "sub": tf.subtract, "mul": tf.multiply, "truediv": tf.truediv,
+    "floordiv": tf.math.floordiv, "mod": tf.math.floormod, "pow": tf.pow, "maximum": tf.maximum,
+    "minimum": tf.minimum, "squared_difference": tf.math.squared_difference, "logical_and": tf.logical_and,
+    "logical_or": tf.logical_or, "logical_xor": tf.math.logical_xor,
+}
+_COMPARE = {
+    "equal": tf.equal, "not_equal": tf.not_equal, "less": tf.less, "less_equal": tf.less_equal,
+    "greater": tf.greater, "greater_equal": tf.greater_equal,
+}
+
+
+def _relu_square(x: Any) -> Any:
+    return tf.square(tf.nn.relu(x))
+
+
+def _safe_log(x: Any) -> Any:
+    return tf.math.log(tf.maximum(x, tf.constant(np.finfo(x.dtype.as_numpy_dtype).tiny, x.dtype)))
+
+
+_ACTIVATIONS = {
+    "neg": tf.negative, "abs": tf.abs, "exp": tf.exp, "expm1": tf.math.expm1, "log": tf.math.log,
+    "log1p": tf.math.log1p, "safe_log": _safe_log, "sqrt": tf.sqrt, "rsqrt": tf.math.rsqrt, "square": tf.square,
+    "sin": tf.sin, "cos": tf.cos, "tanh": tf.tanh, "sigmoid": tf.sigmoid, "log_sigmoid": tf.math.log_sigmoid,
+    "relu": tf.nn.relu, "relu_square": _relu_square, "elu": tf.nn.elu, "selu": tf.nn.selu,
+    "gelu": lambda x: tf.nn.gelu(x, approximate=False), "gelu_tanh": lambda x: tf.nn.gelu(x, approximate=True),
+    "silu": tf.nn.silu, "swish": tf.nn.silu, "softplus": tf.nn.softplus, "logical_not": tf.logical_not,
+    "floor": tf.floor, "ceil": tf.math.ceil, "round": tf.round, "sign": tf.sign, "reciprocal": tf.math.reciprocal,
+    "is_finite": tf.math.is_finite, "is_infinite": tf.math.is_inf, "is_nan": tf.math.is_nan,
+    "is_neg_infinite": lambda x: tf.logical_and(tf.math.is_inf(x), x < 0),
+}
+
+_REDUCE = {
+    "sum": tf.reduce_sum, "mean": tf.reduce_mean, "max": tf.reduce_max, "min": tf.reduce_min,
+    "logsumexp": tf.reduce_logsumexp, "all": tf.reduce_all, "any": tf.reduce_any, "prod": tf.reduce_prod,
+}
+
+
+class TFBackend(Backend):
+    """Raw operations as TF graph ops."""
+
+    name = "tensorflow"
+    RawTensorType = (tf.Tensor, tf.Variable)
+
+    def cache_key(self) -> Any:
+        return tf.compat.v1.get_default_graph()
+
+    def is_raw(self, x: Any) -> bool:
+        return isinstance(x, (tf.Tensor, tf.Variable)) or tf.is_tensor(x)
+
+    def convert(self, value: Any, dtype: Optional[str]) -> Any:
+        if self.is_raw(value):
+            return value if dtype is None or value.dtype.name == dtype else tf.cast(value, dtype)
+        if dtype is not None and isinstance(value, (float, np.floating)) and not dtype.startswith(("float", "bfloat")):
+            return tf.cast(tf.constant(value), dtype)
+        return tf.constant(value, dtype=dtype)
+
+    def dtype_of(self, raw: Any) -> str:
+        return raw.dtype.base_dtype.name
+
+    def shape_of(self, raw: Any) -> List[Any]:
+        static = raw.shape.as_list() if raw.shape.rank is not None else None
+        if static is not None and all(s is not None for s in static):
+            return static
+        dyn = tf.shape(raw)
+        return [s if s is not None else dyn[i] for i, s in enumerate(static)] if static is not None else \
+            [dyn[i] for i in range(self.ndim_of(raw))]
+
+    def ndim_of(self, raw: Any) -> int:
+        return raw.shape.rank
+
+    def transpose(self, raw: Any, perm: Sequence[int]) -> Any:
+        return tf.transpose(raw, list(perm))
+
+    def expand_dims(self, raw: Any, axis: int) -> Any:
+        return tf.expand_dims(raw, axis)
+
+    def reshape(self, raw: Any, shape: Sequence[Any]) -> Any:
+        return tf.reshape(raw, _shape_arg(shape))
+
+    def broadcast_to(self, raw: Any, shape: Sequence[Any]) -> Any:
+        return tf.broadcast_to(raw, _shape_arg(shape))
+
+    def cast(self, raw: Any, dtype: str) -> Any:
+        return tf.cast(raw, dtype)
+
+    def fill(self, shape: Sequence[Any], value: Any, dtype: str) -> Any:
+        value = self.convert(value, dtype)
+        return tf.fill(_shape_arg(shape), value) if len(shape) else value
+
+    def range(self, start: Any, limit: Any, delta: Any, dtype: str) -> Any:
+        return tf.range(start, limit, delta, dtype=dtype)
+
+    def combine(self, a: Any, kind: str, b: Any) -> Any:
+        return _COMBINE[kind](a, b)
+
+    def compare(self, a: Any, kind: str, b: Any) -> Any:
+        return _COMPARE[kind](a, b)
+
+    def activation(self, raw: Any, func: str) -> Any:
+        return _ACTIVATIONS[func](raw)
+
+    def where(self, cond: Any, x: Any, y: Any) -> Any:
+        return tf.where(cond, x, y)
+
+    def clip_by_value(self, raw: Any, low: Any, high: Any) -> Any:
+        return tf.clip_by_value(raw, low, high)
+
+    def softmax(self, raw: Any, axis: int, log: bool) -> Any:
+        return (tf.nn.log_softmax if log else tf.nn.softmax)(raw, axis=axis)
+
+    def reduce(self, raw: Any, mode: str, axes: Sequence[int]) -> Any:
+        if mode in ("argmax", "argmin"):
+            (axis,) = axes
+            return (tf.argmax if mode == "argmax" else tf.argmin)(raw, axis=axis, output_type=tf.int32)
+        return _REDUCE[mode](raw, axis=list(axes))
+
+    def gather(self, raw: Any, indices: Any, axis: int, batch_dims: int) -> Any:
+        return tf.gather(raw, indices, axis=axis, batch_dims=batch_dims)
+
+    def concat(self, raws: Sequence[Any], axis: int) -> Any:
+        return tf.concat(list(raws), axis=axis)
+
+    def pad(self, raw: Any, paddings: Sequence[Tuple[Any, Any]], mode: str, value: Any) -> Any:
+        paddings = [[p[0], p[1]] for p in paddings]
+        if mode == "constant":
+            return tf.pad(raw, paddings, constant_values=tf.cast(value if value is not None else 0, raw.dtype))
+        return tf.pad(raw, paddings, mode=mode.upper())
+
+    def slice(self, raw: Any, axis: int, start: Any, size: Any, step: int) -> Any:
+        ndim = self.ndim_of(raw)
+        begin = [0] * ndim
+        begin[axis] = start
+        if step == 1:
+            sizes = [-1] * ndim
+            sizes[axis] = size
+            return tf.slice(raw, tf.stack(begin) if not all(isinstance(b, int) for b in begin) else begin,
+                            tf.stack(sizes) if not all(isinstance(s, int) for s in sizes) else sizes)
+        idx = tf.range(start, start + size * step, step) if size is not None else None
+        return tf.gather(raw, idx, axis=axis)
+
+    def einsum(self, equation: str, a: Any, b: Any) -> Any:
+        return tf.einsum(equation, a, b)
+
+    def cumsum(self, raw: Any, axis: int, reverse: bool) -> Any:
+        return tf.cumsum(raw, axis=axis, reverse=reverse)
+
+    def top_k(self, raw: Any, k: Any) -> Tuple[Any, Any]:
+        values, indices = tf.math.top_k(raw, k=k, sorted=True)
+        return values, indices
+
+    def reverse_sequence(self, raw: Any, lengths: Any, seq_axis: int, batch_axis: int) -> Any:
+        return tf.reverse_sequence(raw, lengths, seq_axis=seq_axis, batch_axis=batch_axis)
+
+    def boolean_mask(self, raw: Any, mask: Any) -> Any:
+        return tf.boolean_mask(raw, mask)
+
+    def scatter_nd(self, indices: Any, updates: Any, shape: Sequence[Any], mode: str) -> Any:
+        shape = tf.cast(_shape_arg(shape), indices.dtype)
+        if mode == "sum":
+            return tf.scatter_nd(indices, updates, shape)
+        init = tf.fill(shape, tf.constant(updates.dtype.min if mode == "max" else updates.dtype.max, updates.dtype))
+        fn = tf.tensor_scatter_nd_max if mode == "max" else tf.tensor_scatter_nd_min
+        return fn(init, indices, updates)
+
+    def where_indices(self, mask: Any) -> Any:
+        return tf.cast(tf.where(mask), tf.int32)
+
+    def conv(self, raw: Any, filter_raw: Any, *, n_spatial: int, padding: str, strides: Sequence[int],
+             dilation_rate: Sequence[int], groups: int) -> Any:
+        def _conv(x: Any, f: Any) -> Any:
+            return tf.nn.convolution(x, f, padding=padding.upper(), strides=list(strides),
+                                     dilations=list(dilation_rate))
+        if groups == 1:
+            return _conv(raw, filter_raw)
+        xs = tf.split(raw, groups, axis=-1)
+        fs = tf.split(filter_raw, groups, axis=-1)
+        return tf.concat([_conv(x, f) for x, f in zip(xs, fs)], axis=-1)
+
+    def pool(self, raw: Any, *, mode: str, pool_size: Sequence[int], padding: str, strides: Sequence[int],
+             dilation_rate: Sequence[int]) -> Any:
+        return tf.nn.pool(raw, window_shape=list(pool_size), pooling_type=mode.upper(), padding=padding.upper(),
+                          strides=list(strides), dilations=list(dilation_rate))
+
+    def random(self, shape: Sequence[Any], distribution: str, dtype: str, *, minval: Any = None, maxval: Any = None,
+               mean: Any = None, stddev: Any = None, seed: Optional[int] = None) -> Any:
+        shape = _shape_arg(shape)
+        if distribution == "uniform":
+            return tf.random.uniform(shape, minval=0 if minval is None else minval,
+                                     maxval=1 if maxval is None and not dtype.startswith("int") else maxval,
+                                     dtype=dtype, seed=seed)
+        if distribution == "normal":
+            return tf.random.normal(shape, mean=0.0 if mean is None else mean, stddev=1.0 if stddev is None else stddev,
+                                    dtype=dtype, seed=seed)
+        if distribution == "truncated_normal":
+            return tf.random.truncated_normal(shape, mean=0.0 if mean is None else mean,
+                                              stddev=1.0 if stddev is None else stddev, dtype=dtype, seed=seed)
+        raise ValueError(f"unknown distribution {distribution!r}")
+
+    def stop_gradient(self, raw: Any) -> Any:
+        return tf.stop_gradient(raw)
+
+    def identity(self, raw: Any) -> Any:
+        return tf.identity(raw)
+
+    def ctc_loss(self, logits: Any, logits_lens: Any, targets: Any, target_lens: Any, blank_index: int) -> Any:
+        return tf.nn.ctc_loss(labels=targets, logits=logits, label_length=target_lens, logit_length=logits_lens,
+                              logits_time_major=True, blank_index=blank_index)
+
+    def edit_distance(self, a: Any, a_lens: Any, b: Any, b_lens: Any) -> Any:
+        def _sparse(x: Any, lens: Any) -> Any:
+            mask = tf.sequence_mask(lens, maxlen=tf.shape(x)[1])
+            idx = tf.where(mask)
+            return tf.SparseTensor(idx, tf.gather_nd(x, idx), tf.cast(tf.shape(x), tf.int64))
+        return tf.cast(tf.edit_distance(_sparse(a, a_lens), _sparse(b, b_lens), normalize=False), tf.int32)
+
+    def cond(self, pred: Any, true_fn: Any, false_fn: Any) -> Any:
+        return tf.cond(pred, true_fn, false_fn)
+
+    def while_loop(self, cond: Any, body: Any, loop_vars: Any) -> Any:
+        return tf.while_loop(cond, body, loop_vars)
+
+    def is_executing_eagerly(self) -> bool:
+        return tf.executing_eagerly()
+
+
+def _shape_arg(shape: Sequence[Any]) -> Any:
+    """A shape list that may mix ints and raw int scalars (of int32 or int64)."""
+    if all(isinstance(s, (int, np.integer)) for s in shape):
+        return [int(s) for s in shape]
+    return tf.stack([tf.cast(s, tf.int32) if tf.is_tensor(s) else tf.constant(int(s), tf.int32) for s in shape])

@@ -1,0 +1,121 @@
+"""The ops of the reference's demo-rf.config: Conv1d, relu, pack_padded/pad_packed, cross_entropy, reduce_argmax,
+Embedding, dropout, the run context's losses; against numpy."""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import returnn.frontend as rf
+from returnn.errors import FrontendError
+from returnn.tensor import Dim, batch_dim
+from returnn.tf.frontend_low_level import create_parameter_variables
+
+RND = np.random.RandomState(42)
+
+
+def _conv1d_np(x, w, b, padding):
+    """x [B, T, in], w [out, in, k] (cross-correlation, as TF)."""
+    k = w.shape[2]
+    if padding == "same":
+        left = (k - 1) // 2
+        x = np.pad(x, [(0, 0), (left, k - 1 - left), (0, 0)])
+    t_out = x.shape[1] - k + 1
+    out = np.stack([np.einsum("bki,oik->bo", x[:, t:t + k], w) for t in range(t_out)], axis=1)
+    return out + b
+
+
+@pytest.mark.parametrize("padding", ["same", "valid"])
+def test_conv1d(g, padding):
+    lens = np.array([6, 4], "int32")
+    time = g.time_dim(lens)
+    in_dim, out_dim = Dim(3, name="in"), Dim(4, name="out")
+    xv = RND.randn(2, 6, 3).astype("float32")
+    conv = rf.Conv1d(in_dim, out_dim, 3, padding=padding)
+    create_parameter_variables(conv, name_fn=lambda p, _: f"conv_{padding}/{p}")
+    out, out_spatial = conv(g.const("x", [batch_dim, time, in_dim], xv), in_spatial_dim=time)
+    if padding == "same":
+        assert out_spatial is time
+    else:
+        assert out_spatial != time and out_spatial.dimension is None
+    assert out.dims == (batch_dim, out_spatial, out_dim)
+    g.session.run(tf.compat.v1.variables_initializer([conv.filter.raw_tensor, conv.bias.raw_tensor]))
+    w, b, res = g.run(conv.filter, conv.bias, out)
+    masked = xv * (np.arange(6)[None, :, None] < lens[:, None, None])
+    expected = _conv1d_np(masked, w, b, padding)
+    for i, n in enumerate(lens):
+        n_out = n if padding == "same" else n - 2
+        np.testing.assert_allclose(res[i, :n_out], expected[i, :n_out], rtol=1e-4, atol=1e-5)
+    if padding == "valid":
+        np.testing.assert_array_equal(g.run(out_spatial.dyn_size_ext), lens - 2)
+
+
+def test_pack_padded_and_back(g):
+    lens = np.array([3, 1, 2], "int32")
+    time = g.time_dim(lens)
+    feat = Dim(2, name="f")
+    xv = RND.randn(3, 3, 2).astype("float32")
+    x = g.const("x", [batch_dim, time, feat], xv)
+    packed, pack_dim = rf.pack_padded(x, dims=(batch_dim, time), enforce_sorted=False)
+    assert packed.dims == (pack_dim, feat)
+    back = rf.pad_packed(packed, in_dim=pack_dim, dims=[batch_dim, time])
+    assert back.dims == (batch_dim, time, feat)
+    p, n, b = g.run(packed, pack_dim.dyn_size_ext, back)
+    expected = np.concatenate([xv[i, :n_] for i, n_ in enumerate(lens)])
+    np.testing.assert_allclose(p, expected)
+    assert n == 6
+    mask = np.arange(3)[None, :] < lens[:, None]
+    np.testing.assert_allclose(b, xv * mask[:, :, None])
+
+
+def test_cross_entropy_argmax_and_losses(g):
+    n, classes = Dim(4, name="n"), Dim(3, name="classes")
+    logits_v = RND.randn(4, 3).astype("float32")
+    target_v = np.array([0, 2, 1, 2], "int32")
+    logits = g.const("logits", [n, classes], logits_v)
+    target = g.const("t", [n], target_v, sparse_dim=classes)
+    ce = rf.cross_entropy(estimated=logits, estimated_type="logits", target=target, axis=classes)
+    assert ce.dims == (n,)
+    best = rf.reduce_argmax(logits, axis=classes)
+    assert best.dims == (n,) and best.sparse_dim == classes and best.dtype == "int32"
+    rf.init_train_step_run_ctx(train_flag=True)
+    ce.mark_as_loss("ce")
+    (best != target).mark_as_loss("fer", as_error=True)
+    ctx = rf.get_run_ctx()
+    lsm = logits_v - np.log(np.exp(logits_v).sum(-1, keepdims=True))
+    expected_ce = -lsm[np.arange(4), target_v]
+    v_ce, v_best, total, fer = g.run(ce, best, ctx.total_loss(), ctx.losses["fer"].get_mean_loss())
+    np.testing.assert_allclose(v_ce, expected_ce, rtol=1e-5)
+    np.testing.assert_array_equal(v_best, logits_v.argmax(-1))
+    assert total == pytest.approx(expected_ce.sum(), rel=1e-5)
+    assert fer == pytest.approx(np.mean(logits_v.argmax(-1) != target_v))
+    with pytest.raises(FrontendError, match="marked twice"):
+        ce.mark_as_loss("ce")
+    rf.init_forward_step_run_ctx()
+    with pytest.raises(FrontendError, match="only possible in a train step"):
+        ce.mark_as_loss("x")
+    ce.mark_as_default_output(shape=[n])
+    assert rf.get_run_ctx().outputs["output"] is ce
+    with pytest.raises(FrontendError, match="has dims"):
+        best.mark_as_output("best", shape=[classes])
+
+
+def test_embedding_and_dropout(g):
+    vocab, emb_dim, n = Dim(5, name="vocab"), Dim(3, name="emb"), Dim(4, name="n")
+    emb = rf.Embedding(vocab, emb_dim)
+    create_parameter_variables(emb, name_fn=lambda p, _: "emb/" + p)
+    idx_v = np.array([4, 0, 2, 2], "int32")
+    out = emb(g.const("idx", [n], idx_v, sparse_dim=vocab))
+    assert out.dims == (n, emb_dim)
+    rf.init_train_step_run_ctx(train_flag=True)
+    x = g.const("ones", [n, emb_dim], np.ones((4, 3), "float32"))
+    dropped = rf.dropout(x, 0.5)
+    rf.init_forward_step_run_ctx()
+    assert rf.dropout(x, 0.5) is x
+    g.session.run(tf.compat.v1.variables_initializer([emb.weight.raw_tensor]))
+    w, res, d = g.run(emb.weight, out, dropped)
+    np.testing.assert_allclose(res, w[idx_v])
+    assert set(np.unique(d)) <= {0.0, 2.0}
+    with pytest.raises(FrontendError, match="sparse dim"):
+        emb(g.const("bad", [n], idx_v))
+    with pytest.raises(FrontendError, match="drop_prob"):
+        rf.dropout(x, 1.5)
