@@ -7,9 +7,10 @@ submodule holds one family (``array_``, ``math_``, ``reduce``, ``module``, ``par
 # flake8: noqa: F401,F403
 from returnn.tensor import Dim, Tensor
 
-from returnn.frontend import init
+from returnn.frontend import init, nested
 from returnn.frontend.array_ import *
 from returnn.frontend.backend import *
+from returnn.frontend.build_from_dict import *
 from returnn.frontend.cond import *
 from returnn.frontend.const import *
 from returnn.frontend.container import *
@@ -18,7 +19,10 @@ from returnn.frontend.device import *
 from returnn.frontend.dims import *
 from returnn.frontend.dropout import *
 from returnn.frontend.dtype import *
+from returnn.frontend.gradient import *
+from returnn.frontend.label_smoothing import *
 from returnn.frontend.linear import *
+from returnn.frontend.loop import *
 from returnn.frontend.loss import *
 from returnn.frontend.math_ import *
 from returnn.frontend.matmul import *
@@ -28,4 +32,5 @@ from returnn.frontend.rand import *
 from returnn.frontend.reduce import *
 from returnn.frontend.run_ctx import *
 from returnn.frontend.state import *
+from returnn.frontend import tensor_array
 from returnn.frontend.types import *

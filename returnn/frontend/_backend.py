@@ -154,6 +154,10 @@ class Backend:
     def identity(self, raw: Any) -> Any:
         return self._missing("identity")
 
+    def gradient(self, y: Any, x: Any) -> Any:
+        """:return: d sum(y) / d x (zeros where y does not depend on x)"""
+        return self._missing("gradient")
+
     def ctc_loss(self, logits: Any, logits_lens: Any, targets: Any, target_lens: Any, blank_index: int) -> Any:
         """``logits``: ``[T, B, C]`` (time major), ``targets``: ``[B, S]``. :return: ``[B]`` negative log prob"""
         return self._missing("ctc_loss")
@@ -165,8 +169,30 @@ class Backend:
     def cond(self, pred: Any, true_fn: Any, false_fn: Any) -> Any:
         return self._missing("cond")
 
-    def while_loop(self, cond: Any, body: Any, loop_vars: Any) -> Any:
+    def while_loop(self, cond: Any, body: Any, loop_vars: Any, shape_invariants: Any = None) -> Any:
+        """``loop_vars``: a list of raw tensors/tensor arrays; ``shape_invariants``: per var a list of static sizes
+        (None: varies) or None"""
         return self._missing("while_loop")
+
+    # ---- tensor arrays (a growing list of raw tensors of one shape, also as loop state)
+    def tensor_array_new(self, dtype: str, element_shape: Any) -> Any:
+        return self._missing("tensor_array_new")
+
+    def tensor_array_push(self, ta: Any, value: Any) -> Any:
+        return self._missing("tensor_array_push")
+
+    def tensor_array_read(self, ta: Any, index: Any) -> Any:
+        return self._missing("tensor_array_read")
+
+    def tensor_array_stack(self, ta: Any) -> Any:
+        """:return: ``[n, element...]``"""
+        return self._missing("tensor_array_stack")
+
+    def tensor_array_unstack(self, raw: Any) -> Any:
+        return self._missing("tensor_array_unstack")
+
+    def tensor_array_size(self, ta: Any) -> Any:
+        return self._missing("tensor_array_size")
 
     def is_executing_eagerly(self) -> bool:
         return False

@@ -44,10 +44,10 @@ def expand_to(x: Tensor, dims: Sequence[Dim]) -> Tensor:
                               sparse_dim=x.sparse_dim)
 
 
-def constant(value: Any, *, dims: Sequence[Dim] = (), dtype: Optional[str] = None, device: Optional[str] = None,
+def constant(fill_value: Any, *, dims: Sequence[Dim] = (), dtype: Optional[str] = None, device: Optional[str] = None,
              sparse_dim: Optional[Dim] = None, feature_dim: Optional[Dim] = None) -> Tensor:
-    """:return: ``value`` (a scalar) broadcast to ``dims`` (default: a scalar)"""
-    return full(dims=dims, fill_value=value, dtype=dtype, sparse_dim=sparse_dim, feature_dim=feature_dim)
+    """:return: ``fill_value`` (a scalar) broadcast to ``dims`` (default: a scalar)"""
+    return full(dims=dims, fill_value=fill_value, dtype=dtype, sparse_dim=sparse_dim, feature_dim=feature_dim)
 
 
 def zeros(dims: Sequence[Dim], *, dtype: Optional[str] = None, sparse_dim: Optional[Dim] = None,

@@ -125,7 +125,7 @@ def dim_match_priority_when_needed(dim: Dim, *other_dims: Dim) -> Dim:
     """:return: ``dim``, or a copy of it with a higher match priority when it equals one of ``other_dims`` (so that
     e.g. a square matrix's two axes stay apart)"""
     if any(dim == d for d in other_dims):
-        return dim.copy(match_priority=1) if "match_priority" in dim.copy.__code__.co_varnames else dim
+        return dim.copy(match_priority=1)
     return dim
 
 

@@ -20,8 +20,9 @@ class Linear(Module):
         for name, d in (("in_dim", in_dim), ("out_dim", out_dim)):
             if not isinstance(d, Dim):
                 raise FrontendError("Linear", f"{name} must be a Dim, got {type(d).__name__}", got=d)
+        from returnn.frontend.dims import dim_match_priority_when_needed
         self.in_dim, self.out_dim, self.with_bias = in_dim, out_dim, with_bias
-        self.weight = Parameter((in_dim, out_dim))
+        self.weight = Parameter((dim_match_priority_when_needed(in_dim, out_dim), out_dim))
         self.weight.initial = _init.Glorot()
         self.bias = None
         if with_bias:

@@ -30,7 +30,7 @@ def get_random_seed_for_op() -> int:
     return (_state[0] * 1000003 + _state[1] * 7919) % (2 ** 31 - 1)
 
 
-def random(*, dims: Sequence[Dim], dtype: Optional[str] = None, device: Optional[str] = None,
+def random(dims: Sequence[Dim], *, dtype: Optional[str] = None, device: Optional[str] = None,
            sparse_dim: Optional[Dim] = None, feature_dim: Optional[Dim] = None, distribution: str,
            mean: Any = None, stddev: Any = None, bound: Any = None, minval: Any = None, maxval: Any = None,
            seed: Any = None, algorithm: Optional[str] = None, explicit_state: Any = None,

@@ -35,7 +35,7 @@ def reduce(source: Tensor, *, mode: str, axis: Union[Dim, Sequence[Dim]], use_ma
     :return: ``source``'s other dims, in their order
     :raises FrontendError: an unknown mode, a dim not in ``source``
     """
-    from returnn.frontend.dims import mask_value, num_elements_of_shape
+    from returnn.frontend.dims import mask_value
     if mode not in _NEUTRAL:
         raise FrontendError("reduce", f"unknown mode {mode!r}", expected=", ".join(_NEUTRAL))
     call = f"reduce_{mode}"
@@ -55,18 +55,33 @@ def reduce(source: Tensor, *, mode: str, axis: Union[Dim, Sequence[Dim]], use_ma
     out_dims = [d for d in x.dims if d not in axes_dims]
     axes = [x.dims.index(d) for d in axes_dims]
     if mode == "mean" and use_mask and any(d.need_masking() for d in axes_dims):
+        from returnn.frontend.math_ import cast, combine_bc
         summed = _utils.make_tensor(call, out_dims, x.dtype, backend.reduce(raw, "sum", axes))
-        n = num_elements_of_shape(axes_dims)
-        if isinstance(n, Tensor):
-            from returnn.frontend.math_ import cast, combine_bc
-            return combine_bc(summed, "truediv", cast(n, x.dtype), dim_order=out_dims + list(n.dims))
-        return summed / float(n)
+        return combine_bc(summed, "truediv", cast(count_frames(axes_dims), x.dtype), dim_order=out_dims)
     out = backend.reduce(raw, mode, axes)
     if mode in ("argmax", "argmin"):
         return _utils.make_tensor(call, out_dims, "int32", out, sparse_dim=axes_dims[0])
     return _utils.make_tensor(call, out_dims, "bool" if mode in ("all", "any") else x.dtype, out,
                               sparse_dim=x.sparse_dim if mode in ("max", "min") else None,
                               feature_dim=x.feature_dim)
+
+
+def count_frames(axes: Sequence[Dim]) -> Tensor:
+    """:return: the number of frames within the lengths over ``axes``, per entry of the lengths' other dims (e.g.
+    ``[B]`` for a time axis), int32"""
+    from returnn.frontend.const import convert_to_tensor
+    from returnn.frontend.dims import sequence_mask
+    from returnn.frontend.math_ import cast
+    static = 1
+    for d in axes:
+        if d.dimension is not None:
+            static *= d.dimension
+    dyn = [d for d in axes if d.dimension is None]
+    if not dyn:
+        return convert_to_tensor(static, dtype="int32")
+    mask = cast(sequence_mask(dyn), "int32")
+    n = reduce(mask, mode="sum", axis=[d for d in mask.dims if d in axes], use_mask=False)
+    return n * static if static != 1 else n
 
 
 def _reduce_fn(mode: str) -> Any:
@@ -90,14 +105,20 @@ reduce_any = _reduce_fn("any")
 
 def reduce_logmeanexp(source: Tensor, *, axis: Union[Dim, Sequence[Dim]], use_mask: bool = True) -> Tensor:
     """``log(mean(exp(x)))`` over ``axis`` (``logsumexp - log(num elements)``)."""
-    from returnn.frontend.dims import num_elements_of_shape
     from returnn.frontend.math_ import cast, combine_bc, log
     lse = reduce_logsumexp(source, axis=axis, use_mask=use_mask)
-    n = num_elements_of_shape(_utils.as_dims(axis), use_mask=use_mask)
-    if isinstance(n, Tensor):
-        return combine_bc(lse, "sub", log(cast(n, source.dtype)), dim_order=lse.dims)
-    import math
-    return lse - math.log(n)
+    axes = _utils.as_dims(axis)
+    if use_mask:
+        n = count_frames(axes)
+    else:
+        n = 1
+        for d in axes:
+            n = n * (d.dimension if d.dimension is not None else _utils.dim_value(d))
+        if isinstance(n, int):
+            import math
+            return lse - math.log(n)
+        n = _utils.make_tensor("n", [], "int32", n)
+    return combine_bc(lse, "sub", log(cast(n, source.dtype)), dim_order=lse.dims)
 
 
 def reduce_out(source: Tensor, *, mode: str, num_pieces: int, out_dim: Optional[Dim] = None) -> Tensor:

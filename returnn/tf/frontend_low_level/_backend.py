@@ -215,6 +215,10 @@ class TFBackend(Backend):
     def identity(self, raw: Any) -> Any:
         return tf.identity(raw)
 
+    def gradient(self, y: Any, x: Any) -> Any:
+        (grad,) = tf.gradients(tf.reduce_sum(y), [x])
+        return tf.zeros_like(x) if grad is None else tf.convert_to_tensor(grad)
+
     def ctc_loss(self, logits: Any, logits_lens: Any, targets: Any, target_lens: Any, blank_index: int) -> Any:
         return tf.nn.ctc_loss(labels=targets, logits=logits, label_length=target_lens, logit_length=logits_lens,
                               logits_time_major=True, blank_index=blank_index)
@@ -229,8 +233,32 @@ class TFBackend(Backend):
     def cond(self, pred: Any, true_fn: Any, false_fn: Any) -> Any:
         return tf.cond(pred, true_fn, false_fn)
 
-    def while_loop(self, cond: Any, body: Any, loop_vars: Any) -> Any:
-        return tf.while_loop(cond, body, loop_vars)
+    def while_loop(self, cond: Any, body: Any, loop_vars: Any, shape_invariants: Any = None) -> Any:
+        if shape_invariants is not None:
+            shape_invariants = [tf.TensorShape(s) if isinstance(s, list) else s for s in shape_invariants]
+        return tf.compat.v1.while_loop(cond, body, loop_vars, shape_invariants=shape_invariants,
+                                       back_prop=True, parallel_iterations=1)
+
+    def tensor_array_new(self, dtype: str, element_shape: Any) -> Any:
+        return tf.TensorArray(dtype=dtype, size=0, dynamic_size=True, element_shape=tf.TensorShape(element_shape),
+                              clear_after_read=False, infer_shape=False)
+
+    def tensor_array_push(self, ta: Any, value: Any) -> Any:
+        return ta.write(ta.size(), value)
+
+    def tensor_array_read(self, ta: Any, index: Any) -> Any:
+        return ta.read(index)
+
+    def tensor_array_stack(self, ta: Any) -> Any:
+        return ta.stack()
+
+    def tensor_array_unstack(self, raw: Any) -> Any:
+        ta = tf.TensorArray(dtype=raw.dtype, size=tf.shape(raw)[0], clear_after_read=False, infer_shape=False,
+                            element_shape=raw.shape[1:])
+        return ta.unstack(raw)
+
+    def tensor_array_size(self, ta: Any) -> Any:
+        return ta.size()
 
     def is_executing_eagerly(self) -> bool:
         return tf.executing_eagerly()

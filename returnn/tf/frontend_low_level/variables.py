@@ -13,7 +13,14 @@ from returnn.frontend import _utils
 from returnn.frontend.module import Module
 from returnn.frontend.parameter import Parameter
 
-__all__ = ["create_parameter_variables", "default_param_name"]
+__all__ = ["create_parameter_variables", "default_param_name", "register_dim_sizes"]
+
+
+def register_dim_sizes(*tensors: Any) -> None:
+    """Records, for the current graph, the sizes of the batch and dynamic dims of ``tensors`` (e.g. the extern data)
+    from their raw shapes, so that ops creating tensors of these dims (``rf.zeros([batch_dim])``) know them."""
+    for x in tensors:
+        _utils.register_dim_values(x)
 
 
 def default_param_name(path: str, param: Parameter) -> str:

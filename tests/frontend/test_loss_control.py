@@ -1,0 +1,170 @@
+"""Losses (ctc_loss, edit_distance, ctc_greedy_decode, label smoothing), control flow (cond, while_loop, scan,
+TensorArray), rf.nested and build_from_dict."""
+
+import itertools
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import returnn.frontend as rf
+from returnn.errors import FrontendError
+from returnn.frontend.tensor_array import TensorArray
+from returnn.tensor import Dim, Tensor, batch_dim
+
+
+def _ctc_nll_bruteforce(log_probs, target, blank):
+    """-log sum over all alignments of length T that collapse to target (small T only)."""
+    t_len, n_cls = log_probs.shape
+    total = -np.inf
+    for path in itertools.product(range(n_cls), repeat=t_len):
+        collapsed, prev = [], None
+        for p in path:
+            if p != prev and p != blank:
+                collapsed.append(p)
+            prev = p
+        if collapsed == list(target):
+            total = np.logaddexp(total, sum(log_probs[t, p] for t, p in enumerate(path)))
+    return -total
+
+
+def test_ctc_loss(g):
+    rng = np.random.RandomState(0)
+    time, tgt = g.time_dim([4, 3], "t"), g.time_dim([2, 1], "s")
+    classes = Dim(3, name="classes")  # blank: last (index 2)
+    logits_v = rng.randn(2, 4, 3).astype("float32")
+    targets_v = np.array([[0, 1], [1, 0]], "int32")
+    logits = Tensor("logits", [batch_dim, time, classes], "float32", feature_dim=classes,
+                    raw_tensor=tf.constant(logits_v))
+    targets = g.const("targets", [batch_dim, tgt], targets_v, sparse_dim=Dim(2, name="labels"))
+    loss = rf.ctc_loss(logits=logits, targets=targets, input_spatial_dim=time, targets_spatial_dim=tgt,
+                       blank_index=-1)
+    assert loss.dims == (batch_dim,)
+    v = g.run(loss)
+    for b, (n, m) in enumerate([(4, 2), (3, 1)]):
+        lp = logits_v[b, :n] - np.log(np.exp(logits_v[b, :n]).sum(-1, keepdims=True))
+        assert v[b] == pytest.approx(_ctc_nll_bruteforce(lp, targets_v[b, :m], 2), rel=1e-4)
+
+
+def test_edit_distance_and_greedy_decode(g):
+    ta, tb = g.time_dim([3, 2], "ta"), g.time_dim([2, 2], "tb")
+    a = g.const("a", [batch_dim, ta], [[1, 2, 3], [4, 5, 0]], "int32")
+    b = g.const("b", [batch_dim, tb], [[1, 3], [5, 4]], "int32")
+    ed = rf.edit_distance(a, ta, b, tb)
+    assert ed.dims == (batch_dim,)
+    time = g.time_dim([5, 3], "t5")
+    classes = Dim(3, name="wb")  # blank 0
+    frames = np.array([[1, 1, 0, 1, 2], [2, 0, 2, 2, 2]])
+    logits = g.const("logits", [batch_dim, time, classes], np.eye(3, dtype="float32")[frames] * 5)
+    labels, out_dim = rf.ctc_greedy_decode(logits, in_spatial_dim=time, blank_index=0, wb_target_dim=classes)
+    assert labels.dims == (batch_dim, out_dim)
+    ved, vl, vlen = g.run(ed, labels, out_dim.dyn_size_ext)
+    np.testing.assert_array_equal(ved, [1, 2])
+    np.testing.assert_array_equal(vlen, [3, 2])
+    np.testing.assert_array_equal(vl[0, :3], [1, 1, 2])
+    np.testing.assert_array_equal(vl[1, :2], [2, 2])
+
+
+def test_label_smoothed_gradient(g):
+    vocab = Dim(4, name="vocab")
+    n = Dim(2, name="n")
+    xv = np.random.RandomState(2).randn(2, 4).astype("float32")
+    x = g.const("x", [n, vocab], xv)
+    lp = rf.log_softmax(x, axis=vocab)
+    out = rf.label_smoothed_log_prob_gradient(lp, 0.1)
+    targets = g.const("t", [n], [1, 3], "int32", sparse_dim=vocab)
+    loss = rf.reduce_sum(rf.cross_entropy(estimated=out, target=targets, axis=vocab, estimated_type="log-probs"),
+                         axis=n)
+    grad = rf.gradient(loss, lp)
+    v_out, v_lp, v_grad = g.run(out, lp, grad)
+    np.testing.assert_allclose(v_out, v_lp, rtol=1e-6)
+    expected = -0.1 / 4 * np.ones((2, 4))
+    expected[[0, 1], [1, 3]] -= 0.9
+    np.testing.assert_allclose(v_grad, expected, rtol=1e-5)
+
+
+def test_cond(g):
+    x = g.const("x", [Dim(2, name="n")], [1.0, 2.0])
+    pred = Tensor("p", [], "bool", raw_tensor=tf.compat.v1.placeholder(tf.bool, []))
+    out = rf.cond(pred, lambda: x * 2.0, lambda: x + 1.0)
+    assert out.dims == x.dims
+    np.testing.assert_allclose(g.run(out, feed={pred.raw_tensor: True}), [2, 4])
+    np.testing.assert_allclose(g.run(out, feed={pred.raw_tensor: False}), [2, 3])
+    assert rf.cond(True, lambda: 1, lambda: 2) == 1
+    with pytest.raises(FrontendError, match="bool scalar"):
+        rf.cond(x > 0.0, lambda: x, lambda: x)
+
+
+def test_while_loop_and_tensor_array(g):
+    i0 = rf.convert_to_tensor(0)
+    acc0 = rf.convert_to_tensor(1.0)
+    ta0 = TensorArray(Tensor("t", [], "float32"))
+    i, acc, ta = rf.while_loop(lambda s: s[0] < 5, lambda s: (s[0] + 1, s[1] * 2.0, s[2].push_back(s[1])),
+                               (i0, acc0, ta0))
+    steps = Dim(5, name="steps")
+    stacked = ta.stack(axis=steps)
+    assert stacked.dims == (steps,)
+    vi, va, vs = g.run(i, acc, stacked)
+    assert vi == 5 and va == 32.0
+    np.testing.assert_allclose(vs, [1, 2, 4, 8, 16])
+
+
+def test_scan_over_dim_keeps_state_beyond_lengths(g):
+    time = g.time_dim([3, 1], "ts")
+    xv = np.array([[1.0, 2.0, 3.0], [4.0, 9.0, 9.0]], "float32")
+    x = g.const("x", [batch_dim, time], xv)
+
+    def body(x_t, s):
+        new = s + x_t
+        return new, new
+
+    ys, final, out_dim = rf.scan(spatial_dim=time, xs=x, ys=Tensor("y", [batch_dim], "float32"),
+                                 initial=rf.reduce_sum(x, axis=time) * 0.0, body=body)
+    assert out_dim is time and ys.dims == (time, batch_dim)
+    vy, vf = g.run(ys, final)
+    np.testing.assert_allclose(vf, [6.0, 4.0])
+    np.testing.assert_allclose(vy[:, 0], [1, 3, 6])
+    assert vy[0, 1] == 4.0
+
+
+def test_scan_with_cond(g):
+    n = Dim(2, name="n2")
+    limit = g.const("limit", [n], [3, 1], "int32")
+    ys, final, out_dim = rf.scan(initial=rf.zeros([n], dtype="int32"), ys=Tensor("y", [n], "int32"),
+                                 cond=lambda _, s: s < limit, cond_dims=[n], body=lambda _, s: (s + 1, s + 1))
+    vy, vf, vlen = g.run(ys, final, out_dim.dyn_size_ext)
+    np.testing.assert_array_equal(vf, [3, 1])
+    np.testing.assert_array_equal(vlen, [3, 1])
+    np.testing.assert_array_equal(vy[:, 0], [1, 2, 3])
+
+
+def test_nested_and_state(g):
+    n, vocab = Dim(3, name="n3"), Dim(4, name="v4")
+    emb = g.const("e", [vocab, n], np.arange(12, dtype="float32").reshape(4, 3))
+    idx = g.const("i", [n], [3, 0, 1], "int32", sparse_dim=vocab)
+    state = rf.State(h=emb, other=5)
+    out = rf.nested.gather_nested(state, indices=idx)
+    assert isinstance(out, rf.State) and out.other == 5 and out.h.dims == (n,)
+    masked = rf.nested.mask_nested(rf.State(a=g.const("a", [n], [1.0, 2.0, 3.0])),
+                                   mask=g.const("m", [n], [True, False, True]), mask_value=0.0)
+    vh, va = g.run(out.h, masked.a)
+    np.testing.assert_allclose(vh, np.arange(12).reshape(4, 3)[[3, 0, 1], [0, 1, 2]])
+    np.testing.assert_allclose(va, [1, 0, 3])
+
+
+def test_build_from_dict():
+    d = rf.build_dict(rf.Linear, out_dim=Dim(3, name="o"))
+    assert d["class"] == "rf.Linear"
+    lin = rf.build_from_dict(d, Dim(2, name="i"))
+    assert isinstance(lin, rf.Linear) and lin.out_dim.dimension == 3
+    assert rf.build_from_dict({"class": "rf.relu"}) is rf.relu
+    assert rf.build_dict(rf.relu) == {"class": "rf.relu"}
+    with pytest.raises(FrontendError, match="'class'"):
+        rf.build_from_dict({})
+
+
+def test_select_backend_torch_error():
+    with pytest.raises(FrontendError, match="PyTorch backend is not provided"):
+        rf.select_backend_torch()
+    assert rf.is_executing_eagerly() is False
+    assert rf.get_default_float_dtype() == "float32"
