@@ -133,24 +133,28 @@ def run_seq(engine, dataset, seq_idx: int, fetches: Dict[str, Any]) -> Dict[str,
 
 def run_batches(engine, dataset, *, epoch: int, fetches: Dict[str, Any],
                 step_callback: Callable[[Any, Dict[str, Any]], None], name: str, batch_size: Optional[int] = None,
-                max_seqs: Optional[int] = None, max_seq_idx: Optional[int] = None) -> None:
-    """Runs ``fetches`` over ``dataset`` (``init_seq_order(epoch)`` is called here) in batches of the config's
-    forward batching (``batch_size``/``max_seqs`` override it), calling ``step_callback(batch, values)`` after each
+                max_seqs: Optional[int] = None, max_seq_idx: Optional[int] = None,
+                seq_list: Optional[Sequence[str]] = None, min_seq_length: Any = None,
+                feed_extra: Optional[Dict[Any, Any]] = None) -> None:
+    """Runs ``fetches`` over ``dataset`` (``init_seq_order(epoch, seq_list)`` is called here) in batches of the
+    config's batching (``batch_size``/``max_seqs`` override it), calling ``step_callback(batch, values)`` after each
     step; prints the ``<name>, finished after N steps, ...`` line. ``max_seq_idx``: only the sequences up to this
-    index (inclusive)."""
+    index (inclusive); ``min_seq_length``: leave out shorter sequences (int, or a dict per data key)."""
     from returnn.tf.engine.runner import Runner
 
-    dataset.init_seq_order(epoch=epoch)
+    dataset.init_seq_order(epoch=epoch, seq_list=list(seq_list) if seq_list else None)
     kwargs = engine.state.options.batching.generate_batches_kwargs(train=False, batch_size=batch_size or 0)
     if batch_size:
         kwargs["batch_size"] = batch_size
     if max_seqs:
         kwargs["max_seqs"] = max_seqs
+    if min_seq_length:
+        kwargs["min_seq_length"] = min_seq_length
     batches = dataset.generate_batches(epoch=epoch, **kwargs)
     if max_seq_idx is not None:
         batches = _batches_up_to(batches, max_seq_idx)
     runner = Runner(engine.state, network=engine.network, dataset=dataset, batches=batches, name=name,
-                    extra_fetches=fetches, step_callback=step_callback)
+                    extra_fetches=fetches, step_callback=step_callback, feed_extra=feed_extra)
     runner.run()
 
 
