@@ -16,10 +16,13 @@ Stand-ins, the same on both sides, so that configs written for a cluster load he
 ``os.path.exists``/``os.path.isfile`` answer true (many configs assert that their corpus files exist); the
 ``tensorflow`` module gets the TF1 names it lacks from ``tf.compat.v1`` (``tf.random_uniform`` ...), which old
 helper functions call during network construction; ``DimensionTag(kind=..., description=...)`` without
-``dimension`` (the transducer configs' time tags) means ``dimension=None``.
+``dimension`` (the transducer configs' time tags) means ``dimension=None`` (only where the implementation does not
+accept that old form itself: this project does, see ``returnn.util.dropped_api``).
 
-The result: ``{"status": "ok", "params": {name: shape}, "seconds": s}`` or
-``{"status": "error", "stage": "config"|"network", "exc_type": ..., "message": ..., "seconds": s}``.
+The result: ``{"status": "ok", "params": {name: shape}, "seconds": s, "dropped_apis": [...]}`` or
+``{"status": "error", "stage": "config"|"network", "exc_type": ..., "message": ..., "seconds": s, ...}``;
+``dropped_apis``: the old forms this project accepted while building (keys of
+``returnn.util.dropped_api.DROPPED_APIS``; always empty for the reference).
 """
 
 from __future__ import annotations
@@ -45,8 +48,17 @@ def _install_tf1_aliases(tf) -> None:
 
 def _dim_without_dimension() -> None:
     """``DimensionTag(kind=..., description=...)`` without ``dimension`` means ``dimension=None`` (a dynamic axis),
-    as in the RETURNN the configs were written for; both implementations now require the argument."""
-    from returnn.tensor import Dim
+    as in the RETURNN the configs were written for; the current reference requires the argument. This project
+    accepts the old form itself (with a warning, ``returnn.util.dropped_api``), so it gets no stand-in."""
+    try:
+        import returnn.util.dropped_api  # noqa: F401 (this project: old forms accepted natively)
+        return
+    except ImportError:
+        pass
+    try:
+        from returnn.tensor import Dim
+    except ImportError:  # an old release (before 2023): its DimensionTag still takes ``dimension=None`` by default
+        return
 
     init = Dim.__init__
 
@@ -104,8 +116,8 @@ def build(config_path: str) -> dict:
         import returnn.config as config_mod
         if hasattr(config_mod, "set_global_config"):
             config_mod.set_global_config(config)
-        from returnn.util.basic import BehaviorVersion
         if config.has("behavior_version"):
+            from returnn.util.basic import BehaviorVersion
             BehaviorVersion.set(config.int("behavior_version", 0))
         from returnn.tf.network import TFNetwork
 
@@ -123,8 +135,17 @@ def build(config_path: str) -> dict:
                       for v in tf.compat.v1.trainable_variables()}
     except BaseException as exc:  # noqa: BLE001 (reported)
         return {"status": "error", "stage": "network", "exc_type": type(exc).__name__, "message": _message(exc),
-                "where": _innermost_frame(exc), "seconds": time.time() - start}
-    return {"status": "ok", "params": params, "seconds": time.time() - start}
+                "where": _innermost_frame(exc), "seconds": time.time() - start, "dropped_apis": _dropped_api_uses()}
+    return {"status": "ok", "params": params, "seconds": time.time() - start, "dropped_apis": _dropped_api_uses()}
+
+
+def _dropped_api_uses() -> list:
+    """The old forms this project accepted while building (``returnn.util.dropped_api``); [] elsewhere."""
+    try:
+        from returnn.util.dropped_api import dropped_api_uses
+    except ImportError:
+        return []
+    return dropped_api_uses()
 
 
 def _child(request: dict) -> None:

@@ -15,6 +15,11 @@ are cached per reference version in the work dir, ours are rebuilt every run.
 A config counts when the reference builds its network. For those, this project either builds it with identical
 trainable variable names and shapes ("same"), builds it with other variables ("different variables"), or fails
 (grouped by cause). ``--write-readme`` replaces the results section of this folder's README.md.
+
+A second list: the configs that the current reference rejects only because they use an API it dropped
+(:data:`DROPPED_API_ERRORS`: the reference's error for each old form, and :data:`DROPPED_API_STAND_INS`: forms that
+``build_network.py`` gives the reference a stand-in for, which this project accepts itself). This project builds
+them with the old meaning and a warning (``returnn.util.dropped_api``); the report counts how many build here.
 """
 
 from __future__ import annotations
@@ -28,13 +33,44 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 DEFAULT_MIRROR = "/work/.mirror/rwth-i6+returnn-experiments/repo"
 README_BEGIN = "<!-- results: begin (written by run.py --write-readme) -->"
 README_END = "<!-- results: end -->"
+
+
+#: (regex on the first line of the reference's error, the old form): the reference rejects the config only because
+#: the form was removed (observed: an older release of the reference accepts it; see README.md).
+DROPPED_API_ERRORS: List[Tuple[str, str]] = [
+    (r"'RecStepInfoLayer' object has no attribute 'get_end_flag'",
+     "`RecStepInfoLayer.get_end_flag(target_search_choices)` (release 1.20201223 has it, 1.20211229 not)"),
+]
+
+#: Old forms the reference gets a stand-in for in ``build_network.py`` (it rejects them itself) and this project
+#: accepts natively: key of ``returnn.util.dropped_api.DROPPED_APIS`` (reported by our side) -> the old form.
+DROPPED_API_STAND_INS: Dict[str, str] = {
+    "dim_without_dimension": "`DimensionTag(kind=..., description=...)` without `dimension` (the reference builds"
+                             " these only with the stand-in of build_network.py)",
+}
+
+
+def dropped_api_cause(ref: Optional[dict], ours: Optional[dict]) -> Optional[str]:
+    """The old form for which the reference rejects a config (None: not a dropped-API case)."""
+    if ref is None:
+        return None
+    if ref["status"] != "ok":
+        first = (ref.get("message") or "").splitlines()[0] if ref.get("message") else ""
+        for pattern, cause in DROPPED_API_ERRORS:
+            if re.search(pattern, first):
+                return cause
+        return None
+    for key in (ours or {}).get("dropped_apis", []):
+        if key in DROPPED_API_STAND_INS:
+            return DROPPED_API_STAND_INS[key]
+    return None
 
 
 def extract_mirror(mirror: str, workdir: str) -> str:
@@ -208,14 +244,16 @@ def main(argv: Optional[List[str]] = None) -> int:
         workers.close()
     ref_results = {c: load(out_path(ref_key, c)) for c in configs}
     counted = [c for c in configs if ref_results[c] and ref_results[c]["status"] == "ok"]
+    rejected = [c for c in configs if ref_results[c] and ref_results[c]["status"] != "ok"
+                and dropped_api_cause(ref_results[c], None)]
     if not args.skip_ours:
-        for c in counted:
+        for c in counted + rejected:
             if os.path.exists(out_path(args.tag, c)):
                 os.remove(out_path(args.tag, c))
         workers = Workers(args.ours_python, args.jobs, env)
-        workers.run(requests_for(args.tag, counted), args.tag)
+        workers.run(requests_for(args.tag, counted + rejected), args.tag)
         workers.close()
-    ours_results = {c: load(out_path(args.tag, c)) for c in counted}
+    ours_results = {c: load(out_path(args.tag, c)) for c in counted + rejected}
     report = make_report(configs, ref_results, ours_results, ref_key, time.time() - t0)
     print(report)
     if args.write_readme:
@@ -249,6 +287,7 @@ def make_report(configs: List[str], ref: Dict[str, dict], ours: Dict[str, dict],
         lines.append("")
     ref_fail: Dict[str, int] = collections.Counter(cause_of(ref[c]) for c in configs
                                                    if ref[c] and ref[c]["status"] != "ok")
+    lines += dropped_api_report(configs, ref, ours)
     lines.append(f"Not counted: {len(configs) - len(counted)} configs whose network the reference does not build"
                  " here (most: corpus files or RASR needed while the config runs, or a dataset to derive the data"
                  " shapes from). Most common reasons:")
@@ -258,6 +297,36 @@ def make_report(configs: List[str], ref: Dict[str, dict], ours: Dict[str, dict],
     lines.append("")
     lines.append(f"({seconds:.0f} s for this run.)")
     return "\n".join(lines)
+
+
+def dropped_api_report(configs: List[str], ref: Dict[str, dict], ours: Dict[str, dict]) -> List[str]:
+    """The section "rejected by the reference for a dropped API": per old form, the configs and how many build
+    here (status ok; for those the reference builds with a stand-in also: with identical variables)."""
+    by_cause: Dict[str, List[str]] = collections.defaultdict(list)
+    for c in configs:
+        cause = dropped_api_cause(ref[c], ours.get(c))
+        if cause:
+            by_cause[cause].append(c)
+    if not by_cause:
+        return []
+    n_all = sum(len(cs) for cs in by_cause.values())
+    built = {c for cs in by_cause.values() for c in cs if ours.get(c) and ours[c]["status"] == "ok"}
+    lines = [f"Rejected by the reference for a dropped API (an old form, accepted here with its old meaning and a"
+             f" warning): {n_all} configs; built here: **{len(built)} of {n_all}**.", "",
+             "| old form | configs | built here | not built here (first cause) |", "|---|---|---|---|"]
+    for cause, cs in sorted(by_cause.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        ok = [c for c in cs if c in built]
+        same = [c for c in ok if ref[c]["status"] == "ok" and compare(ref[c], ours[c]) == "same"]
+        ok_text = str(len(ok)) + (f" ({len(same)} with the reference's variables)" if ref[cs[0]]["status"] == "ok"
+                                  else "")
+        failed = [c for c in cs if c not in built]
+        fail_text = ""
+        if failed:
+            first = ours.get(failed[0])
+            fail_text = (cause_of(first) if first else "not built") + f" (e.g. `{failed[0]}`)"
+        lines.append(f"| {cause.replace('|', '/')} | {len(cs)} | {ok_text} | {fail_text.replace('|', '/')} |")
+    lines.append("")
+    return lines
 
 
 def write_readme(report: str) -> None:

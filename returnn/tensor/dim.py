@@ -8,9 +8,10 @@ Two dims are the *same* axis when they share a base (:meth:`Dim.declare_same_as`
 Follows the reference's ``Dim`` / ``DimensionTag`` (``returnn.tensor.Dim``), as observed:
 
 - constructor ``Dim(dimension, *, name=None, description=None, kind=None, dyn_size=None, ...)``: ``dimension``
-  is required (None for a dynamic axis) and the only positional argument; ``DimensionTag(kind=...,
-  description="time")`` without it is rejected, as the reference rejects it ("missing 1 required positional
-  argument: 'dimension'"), and so is ``Dim(5, "name")``. ``name`` is an alias of ``description`` (and wins);
+  is the only positional argument (None for a dynamic axis); ``Dim(5, "name")`` is rejected. The current
+  reference requires ``dimension`` ("missing 1 required positional argument: 'dimension'"); here the old form
+  ``DimensionTag(kind=..., description="time")`` without it is accepted with the meaning it had in the releases
+  of 2021-2022 (observed: ``dimension=None``, a dynamic axis) and a warning (:mod:`returnn.util.dropped_api`). ``name`` is an alias of ``description`` (and wins);
   the kind defaults to unspecified (``Dim.Types.Unspecified`` is None);
 - ``Dim.Types.Batch``/``Spatial``/``Time`` (= ``Spatial``)/``Feature``;
 - equality is identity of the same-base (two dims with equal size and name are different axes), ``is_equal``;
@@ -73,7 +74,8 @@ _KNOWN_KWARGS = ("dyn_size", "dyn_size_ext", "vocab", "auto_generated", "batch",
 class Dim(DimOrder):
     """One axis.
 
-    :param dimension: static size (an int), or None for a dynamic axis (or the batch axis); required. A
+    :param dimension: static size (an int), or None for a dynamic axis (or the batch axis). Left out (an old form
+        the reference dropped): None, with a warning naming the form (:mod:`returnn.util.dropped_api`). A
         :class:`Tensor` of int dtype gives a dynamic dim with those lengths (its :attr:`dyn_size_ext`; e.g.
         ``Tensor("time", dims=(), dtype="int32")``: one length for the whole batch), named after the tensor
     :param name: a human-readable name, used in messages and for ``"stag:<name>"`` axis lookup
@@ -81,7 +83,7 @@ class Dim(DimOrder):
     :param kind: ``Dim.Types.Batch``, ``Dim.Types.Spatial`` (also time), ``Dim.Types.Feature``, or None
     :param dyn_size: raw int32 ``[B]`` per-sequence lengths (dynamic axes only), may be set later
     :param dyn_size_ext: the same as a :class:`Tensor` ``[B]`` (its raw tensor is taken)
-    :raises TensorArgError: ``dimension`` missing or not an int/None, an unknown keyword argument
+    :raises TensorArgError: ``dimension`` not an int/None, an unknown keyword argument
     """
 
     Types = _Types
@@ -95,13 +97,11 @@ class Dim(DimOrder):
         self._dyn_size: Any = None
         self.dyn_size_fn: Any = None  # optional callable() -> raw sizes, resolved lazily
         self._with_batch = False  # lengths are per batch entry (shown as [B]), set when used in a batched Tensor
-        if dimension is _MISSING:
-            raise TensorArgError(
-                "Dim(...)/DimensionTag(...)", "missing 1 required positional argument: 'dimension'",
-                got=f"Dim(kind={kind!r}, description={(name or description)!r})",
-                hint="pass dimension=None for a dynamic axis (e.g. time) or an int for a static one, e.g. "
-                     "DimensionTag(kind=DimensionTag.Types.Spatial, description='time', dimension=None); "
-                     "the reference rejects the form without dimension as well")
+        if dimension is _MISSING:  # the old form without dimension (dropped by the reference): a dynamic axis
+            from returnn.util.dropped_api import accept_dropped_api
+
+            accept_dropped_api("dim_without_dimension")
+            dimension = None
         size_template = None
         if _is_tensor(dimension):  # the lengths as a Tensor template (e.g. a scalar): a dynamic dim named after it
             if not str(dimension.dtype).startswith(("int", "uint")):

@@ -13,14 +13,26 @@ from returnn.tensor import Data, Dim, DimensionTag, FeatureDim, SpatialDim, batc
 # ---- constructor forms
 
 
-def test_dimension_tag_without_dimension_is_rejected_like_reference():
-    # 65 published configs do this; the reference fails with "missing 1 required positional argument: 'dimension'"
-    with pytest.raises(TensorArgError) as info:
-        DimensionTag(kind=DimensionTag.Types.Spatial, description="time")
-    assert isinstance(info.value, TypeError) and isinstance(info.value, ReturnnError)
-    msg = str(info.value)
-    assert "missing 1 required positional argument: 'dimension'" in msg and "dimension=None" in msg
-    assert "description='time'" in msg
+def test_dimension_tag_without_dimension_is_the_old_dynamic_dim(capsys):
+    # 65 published configs do this. The current reference fails ("missing 1 required positional argument:
+    # 'dimension'"); the releases 1.20211229 and 1.20220601 (run with TF 2.8) gave a dynamic dim:
+    # Dim{'time'[?]}, dimension None, kind spatial; in Data(dim_tags=[batch, it, F'f'(3)]): shape (None, 3),
+    # time_dim_axis 1, feature_dim_axis 2. Here: the same, with the dropped-API warning.
+    from returnn.util.dropped_api import dropped_api_uses, reset_dropped_api_uses
+
+    reset_dropped_api_uses()
+    tag = DimensionTag(kind=DimensionTag.Types.Spatial, description="time")
+    feat = DimensionTag(kind=DimensionTag.Types.Feature, description="feat")
+    assert tag.dimension is None and tag.kind == Dim.Types.Spatial and tag.description == "time"
+    assert feat.dimension is None and feat.kind == Dim.Types.Feature
+    assert tag.is_dynamic() and not tag.is_batch_dim()
+    x = Data("x", dim_tags=[batch_dim, tag, FeatureDim("f", 3)])
+    assert x.shape == (None, 3) and x.time_dim_axis == 1 and x.feature_dim_axis == 2
+    out = capsys.readouterr().out
+    assert out.count("WARNING: dropped API: DimensionTag(kind=..., description=...) without dimension") == 1
+    assert "Use DimensionTag(kind=..., description=..., dimension=None)." in out
+    assert dropped_api_uses() == ["dim_without_dimension"]
+    reset_dropped_api_uses()
 
 
 @pytest.mark.parametrize("call", [lambda: Dim(5, "foo"), lambda: Dim(None, "foo")])

@@ -143,6 +143,51 @@ def test_rec_step_prev_end_flag_with_end_layer_like_reference(session):
     np.testing.assert_array_equal(out[:3, :, 0], [[0, 0], [0, 0], [0, 1]])
 
 
+def _end_flag_net(unit_extra, from_):
+    def step_values(self, source, **_kwargs):
+        source(0)
+        source(1, auto_convert=False)
+        ended = self.network.get_rec_step_info().get_end_flag(target_search_choices=None)
+        return tf.expand_dims(tf.cast(ended, tf.float32), -1)
+
+    unit = {"a": {"class": "eval", "from": ["prev:a", from_], "eval": step_values,
+                  "out_type": {"shape": (1,), "dim": 1, "time_dim_axis": None}},
+            "output": {"class": "copy", "from": "a"}, **unit_extra}
+    return build_net({"enc": {"class": "copy", "from": "data"},
+                      "output": {"class": "rec", "from": [] if from_ == "base:enc" else "data",
+                                 "unit": unit, **({"max_seq_len": 10} if from_ == "base:enc" else {})}},
+                     EXTERN, train_flag=False)
+
+
+def test_rec_step_end_flag_dropped_api_over_input_time_like_old_release(session, capsys):
+    """``get_end_flag(target_search_choices)``, which the reference dropped (AttributeError now; 10 published configs
+    call it). Observed with release 1.20201223 (TF 2.8), lengths [4, 2], a loop over the input's time: per step
+    [[0, 0], [0, 0], [0, 1], [0, 1]] ([T, B]), i.e. ``step >= len``: one step before ``get_prev_end_flag``."""
+    from returnn.util.dropped_api import dropped_api_uses, reset_dropped_api_uses
+
+    reset_dropped_api_uses()
+    net = _end_flag_net({}, "data:source")
+    data = net.extern_data.data["data"]
+    out = session.run(net.layers["output"].output.placeholder,
+                      {data.placeholder: np.zeros((2, 4, 3), "float32"), data.size_placeholder[0]: [4, 2]})
+    np.testing.assert_array_equal(out[:, :, 0], [[0, 0], [0, 0], [0, 1], [0, 1]])
+    out_text = capsys.readouterr().out
+    assert "WARNING: dropped API: RecStepInfoLayer.get_end_flag(target_search_choices) (removed from" in out_text
+    assert "Use get_prev_end_flag(), which is true one step later" in out_text
+    assert "rec_step_info_get_end_flag" in dropped_api_uses()
+    reset_dropped_api_uses()
+
+
+def test_rec_step_end_flag_dropped_api_with_end_layer_is_a_clear_error():
+    def end_at(self, source, **_kwargs):
+        return tf.greater_equal(self.network.get_rec_step_index(), 2) & tf.ones_like(source(0)[:, 0], tf.bool)
+
+    end = {"end": {"class": "eval", "from": "prev:a", "eval": end_at,
+                   "out_type": {"shape": (), "dtype": "bool", "time_dim_axis": None}}}
+    with pytest.raises(ValueError, match="use get_prev_end_flag"):
+        _end_flag_net(end, "base:enc")
+
+
 def test_rec_step_info_found_through_subnetwork_of_loop_network(session):
     root = build_net({"output": {"class": "copy", "from": "data"}}, EXTERN)
     loop_net = TFNetwork(parent_net=root, absolute_name_prefix="_dec/rec/", name="_dec", is_inside_rec_layer=True)

@@ -54,3 +54,21 @@ class RecStepInfoLayer(LayerBase):
         if self._seq_lens is not None:
             return tf.greater_equal(self.step - 1, self._seq_lens)
         raise ValueError(f"{self.network}: the loop has no end flag (no 'end' layer) and no known sequence lengths")
+
+    def get_end_flag(self, target_search_choices: Any = None) -> tf.Tensor:
+        """An old method the reference dropped (release 1.20201223 has it, 1.20211229 has ``get_prev_end_flag``
+        instead); accepted with its old meaning and a warning (:mod:`returnn.util.dropped_api`).
+
+        :return: bool ``[B]``: whether each sequence has ended at this step, for a loop over a given time axis:
+            ``step >= seq_len`` (observed with release 1.20201223: for length 2 false at steps 0, 1 and true from
+            step 2; one step earlier than :meth:`get_prev_end_flag`)
+        :raises ValueError: in a loop ended by an ``end`` layer (the old meaning there was not observed; use
+            :meth:`get_prev_end_flag`), or without known sequence lengths
+        """
+        from returnn.util.dropped_api import accept_dropped_api
+
+        accept_dropped_api("rec_step_info_get_end_flag")
+        if self._seq_lens is None or self._prev_end_flag is not None:
+            raise ValueError(f"{self.network}: get_end_flag() (dropped by the reference) is accepted only in a loop "
+                             "over a given time axis; use get_prev_end_flag() in a loop ended by an 'end' layer")
+        return tf.greater_equal(self.step, self._seq_lens)
