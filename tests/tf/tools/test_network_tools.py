@@ -199,3 +199,24 @@ def test_dump_forward_stats_unknown_layer(model_config, capsys):
 
     with pytest.raises(ConfigValueError, match="(?s)hiden.*did you mean.*hidden"):
         forward_stats(model_config[0], layer="hiden", reset_seq_ordering="default")
+
+
+def _tool(name):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name.replace("-", "_"), os.path.join(REPO_ROOT, "tools", name + ".py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_scripts_take_the_reference_arguments(model_config, tmp_path, capsys):
+    _tool("dump-forward").main([model_config[0], "--epoch", "2", "--startseq", "1", "--endseq", "1"])
+    out = capsys.readouterr().out
+    assert "Epoch: 2\nSeq idx: 1\n" in out and "Done. More seqs which we did not dumped: True" in out
+    prefix = str(tmp_path / "s")
+    _tool("dump-forward-stats").main([model_config[0], "--layer", "output", "--reset_seq_ordering", "default",
+                                      "--stats", "--dump_stats", prefix, "--load", model_config[1]])
+    out = capsys.readouterr().out
+    assert "Layer 'output' Stats:\n  4 seqs, " in out
+    assert np.loadtxt(prefix + ".mean.txt").shape == (2,)
