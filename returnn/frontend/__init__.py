@@ -9,6 +9,7 @@ from returnn.tensor import Dim, Tensor
 
 from returnn.frontend import init, nested
 from returnn.frontend.array_ import *
+from returnn.frontend.attention import *
 from returnn.frontend.backend import *
 from returnn.frontend.build_from_dict import *
 from returnn.frontend.cond import *
@@ -27,6 +28,7 @@ from returnn.frontend.loss import *
 from returnn.frontend.math_ import *
 from returnn.frontend.matmul import *
 from returnn.frontend.module import *
+from returnn.frontend.normalization import *
 from returnn.frontend.parameter import *
 from returnn.frontend.rand import *
 from returnn.frontend.reduce import *

@@ -197,6 +197,10 @@ class Backend:
     def is_executing_eagerly(self) -> bool:
         return False
 
+    def with_assignments(self, raw: Any, assignments: Any) -> Any:
+        """:return: ``raw``, computed after assigning each ``(variable, value)`` (e.g. running statistics)"""
+        return self._missing("with_assignments")
+
 
 _BACKENDS_BY_NAME: Dict[str, Tuple[str, str]] = {
     "tensorflow": ("returnn.tf.frontend_low_level", "TFBackend"),

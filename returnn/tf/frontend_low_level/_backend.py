@@ -263,6 +263,30 @@ class TFBackend(Backend):
     def is_executing_eagerly(self) -> bool:
         return tf.executing_eagerly()
 
+    def with_assignments(self, raw: Any, assignments: Any) -> Any:
+        """:return: ``raw`` that, when computed, first assigns each ``(variable, value)``"""
+        ops = [tf.compat.v1.assign(var, value) for var, value in assignments]
+        with tf.control_dependencies(ops):
+            return tf.identity(raw)
+
+    # ---- the reference's class-level API of its TF backend, for RF code that calls it
+    @staticmethod
+    def deferred_parameter_creation() -> Any:
+        """A context in which modules are made; here parameters always get their variables later (no-op)."""
+        import contextlib
+        return contextlib.nullcontext()
+
+    @staticmethod
+    def create_parameters(module: Any) -> Any:
+        """Creates the variables of ``module``'s parameters (named ``a/b/param``, as the reference's TF backend)."""
+        from returnn.tf.frontend_low_level.variables import create_parameter_variables
+        return create_parameter_variables(module)
+
+    @staticmethod
+    def get_parameter_variable(param: Any) -> Any:
+        """:return: the variable of ``param``"""
+        return param.raw_tensor
+
 
 def _shape_arg(shape: Sequence[Any]) -> Any:
     """A shape list that may mix ints and raw int scalars (of int32 or int64)."""
