@@ -10,7 +10,7 @@ from returnn.errors import FrontendError
 from returnn.frontend._backend import Backend, get_backend_by_raw, get_backend_for, get_selected_backend
 from returnn.tensor import Dim, Tensor
 
-__all__ = ["dims_repr", "check_dims", "axes_of", "aligned_raw", "make_tensor", "dim_value", "out_dims_of",
+__all__ = ["dims_repr", "check_dims", "axes_of", "index_of", "aligned_raw", "make_tensor", "dim_value", "out_dims_of",
            "backend_of", "to_tensor", "raw_shape", "as_dims", "register_dim_values"]
 
 
@@ -37,7 +37,25 @@ def check_dims(call: str, x: Tensor, dims: Sequence[Dim]) -> None:
 def axes_of(call: str, x: Tensor, dims: Sequence[Dim]) -> List[int]:
     """:return: the axes of ``dims`` in ``x`` (checked with :func:`check_dims`)"""
     check_dims(call, x, dims)
-    return [x.dims.index(d) for d in dims]
+    used: List[int] = []
+    for d in dims:
+        used.append(index_of(x.dims, d, used))
+    return used
+
+
+def index_of(dims: Sequence[Dim], d: Dim, used: Sequence[int] = ()) -> int:
+    """:return: the axis of ``d`` in ``dims``: the identical dim if there is one, else among the equal ones (not in
+    ``used``) the one with the highest match priority (a square weight ``[in', in]`` keeps its two axes apart)"""
+    for i, e in enumerate(dims):
+        if e is d and i not in used:
+            return i
+    best = -1
+    for i, e in enumerate(dims):
+        if i not in used and e == d and (best < 0 or e.match_priority > dims[best].match_priority):
+            best = i
+    if best < 0:
+        raise ValueError(f"{d!r} not in {dims!r}")
+    return best
 
 
 def backend_of(*tensors: Any) -> Backend:
@@ -118,7 +136,10 @@ def aligned_raw(x: Tensor, out_dims: Sequence[Dim], *, backend: Optional[Backend
     for d in x.dims:
         if d not in out_dims:
             raise FrontendError("(align)", f"{x.name!r} has dim {d!r}, which is not among {dims_repr(out_dims)}")
-    perm = [x.dims.index(d) for d in out_dims if d in x.dims]
+    perm: List[int] = []
+    for d in out_dims:
+        if d in x.dims and len(perm) < len(x.dims):
+            perm.append(index_of(x.dims, d, perm))
     if perm != list(range(len(perm))):
         raw = backend.transpose(raw, perm)
     if len(x.dims) != len(out_dims):

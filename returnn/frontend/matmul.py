@@ -29,16 +29,31 @@ def matmul(a: Tensor, b: Tensor, *, reduce: Union[Dim, Sequence[Dim]], use_mask:
         for d in reduce:
             if d.need_masking():
                 a = mask_value(a, d, 0)
-    all_dims = list(a.dims) + [d for d in b.dims if d not in a.dims]
-    if len(all_dims) > len(string.ascii_letters):
-        raise FrontendError("matmul", "too many dims")
-    letters = {i: string.ascii_letters[i] for i in range(len(all_dims))}
-
-    def sub(x: Tensor) -> str:
-        return "".join(letters[all_dims.index(d)] for d in x.dims)
-
-    out_dims = [d for d in all_dims if d not in reduce]
-    eq = f"{sub(a)},{sub(b)}->{''.join(letters[all_dims.index(d)] for d in out_dims)}"
+    a_red = _utils.axes_of("matmul", a, reduce)
+    b_red = _utils.axes_of("matmul", b, reduce)
+    a_rest = [i for i in range(len(a.dims)) if i not in a_red]
+    b_rest = [i for i in range(len(b.dims)) if i not in b_red]
+    letters = iter(string.ascii_letters)
+    a_sub = [""] * len(a.dims)
+    b_sub = [""] * len(b.dims)
+    for i, j in zip(a_red, b_red):
+        a_sub[i] = b_sub[j] = next(letters)
+    for i in a_rest:
+        a_sub[i] = next(letters)
+    out_dims, out_sub = [a.dims[i] for i in a_rest], [a_sub[i] for i in a_rest]
+    used: list = []
+    for j in b_rest:
+        d = b.dims[j]
+        shared = [i for i in a_rest if i not in used and (a.dims[i] is d or a.dims[i] == d and not any(
+            b.dims[k] is a.dims[i] for k in b_rest))]
+        if shared:
+            used.append(shared[0])
+            b_sub[j] = a_sub[shared[0]]
+        else:
+            b_sub[j] = next(letters)
+            out_dims.append(d)
+            out_sub.append(b_sub[j])
+    eq = f"{''.join(a_sub)},{''.join(b_sub)}->{''.join(out_sub)}"
     backend = _utils.backend_of(a, b)
     raw = backend.einsum(eq, _utils.aligned_raw(a, a.dims, backend=backend),
                          _utils.aligned_raw(b, b.dims, backend=backend))

@@ -36,26 +36,33 @@ class Module:
 
     def named_modules(self, *, recurse: bool = True, prefix: str = "", memo: Optional[set] = None
                       ) -> Iterator[Tuple[str, Module]]:
-        """:return: (path, module) of this module (path ``""``) and every sub-module, depth first, each once"""
+        """:return: (path, module) of this module (path ``""``) and every sub-module, level by level (breadth
+        first, as the reference lists them), each once"""
         memo = set() if memo is None else memo
         if id(self) in memo:
             return
         memo.add(id(self))
-        yield prefix, self
-        for name, child in self.named_children():
-            path = f"{prefix}.{name}" if prefix else name
-            if recurse:
-                yield from child.named_modules(prefix=path, memo=memo)
-            elif id(child) not in memo:
+        queue = [(prefix, self)]
+        while queue:
+            path, module = queue.pop(0)
+            yield path, module
+            for name, child in module.named_children():
+                if id(child) in memo:
+                    continue
                 memo.add(id(child))
-                yield path, child
+                child_path = f"{path}.{name}" if path else name
+                if recurse:
+                    queue.append((child_path, child))
+                else:
+                    yield child_path, child
 
     def modules(self, *, recurse: bool = True) -> Iterator[Module]:
         for _, m in self.named_modules(recurse=recurse):
             yield m
 
     def named_parameters(self, *, recurse: bool = True) -> Iterator[Tuple[str, Any]]:
-        """:return: (path, parameter): each module's own parameters, then its sub-modules' (each parameter once)"""
+        """:return: (path, parameter): per module in :meth:`named_modules` order its own parameters (each
+        parameter once)"""
         from returnn.frontend.parameter import Parameter
         seen = set()
         modules = self.named_modules() if recurse else [("", self)]

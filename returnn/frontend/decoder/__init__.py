@@ -1,0 +1,1 @@
+"""Decoders of ``returnn.frontend``: :mod:`returnn.frontend.decoder.transformer`."""

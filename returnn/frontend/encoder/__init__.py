@@ -1,0 +1,1 @@
+"""Encoders of ``returnn.frontend``: :mod:`returnn.frontend.encoder.conformer`."""
