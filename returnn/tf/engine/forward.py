@@ -83,7 +83,12 @@ def forward_to_hdf(state: RunState, dataset, output_file: str, *, batch_size: in
     :raises ConfigValueError: ``output_file`` exists and ``forward_override_hdf_output`` is not set
     """
     from returnn.datasets.hdf import SimpleHDFWriter
+    from returnn.tf.engine.frontend.network import RFNetwork
 
+    if isinstance(state.network, RFNetwork):
+        raise ConfigValueError("forward_callback", expected="a ForwardCallbackIface for task 'forward' of an RF model "
+                                                            "(get_model): it receives the outputs forward_step marks",
+                               got=None)
     if dataset is None:
         raise ConfigValueError("eval", expected="a dataset to forward (config key 'eval' or 'forward_data')", got=None)
     if os.path.exists(output_file) and not state.config.bool("forward_override_hdf_output", False):

@@ -55,7 +55,7 @@ class RFNetwork(TFNetwork):
         get_model = self.config.typed_value("get_model")
         self.step_func_name = step_func_name
         rf_api.select_tf_backend()
-        rf_api.set_batch_dim_size(self.extern_data)
+        rf_api.register_dim_sizes(self.extern_data)
         self.rf_model, self.rf_params = rf_api.build_model(
             lambda: check_model(get_model(epoch=epoch, step=step)), net_seed=self.rnd_seed)
         extern_data = rf_api.tensor_dict_of(self.extern_data)

@@ -17,17 +17,12 @@ def select_tf_backend() -> None:
     rf.select_backend("tensorflow")
 
 
-def set_batch_dim_size(extern_data) -> None:
-    """The global ``batch_dim`` gets the batch size of the extern data placeholders (RF ops that create a batch
-    axis, e.g. ``rf.zeros([batch_dim])``, need it)."""
-    from returnn.tensor import Tensor, batch_dim
+def register_dim_sizes(extern_data) -> None:
+    """The batch and dynamic dims of the extern data placeholders get their sizes in this graph (RF ops that create
+    such an axis, e.g. ``rf.zeros([batch_dim])``, need them)."""
+    from returnn.tf.frontend_low_level import register_dim_sizes as register
 
-    for data in extern_data.data.values():
-        if data.placeholder is not None and data.batch_dim_axis is not None:
-            size = Tensor("batch", dims=(), dtype="int32")
-            size.raw_tensor = tf.shape(data.placeholder)[data.batch_dim_axis]
-            batch_dim.dyn_size_ext = size
-            return
+    register(*extern_data.data.values())
 
 
 def build_model(make_model: Callable[[], Any], *, net_seed: int) -> Tuple[Any, Dict[str, tf.Variable]]:

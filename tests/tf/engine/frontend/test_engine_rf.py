@@ -246,3 +246,23 @@ def test_demo_train_forward(tmp_path, capsys, backend):
     run_task(config, capsys=capsys)
     lines = open(labels).read().splitlines()
     assert len(lines) == 10 and all(re.fullmatch(r"seq-\d+ [01]+", line) for line in lines)
+
+
+def test_forward_without_callback_is_an_error(tmp_path, capsys):
+    run_task(make_config(tmp_path, num_epochs=1), capsys=capsys)
+    with pytest.raises(ConfigValueError, match=r"config key 'forward_callback': expected a ForwardCallbackIface"):
+        run_task(make_config(tmp_path, task="forward", forward_data={"class": "Task12AXDataset", "num_seqs": 2},
+                             output_file=str(tmp_path / "out.hdf")))
+
+
+def test_preload_from_files(tmp_path, capsys):
+    run_task(make_config(tmp_path, num_epochs=1), capsys=capsys)
+    ckpt = str(tmp_path / "models" / "model.001")
+    other = tmp_path / "other"
+    config = make_config(other, num_epochs=1, learning_rate=0.0,
+                         preload_from_files={"base": {"filename": ckpt, "init_for_train": True}})
+    run_task(config, capsys=capsys)
+    old = tf.compat.v1.train.NewCheckpointReader(ckpt)
+    new = tf.compat.v1.train.NewCheckpointReader(str(other / "models" / "model.001"))
+    for name in ("out/weight/param", "out/bias/param"):
+        np.testing.assert_array_equal(new.get_tensor(name), old.get_tensor(name))
