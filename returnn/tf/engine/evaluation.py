@@ -41,8 +41,8 @@ def format_dataset_results(name: str, result: PassResult) -> str:
     """``dev: score X error Y`` (or with loss names when there are several losses)."""
     line = "%s: score %s" % (name, format_values(result.scores()))
     errors = result.errors()
-    if errors:
-        line += " error %s" % format_values(errors)
+    # as the reference (observed with an RF model marking no as_error loss): "error None" without errors
+    line += " error %s" % (format_values(errors) if errors else None)
     return line
 
 

@@ -235,8 +235,8 @@ def train_epoch(state: RunState, epoch: int, *, save: bool = True) -> Dict[str, 
     epoch_errors: Dict[str, float] = score_keys("train", result)
     lrc.set_epoch_error(epoch, epoch_errors)
     line = "%s score: %s" % (epoch_name, format_values(result.scores()))
-    if result.errors():
-        line += " error: %s" % format_values(result.errors())
+    # as the reference (observed with an RF model marking no as_error loss): "error: None" without errors
+    line += " error: %s" % (format_values(result.errors()) if result.errors() else None)
     print("%s elapsed: %s" % (line, hms(result.elapsed)), file=log.v3)
     dev_results = {}
     for ds_name, ds in state.datasets.evaluated.items():

@@ -111,3 +111,11 @@ def test_pretrain_with_rf_model_is_an_error():
     check_config(Config({"network": {}, "pretrain": "default"}))  # a layer config: no check here
     with pytest.raises(ConfigValueError, match="'pretrain'.*no pretrain with an RF model"):
         check_config(Config({"get_model": _get_model, "train_step": _train_step, "pretrain": "default"}))
+
+
+def test_dataset_line_without_errors():
+    # observed (reference, an RF model marking only "ce"): "dev: score 0.3647216558456421 error None"
+    from returnn.tf.engine.evaluation import format_dataset_results
+
+    assert format_dataset_results("dev", _result({"ce": 2.0}, {}, 4.0)) == "dev: score 0.5 error None"
+    assert format_dataset_results("dev", _result({"ce": 2.0}, {"fer": 1.0}, 4.0)) == "dev: score 0.5 error 0.25"
