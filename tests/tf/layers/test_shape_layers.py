@@ -124,7 +124,22 @@ def test_postfix_in_time(session, time_major):
     np.testing.assert_array_equal(_lens(session, net, feed), LENS + 1)
     for b, n in enumerate(LENS):
         np.testing.assert_allclose(out[b, :n], X[b, :n])
-        np.testing.assert_allclose(out[b, n], 7.0)
+        np.testing.assert_allclose(out[b, n:], 7.0)  # the padding after the postfix too, as the reference
+
+
+def test_postfix_in_time_fills_padding_as_reference(session):
+    """Observed from the reference: sparse [[1, 1, 1], [1, 0, 0]] with lengths 3, 1, postfix 2, repeat 2."""
+    from returnn.config import Config
+    from returnn.tf.network import TFNetwork
+
+    net = TFNetwork(config=Config({"extern_data": {"data": {"sparse": True, "dim": 2}}}), train_flag=False)
+    net.construct_from_dict({"a": {"class": "reinterpret_data", "from": "data", "increase_sparse_dim": 1},
+                             "output": {"class": "postfix_in_time", "postfix": 2, "repeat": 2, "from": "a"}})
+    data = net.extern_data.get_default_input_data()
+    out = net.get_default_output_layer().output.copy_as_batch_major()
+    value = session.run(out.placeholder, {data.placeholder: [[1, 1, 1], [1, 0, 0]],
+                                          data.get_sequence_lengths(): [3, 1]})
+    np.testing.assert_array_equal(value, [[1, 1, 1, 2, 2], [1, 2, 2, 2, 2]])
 
 
 @pytest.mark.parametrize("time_major", [False, True])

@@ -1,7 +1,9 @@
 """``{"class": "postfix_in_time", "postfix": 0.0, "repeat": 1}``: append frames after each sequence's end.
 
 Shape: ``{B, T, F} -> {B, T+repeat, F}``; for sequence ``b`` frames ``len_b .. len_b+repeat-1`` hold the postfix
-(a constant, or a layer ``{B, F}``/``{F}`` broadcast over time); new lengths ``len + repeat``.
+(a constant, or a layer ``{B, F}``/``{F}`` broadcast over time); new lengths ``len + repeat``. The padding after
+them holds the postfix too (as the reference, observed: ``[[1, 1, 1], [1, 0, 0]]`` with lengths 3, 1 and postfix
+2 gives ``[[1, 1, 1, 2], [1, 2, 2, 2]]``).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ class PostfixInTimeLayer(ConcatInputLayer):
         x = tf.pad(x, [[0, 0], [0, repeat]] + [[0, 0]] * (inp.batch_ndim - 2))
         new_lens = lens + repeat
         t = tf.range(tf.shape(x)[1])[None, :]
-        is_post = tf.logical_and(t >= lens[:, None], t < new_lens[:, None])  # [B, T']
+        is_post = t >= lens[:, None]  # [B, T']: the postfix frames and the padding after them
         if isinstance(postfix, LayerBase):
             if postfix.output.batch_dim_axis is not None:
                 p = tf.expand_dims(tf.cast(postfix.output.copy_as_batch_major().placeholder, x.dtype), 1)
