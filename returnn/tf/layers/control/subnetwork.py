@@ -75,6 +75,8 @@ class SubnetTemplate:
                 return data_layer
             if src in subnet_dict:
                 return construct(src)
+            if "/" in src and src.split("/", 1)[0] in subnet_dict:
+                return sub_layer_template(*src.split("/", 1))
             if src.startswith("base:"):
                 return get_layer(src[len("base:"):])
             if src.startswith("data:"):
@@ -91,12 +93,30 @@ class SubnetTemplate:
             d.pop("class")
             d["name"] = inner
             d["network"] = net
+            if issubclass(layer_class, SubnetworkLayer):
+                d["_templates_only"] = True  # a nested subnetwork: its templates too, no layers built
             layer_class.transform_config_dict(d, network=net, get_layer=resolve)
             output = layer_class.get_out_data_from_opts(**d)
             self.templates[inner] = (layer_class, d, output)
             stand_ins[inner] = InternalLayer(name=inner, network=net, output=output)
+            if hasattr(d.get("unit"), "layers"):  # a rec layer's unit templates (read by ``rec_last_output``)
+                stand_ins[inner].cell = d["unit"]
             return stand_ins[inner]
 
+        def sub_layer_template(parent: str, sub: str) -> LayerBase:
+            full = f"{parent}/{sub}"
+            if full not in stand_ins:
+                construct(parent)
+                layer_class, parent_kwargs, _ = self.templates[parent]
+                output = layer_class.get_sub_layer_out_data_from_opts(sub, parent_kwargs)
+                if output is None:
+                    raise LayerArgError(layer=f"{name}", layer_class="subnetwork", arg="subnetwork",
+                                        problem=f"layer {parent!r} ({layer_class.layer_class}) has no sub layer {sub!r}",
+                                        got=sorted(subnet_dict))
+                stand_ins[full] = InternalLayer(name=full, network=net, output=output)
+            return stand_ins[full]
+
+        net.set_layer_resolver(resolve)  # layers below asking this net (``base:X`` from a rec unit): the templates
         for inner in output_layer_names(subnet_dict):
             construct(inner)
         self.output = self.templates["output"][2]

@@ -93,12 +93,22 @@ def _state_variable(layer: Any) -> Any:
     return var if hasattr(var, "handle") and var.dtype.base_dtype == tf.int64 else None
 
 
+_VALUE_ARGS = ("mean", "stddev", "bound", "minval", "maxval")
+
+
+def _scalar_value(value: Any) -> Any:
+    """:return: ``value``, or for a layer its output (a scalar tensor) as the value"""
+    return value.output.placeholder if isinstance(value, LayerBase) else value
+
+
 def _stateful_sample(var: Any, sizes: List[Any], distribution: str, mean: Any, stddev: Any, bound: Any,
                      minval: Any, maxval: Any, dtype: str) -> tf.Tensor:
     """:return: a sample drawn with (and advancing) the Philox state in ``var``"""
     shape = tf.stack([tf.cast(s, tf.int64) for s in sizes]) if sizes else tf.constant([], tf.int64)
     if distribution == "uniform":
-        low, high = (-bound, bound) if bound is not None else ((minval or 0), (1 if maxval is None else maxval))
+        low, high = (-bound, bound) if bound is not None else ((0 if minval is None else minval),
+                                                                (1 if maxval is None else maxval))
+        low, high = tf.cast(low, dtype), tf.cast(high, dtype)  # (scalar layers give int tensors)
         x = tf.raw_ops.StatefulUniform(resource=var.handle, algorithm=_PHILOX, shape=shape, dtype=dtype)
         return x * (high - low) + low
     op = tf.raw_ops.StatefulStandardNormalV2 if distribution == "normal" else tf.raw_ops.StatefulTruncatedNormal
@@ -125,7 +135,8 @@ class RandomLayer(LayerBase):
         :param stddev: normal/truncated_normal: the standard deviation (default 1)
         :param bound: uniform: the range ``[-bound, bound)`` (instead of minval/maxval)
         :param minval: uniform: the lower bound, inclusive (default 0)
-        :param maxval: uniform: the upper bound, exclusive (default 1)
+        :param maxval: uniform: the upper bound, exclusive (default 1); mean, stddev, bound, minval and maxval can
+            also be the name of a layer with a scalar output (as the reference)
         :param dtype: the output dtype (default float32)
         :param sparse_dim: makes the output sparse with this dim
         :param feature_dim: the dim of ``shape`` that is the feature axis
@@ -141,6 +152,8 @@ class RandomLayer(LayerBase):
         super().__init__(**kwargs)
         self.shape_deps = list(shape_deps)
         self.state_layers = [explicit_state] if isinstance(explicit_state, LayerBase) else []
+        self.value_layers = [v for v in (mean, stddev, bound, minval, maxval) if isinstance(v, LayerBase)]
+        mean, stddev, bound, minval, maxval = (_scalar_value(v) for v in (mean, stddev, bound, minval, maxval))
         if static and explicit_state is not None:
             raise LayerArgError(layer=self.name, layer_class=self.layer_class, arg="static", problem="not supported",
                                 got=static, expected="None or False with explicit_state")
@@ -181,7 +194,7 @@ class RandomLayer(LayerBase):
 
     def get_dep_layers(self) -> List[LayerBase]:
         """:return: the base deps, ``shape_deps`` and the ``explicit_state`` layer"""
-        return super().get_dep_layers() + self.shape_deps + self.state_layers
+        return super().get_dep_layers() + self.shape_deps + self.state_layers + self.value_layers
 
     @classmethod
     def transform_config_dict(cls, d: Dict[str, Any], network: Any, get_layer: Any) -> None:
@@ -189,6 +202,9 @@ class RandomLayer(LayerBase):
         super().transform_config_dict(d, network=network, get_layer=get_layer)
         if isinstance(d.get("explicit_state"), str):
             d["explicit_state"] = get_layer(d["explicit_state"])
+        for key in _VALUE_ARGS:  # as the reference: a layer name gives the value (a scalar layer)
+            if isinstance(d.get(key), str):
+                d[key] = get_layer(d[key])
         deps = d.get("shape_deps") or ()
         d["shape_deps"] = [get_layer(x) if isinstance(x, str) else x
                            for x in ([deps] if isinstance(deps, str) else deps)]
