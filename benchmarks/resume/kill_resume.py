@@ -8,13 +8,16 @@ Usage::
     python3 benchmarks/resume/kill_resume.py --trials 20                 # the 12AX demo, 5 epochs
     python3 benchmarks/resume/kill_resume.py --trials 2 --small          # seconds, as the test suite does
 
-A *trial* is one ``kill -9`` at a random moment of the killed run, followed by a restart: uniformly within
-``2 * T / trials`` seconds after the restarted process's ``start epoch`` line (``T``: the training phase of the
-uninterrupted run, measured first; so the kills fall on steps, step checkpoint writes, the evaluation, the epoch's
-checkpoint, the next epoch's start, ... and the run makes progress between them); after each trial, every epoch checkpoint the killed
-run has written so far is compared with the uninterrupted run's; after the last trial the run goes on to its end and
-its final checkpoint and learning-rate file are compared. ``--kill-after-step-checkpoint`` kills at a random moment
-shortly after the restarted process wrote its first step checkpoint instead (every trial then resumes mid-epoch).
+A *trial* is one ``kill -9`` (``--signals``: or SIGTERM/SIGINT, in turn) at a random moment of the killed run,
+followed by a restart: uniformly within ``F + 2 * T / trials`` seconds after the restarted process's ``start
+epoch`` line (measured on the uninterrupted run, run first: ``T`` its training phase, ``F`` the time from its
+``start epoch`` line to its first step checkpoint, i.e. the first step's start-up and one interval of steps); so
+the kills fall on the first steps, later steps, step checkpoint writes, the evaluation, the epoch's checkpoint, the
+next epoch's start, ... and the run makes progress between them. After each trial, every epoch checkpoint the killed run has written so far is compared with the
+uninterrupted run's; after the last trial the run goes on to its end and all its epoch checkpoints and its
+learning-rate file are compared. ``--kill-after-step-checkpoint`` signals at a random moment within 0.5 s after the
+restarted process wrote its first step checkpoint instead (every trial then resumes mid-epoch; the uninterrupted
+run then runs alongside).
 
 The learning-rate file is compared with the values of ``:meta:epoch_train_time_secs`` masked: they are wall-clock
 seconds, different between any two runs.
@@ -62,9 +65,12 @@ STEP_CKPT_LINE = "Save step checkpoint"
 
 
 def run_watched(cmd: List[str], log_file: str, *, trigger: Optional[str] = None,
-                delay: Callable[[], float] = lambda: 0.0) -> Tuple[bool, float, Optional[float], str]:
-    """Runs ``cmd``; with ``trigger``, sends SIGKILL ``delay()`` seconds after the first output line containing
-    ``trigger``. Returns (killed, wall time, seconds until the trigger line (None: never), the process's output).
+                delay: Callable[[], float] = lambda: 0.0, signum: int = signal.SIGKILL
+                ) -> Tuple[bool, float, Dict[str, float], str]:
+    """Runs ``cmd``; with ``trigger``, sends ``signum`` ``delay()`` seconds after the first output line containing
+    ``trigger`` (and waits for the process to end; SIGKILL after 300 s). Returns (signalled, wall time, the seconds
+    from the start to the first line with :data:`START_LINE` / :data:`STEP_CKPT_LINE` / ``trigger`` (those seen), the
+    process's output).
 
     :raises RuntimeError: the process failed by itself
     """
@@ -72,28 +78,35 @@ def run_watched(cmd: List[str], log_file: str, *, trigger: Optional[str] = None,
     part = log_file + ".part"
     with open(part, "w") as out:
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=_env(), cwd=REPO)
-        deadline, seen_at, watch = None, None, START_LINE if trigger is None else trigger
+        deadline, seen = None, {}
+        watched = {START_LINE, STEP_CKPT_LINE} | ({trigger} if trigger else set())
         while proc.poll() is None and (deadline is None or time.time() < deadline):
             time.sleep(0.02)
-            if seen_at is None:
+            if len(seen) < len(watched):
                 with open(part) as f:
-                    if watch in f.read():
-                        seen_at = time.time() - start
-                        if trigger is not None:
+                    text = f.read()
+                for line in watched - set(seen):
+                    if line in text:
+                        seen[line] = time.time() - start
+                        if line == trigger:
                             deadline = time.time() + delay()
         killed = proc.poll() is None
         if killed:
-            os.kill(proc.pid, signal.SIGKILL)
+            os.kill(proc.pid, signum)
+            try:
+                proc.wait(timeout=300)
+            except subprocess.TimeoutExpired:
+                os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
     with open(part) as f:
         text = f.read()
     os.remove(part)
     with open(log_file, "a") as log:
-        log.write(text + ("\n===== kill -9 =====\n" if killed else "\n===== ended, exit code %s =====\n"
-                          % proc.returncode))
+        log.write(text + (("\n===== signal %s =====\n" % signal.Signals(signum).name) if killed
+                          else "\n===== ended, exit code %s =====\n" % proc.returncode))
     if not killed and proc.returncode != 0:
         raise RuntimeError("%s failed with exit code %i, see %s" % (" ".join(cmd), proc.returncode, log_file))
-    return killed, time.time() - start, seen_at, text
+    return killed, time.time() - start, seen, text
 
 
 def read_checkpoint(prefix: str) -> Dict[str, "object"]:
@@ -146,10 +159,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--small", action="store_true", help="a small 12AX setup (24 seqs, 3 epochs): seconds")
     parser.add_argument("--kill-after-step-checkpoint", action="store_true",
                         help="kill shortly after each restart's first step checkpoint (instead of at a random time)")
+    parser.add_argument("--signals", default="KILL",
+                        help="comma-separated signals sent in turn, e.g. KILL,TERM (default: KILL, i.e. kill -9); "
+                             "TERM/INT let the run write a step checkpoint of its last step and exit")
     parser.add_argument("--seed", type=int, default=None, help="seed of the kill moments (default: random)")
     parser.add_argument("--workdir", default=None, help="keep the runs here (default: a temporary directory)")
     parser.add_argument("extra", nargs="*", help="more ++key value config overrides for both runs")
     args = parser.parse_args(argv)
+    signals = [name.strip().upper() for name in args.signals.split(",") if name.strip()]
     seed = args.seed if args.seed is not None else random.randrange(2 ** 31)
     rng = random.Random(seed)
     extra = (SMALL_OVERRIDES if args.small else []) + list(args.extra)
@@ -168,11 +185,13 @@ def main(argv: Optional[List[str]] = None) -> int:
         ref_proc = subprocess.Popen(ref_cmd, stdout=ref_log, stderr=subprocess.STDOUT, env=_env(), cwd=REPO)
         trigger, window = STEP_CKPT_LINE, 0.5
     else:
-        _, ref_time, ref_start, _ = run_watched(ref_cmd, os.path.join(ref_dir, "log"))
-        train_time = ref_time - (ref_start or 0.0)
-        trigger, window = START_LINE, 2.0 * train_time / args.trials
-        print("uninterrupted run: %.1f s (training phase %.1f s): kills at a uniform random moment within %.1f s "
-              "after each restart's '%s' line" % (ref_time, train_time, window, START_LINE), flush=True)
+        _, ref_time, seen, _ = run_watched(ref_cmd, os.path.join(ref_dir, "log"))
+        train_time = ref_time - seen.get(START_LINE, 0.0)
+        first_ckpt = seen.get(STEP_CKPT_LINE, ref_time) - seen.get(START_LINE, 0.0)
+        trigger, window = START_LINE, first_ckpt + 2.0 * train_time / args.trials
+        print("uninterrupted run: %.1f s, training phase %.1f s, first step checkpoint %.1f s after the '%s' line: "
+              "kills at a uniform random moment within %.1f s after each restart's '%s' line"
+              % (ref_time, train_time, first_ckpt, START_LINE, window, START_LINE), flush=True)
     cmd = command(args.config, kill_dir, args.step_interval, extra)
     log_file = os.path.join(kill_dir, "log")
     problems: List[str] = []
@@ -184,7 +203,9 @@ def main(argv: Optional[List[str]] = None) -> int:
             chosen.append(rng.uniform(0.0, window))
             return chosen[-1]
 
-        killed, _, _, text = run_watched(cmd, log_file, trigger=trigger, delay=delay)
+        sig_name = signals[(trial - 1) % len(signals)]
+        killed, _, _, text = run_watched(cmd, log_file, trigger=trigger, delay=delay,
+                                         signum=getattr(signal, "SIG" + sig_name))
         loaded = re.findall(r"Load step checkpoint (\S+):", text)
         resumed_mid_epoch += bool(loaded)
         kills += killed
@@ -193,8 +214,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             for epoch, prefix in epoch_checkpoints(kill_dir).items():
                 problems += compare_checkpoints(os.path.join(ref_dir, os.path.basename(prefix)), prefix)
         print("trial %i: %s%s; epoch checkpoints so far %s, %s%s" % (
-            trial, ("killed %.2f s after its '%s' line" % (chosen[0], trigger)) if killed and chosen
-            else "killed" if killed else "ended by itself before the kill",
+            trial, ("SIG%s %.2f s after its '%s' line" % (sig_name, chosen[0], trigger)) if killed and chosen
+            else "SIG" + sig_name if killed else "ended by itself before the signal",
             (", had resumed from %s" % os.path.basename(loaded[0])) if loaded else "",
             list(epoch_checkpoints(kill_dir)), "identical" if not problems else "DIFFERENT",
             (" (last line: %s)" % last[0][:100]) if last else ""), flush=True)

@@ -180,6 +180,8 @@ class Runner:
     :param skipped_batch_check: called with the :class:`~returnn.datasets.feeding.BatchData` of the last skipped
         batch (to check that the batches are those of the interrupted run)
     :param step_hook: ``f(steps_done, batch_data, result)`` after each training step (step checkpoints)
+    :param stop_hook: ``f(steps_done, batch_data, result)`` when a stop request (signal) ends the pass after a step
+        of this run (a step checkpoint of the last step done); not called when no step ran
     :param step_seed: the graph's step-seed placeholder (:mod:`returnn.tf.ops.step_random`), fed the global step
         (``global_step_offset`` + step) each step; None: not fed
     """
@@ -191,7 +193,8 @@ class Runner:
                  nonfinite_callback: Optional[Callable[[int, Dict[str, Any]], bool]] = None,
                  summary_writer=None, global_step_offset: int = 0, report: bool = True, sync=None,
                  start_step: int = 0, skipped_batch_check: Optional[Callable[[Any], None]] = None,
-                 step_hook: Optional[Callable[[int, Any, "PassResult"], None]] = None, step_seed=None):
+                 step_hook: Optional[Callable[[int, Any, "PassResult"], None]] = None,
+                 stop_hook: Optional[Callable[[int, Any, "PassResult"], None]] = None, step_seed=None):
         self.state = state
         self.network = network
         self.dataset = dataset
@@ -210,6 +213,7 @@ class Runner:
         self.start_step = int(start_step)
         self.skipped_batch_check = skipped_batch_check
         self.step_hook = step_hook
+        self.stop_hook = stop_hook
         self.step_seed = step_seed
         self.result = PassResult(loss_fetches.names if loss_fetches else [],
                                  loss_fetches.cost_names if loss_fetches else None)
@@ -302,6 +306,7 @@ class Runner:
         pending: "collections.deque" = collections.deque()  # (step, batch, future), oldest first
         executor = concurrent.futures.ThreadPoolExecutor(in_flight) if in_flight > 1 else None
         last_done = [time.time()]
+        last_step_done: List[Any] = [None, None]  # (steps done, its batch) of the last training step of this run
 
         def finish_oldest() -> None:
             step_, batch_, future = pending.popleft()
@@ -315,6 +320,9 @@ class Runner:
         try:
             for step, (batch, own_data, stop) in enumerate(steps, start=self.start_step):
                 if stop:
+                    if self.stop_hook is not None and last_step_done[0] is not None:
+                        result.elapsed = time.time() - start
+                        self.stop_hook(last_step_done[0], last_step_done[1], result)
                     raise CancelTrainingException("%s: stopped at step %i (signal)" % (self.name, step))
                 args = []
                 for key, _ph, size_ph, time_major in feeds:
@@ -346,6 +354,7 @@ class Runner:
                     continue
                 self._after_step(step, batch, out, time.time() - step_start, start, report_steps, log_batch_size,
                                  progress, num_seqs_total)
+                last_step_done[:] = [step + 1, batch]
                 if self.step_hook is not None:
                     result.elapsed = time.time() - start
                     self.step_hook(step + 1, batch, result)

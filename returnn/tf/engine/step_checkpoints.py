@@ -272,7 +272,7 @@ class StepCheckpointer:
         self.learning_rate = learning_rate
         self.clock = clock
         self.last_time = clock()
-        self.written: List[str] = []
+        self.last_written_steps: Optional[int] = None
 
     def due(self, steps_done: int) -> bool:
         """Whether a step checkpoint is due after ``steps_done`` steps of the epoch."""
@@ -302,7 +302,13 @@ class StepCheckpointer:
             if old != prefix:
                 remove_step_checkpoint(old)
         self.last_time = self.clock()
+        self.last_written_steps = steps_done
         return prefix
+
+    def on_stop(self, steps_done: int, batch, result) -> None:
+        """The runner's stop hook (SIGINT/SIGTERM): a step checkpoint of the last step done, unless just written."""
+        if steps_done != self.last_written_steps:
+            self.write(steps_done, batch, result)
 
     def remove_all(self) -> None:
         """Removes the epoch's step checkpoints and left-over temporary files (after its epoch checkpoint is

@@ -71,7 +71,8 @@ def train(state: RunState) -> None:
         print("Warning: config key 'model' is not set, no checkpoints will be saved.", file=log.v2)
     if start_epoch == 1 and opts.save_epoch1_initial_model and state.model_filename:
         model_io.save_model(state, state.epoch_model_filename(0))
-    if opts.step_checkpoints_enabled and state.model_filename and state.strategy.is_root and not state.options.run.dry_run:
+    if (opts.step_checkpoints_enabled and state.model_filename and state.strategy.is_root
+            and not state.options.run.dry_run):
         # step checkpoints of earlier epochs (their epoch checkpoint was written before they were removed)
         step_checkpoints.remove_all_step_checkpoints(state.model_filename,
                                                      except_epoch_prefix=state.epoch_model_filename(start_epoch))
@@ -95,8 +96,13 @@ def _report_cancel(state: RunState, exc: CancelTrainingException) -> None:
     existing = state.existing_epochs()
     last = ("the last complete checkpoint is %s" % state.epoch_model_filename(existing[-1])) if existing \
         else "no checkpoint was saved yet"
-    print("Training stopped in epoch %i (%s); this epoch is not saved, %s." % (state.epoch, exc, last),
-          file=log.v1)
+    steps = step_checkpoints.find_step_checkpoints(state.epoch_model_filename()) if state.model_filename else []
+    if steps and state.options.training.step_checkpoints_enabled:
+        print("Training stopped in epoch %i (%s); %s; a restart continues this epoch from the step checkpoint %s."
+              % (state.epoch, exc, last, steps[-1][1]), file=log.v1)
+    else:
+        print("Training stopped in epoch %i (%s); this epoch is not saved, %s." % (state.epoch, exc, last),
+              file=log.v1)
     signum = state.stop.take()
     if signum == signal.SIGTERM:
         raise SystemExit(128 + int(signal.SIGTERM))
@@ -202,10 +208,11 @@ def train_epoch(state: RunState, epoch: int, *, save: bool = True) -> Dict[str, 
     sync = strategy.step_sync(state.session, state.updater, global_step_start)
     if state.options.training.step_checkpoints_enabled and state.model_filename and not state.options.run.dry_run:
         if sync is not None:
-            raise ConfigValueError("step_checkpoint_interval", expected="unset (0) in training with several "
-                                   "workers: step checkpoints hold one process's dataset position", got="%s / %s min" % (
-                                       state.options.training.step_checkpoint_interval,
-                                       state.options.training.step_checkpoint_interval_minutes))
+            raise ConfigValueError(
+                "step_checkpoint_interval", expected="unset (0) in training with several workers: step checkpoints "
+                                                     "hold one process's dataset position",
+                got="%s steps / %s min" % (state.options.training.step_checkpoint_interval,
+                                           state.options.training.step_checkpoint_interval_minutes))
         stepper = step_checkpoints.StepCheckpointer(
             state, epoch, every_steps=state.options.training.step_checkpoint_interval,
             every_minutes=state.options.training.step_checkpoint_interval_minutes,
@@ -217,6 +224,7 @@ def train_epoch(state: RunState, epoch: int, *, save: bool = True) -> Dict[str, 
                     start_step=progress.steps_done if progress is not None else 0,
                     skipped_batch_check=_batch_check(progress) if progress is not None else None,
                     step_hook=stepper.after_step if stepper is not None else None,
+                    stop_hook=stepper.on_stop if stepper is not None else None,
                     step_seed=step_random.get_step_seed(state.graph))
     if progress is not None:
         progress.restore_sums(runner.result)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 
 import numpy as np
@@ -125,18 +126,83 @@ def test_generators_restored():
 
 
 def test_kill_9_twice_then_bit_identical(tmp_path):
-    """The fast version of benchmarks/resume/kill_resume.py: 2 kills (each shortly after the restarted process
-    wrote a step checkpoint), 12AX with dropout, 2 epochs of 24 sequences; every variable of the final checkpoint
-    and the learning-rate file equal those of the uninterrupted run."""
+    """The fast version of benchmarks/resume/kill_resume.py: 2 trials, kill -9 then SIGTERM (each shortly after the
+    process wrote a step checkpoint), 12AX with dropout, 2 epochs of 24 sequences; every variable of each epoch
+    checkpoint and the learning-rate file equal those of the uninterrupted run."""
     sys.path.insert(0, os.path.join(REPO, "benchmarks", "resume"))
     try:
         import kill_resume
     finally:
         sys.path.pop(0)
     code = kill_resume.main(["--trials", "2", "--small", "--step-interval", "3", "--kill-after-step-checkpoint",
-                             "--seed", "0", "--workdir", str(tmp_path), "++num_epochs", "2"])
+                             "--signals", "KILL,TERM", "--seed", "0", "--workdir", str(tmp_path),
+                             "++num_epochs", "2"])
     with open(tmp_path / "killed" / "log") as f:
         log_text = f.read()
-    assert log_text.count("===== kill -9 =====") == 2
-    assert "Load step checkpoint" in log_text and "Save step checkpoint under" in log_text
+    parts = log_text.split("\n===== ")
+    assert [p.split(" =====")[0] for p in parts[1:]] == ["signal SIGKILL", "signal SIGTERM", "ended, exit code 0"]
+    assert "Save step checkpoint under" in parts[0] and "Load step checkpoint" not in parts[0]
+    # SIGTERM: the running step ends; when a step of the epoch ran in this process, a step checkpoint of the last one
+    # is written and the restart continues from it (when the signal came after the epoch's last step, the next
+    # epoch's first step is not run: nothing to save)
+    assert "Training stopped in epoch" in parts[1], parts[1][-2000:]
+    stopped = re.search(r"Training stopped in epoch \d+ .*; a restart continues this epoch from the step checkpoint "
+                        r"(\S+)\.\n", parts[1])
+    if stopped:
+        assert "Load step checkpoint %s: continuing" % stopped.group(1) in parts[2]
+    else:
+        assert "this epoch is not saved" in parts[1] and "stopped at step 0 " in parts[1]
+    resumed = re.findall(r"Load step checkpoint \S+\.step(\d+): continuing epoch \d+ after step (\d+)", log_text)
+    assert len(resumed) >= 1 and all(a == b for a, b in resumed)
     assert code == 0
+
+
+def _read_all(prefix):
+    reader = tf1.train.NewCheckpointReader(prefix)
+    return {name: reader.get_tensor(name) for name in reader.get_variable_to_shape_map()}
+
+
+def test_stop_request_writes_step_checkpoint_and_resumed_run_is_identical(tmp_path, monkeypatch, capsys):
+    """In one process: a stop request (as SIGINT/SIGTERM make) after the 7th step writes a step checkpoint of step 7
+    (the interval is 4); the rerun continues after step 7 and ends with the uninterrupted run's variables (all, exact)
+    and learning-rate file."""
+    from returnn.tf.engine.state import StopSignal
+    from tests.tf.engine.test_training import make_config, run_task
+
+    network = {"fw0": {"class": "rec", "unit": "nativelstm", "n_out": 5, "dropout": 0.2},
+               "output": {"class": "softmax", "loss": "ce", "from": "fw0", "dropout": 0.1}}
+
+    def config(name):
+        return make_config(tmp_path / name, network=network, max_seqs=2, num_epochs=2, step_checkpoint_interval=4,
+                           log_verbosity=4, learning_rate_file=str(tmp_path / name / "lr.txt"))
+
+    run_task(config("ref"))
+    checks = [0]
+    original = StopSignal.requested
+
+    def requested(self):
+        checks[0] += 1
+        return checks[0] > 7 or original(self)  # checked before each step: stop before the 8th
+
+    monkeypatch.setattr(StopSignal, "requested", requested)
+    capsys.readouterr()
+    with pytest.raises(KeyboardInterrupt):
+        run_task(config("run"))
+    out = capsys.readouterr().out
+    monkeypatch.undo()
+    model = str(tmp_path / "run" / "models" / "model")
+    assert [s for s, _ in step_checkpoints.find_step_checkpoints(model + ".001")] == [7]
+    assert "Save step checkpoint under %s.001.step00000007 (epoch 1, step 7)" % model in out
+    assert "a restart continues this epoch from the step checkpoint %s.001.step00000007." % model in out
+    out = run_task(config("run"), capsys=capsys)
+    assert "Load step checkpoint %s.001.step00000007: continuing epoch 1 after step 7" % model in out
+    ref, got = _read_all(str(tmp_path / "ref" / "models" / "model.002")), _read_all(model + ".002")
+    assert sorted(ref) == sorted(got) and len(ref) > 5
+    for name in ref:
+        np.testing.assert_array_equal(got[name], ref[name], err_msg=name)
+    texts = []
+    for name in ("ref", "run"):
+        with open(tmp_path / name / "lr.txt") as f:
+            texts.append(re.sub(r"epoch_train_time_secs'?: \d+", "T", f.read()))
+    assert texts[0] == texts[1] and "dev_score" in texts[0]
+    assert not [n for n in os.listdir(tmp_path / "run" / "models") if ".step" in n]
