@@ -15,7 +15,7 @@ epoch`` line (measured on the uninterrupted run, run first: ``T`` its training p
 the kills fall on the first steps, later steps, step checkpoint writes, the evaluation, the epoch's checkpoint, the
 next epoch's start, ... and the run makes progress between them. After each trial, every epoch checkpoint the killed run has written so far is compared with the
 uninterrupted run's; after the last trial the run goes on to its end and all its epoch checkpoints and its
-learning-rate file are compared. ``--kill-after-step-checkpoint`` signals at a random moment within 0.5 s after the
+learning-rate file are compared. ``--kill-after-step-checkpoint`` signals at a random moment within ``--window`` (0.5) s after the
 restarted process wrote its first step checkpoint instead (every trial then resumes mid-epoch; the uninterrupted
 run then runs alongside).
 
@@ -159,6 +159,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--small", action="store_true", help="a small 12AX setup (24 seqs, 3 epochs): seconds")
     parser.add_argument("--kill-after-step-checkpoint", action="store_true",
                         help="kill shortly after each restart's first step checkpoint (instead of at a random time)")
+    parser.add_argument("--window", type=float, default=0.5,
+                        help="with --kill-after-step-checkpoint: the signal comes within this many seconds")
     parser.add_argument("--signals", default="KILL",
                         help="comma-separated signals sent in turn, e.g. KILL,TERM (default: KILL, i.e. kill -9); "
                              "TERM/INT let the run write a step checkpoint of its last step and exit")
@@ -183,7 +185,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.kill_after_step_checkpoint:  # the kill moments do not depend on its duration: run it alongside
         ref_log = open(os.path.join(ref_dir, "log"), "w")
         ref_proc = subprocess.Popen(ref_cmd, stdout=ref_log, stderr=subprocess.STDOUT, env=_env(), cwd=REPO)
-        trigger, window = STEP_CKPT_LINE, 0.5
+        trigger, window = STEP_CKPT_LINE, args.window
     else:
         _, ref_time, seen, _ = run_watched(ref_cmd, os.path.join(ref_dir, "log"))
         train_time = ref_time - seen.get(START_LINE, 0.0)
