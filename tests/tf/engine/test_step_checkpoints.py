@@ -70,6 +70,27 @@ def test_stateful_random_ops_inside_a_loop_stay_stateful():
     assert [op.type for op in found] == ["RandomUniform"]
 
 
+def test_due_by_steps_and_by_minutes():
+    class FakeState:
+        model_filename = "/nonexistent/model"
+
+        @staticmethod
+        def epoch_model_filename(epoch):
+            return "/nonexistent/model.%03d" % epoch
+
+    now = [100.0]
+    by_steps = step_checkpoints.StepCheckpointer(FakeState(), 1, every_steps=20, every_minutes=0, global_step_start=0,
+                                                 learning_rate=0.1, clock=lambda: now[0])
+    assert [s for s in range(1, 61) if by_steps.due(s)] == [20, 40, 60]
+    by_time = step_checkpoints.StepCheckpointer(FakeState(), 1, every_steps=0, every_minutes=0.5, global_step_start=0,
+                                                learning_rate=0.1, clock=lambda: now[0])
+    assert not by_time.due(1)
+    now[0] += 29.9
+    assert not by_time.due(2)
+    now[0] += 0.1
+    assert by_time.due(3)  # 30 s after the epoch's start (then after the last step checkpoint)
+
+
 def test_options_reject_negative_intervals():
     assert not TrainingOptions.from_config(Config({})).step_checkpoints_enabled
     assert TrainingOptions.from_config(Config({"step_checkpoint_interval_minutes": 0.5})).step_checkpoints_enabled
@@ -162,7 +183,20 @@ def _read_all(prefix):
     return {name: reader.get_tensor(name) for name in reader.get_variable_to_shape_map()}
 
 
-def test_stop_request_writes_step_checkpoint_and_resumed_run_is_identical(tmp_path, monkeypatch, capsys):
+@pytest.fixture
+def restore_op_determinism():
+    """Step checkpoints switch TF's op determinism on for the process; switch it back for the other tests."""
+    from tensorflow.python.framework import config as tf_config
+
+    before = tf_config.is_op_determinism_enabled()
+    yield
+    assert tf_config.is_op_determinism_enabled()  # switched on by the training with step checkpoints
+    if not before:
+        tf_config.disable_op_determinism()
+
+
+def test_stop_request_writes_step_checkpoint_and_resumed_run_is_identical(tmp_path, monkeypatch, capsys,
+                                                                          restore_op_determinism):
     """In one process: a stop request (as SIGINT/SIGTERM make) after the 7th step writes a step checkpoint of step 7
     (the interval is 4); the rerun continues after step 7 and ends with the uninterrupted run's variables (all, exact)
     and learning-rate file."""
