@@ -217,6 +217,9 @@ class Runner:
         self.step_seed = step_seed
         self.result = PassResult(loss_fetches.names if loss_fetches else [],
                                  loss_fetches.cost_names if loss_fetches else None)
+        #: (steps done, its :class:`~returnn.datasets.feeding.BatchData`) after the last training step this runner ran
+        #: ([None, None] before one)
+        self.last_step_done: List[Any] = [None, None]
         self.data_keys = self._data_keys()
 
     def _data_keys(self) -> List[str]:
@@ -306,7 +309,7 @@ class Runner:
         pending: "collections.deque" = collections.deque()  # (step, batch, future), oldest first
         executor = concurrent.futures.ThreadPoolExecutor(in_flight) if in_flight > 1 else None
         last_done = [time.time()]
-        last_step_done: List[Any] = [None, None]  # (steps done, its batch) of the last training step of this run
+        last_step_done = self.last_step_done
 
         def finish_oldest() -> None:
             step_, batch_, future = pending.popleft()

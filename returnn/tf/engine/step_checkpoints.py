@@ -1,8 +1,9 @@
 """Step checkpoints: resuming a training epoch mid-way, bit-identically (beyond the reference).
 
 With ``step_checkpoint_interval = N`` (steps) and/or ``step_checkpoint_interval_minutes = M``, the training loop
-writes, after every N-th step of an epoch (and/or when M minutes passed since the last one), a *step checkpoint*
-``<model>.NNN.stepSSSSSSSS`` (``NNN`` the epoch, ``SSSSSSSS`` the steps done in it):
+writes, after every N-th step of an epoch (and/or when M minutes passed since the last one), after the epoch's
+last step (so that a kill during the evaluation redoes no step) and when SIGINT/SIGTERM stop the epoch, a *step
+checkpoint* ``<model>.NNN.stepSSSSSSSS`` (``NNN`` the epoch, ``SSSSSSSS`` the steps done in it):
 
 - the TF checkpoint files (``.index``, ``.data-*``, ``.meta``) of every saved variable: params, optimizer slots,
   ``global_step`` (written crash-safely, see :mod:`~returnn.tf.engine.checkpoints`);
@@ -306,7 +307,8 @@ class StepCheckpointer:
         return prefix
 
     def on_stop(self, steps_done: int, batch, result) -> None:
-        """The runner's stop hook (SIGINT/SIGTERM): a step checkpoint of the last step done, unless just written."""
+        """A step checkpoint of the last step done, unless just written: the runner's stop hook (SIGINT/SIGTERM),
+        and at the end of the epoch's pass (a kill during the evaluation then does not redo any step)."""
         if steps_done != self.last_written_steps:
             self.write(steps_done, batch, result)
 

@@ -230,6 +230,8 @@ def train_epoch(state: RunState, epoch: int, *, save: bool = True) -> Dict[str, 
         progress.restore_sums(runner.result)
         progress.restore_generators()
     result = runner.run()
+    if stepper is not None and runner.last_step_done[0] is not None:
+        stepper.on_stop(runner.last_step_done[0], runner.last_step_done[1], result)  # the pass's end
     strategy.end_of_pass(result)  # distributed: scores over all workers' shards
     if writer is not None:
         epoch_summary = {"epoch/learning_rate": learning_rate}
