@@ -7,7 +7,9 @@ submodule holds one family (``array_``, ``math_``, ``reduce``, ``module``, ``par
 # flake8: noqa: F401,F403
 from returnn.tensor import Dim, Tensor
 
-from returnn.frontend import init, nested
+from returnn.frontend import _numpy_backend, audio, decoder, encoder, init, nested
+from returnn.frontend.decoder import transformer as _transformer  # noqa: F401 (rf.decoder.transformer)
+from returnn.frontend.encoder import conformer as _conformer  # noqa: F401 (rf.encoder.conformer)
 from returnn.frontend.array_ import *
 from returnn.frontend.attention import *
 from returnn.frontend.backend import *
@@ -33,6 +35,7 @@ from returnn.frontend.parameter import *
 from returnn.frontend.rand import *
 from returnn.frontend.reduce import *
 from returnn.frontend.run_ctx import *
+from returnn.frontend.signal import *
 from returnn.frontend.state import *
 from returnn.frontend import tensor_array
 from returnn.frontend.types import *

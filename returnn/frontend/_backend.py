@@ -154,6 +154,10 @@ class Backend:
     def identity(self, raw: Any) -> Any:
         return self._missing("identity")
 
+    def stft(self, raw: Any, *, frame_length: int, frame_step: int, fft_length: int) -> Any:
+        """Over the last axis (periodic Hann window): ``[..., frames, fft_length // 2 + 1]`` complex64"""
+        return self._missing("stft")
+
     def gradient(self, y: Any, x: Any) -> Any:
         """:return: d sum(y) / d x (zeros where y does not depend on x)"""
         return self._missing("gradient")

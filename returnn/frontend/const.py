@@ -99,6 +99,9 @@ def convert_to_tensor(value: Any, *, dims: Optional[Sequence[Dim]] = None, dtype
     if dims is None:
         dims = shape if shape is not None else ()
     backend = _backend or get_selected_backend()
+    if isinstance(backend, type):  # a backend class, as the reference passes it (rf._numpy_backend.NumpyBackend)
+        from returnn.frontend._backend import get_backend_by_name
+        backend = get_backend_by_name(backend.name)
     if dtype is None:
         if isinstance(value, (bool, np.bool_)):
             dtype = "bool"

@@ -189,6 +189,8 @@ def _unary(call: str, x: Tensor, func: str, *, out_dtype: Optional[str] = None, 
     backend = _utils.backend_of(x)
     raw = backend.activation(_utils.aligned_raw(x, x.dims, backend=backend), func)
     dtype = out_dtype or x.dtype
+    if func == "abs" and dtype.startswith("complex"):
+        dtype = "float64" if dtype == "complex128" else "float32"
     return _utils.make_tensor(func, x.dims, dtype, raw, sparse_dim=x.sparse_dim if func in ("neg", "abs") else None,
                               feature_dim=x.feature_dim)
 

@@ -215,6 +215,9 @@ class TFBackend(Backend):
     def identity(self, raw: Any) -> Any:
         return tf.identity(raw)
 
+    def stft(self, raw: Any, *, frame_length: int, frame_step: int, fft_length: int) -> Any:
+        return tf.signal.stft(raw, frame_length=frame_length, frame_step=frame_step, fft_length=fft_length)
+
     def gradient(self, y: Any, x: Any) -> Any:
         (grad,) = tf.gradients(tf.reduce_sum(y), [x])
         return tf.zeros_like(x) if grad is None else tf.convert_to_tensor(grad)
