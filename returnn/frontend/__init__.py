@@ -33,6 +33,7 @@ from returnn.frontend.module import *
 from returnn.frontend.normalization import *
 from returnn.frontend.parameter import *
 from returnn.frontend.rand import *
+from returnn.frontend.rec import *
 from returnn.frontend.reduce import *
 from returnn.frontend.run_ctx import *
 from returnn.frontend.signal import *

@@ -1,260 +1,530 @@
-"""Attention: ``rf.dot_attention``, ``rf.SelfAttention``, ``rf.CausalSelfAttention``, ``rf.RelPosSelfAttention``,
-``rf.CrossAttention``, and the positional encodings ``rf.sinusoidal_positional_encoding``,
-``rf.relative_positional_encoding``. Parameter names as the reference (observed): ``qkv`` (``[in, 2*kt+vt]``),
-``proj``, ``pos_bias_u``/``pos_bias_v`` (``[heads, kt/heads]``), ``linear_pos`` (no bias), ``kv``/``q``."""
+"""Attention: ``rf.dot_attention`` and the multi-head attention modules.
+
+Multi-head self-attention (``SelfAttentionBase``): ``qkv`` (``rf.Linear`` ``in_dim → qkv_dim_total``) gives per head
+(heads major: ``qkv_dim_total`` splits into ``[num_heads, 2*key_dim_per_head + value_dim_per_head]``) the query,
+key and value; each head attends with :func:`dot_attention` (energies scaled by ``key_dim_per_head ** -0.5``); the
+heads' values are merged (heads major) into ``value_dim_total`` and projected by ``proj`` (``value_dim_total →
+proj_dim``; no projection if ``proj_dim`` is None). Parameter names as the reference: ``qkv.weight``, ``qkv.bias``,
+``proj.weight``, ``proj.bias`` (``RelPos*``: first ``pos_bias_u``, ``pos_bias_v`` ``[num_heads, key_dim_per_head]``,
+then ``linear_pos.weight``; ``CrossAttention``: ``kv``, ``q``, ``proj``).
+"""
 
 from __future__ import annotations
 
-import math
-from typing import Any, Optional, Tuple, Union
+from typing import Any, Optional, Sequence, Tuple, Union
 
 from returnn.errors import FrontendError
 from returnn.frontend import _utils
-from returnn.frontend import init as _init
 from returnn.frontend.linear import Linear
 from returnn.frontend.module import Module
-from returnn.frontend.parameter import Parameter
+from returnn.frontend.positional_encoding import (
+    LearnedRelativePositionalEncoding, relative_positional_encoding, rel_pos_dim, sinusoidal_positional_encoding)
 from returnn.frontend.state import State
-from returnn.tensor import Dim, Tensor
+from returnn.tensor import Dim, Tensor, single_step_dim
 
-__all__ = ["dot_attention", "SelfAttentionBase", "SelfAttention", "CausalSelfAttention", "CausalSelfAttentionState",
-           "RelPosSelfAttention", "CrossAttention", "sinusoidal_positional_encoding",
-           "relative_positional_encoding"]
+__all__ = [
+    "dot_attention", "SelfAttentionBase", "SelfAttention", "CausalSelfAttention", "CausalSelfAttentionState",
+    "RelPosSelfAttention", "RelPosCausalSelfAttention", "CrossAttention", "RotaryPosSelfAttention",
+    "RotaryPosCausalSelfAttention", "sinusoidal_positional_encoding", "relative_positional_encoding",
+    "LearnedRelativePositionalEncoding", "causal_mask",
+]
 
 
-def dot_attention(query: Tensor, keys: Tensor, values: Tensor, *, key_dim: Dim, axis: Dim, att_dropout: float = 0.0,
-                  att_dropout_broadcast: Optional[bool] = None, causal_query_spatial_dim: Optional[Dim] = None,
-                  scale: Optional[float] = None) -> Tensor:
-    """``softmax_axis(query · keys * key_dim**-0.5) · values``; with ``causal_query_spatial_dim``, key frames after
-    the query frame are masked. :return: query's dims without ``key_dim``, plus values' other dims"""
-    from returnn.frontend.array_ import where
+def _dropout(att_weights: Tensor, drop: float, broadcast: Optional[bool], axis: Dim) -> Tensor:
+    if not drop:
+        return att_weights
     from returnn.frontend.dropout import dropout
-    from returnn.frontend.math_ import compare_bc, softmax
+    dims = [d for d in att_weights.dims if d == axis or not broadcast or not d.is_batch_dim()]
+    return dropout(att_weights, drop, axis=dims if broadcast else None)
+
+
+def dot_attention(query: Tensor, keys: Tensor, values: Tensor, *, key_dim: Dim, axis: Dim,
+                  att_dropout: float = 0.0, att_dropout_broadcast: Optional[bool] = None,
+                  causal_query_spatial_dim: Optional[Dim] = None, scale: Optional[float] = None,
+                  bias: Optional[Tensor] = None) -> Tensor:
+    """``softmax_axis(query · keys / sqrt(key_dim)) · values``.
+
+    :param query: has ``key_dim``; other dims (batch, heads, query positions) are kept
+    :param keys: has ``key_dim`` and ``axis``
+    :param values: has ``axis``
+    :param axis: the key/value positions (padded frames of a dynamic ``axis`` get weight 0)
+    :param causal_query_spatial_dim: the query positions; keys after a query's position are masked
+    :param scale: the energy scale (default ``key_dim ** -0.5``)
+    :param bias: added to the energies (dims among them), e.g. ``-inf`` for masked positions
+    :return: query's dims without ``key_dim``, then values' other dims (e.g. ``[batch, time, value]``)
+    :raises FrontendError: a dim missing in an input; ``axis`` in the query
+    """
+    from returnn.frontend.math_ import softmax
     from returnn.frontend.matmul import matmul
-    from returnn.frontend.dims import range_over_dim
-    scale = key_dim.dimension ** -0.5 if scale is None else scale
-    energy = matmul(query * scale, keys, reduce=key_dim)
+    _utils.check_dims("dot_attention", query, [key_dim])
+    _utils.check_dims("dot_attention", keys, [key_dim, axis])
+    _utils.check_dims("dot_attention", values, [axis])
+    if axis in query.dims:
+        raise FrontendError("dot_attention", f"the query must not have the key/value axis {axis!r}",
+                            got=query.dims, hint="replace the keys' and values' spatial dim first (rf.replace_dim)")
+    energy = matmul(query, keys, reduce=key_dim) * (key_dim.dimension ** -0.5 if scale is None else scale)
+    if bias is not None:
+        energy = energy + bias
     if causal_query_spatial_dim is not None:
-        future = compare_bc(range_over_dim(axis), "greater", range_over_dim(causal_query_spatial_dim))
-        energy = where(future, float("-inf"), energy, allow_broadcast_all_sources=True, dim_order=energy.dims)
-    weights = softmax(energy, axis=axis)
-    if att_dropout:
-        weights = dropout(weights, att_dropout, axis=None if not att_dropout_broadcast else [axis])
-    return matmul(weights, values, reduce=axis)
+        energy = energy + _where_scalar(causal_mask(causal_query_spatial_dim, axis), energy.dtype)
+    att_weights = softmax(energy, axis=axis)
+    att_weights = _dropout(att_weights, att_dropout, att_dropout_broadcast, axis)
+    return matmul(att_weights, values, reduce=axis)
+
+
+def causal_mask(query_dim: Dim, kv_dim: Dim, *, query_offset: Any = 0) -> Tensor:
+    """:return: bool ``[query_dim, kv_dim]``, true where the key position ``<=`` the query position
+    (``+ query_offset``)"""
+    from returnn.frontend.dims import range_over_dim
+    q = range_over_dim(query_dim)
+    if not (isinstance(query_offset, int) and query_offset == 0):
+        q = q + query_offset
+    from returnn.frontend.math_ import compare_bc
+    return compare_bc(range_over_dim(kv_dim), "less_equal", q)
 
 
 class SelfAttentionBase(Module):
-    """Shared parts: ``qkv`` projection, heads, output ``proj``."""
+    """The parameters and the head handling of self-attention (see the module docstring).
+
+    :param in_dim: the input feature dim
+    :param proj_dim: the output dim (after ``proj``); None: no projection, the output is ``value_dim_total``
+    :param key_dim_total: all heads' key dims (divisible by ``num_heads``)
+    :param value_dim_total: all heads' value dims (divisible by ``num_heads``)
+    :param num_heads: an int or a Dim
+    :param with_bias: biases in ``qkv`` and ``proj``
+    :param att_dropout: dropout on the attention weights in training (default 0.1)
+    :param att_dropout_broadcast: share the dropout mask over the batch dims (the reference's old default True)
+    """
 
     def __init__(self, in_dim: Dim, proj_dim: Optional[Dim], *, key_dim_total: Dim, value_dim_total: Dim,
                  num_heads: Union[int, Dim], with_bias: bool = True, att_dropout: float = 0.1,
                  att_dropout_broadcast: Optional[bool] = None):
         super().__init__()
-        self.in_dim, self.out_dim = in_dim, proj_dim if proj_dim else value_dim_total
-        self.num_heads = num_heads if isinstance(num_heads, Dim) else Dim(num_heads, name="num_heads")
-        h = self.num_heads.dimension
-        if key_dim_total.dimension % h or value_dim_total.dimension % h:
-            raise FrontendError(type(self).__name__, f"key/value dims {key_dim_total!r}, {value_dim_total!r} must be "
-                                                     f"multiples of num_heads={h}")
-        self.key_dim_total, self.value_dim_total = key_dim_total, value_dim_total
-        self.key_dim_per_head = key_dim_total.div_left(self.num_heads)
-        self.value_dim_per_head = value_dim_total.div_left(self.num_heads)
-        self.qkv_dim_total = 2 * key_dim_total + value_dim_total
-        self.qkv_dim_per_head = 2 * self.key_dim_per_head + self.value_dim_per_head
+        call = type(self).__name__
+        nh = num_heads.dimension if isinstance(num_heads, Dim) else num_heads
+        for name, d in (("in_dim", in_dim), ("key_dim_total", key_dim_total), ("value_dim_total", value_dim_total)):
+            if not isinstance(d, Dim) or d.dimension is None:
+                raise FrontendError(call, f"{name} must be a static Dim", got=d)
+        if not isinstance(nh, int) or nh <= 0 or key_dim_total.dimension % nh or value_dim_total.dimension % nh:
+            raise FrontendError(call, f"key_dim_total ({key_dim_total.dimension}) and value_dim_total "
+                                      f"({value_dim_total.dimension}) must be divisible by num_heads ({nh})")
+        self.in_dim = in_dim
+        self.out_dim = proj_dim if proj_dim is not None else value_dim_total
+        self.key_dim_total = key_dim_total
+        self.key_dim_per_head = Dim(key_dim_total.dimension // nh, name=f"{key_dim_total.name} /l num_heads")
+        self.value_dim_total = value_dim_total
+        self.value_dim_per_head = Dim(value_dim_total.dimension // nh, name=f"{value_dim_total.name} /l num_heads")
+        self.num_heads = num_heads if isinstance(num_heads, Dim) else Dim(nh, name="num_heads")
+        self.qkv_dim_total = Dim(2 * key_dim_total.dimension + value_dim_total.dimension,
+                                 name=f"2*{key_dim_total.name}+{value_dim_total.name}")
+        self.qkv_dim_per_head = Dim(2 * self.key_dim_per_head.dimension + self.value_dim_per_head.dimension,
+                                    name="qkv_per_head")
         self.qkv = Linear(in_dim, self.qkv_dim_total, with_bias=with_bias)
-        self.proj = Linear(value_dim_total, proj_dim, with_bias=with_bias) if proj_dim else None
-        self.att_dropout, self.att_dropout_broadcast = att_dropout, bool(att_dropout_broadcast)
+        self.proj = Linear(value_dim_total, proj_dim, with_bias=with_bias) if proj_dim is not None else None
+        self.att_dropout = att_dropout
+        self.att_dropout_broadcast = True if att_dropout_broadcast is None else att_dropout_broadcast
 
     def forward_qkv(self, source: Tensor) -> Tuple[Tensor, Tensor, Tensor]:
-        """:return: q, k, v, each with the dims ``num_heads`` and the per-head key/value dim"""
+        """:return: q, k, v: ``source``'s dims without ``in_dim``, plus ``num_heads`` and the per-head dim"""
         from returnn.frontend.array_ import split, split_dims
+        _utils.check_dims(type(self).__name__, source, [self.in_dim])
         qkv = self.qkv(source)
         qkv = split_dims(qkv, axis=self.qkv_dim_total, dims=(self.num_heads, self.qkv_dim_per_head))
         q, k, v = split(qkv, axis=self.qkv_dim_per_head,
                         out_dims=(self.key_dim_per_head, self.key_dim_per_head, self.value_dim_per_head))
         return q, k, v
 
-    def attention(self, q: Tensor, k: Tensor, v: Tensor, *, kv_axis: Dim,
-                  causal_query_spatial_dim: Optional[Dim] = None) -> Tensor:
-        """:return: the attention output with the heads merged into ``value_dim_total``, projected"""
+    def attention(self, q: Tensor, k: Tensor, v: Tensor, *, kv_axis: Dim, bias: Optional[Tensor] = None) -> Tensor:
+        """:return: the merged heads' output (``value_dim_total``), before ``proj``"""
         from returnn.frontend.array_ import merge_dims
-        att = dot_attention(q, k, v, key_dim=self.key_dim_per_head, axis=kv_axis, att_dropout=self.att_dropout,
-                            att_dropout_broadcast=self.att_dropout_broadcast,
-                            causal_query_spatial_dim=causal_query_spatial_dim)
-        return self._output(merge_dims(att, dims=(self.num_heads, self.value_dim_per_head),
-                                       out_dim=self.value_dim_total)[0])
+        out = dot_attention(q, k, v, key_dim=self.key_dim_per_head, axis=kv_axis, att_dropout=self.att_dropout,
+                            att_dropout_broadcast=self.att_dropout_broadcast, bias=bias)
+        out, _ = merge_dims(out, dims=(self.num_heads, self.value_dim_per_head), out_dim=self.value_dim_total)
+        return out
 
-    def _output(self, x: Tensor) -> Tensor:
-        return self.proj(x) if self.proj is not None else x
-
-
-def _kv_copy(axis: Dim, *tensors: Tensor) -> Tuple[Dim, Tuple[Tensor, ...]]:
-    """The keys/values get their own spatial dim (same lengths as ``axis``)."""
-    from returnn.frontend.dims import replace_dim
-    kv_axis = axis.copy(same_as_self=False, description=f"{axis.name}:kv")
-    if axis.dimension is None and axis.dyn_size_ext is not None:
-        kv_axis.dyn_size_ext = axis.dyn_size_ext
-    return kv_axis, tuple(replace_dim(t, in_dim=axis, out_dim=kv_axis)[0] for t in tensors)
+    def _project(self, out: Tensor) -> Tensor:
+        return self.proj(out) if self.proj is not None else out
 
 
-class SelfAttention(SelfAttentionBase):
-    """Multi-head self attention over ``axis``. ``__call__(source, *, axis) -> out``."""
-
-    def __call__(self, source: Tensor, *, axis: Dim) -> Tensor:
-        q, k, v = self.forward_qkv(source)
-        kv_axis, (k, v) = _kv_copy(axis, k, v)
-        return self.attention(q, k, v, kv_axis=kv_axis)
-
-
-class CausalSelfAttentionState(State):
-    """The state of :class:`CausalSelfAttention` for step-wise decoding: ``k_accum``, ``v_accum``, ``accum_axis``."""
-
-
-class CausalSelfAttention(SelfAttentionBase):
-    """Self attention where each frame attends to itself and earlier frames.
-    ``__call__(source, axis, *, state=None) -> (out, new_state)`` (full sequences)."""
-
-    def __call__(self, source: Tensor, axis: Dim, *, state: Optional[CausalSelfAttentionState] = None
-                 ) -> Tuple[Tensor, CausalSelfAttentionState]:
-        q, k, v = self.forward_qkv(source)
-        kv_axis, (k, v) = _kv_copy(axis, k, v)
-        out = self.attention(q, k, v, kv_axis=kv_axis, causal_query_spatial_dim=axis)
-        return out, CausalSelfAttentionState(k_accum=k, v_accum=v, accum_axis=kv_axis)
-
-    def default_initial_state(self, *, batch_dims: Any, capacity: Optional[int] = None) -> CausalSelfAttentionState:
-        """:return: an empty state"""
-        return CausalSelfAttentionState()
-
-
-def sinusoidal_positional_encoding(*, spatial_dim: Dim, feat_dim: Dim, offset: Any = None,
-                                   base: Union[int, float] = 1e4, dtype: Optional[str] = None,
-                                   device: Optional[str] = None) -> Tensor:
-    """:return: ``[spatial_dim, feat_dim]``: ``sin(pos * f_i)`` in the first half, ``cos(pos * f_i)`` in the
-    second, ``f_i = base ** (-i / (half - 1))`` (observed in the reference)"""
-    from returnn.frontend.array_ import concat
-    from returnn.frontend.dims import range_over_dim
-    from returnn.frontend.math_ import cast, combine_bc, cos, sin
-    half = feat_dim.dimension // 2
-    if half * 2 != feat_dim.dimension:
-        raise FrontendError("sinusoidal_positional_encoding", f"needs an even feat_dim, got {feat_dim!r}")
-    pos = cast(range_over_dim(spatial_dim), dtype or "float32")
-    if offset is not None:
-        pos = pos + offset
-    return _sin_cos(pos, feat_dim, [base ** (-i / max(half - 1, 1)) for i in range(half)], dtype)
-
-
-def _sin_cos(pos: Tensor, feat_dim: Dim, freqs: list, dtype: Optional[str]) -> Tensor:
-    from returnn.frontend.array_ import concat
-    from returnn.frontend.const import convert_to_tensor
-    from returnn.frontend.math_ import combine_bc, cos, sin
-    import numpy as np
-    half_dim = Dim(len(freqs), name=f"{feat_dim.name}:half")
-    f = convert_to_tensor(np.asarray(freqs, dtype=dtype or "float32"), dims=[half_dim])
-    arg = combine_bc(pos, "mul", f)
-    out, _ = concat((sin(arg), half_dim), (cos(arg), half_dim), out_dim=feat_dim)
+def _kv_dim_like(axis: Dim) -> Dim:
+    """:return: a new dim of ``axis``' size (its lengths too), for the keys/values"""
+    out = Dim(axis.dimension, name=f"{axis.name}:kv")
+    if axis.dimension is None:
+        out.dyn_size_ext = axis.dyn_size_ext
     return out
 
 
-def relative_positional_encoding(*, query_spatial_dim: Dim, key_value_spatial_dim: Dim, feat_dim: Dim,
-                                 query_offset: int = 0, dtype: Optional[str] = None, device: Optional[str] = None
-                                 ) -> Tuple[Tensor, Dim]:
-    """:return: (``[pos_dim, feat_dim]``, pos_dim of size ``T_q + T_kv - 1``): row ``r`` encodes the relative
-    position ``r - (T_kv - 1)`` (``sin`` half, ``cos`` half, ``f_i = 1e4 ** (-2i / feat)``), as observed"""
-    from returnn.frontend.dims import range_over_dim
-    from returnn.frontend.math_ import cast
-    pos_dim = query_spatial_dim + key_value_spatial_dim - 1
-    half = feat_dim.dimension // 2
-    kv_len = _utils.dim_value(key_value_spatial_dim)
-    pos = cast(range_over_dim(pos_dim), "int32") - (kv_len - 1 - query_offset if isinstance(kv_len, int) else
-                                                     _utils.make_tensor("off", [], "int32", kv_len - 1 - query_offset))
-    pos = cast(pos, dtype or "float32")
-    return _sin_cos(pos, feat_dim, [1e4 ** (-2 * i / feat_dim.dimension) for i in range(half)], dtype), pos_dim
+class SelfAttention(SelfAttentionBase):
+    """Multi-head self-attention over ``axis``."""
+
+    def __call__(self, source: Tensor, *, axis: Dim) -> Tensor:
+        """:return: ``source``'s dims with ``in_dim`` replaced by ``out_dim``"""
+        from returnn.frontend.dims import replace_dim
+        _utils.check_dims(type(self).__name__, source, [axis])
+        q, k, v = self.forward_qkv(source)
+        kv_axis = _kv_dim_like(axis)
+        k, _ = replace_dim(k, in_dim=axis, out_dim=kv_axis)
+        v, _ = replace_dim(v, in_dim=axis, out_dim=kv_axis)
+        return self._project(self.attention(q, k, v, kv_axis=kv_axis))
+
+
+class CausalSelfAttentionState(State):
+    """The keys and values seen so far: ``k_accum``, ``v_accum`` ``[batch..., accum_axis, num_heads, per-head]``
+    and ``accum_axis``."""
+
+    def __init__(self, *_args: Any, k_accum: Optional[Tensor] = None, v_accum: Optional[Tensor] = None,
+                 accum_axis: Optional[Dim] = None):
+        if _args:
+            super().__init__(*_args)
+        else:
+            super().__init__(k_accum=k_accum, v_accum=v_accum, accum_axis=accum_axis)
+
+
+class CausalSelfAttention(SelfAttentionBase):
+    """Self-attention where each position attends to itself and the earlier ones; with a state for step-wise
+    decoding (``axis=single_step_dim``)."""
+
+    def default_initial_state(self, *, batch_dims: Sequence[Dim], capacity: Optional[int] = None
+                              ) -> CausalSelfAttentionState:
+        """:return: empty accumulators (an ``accum_axis`` of size 0); ``capacity`` is accepted for the reference's
+        signature (the accumulators grow by concatenation here)"""
+        from returnn.frontend.const import zeros
+        accum = Dim(0, name="self_att_expand_dim_init")
+        return CausalSelfAttentionState(
+            k_accum=zeros(list(batch_dims) + [accum, self.num_heads, self.key_dim_per_head]),
+            v_accum=zeros(list(batch_dims) + [accum, self.num_heads, self.value_dim_per_head]),
+            accum_axis=accum)
+
+    def __call__(self, source: Tensor, axis: Dim, *, state: Optional[CausalSelfAttentionState] = None
+                 ) -> Tuple[Tensor, CausalSelfAttentionState]:
+        """:return: (output with ``in_dim`` replaced by ``out_dim``, the new state)"""
+        q, k, v = self.forward_qkv(source)
+        k, v, hist_dim, new_state, q_offset = _accumulate(k, v, axis, state)
+        q, k = self._transform_qk(q, k, axis=axis, hist_dim=hist_dim, q_offset=q_offset)
+        bias = None
+        if axis != single_step_dim:
+            bias = _causal_bias(axis, hist_dim, q_offset, source.dtype)
+        out = self.attention(q, k, v, kv_axis=hist_dim, bias=bias)
+        return self._project(out), new_state
+
+    def _transform_qk(self, q: Tensor, k: Tensor, *, axis: Dim, hist_dim: Dim, q_offset: Any) -> Tuple[Tensor, Tensor]:
+        return q, k
+
+
+def _causal_bias(axis: Dim, hist_dim: Dim, q_offset: Any, dtype: str) -> Tensor:
+    mask = causal_mask(axis, hist_dim, query_offset=q_offset)
+    return _where_scalar(mask, dtype)
+
+
+def _where_scalar(mask: Tensor, dtype: str) -> Tensor:
+    from returnn.frontend.array_ import where
+    from returnn.frontend.const import full
+    zeros = full(dims=list(mask.dims), fill_value=0.0, dtype=dtype)
+    return where(mask, zeros, float("-inf"))
+
+
+def _accumulate(k: Tensor, v: Tensor, axis: Dim, state: Optional[CausalSelfAttentionState]
+                ) -> Tuple[Tensor, Tensor, Dim, CausalSelfAttentionState, Any]:
+    """:return: (keys, values over the history dim, the history dim, the new state, the query offset)"""
+    from returnn.frontend.array_ import concat, expand_dim
+    from returnn.frontend.dims import replace_dim
+    if axis == single_step_dim:
+        if state is None:
+            raise FrontendError("CausalSelfAttention", "a single step (axis=single_step_dim) needs state")
+        step_dim = Dim(1, name="single_step")
+        k, v = expand_dim(k, step_dim), expand_dim(v, step_dim)
+        prev = state.accum_axis
+        hist_dim = _hist_dim(prev, step_dim)
+        k, _ = concat((state.k_accum, prev), (k, step_dim), out_dim=hist_dim)
+        v, _ = concat((state.v_accum, prev), (v, step_dim), out_dim=hist_dim)
+        new_state = CausalSelfAttentionState(k_accum=k, v_accum=v, accum_axis=hist_dim)
+        return k, v, hist_dim, new_state, _utils.dim_value(prev) if prev.dimension is None else prev.dimension
+    prev = state.accum_axis if state is not None else None
+    if prev is None or prev.dimension == 0:
+        hist_dim = _kv_dim_like(axis)
+        k, _ = replace_dim(k, in_dim=axis, out_dim=hist_dim)
+        v, _ = replace_dim(v, in_dim=axis, out_dim=hist_dim)
+        new_state = CausalSelfAttentionState(k_accum=k, v_accum=v, accum_axis=hist_dim)
+        return k, v, hist_dim, new_state, 0
+    hist_dim = _hist_dim(prev, axis)
+    k, _ = concat((state.k_accum, prev), (k, axis), out_dim=hist_dim)
+    v, _ = concat((state.v_accum, prev), (v, axis), out_dim=hist_dim)
+    new_state = CausalSelfAttentionState(k_accum=k, v_accum=v, accum_axis=hist_dim)
+    return k, v, hist_dim, new_state, _scalar_tensor(_utils.dim_value(prev))
+
+
+def _scalar_tensor(value: Any) -> Any:
+    if isinstance(value, int):
+        return value
+    return Tensor("offset", dims=(), dtype="int32", raw_tensor=value)
+
+
+def _hist_dim(prev: Dim, new: Dim) -> Dim:
+    if prev.dimension is not None and new.dimension is not None:
+        return Dim(prev.dimension + new.dimension, name=f"{prev.name}+{new.dimension}")
+    from returnn.frontend._backend import get_selected_backend
+    backend = get_selected_backend()
+    a, b = _utils.dim_value(prev, backend), _utils.dim_value(new, backend)
+    out = Dim(None, name=f"{prev.name}+{new.name}")
+    if new.dimension is None and new.dyn_size_ext is not None and new.dyn_size_ext.dims:
+        out.dyn_size_ext = new.dyn_size_ext + (a if isinstance(a, int) else _scalar_tensor(a))
+    else:
+        total = backend.combine(backend.convert(a, "int32"), "add", backend.convert(b, "int32"))
+        out.dyn_size_ext = Tensor("accum_size", dims=(), dtype="int32", raw_tensor=total)
+    return out
+
+
+class RotaryPosSelfAttention(SelfAttentionBase):
+    """Self-attention with rotary position embeddings (RoPE, Su et al.) applied to queries and keys per head
+    (frequencies ``1e4 ** (-2j / key_dim_per_head)``)."""
+
+    def __call__(self, source: Tensor, *, axis: Dim) -> Tensor:
+        """:return: ``source``'s dims with ``in_dim`` replaced by ``out_dim``"""
+        from returnn.frontend.dims import range_over_dim, replace_dim
+        _utils.check_dims(type(self).__name__, source, [axis])
+        q, k, v = self.forward_qkv(source)
+        pe = _rope_encoding(range_over_dim(axis), self.key_dim_per_head, q.dtype)
+        q, k = _apply_rope(q, pe, self.key_dim_per_head), _apply_rope(k, pe, self.key_dim_per_head)
+        kv_axis = _kv_dim_like(axis)
+        k, _ = replace_dim(k, in_dim=axis, out_dim=kv_axis)
+        v, _ = replace_dim(v, in_dim=axis, out_dim=kv_axis)
+        return self._project(self.attention(q, k, v, kv_axis=kv_axis))
+
+
+def _rope_encoding(positions: Tensor, feat_dim: Dim, dtype: str) -> Tensor:
+    """:return: ``[positions.dims..., feat_dim]``: ``sin`` then ``cos`` of ``position * 1e4 ** (-2j / n)``"""
+    from returnn.frontend.positional_encoding import _check_even_feat, _rel_inv_freq, _sin_cos
+    n = _check_even_feat("RotaryPosSelfAttention", feat_dim)
+    return _sin_cos(positions, feat_dim, _rel_inv_freq(n), dtype)
+
+
+class RotaryPosCausalSelfAttention(CausalSelfAttention):
+    """:class:`CausalSelfAttention` with rotary position embeddings on queries and keys; the state holds the keys
+    before rotation (rotated by their positions at each call)."""
+
+    def _transform_qk(self, q: Tensor, k: Tensor, *, axis: Dim, hist_dim: Dim, q_offset: Any) -> Tuple[Tensor, Tensor]:
+        from returnn.frontend.dims import range_over_dim
+        if axis == single_step_dim:
+            q_pos = _total_minus_one(hist_dim)
+            if isinstance(q_pos, int):
+                q_pos = _utils.to_tensor("RotaryPosCausalSelfAttention", q_pos, dtype="int32")
+        else:
+            q_pos = range_over_dim(axis)
+            if not (isinstance(q_offset, int) and q_offset == 0):
+                q_pos = q_pos + q_offset
+        q = _apply_rope(q, _rope_encoding(q_pos, self.key_dim_per_head, q.dtype), self.key_dim_per_head)
+        k = _apply_rope(k, _rope_encoding(range_over_dim(hist_dim), self.key_dim_per_head, k.dtype),
+                        self.key_dim_per_head)
+        return q, k
+
+
+def _apply_rope(x: Tensor, pos_enc: Tensor, feat_dim: Dim) -> Tensor:
+    """Rotary embedding: the pairs of channels ``(2j, 2j+1)`` of ``feat_dim`` are rotated by the angle of
+    frequency ``j`` of ``pos_enc`` (a sinusoidal encoding ``[..., feat_dim]``: ``sin`` first half, ``cos`` second).
+
+    :return: ``x`` rotated, dims: ``feat_dim`` first, then ``x``'s others (as the reference)
+    """
+    from returnn.frontend.array_ import concat, split, split_dims
+    from returnn.frontend.array_ import merge_dims
+    n = feat_dim.dimension
+    half = Dim(n // 2, name=f"{feat_dim.name}:rope-half")
+    pair = Dim(2, name="rope-pair")
+    sin_, cos_ = split(pos_enc, axis=feat_dim, out_dims=[half, half])
+    x_pairs = split_dims(x, axis=feat_dim, dims=(half, pair))
+    one = Dim(1, name="rope-one")
+    x0, x1 = split(x_pairs, axis=pair, out_dims=[one, one])
+    y0 = x0 * cos_ - x1 * sin_
+    y1 = x0 * sin_ + x1 * cos_
+    y, _ = concat((y0, one), (y1, one), out_dim=pair)
+    y, _ = merge_dims(y, dims=(half, pair), out_dim=feat_dim)
+    dims = [feat_dim] + [d for d in y.dims if d != feat_dim]
+    return _utils.make_tensor("rope", dims, y.dtype, _utils.aligned_raw(y, dims))
 
 
 class RelPosSelfAttention(SelfAttentionBase):
-    """Self attention with relative positional encodings (Transformer-XL style: ``pos_bias_u``/``pos_bias_v``,
-    ``linear_pos``). ``__call__(source, *, axis) -> out``."""
+    """Self-attention with relative positional encodings as in Transformer-XL / Conformer: the energy of query
+    ``i`` and key ``j`` is ``((q_i + pos_bias_u) · k_j + (q_i + pos_bias_v) · p_{j-i}) / sqrt(key_dim_per_head)``
+    where ``p`` is ``linear_pos`` (no bias) of the relative positional encoding
+    (:func:`relative_positional_encoding` or a :class:`LearnedRelativePositionalEncoding`).
+
+    :param with_linear_pos: apply ``linear_pos`` (``pos_emb_feat_dim → key_dim_total``, or ``key_dim_per_head`` if
+        not ``separate_pos_emb_per_head``)
+    :param with_pos_bias: the parameters ``pos_bias_u``, ``pos_bias_v``
+    :param learnable_pos_emb: learned (clipped at ``learnable_pos_emb_clipping``) instead of sinusoidal encodings
+    :param pos_emb_dropout: dropout on the encodings in training
+    """
+
+    _causal = False
 
     def __init__(self, in_dim: Dim, proj_dim: Optional[Dim], *, key_dim_total: Dim, value_dim_total: Dim,
                  num_heads: Union[int, Dim], with_bias: bool = True, with_linear_pos: bool = True,
                  with_pos_bias: bool = True, learnable_pos_emb: bool = False, learnable_pos_emb_clipping: int = 16,
-                 separate_pos_emb_per_head: bool = True, pos_emb_dropout: float = 0.0, att_dropout: float = 0.1):
-        if learnable_pos_emb:
-            raise FrontendError("RelPosSelfAttention", "learnable_pos_emb=True is not supported here")
+                 separate_pos_emb_per_head: bool = True, pos_emb_dropout: float = 0.0, att_dropout: float = 0.1,
+                 att_dropout_broadcast: Optional[bool] = None):
+        from returnn.frontend import init as _init
+        from returnn.frontend.parameter import Parameter
         super().__init__(in_dim, proj_dim, key_dim_total=key_dim_total, value_dim_total=value_dim_total,
-                         num_heads=num_heads, with_bias=with_bias, att_dropout=att_dropout)
+                         num_heads=num_heads, with_bias=with_bias, att_dropout=att_dropout,
+                         att_dropout_broadcast=att_dropout_broadcast)
+        self.separate_pos_emb_per_head = separate_pos_emb_per_head
+        self.pos_emb_feat_dim = in_dim
+        if with_linear_pos:
+            self.linear_pos = Linear(in_dim, key_dim_total if separate_pos_emb_per_head else self.key_dim_per_head,
+                                     with_bias=False)
+        else:
+            self.linear_pos = None
+        self.learned_pos_emb = LearnedRelativePositionalEncoding(
+            in_dim, clipping=learnable_pos_emb_clipping, causal=self._causal) if learnable_pos_emb else None
         self.pos_emb_dropout = pos_emb_dropout
-        self.linear_pos = Linear(in_dim, key_dim_total, with_bias=False) if with_linear_pos else None
-        self.pos_bias_u = self.pos_bias_v = None
         if with_pos_bias:
-            self.pos_bias_u = Parameter((self.num_heads, self.key_dim_per_head))
-            self.pos_bias_v = Parameter((self.num_heads, self.key_dim_per_head))
-            self.pos_bias_u.initial = _init.Glorot()
-            self.pos_bias_v.initial = _init.Glorot()
+            self.pos_bias_u = Parameter((self.num_heads, self.key_dim_per_head), initial=_init.Glorot())
+            self.pos_bias_v = Parameter((self.num_heads, self.key_dim_per_head), initial=_init.Glorot())
+        else:
+            self.pos_bias_u = self.pos_bias_v = None
 
-    def __call__(self, source: Tensor, *, axis: Dim, **_kwargs: Any) -> Tensor:
-        from returnn.frontend.array_ import gather, merge_dims, split_dims
-        from returnn.frontend.dims import range_over_dim, set_sparse_dim
+    def _pos_emb(self, hist_dim: Dim, query_dim: Dim) -> Tuple[Tensor, Dim, Any]:
+        """:return: (``[rel_dim, num_heads?, key_dim_per_head]`` encodings, rel_dim, first relative position)"""
+        from returnn.frontend.array_ import split_dims
         from returnn.frontend.dropout import dropout
-        from returnn.frontend.math_ import combine_bc, softmax
-        from returnn.frontend.matmul import matmul
-        q, k, v = self.forward_qkv(source)
-        kv_axis, (k, v) = _kv_copy(axis, k, v)
-        pos_emb, pos_dim = relative_positional_encoding(query_spatial_dim=axis, key_value_spatial_dim=kv_axis,
-                                                        feat_dim=self.in_dim)
+        if self.learned_pos_emb is not None:
+            pe, rel_dim = self.learned_pos_emb(query_spatial_dim=query_dim, key_value_spatial_dim=hist_dim)
+        else:
+            pe, rel_dim = relative_positional_encoding(key_value_spatial_dim=hist_dim, query_spatial_dim=query_dim,
+                                                       feat_dim=self.pos_emb_feat_dim)
+        _, first = rel_pos_dim(hist_dim, query_dim)
         if self.pos_emb_dropout:
-            pos_emb = dropout(pos_emb, self.pos_emb_dropout)
+            pe = dropout(pe, self.pos_emb_dropout)
         if self.linear_pos is not None:
-            pos_emb = self.linear_pos(pos_emb)
-        p = split_dims(pos_emb, axis=pos_emb.feature_dim, dims=(self.num_heads, self.key_dim_per_head))
+            pe = self.linear_pos(pe)
+        if self.separate_pos_emb_per_head:
+            pe = split_dims(pe, axis=self.key_dim_total, dims=(self.num_heads, self.key_dim_per_head))
+        return pe, rel_dim, first
+
+    def _rel_energy(self, q: Tensor, k: Tensor, *, query_dim: Dim, hist_dim: Dim, q_offset: Any) -> Tensor:
+        """:return: the scaled energies ``[..., query, hist]`` (query_dim: ``single_step_dim`` for one query at the
+        last history position; else the queries are at ``q_offset + 0, 1, ...``)"""
+        from returnn.frontend.array_ import gather
+        from returnn.frontend.dims import range_over_dim
+        from returnn.frontend.matmul import matmul
         q_u = q + self.pos_bias_u if self.pos_bias_u is not None else q
         q_v = q + self.pos_bias_v if self.pos_bias_v is not None else q
         ac = matmul(q_u, k, reduce=self.key_dim_per_head)
-        bd = matmul(q_v, p, reduce=self.key_dim_per_head)
-        kv_len = _utils.dim_value(kv_axis)
-        idx = combine_bc(range_over_dim(kv_axis), "sub", range_over_dim(axis))  # j - i
-        idx = set_sparse_dim(idx + (kv_len - 1 if isinstance(kv_len, int) else
-                                    _utils.make_tensor("off", [], "int32", kv_len - 1)), pos_dim)
-        bd = gather(bd, indices=idx, axis=pos_dim)
-        scores = combine_bc(ac, "add", bd, dim_order=ac.dims) * (self.key_dim_per_head.dimension ** -0.5)
-        weights = softmax(scores, axis=kv_axis)
-        if self.att_dropout:
-            weights = dropout(weights, self.att_dropout)
-        att = matmul(weights, v, reduce=kv_axis)
-        return self._output(merge_dims(att, dims=(self.num_heads, self.value_dim_per_head),
-                                       out_dim=self.value_dim_total)[0])
+        no_offset = isinstance(q_offset, int) and q_offset == 0
+        # with an offset, the relative positions -(Tk-1) .. Tq-1 (Tq <= Tk) are within those of (hist, hist)
+        pe, rel_dim, first = self._pos_emb(hist_dim, query_dim if no_offset else hist_dim)
+        bd_full = matmul(q_v, pe, reduce=self.key_dim_per_head)  # [..., query?, rel_dim]
+        k_pos = range_over_dim(hist_dim)
+        if query_dim == single_step_dim:
+            idx = k_pos - _total_minus_one(hist_dim) - first
+        else:
+            q_pos = range_over_dim(query_dim)
+            if not no_offset:
+                q_pos = q_pos + q_offset
+            from returnn.frontend.math_ import combine_bc
+            idx = combine_bc(k_pos, "sub", q_pos, dim_order=[query_dim, hist_dim]) - first
+        bd = gather(bd_full, indices=_as_sparse(idx, rel_dim), axis=rel_dim)
+        return (ac + bd) * (self.key_dim_per_head.dimension ** -0.5)
+
+    def __call__(self, source: Tensor, *, axis: Dim) -> Tensor:
+        """:return: ``source``'s dims with ``in_dim`` replaced by ``out_dim``"""
+        from returnn.frontend.dims import replace_dim
+        _utils.check_dims(type(self).__name__, source, [axis])
+        q, k, v = self.forward_qkv(source)
+        kv_axis = _kv_dim_like(axis)
+        k, _ = replace_dim(k, in_dim=axis, out_dim=kv_axis)
+        v, _ = replace_dim(v, in_dim=axis, out_dim=kv_axis)
+        energy = self._rel_energy(q, k, query_dim=axis, hist_dim=kv_axis, q_offset=0)
+        return self._project(self._attend(energy, v, kv_axis))
+
+    def _attend(self, energy: Tensor, v: Tensor, kv_axis: Dim, bias: Optional[Tensor] = None) -> Tensor:
+        from returnn.frontend.array_ import merge_dims
+        from returnn.frontend.math_ import softmax
+        from returnn.frontend.matmul import matmul
+        if bias is not None:
+            energy = energy + bias
+        w = softmax(energy, axis=kv_axis)
+        w = _dropout(w, self.att_dropout, self.att_dropout_broadcast, kv_axis)
+        out = matmul(w, v, reduce=kv_axis)
+        out, _ = merge_dims(out, dims=(self.num_heads, self.value_dim_per_head), out_dim=self.value_dim_total)
+        return out
 
 
-class CrossAttention(SelfAttentionBase):
-    """Attention of queries (``query_in_dim``) to an encoder (``encoder_dim``): ``kv`` on the encoder, ``q`` on the
-    query. ``transform_encoder(encoder, axis=) -> State``, then ``__call__(q, encoder_state) -> out``."""
+def _total_minus_one(d: Dim) -> Any:
+    if d.dimension is not None:
+        return d.dimension - 1
+    return _scalar_tensor(_utils.dim_value(d)) - 1
+
+
+def _as_sparse(idx: Tensor, dim: Dim) -> Tensor:
+    from returnn.frontend.dims import set_sparse_dim
+    return set_sparse_dim(idx, dim)
+
+
+class RelPosCausalSelfAttention(RelPosSelfAttention):
+    """:class:`RelPosSelfAttention` restricted to the current and earlier positions, with a state as
+    :class:`CausalSelfAttention`."""
+
+    _causal = True
+    default_initial_state = CausalSelfAttention.default_initial_state
+
+    def __call__(self, source: Tensor, axis: Dim, *, state: Optional[CausalSelfAttentionState] = None
+                 ) -> Tuple[Tensor, CausalSelfAttentionState]:
+        """:return: (output, new state)"""
+        q, k, v = self.forward_qkv(source)
+        k, v, hist_dim, new_state, q_offset = _accumulate(k, v, axis, state)
+        energy = self._rel_energy(q, k, query_dim=axis, hist_dim=hist_dim, q_offset=q_offset)
+        bias = _causal_bias(axis, hist_dim, q_offset, source.dtype) if axis != single_step_dim else None
+        return self._project(self._attend(energy, v, hist_dim, bias=bias)), new_state
+
+
+class CrossAttention(Module):
+    """Multi-head attention of queries (``query_in_dim``) on an encoder output (``encoder_dim``): ``kv``
+    (``encoder_dim → key_dim_total + value_dim_total``, heads major), ``q`` (``query_in_dim → key_dim_total``),
+    ``proj`` (``value_dim_total → proj_dim``)."""
 
     def __init__(self, encoder_dim: Dim, query_in_dim: Dim, proj_dim: Optional[Dim], *, key_dim_total: Dim,
                  value_dim_total: Dim, num_heads: Union[int, Dim], with_bias: bool = True, att_dropout: float = 0.1,
                  att_dropout_broadcast: Optional[bool] = None):
-        super().__init__(encoder_dim, proj_dim, key_dim_total=key_dim_total, value_dim_total=value_dim_total,
-                         num_heads=num_heads, with_bias=with_bias, att_dropout=att_dropout,
-                         att_dropout_broadcast=att_dropout_broadcast)
-        proj = self.proj
-        del self.qkv
-        del self.proj
-        self.kv_dim_total = key_dim_total + value_dim_total
-        self.kv_dim_per_head = self.key_dim_per_head + self.value_dim_per_head
+        super().__init__()
+        nh = num_heads.dimension if isinstance(num_heads, Dim) else num_heads
+        if not isinstance(nh, int) or nh <= 0 or key_dim_total.dimension % nh or value_dim_total.dimension % nh:
+            raise FrontendError("CrossAttention", f"key_dim_total ({key_dim_total.dimension}) and value_dim_total "
+                                                  f"({value_dim_total.dimension}) must be divisible by num_heads "
+                                                  f"({nh})")
+        self.encoder_dim = encoder_dim
+        self.query_in_dim = query_in_dim
+        self.out_dim = proj_dim if proj_dim is not None else value_dim_total
+        self.key_dim_total = key_dim_total
+        self.key_dim_per_head = Dim(key_dim_total.dimension // nh, name=f"{key_dim_total.name} /l num_heads")
+        self.value_dim_total = value_dim_total
+        self.value_dim_per_head = Dim(value_dim_total.dimension // nh, name=f"{value_dim_total.name} /l num_heads")
+        self.num_heads = num_heads if isinstance(num_heads, Dim) else Dim(nh, name="num_heads")
+        self.kv_dim_total = Dim(key_dim_total.dimension + value_dim_total.dimension,
+                                name=f"{key_dim_total.name}+{value_dim_total.name}")
+        self.kv_dim_per_head = Dim(self.key_dim_per_head.dimension + self.value_dim_per_head.dimension,
+                                   name="kv_per_head")
         self.kv = Linear(encoder_dim, self.kv_dim_total, with_bias=with_bias)
         self.q = Linear(query_in_dim, key_dim_total, with_bias=with_bias)
-        self.proj = proj
+        self.proj = Linear(value_dim_total, proj_dim, with_bias=with_bias) if proj_dim is not None else None
+        self.att_dropout = att_dropout
+        self.att_dropout_broadcast = True if att_dropout_broadcast is None else att_dropout_broadcast
 
     def transform_encoder(self, encoder: Tensor, *, axis: Dim) -> State:
-        """:return: ``State(k=, v=, kv_axis=)`` of the encoder"""
+        """:return: ``State(k=..., v=..., kv_axis=axis)`` (per head), to pass to ``__call__`` (once per sequence)"""
         from returnn.frontend.array_ import split, split_dims
-        kv = split_dims(self.kv(encoder), axis=self.kv_dim_total, dims=(self.num_heads, self.kv_dim_per_head))
+        _utils.check_dims("CrossAttention", encoder, [self.encoder_dim, axis])
+        kv = self.kv(encoder)
+        kv = split_dims(kv, axis=self.kv_dim_total, dims=(self.num_heads, self.kv_dim_per_head))
         k, v = split(kv, axis=self.kv_dim_per_head, out_dims=(self.key_dim_per_head, self.value_dim_per_head))
         return State(k=k, v=v, kv_axis=axis)
 
     def __call__(self, q: Tensor, encoder: State) -> Tensor:
-        from returnn.frontend.array_ import split_dims
-        q = split_dims(self.q(q), axis=self.key_dim_total, dims=(self.num_heads, self.key_dim_per_head))
-        return self.attention(q, encoder.k, encoder.v, kv_axis=encoder.kv_axis)
-
-
-del math
+        """:return: ``q``'s dims with ``query_in_dim`` replaced by ``out_dim``"""
+        from returnn.frontend.array_ import merge_dims, split_dims
+        _utils.check_dims("CrossAttention", q, [self.query_in_dim])
+        q = self.q(q)
+        q = split_dims(q, axis=self.key_dim_total, dims=(self.num_heads, self.key_dim_per_head))
+        out = dot_attention(q, encoder.k, encoder.v, key_dim=self.key_dim_per_head, axis=encoder.kv_axis,
+                            att_dropout=self.att_dropout, att_dropout_broadcast=self.att_dropout_broadcast)
+        out, _ = merge_dims(out, dims=(self.num_heads, self.value_dim_per_head), out_dim=self.value_dim_total)
+        return self.proj(out) if self.proj is not None else out
