@@ -32,13 +32,13 @@ EXTERN_DATA = {
 }
 
 # observed: tf.train.list_variables of the reference's checkpoint (tensorflow-net-dict backend) of NestedModel below
-# (its own run had an rf.LayerNorm "norm" too: norm/bias/param, norm/scale/param [8])
 OBSERVED_NESTED_NAMES = {
     "blocks/0/bias/param": [8], "blocks/0/weight/param": [8, 8],
     "blocks/1/bias/param": [8], "blocks/1/weight/param": [8, 8],
     "emb/weight/param": [2, 8],
     "global_step": [],
     "inp/bias/param": [8], "inp/weight/param": [9, 8],
+    "norm/bias/param": [8], "norm/scale/param": [8],
     "out/bias/param": [2], "out/weight/param": [8, 2],
     "seq/0/bias/param": [8], "seq/0/weight/param": [8, 8],
     "seq/1/bias/param": [8], "seq/1/weight/param": [8, 8],
@@ -54,13 +54,14 @@ class NestedModel(rf.Module):
         self.seq = rf.Sequential(rf.Linear(dims[0], dims[1]), rf.Linear(dims[1], dims[2]))
         self.blocks = rf.ModuleList(rf.Linear(dims[2], dims[3]), rf.Linear(dims[3], dims[4]))
         self.out = rf.Linear(dims[4], out_dim)
+        self.norm = rf.LayerNorm(dims[4])
 
     def __call__(self, x, y):
         h = self.inp(x) + self.emb(y) * 0.0
         h = self.seq(h)
         for block in self.blocks:
             h = rf.relu(block(h))
-        return self.out(h)
+        return self.out(self.norm(h))
 
 
 def _losses(logits, targets):
@@ -130,6 +131,40 @@ def test_train_log_lr_file_checkpoint_names_resume(tmp_path, capsys, backend):
     out = run_task(config, capsys=capsys)
     assert "train epoch 1," not in out and re.search(r"^train epoch 3, step 0,", out, re.M)
     assert os.path.exists(config.value("model", None) + ".003.index")
+
+
+# observed: tf.train.list_variables of the reference's checkpoints of its demos/demo-rf.config (tensorflow-net-dict)
+OBSERVED_DEMO_RF_NAMES = {
+    "global_step": [],
+    "layers/0/bias/param": [50], "layers/0/filter/param": [50, 9, 5],
+    "layers/1/bias/param": [100], "layers/1/filter/param": [100, 50, 5],
+    "layers/2/bias/param": [2], "layers/2/filter/param": [2, 100, 5],
+}
+
+
+class ConvModel(rf.Module):  # the structure of the reference's demo-rf.config
+    def __init__(self):
+        super().__init__()
+        hidden_dim, hidden2_dim = Dim(50, name="hidden"), Dim(100, name="hidden2")
+        self.layers = rf.ModuleList(rf.Conv1d(in_dim, hidden_dim, 5, padding="same"),
+                                    rf.Conv1d(hidden_dim, hidden2_dim, 5, padding="same"),
+                                    rf.Conv1d(hidden2_dim, out_dim, 5, padding="same"))
+
+    def __call__(self, x):
+        for layer in self.layers[:-1]:
+            x, _ = layer(x, in_spatial_dim=time_dim)
+            x = rf.relu(x)
+        return self.layers[-1](x, in_spatial_dim=time_dim)[0]
+
+
+def test_conv_checkpoint_names(tmp_path, capsys):
+    config = make_config(tmp_path, num_epochs=1, get_model=lambda *, epoch, step, **_kw: ConvModel(),
+                         train_step=lambda *, model, extern_data, **_kw: _losses(model(extern_data["data"]),
+                                                                                 extern_data["classes"]))
+    run_task(config, capsys=capsys)
+    names = {name: shape for name, shape in tf.train.list_variables(config.value("model", None) + ".001")
+             if not name.startswith("optimize/")}
+    assert names == OBSERVED_DEMO_RF_NAMES
 
 
 def test_eval_reproduces_dev_line(tmp_path, capsys):
