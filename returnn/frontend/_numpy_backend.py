@@ -85,7 +85,10 @@ class NumpyBackend(Backend):
         return np.asarray(_COMPARE[kind](a, b))
 
     def activation(self, raw: Any, func: str) -> Any:
-        return np.asarray(_ACTIVATIONS[func](raw)).astype(raw.dtype if func not in (
+        out = np.asarray(_ACTIVATIONS[func](raw))
+        if func == "abs" and np.iscomplexobj(raw):
+            return out  # the magnitude: float32 for complex64
+        return out.astype(raw.dtype if func not in (
             "logical_not", "is_finite", "is_infinite", "is_nan", "is_neg_infinite") else bool)
 
     def where(self, cond: Any, x: Any, y: Any) -> Any:
@@ -130,6 +133,17 @@ class NumpyBackend(Backend):
         if reverse:
             return np.flip(np.cumsum(np.flip(raw, axis), axis=axis), axis)
         return np.cumsum(raw, axis=axis)
+
+    def stft(self, raw: Any, *, frame_length: int, frame_step: int, fft_length: int) -> Any:
+        num = max(0, 1 + (raw.shape[-1] - frame_length) // frame_step)
+        # periodic Hann as TF's: the period is the length rounded up to even (odd lengths: symmetric)
+        period = frame_length - 1 if frame_length % 2 else frame_length
+        window = (0.5 - 0.5 * np.cos(2.0 * np.pi * np.arange(frame_length) / max(period, 1))).astype(raw.dtype) \
+            if frame_length > 1 else np.ones([1], raw.dtype)
+        frames = np.stack([raw[..., i * frame_step:i * frame_step + frame_length] for i in range(num)], axis=-2) \
+            if num else np.zeros(raw.shape[:-1] + (0, frame_length), raw.dtype)
+        out = np.fft.rfft(frames * window, n=fft_length, axis=-1)
+        return out.astype("complex64" if raw.dtype == np.float32 else "complex128")
 
     def is_executing_eagerly(self) -> bool:
         return True

@@ -1,6 +1,7 @@
-"""Audio features: ``rf.audio.log_mel_filterbank_from_raw``, ``rf.audio.mel_filterbank``, ``rf.audio.specaugment``."""
+"""``rf.audio``: speech features (``log_mel_filterbank_from_raw``, ``mel_filterbank``) and SpecAugment
+(``specaugment``, ``random_mask``, ``mask``), at the reference's paths (``returnn.frontend.audio.mel``,
+``returnn.frontend.audio.specaugment``)."""
 
-from returnn.frontend.audio.mel import log_mel_filterbank_from_raw as log_mel_filterbank_from_raw
-from returnn.frontend.audio.mel import mel_filterbank as mel_filterbank
-from returnn.frontend.audio.specaugment import random_mask as random_mask
-from returnn.frontend.audio.specaugment import specaugment as specaugment
+# flake8: noqa: F401,F403
+from returnn.frontend.audio.mel import *
+from returnn.frontend.audio.specaugment import *
