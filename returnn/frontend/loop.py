@@ -47,6 +47,10 @@ def while_loop(cond: Callable[[S], Union[bool, Tensor]], body: Callable[[S], S],
     :raises FrontendError: the state's structure or a tensor's dims change in ``body``
     """
     flat = _nest.flatten(initial)
+    if any(isinstance(x, (int, float)) and not isinstance(x, bool) for x in flat):  # numbers become loop state too
+        from returnn.frontend.const import convert_to_tensor
+        flat = [convert_to_tensor(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else x for x in flat]
+        initial = _nest.unflatten_as(initial, flat)
     idx = [i for i, x in enumerate(flat) if _is_loop_var(x)]
     templates = [flat[i] for i in idx]
     backend = _utils.backend_of(*[x for x in templates if isinstance(x, Tensor)]) if any(

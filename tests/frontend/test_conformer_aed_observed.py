@@ -64,3 +64,31 @@ def test_conformer_aed_as_observed(g):
         np.testing.assert_allclose(e[b, :n], exp_e[b, :n], rtol=1e-4, atol=1e-4)
     for b, n in enumerate([3, 2]):
         np.testing.assert_allclose(lo[b, :n], exp_lo[b, :n], rtol=1e-4, atol=1e-4)
+
+
+def test_decoder_step_by_step_equals_full_sequence(g):
+    """Step-wise decoding (single_step_dim, state with the keys/values so far) gives the full-sequence logits."""
+    from returnn.tensor import single_step_dim
+    model_dim, vocab, n = Dim(8, name="m8"), Dim(5, name="v5"), Dim(2, name="n2")
+    enc_time = Dim(None, name="enc_t")
+    enc_time.dyn_size_ext = Tensor("enc_lens", [n], "int32", raw_tensor=tf.constant([5, 3], tf.int32))
+    enc = g.const("enc", [n, enc_time, model_dim], pval([2, 5, 8], 0.7))
+    tgt_time = Dim(3, name="t3")
+    labels = np.array([[1, 2, 3], [4, 0, 2]], "int32")
+    tgt = g.const("tgt", [n, tgt_time], labels, sparse_dim=vocab)
+    dec = TransformerDecoder(model_dim, vocab, model_dim, num_layers=2, num_heads=2, dropout=0.0, att_dropout=0.0)
+    create_parameter_variables(dec, name_fn=lambda path, _: "stepdec/" + path.replace(".", "/"))
+    rf.init_forward_step_run_ctx()
+    enc_state = dec.transform_encoder(enc, axis=enc_time)
+    full, _ = dec(tgt, spatial_dim=tgt_time, encoder=enc_state, state=dec.default_initial_state(batch_dims=[n]))
+    state = dec.default_initial_state(batch_dims=[n])
+    steps = []
+    for t in range(3):
+        label = g.const(f"label{t}", [n], labels[:, t], sparse_dim=vocab)
+        logits, state = dec(label, spatial_dim=single_step_dim, encoder=enc_state, state=state)
+        assert logits.dims == (n, vocab)
+        steps.append(logits)
+    g.session.run(tf.compat.v1.variables_initializer([p.raw_tensor for p in dec.parameters()]))
+    v_full, *v_steps = g.run(full, *steps)
+    for t in range(3):
+        np.testing.assert_allclose(v_steps[t], v_full[:, t], rtol=1e-4, atol=1e-5)

@@ -168,3 +168,11 @@ def test_select_backend_torch_error():
         rf.select_backend_torch()
     assert rf.is_executing_eagerly() is False
     assert rf.get_default_float_dtype() == "float32"
+
+
+def test_while_loop_number_in_state_is_updated(g):
+    out = rf.while_loop(lambda s: s["i"] < 3, lambda s: rf.State(i=s["i"] + 1, x=s["x"] * 2.0),
+                        rf.State(i=0, x=1.0))
+    assert isinstance(out, rf.State)
+    vi, vx = g.run(out.i, out.x)
+    assert vi == 3 and vx == 8.0

@@ -124,9 +124,19 @@ class TransformerDecoderLayer(Module):
         return x + (dropout(f, self.dropout) if self.dropout else f), new_state
 
 
+def _pos_enc_at(pos_enc: Any, pos: Any, feat_dim: Dim) -> Tensor:
+    """:return: the positional encoding ``[feat_dim]`` of the single position ``pos`` (an int or a scalar Tensor)"""
+    from returnn.frontend.array_ import gather
+    one = Dim(1, name="pos")
+    enc = pos_enc(spatial_dim=one, feat_dim=feat_dim, offset=pos)
+    return gather(enc, indices=0, axis=one)
+
+
 class TransformerDecoder(Module):
-    """``__call__(source, *, spatial_dim, state, encoder) -> (logits, new_state)`` on full label sequences;
-    ``transform_encoder(encoder, axis=)`` prepares the encoder once."""
+    """``__call__(source, *, spatial_dim, state, encoder) -> (logits, new_state)`` on full label sequences, or one
+    step (``spatial_dim=single_step_dim``: ``source`` one label per sequence, ``state`` from
+    :meth:`default_initial_state` or the previous step); ``transform_encoder(encoder, axis=)`` prepares the encoder
+    once."""
 
     def __init__(self, encoder_dim: Optional[Dim], vocab_dim: Dim,
                  model_dim: Union[Dim, int] = Dim(512, name="transformer-dec-default-model-dim"), *,
@@ -175,14 +185,15 @@ class TransformerDecoder(Module):
                  collected_outputs: Optional[dict] = None, output_only_last_frame: bool = False
                  ) -> Tuple[Tensor, State]:
         from returnn.frontend.dropout import dropout
-        if spatial_dim == single_step_dim:
-            raise FrontendError("TransformerDecoder", "step-wise decoding (single_step_dim) is not supported here yet",
-                                hint="run the decoder on full label sequences")
         x = self.input_embedding(source) * self.input_embedding_scale if self.input_embedding else source
+        pos = state.get("pos", 0) if state else 0
         if self.pos_enc is not None:
-            x = x + self.pos_enc(spatial_dim=spatial_dim, feat_dim=self.model_dim)
+            if spatial_dim == single_step_dim:
+                x = x + _pos_enc_at(self.pos_enc, pos, self.model_dim)
+            else:
+                x = x + self.pos_enc(spatial_dim=spatial_dim, feat_dim=self.model_dim)
         x = dropout(x, self.input_dropout) if self.input_dropout else x
-        new_state = State(pos=state.get("pos", 0) if state else 0)
+        new_state = State(pos=pos + 1 if spatial_dim == single_step_dim else pos)
         for name, layer in self.layers.items():
             x, new_state[name] = layer(x, spatial_dim=spatial_dim, state=state.get(name) if state else None,
                                        encoder=encoder[name] if encoder is not None else None)
