@@ -82,12 +82,16 @@ class LinearModel(rf.Module):
         self.out = rf.Linear(in_dim, out_dim)
 
 
+# with dropout: only the training steps apply it (one graph, the engine's train flag), never eval or forward
+
+
 def linear_train_step(*, model, extern_data, **_kwargs):
-    _losses(model.out(extern_data["data"]), extern_data["classes"])
+    _losses(model.out(rf.dropout(extern_data["data"], 0.5)), extern_data["classes"])
 
 
 def linear_forward_step(*, model, extern_data, **_kwargs):
-    model.out(extern_data["data"]).mark_as_default_output(shape=(batch_dim, time_dim, out_dim))
+    out = model.out(rf.dropout(extern_data["data"], 0.5))
+    out.mark_as_default_output(shape=(batch_dim, time_dim, out_dim))
 
 
 def make_config(tmp_path, **kwargs):
@@ -168,11 +172,17 @@ def test_conv_checkpoint_names(tmp_path, capsys):
 
 
 def test_eval_reproduces_dev_line(tmp_path, capsys):
-    config = make_config(tmp_path, num_epochs=1)
+    config = make_config(tmp_path, num_epochs=1, learning_rate=0.0)  # the params stay as initialized
     out = run_task(config, capsys=capsys)
     dev_line = re.findall(r"^dev: score .*$", out, re.M)[-1]
-    out = run_task(make_config(tmp_path, task="eval", load_epoch=1, learning_rate_file=str(tmp_path / "lr2")),
-                   capsys=capsys)
+    # dropout is on in training: the train pass's score differs from an eval of the same data and params without it
+    train_score = float(re.search(r"^epoch 1 score: (\S+) ", out, re.M).group(1))
+    out_train_eval = run_task(make_config(tmp_path, task="eval", load_epoch=1, learning_rate_file=str(tmp_path / "lr3"),
+                                          eval=config.typed_value("train")), capsys=capsys)
+    eval_score = float(re.search(r" eval: score (\S+) ", out_train_eval).group(1))
+    assert abs(eval_score - train_score) > 0.01
+    out = run_task(make_config(tmp_path, task="eval", load_epoch=1, learning_rate=0.0,
+                               learning_rate_file=str(tmp_path / "lr2")), capsys=capsys)
     assert re.findall(r"^dev: score \S+ error \S+", out, re.M) == [dev_line]
 
 
