@@ -240,3 +240,15 @@ def test_stop_request_writes_step_checkpoint_and_resumed_run_is_identical(tmp_pa
             texts.append(re.sub(r"epoch_train_time_secs'?: \d+", "T", f.read()))
     assert texts[0] == texts[1] and "dev_score" in texts[0]
     assert not [n for n in os.listdir(tmp_path / "run" / "models") if ".step" in n]
+
+
+def test_warning_names_stateful_random_ops_of_the_training_step(tmp_path, capsys, restore_op_determinism):
+    from tests.tf.engine.test_training import make_config, run_task
+
+    network = {"noise": {"class": "eval", "from": "data", "eval": "source(0) + tf.random.uniform(tf.shape(source(0)))"},
+               "output": {"class": "softmax", "loss": "ce", "from": "noise", "dropout": 0.1}}
+    out = run_task(make_config(tmp_path, network=network, num_epochs=1, step_checkpoint_interval=100,
+                               log_verbosity=3), capsys=capsys)
+    match = re.search(r"step checkpoints: (\d+) random op\(s\) of the training step keep their state .*: (.*)", out)
+    assert match, out[-3000:]
+    assert match.group(1) == "1" and match.group(2).startswith("noise/")  # the eval layer's; not the dropout
