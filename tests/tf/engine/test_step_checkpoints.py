@@ -228,6 +228,10 @@ def test_stop_request_writes_step_checkpoint_and_resumed_run_is_identical(tmp_pa
     assert [s for s, _ in step_checkpoints.find_step_checkpoints(model + ".001")] == [7]
     assert "Save step checkpoint under %s.001.step00000007 (epoch 1, step 7)" % model in out
     assert "a restart continues this epoch from the step checkpoint %s.001.step00000007." % model in out
+    other = config("run")  # other training data: the batches done before are not the same, one clear error
+    other.update({"train": {"class": "Task12AXDataset", "num_seqs": 30, "fixed_random_seed": 5}})
+    with pytest.raises(step_checkpoints.StepCheckpointError, match="batch 7 of the epoch is not the one trained"):
+        run_task(other)
     out = run_task(config("run"), capsys=capsys)
     assert "Load step checkpoint %s.001.step00000007: continuing epoch 1 after step 7" % model in out
     ref, got = _read_all(str(tmp_path / "ref" / "models" / "model.002")), _read_all(model + ".002")
