@@ -172,6 +172,44 @@ def _batch_check(progress: "step_checkpoints.PassProgress"):
     return check
 
 
+def _load_step_checkpoint(state: RunState, epoch: int) -> Optional["step_checkpoints.PassProgress"]:
+    """Step checkpoints on: loads the newest one of ``epoch`` (variables) and returns its progress; else None."""
+    if not (state.options.training.step_checkpoints_enabled and state.model_filename):
+        return None
+    return step_checkpoints.load_newest(state, epoch, saveable_variables(state))
+
+
+def _resumed_learning_rate(state: RunState, progress: "step_checkpoints.PassProgress", learning_rate: float) -> float:
+    """The learning rate a resumed epoch continues with: the one it started with (a warning when the learning-rate
+    control now gives another)."""
+    if progress.learning_rate == learning_rate:
+        return learning_rate
+    log.print_warning("step checkpoint: epoch %i was trained with learning rate %s before the restart, now the "
+                      "learning-rate control gives %s; continuing with %s" % (
+                          progress.epoch, progress.learning_rate, learning_rate, progress.learning_rate))
+    state.updater.set_learning_rate(progress.learning_rate, session=state.session)
+    return progress.learning_rate
+
+
+def _step_checkpointer(state: RunState, epoch: int, *, sync, global_step_start: int,
+                       learning_rate: float) -> Optional["step_checkpoints.StepCheckpointer"]:
+    """The epoch's step checkpoint writer (None: step checkpoints off, no ``model``, or ``dry_run``).
+
+    :raises ConfigValueError: step checkpoints in training with several workers (``sync`` set)
+    """
+    opts = state.options.training
+    if not (opts.step_checkpoints_enabled and state.model_filename and not state.options.run.dry_run):
+        return None
+    if sync is not None:
+        raise ConfigValueError(
+            "step_checkpoint_interval", expected="unset (0) in training with several workers: step checkpoints "
+                                                 "hold one process's dataset position",
+            got="%s steps / %s min" % (opts.step_checkpoint_interval, opts.step_checkpoint_interval_minutes))
+    return step_checkpoints.StepCheckpointer(
+        state, epoch, every_steps=opts.step_checkpoint_interval, every_minutes=opts.step_checkpoint_interval_minutes,
+        global_step_start=global_step_start, learning_rate=learning_rate)
+
+
 def train_epoch(state: RunState, epoch: int, *, save: bool = True) -> Dict[str, float]:
     """One epoch: train pass, save, evaluations, LR control. Returns the epoch's score dict."""
     strategy = state.strategy
@@ -184,17 +222,10 @@ def train_epoch(state: RunState, epoch: int, *, save: bool = True) -> Dict[str, 
         if strategy.loads_checkpoints:
             maybe_use_last_best_model(state, epoch)
         sync_model(state)  # distributed: rank 0's choice
-    stepper, progress = None, None
-    if state.options.training.step_checkpoints_enabled and state.model_filename:
-        progress = step_checkpoints.load_newest(state, epoch, saveable_variables(state))
+    progress = _load_step_checkpoint(state, epoch)
     if progress is not None:
         global_step_start = progress.global_step_start
-        if progress.learning_rate != learning_rate:
-            log.print_warning("step checkpoint: epoch %i was trained with learning rate %s before the restart, now "
-                              "the learning-rate control gives %s; continuing with %s" % (
-                                  epoch, progress.learning_rate, learning_rate, progress.learning_rate))
-            learning_rate = progress.learning_rate
-            state.updater.set_learning_rate(learning_rate, session=state.session)
+        learning_rate = _resumed_learning_rate(state, progress, learning_rate)
     else:
         global_step_start = int(state.session.run(state.network.global_train_step))
     dataset = state.datasets.train
@@ -206,17 +237,8 @@ def train_epoch(state: RunState, epoch: int, *, save: bool = True) -> Dict[str, 
     name = epoch_name if epoch_name.startswith("pretrain") else "train " + epoch_name
     writer = state.summary_writers.get("train")
     sync = strategy.step_sync(state.session, state.updater, global_step_start)
-    if state.options.training.step_checkpoints_enabled and state.model_filename and not state.options.run.dry_run:
-        if sync is not None:
-            raise ConfigValueError(
-                "step_checkpoint_interval", expected="unset (0) in training with several workers: step checkpoints "
-                                                     "hold one process's dataset position",
-                got="%s steps / %s min" % (state.options.training.step_checkpoint_interval,
-                                           state.options.training.step_checkpoint_interval_minutes))
-        stepper = step_checkpoints.StepCheckpointer(
-            state, epoch, every_steps=state.options.training.step_checkpoint_interval,
-            every_minutes=state.options.training.step_checkpoint_interval_minutes,
-            global_step_start=global_step_start, learning_rate=learning_rate)
+    stepper = _step_checkpointer(state, epoch, sync=sync, global_step_start=global_step_start,
+                                 learning_rate=learning_rate)
     runner = Runner(state, network=state.network, dataset=dataset, batches=batches, name=name,
                     loss_fetches=loss_fetches(state), train_op=state.optim_op,
                     feed_extra={state.train_flag: True}, nonfinite_callback=_nonfinite_handler(state, epoch, name),
