@@ -32,6 +32,8 @@ from returnn.frontend.matmul import *
 from returnn.frontend.module import *
 from returnn.frontend.normalization import *
 from returnn.frontend.parameter import *
+from returnn.frontend.parametrizations import *
+from returnn.frontend.parametrize import *
 from returnn.frontend.rand import *
 from returnn.frontend.rec import *
 from returnn.frontend.reduce import *

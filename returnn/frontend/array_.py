@@ -20,7 +20,8 @@ from returnn.tensor import Dim, Tensor
 __all__ = ["where", "pack_padded", "pad_packed", "masked_select", "masked_scatter", "gather", "scatter",
            "sparse_to_dense", "one_hot", "concat", "concat_features", "pad", "squeeze", "expand_dim", "expand_dims",
            "merge_dims", "split_dims", "split", "slice", "shift_right", "shift_left", "reverse_sequence", "stack",
-           "cumsum", "copy_to_device", "stop_gradient", "reshape", "window", "cast", "identity", "copy"]
+           "cumsum", "copy_to_device", "stop_gradient", "reshape", "window", "cast", "identity", "copy",
+           "cum_concat_step", "sort"]
 
 
 def _raw(x: Tensor, dims: Sequence[Dim]) -> Any:
@@ -40,6 +41,8 @@ def concat(*sources: Tuple[Tensor, Dim], allow_broadcast: bool = False, out_dim:
     for x, d in sources:
         _utils.check_dims("concat", x, [d])
     first, first_dim = sources[0]
+    if any(x.dtype != first.dtype for x, _ in sources):
+        raise FrontendError("concat", "the sources need the same dtype", got=[x.dtype for x, _ in sources])
     others = [d for d in first.dims if d != first_dim]
     for x, d in sources[1:]:
         rest = [e for e in x.dims if e != d]
@@ -393,3 +396,29 @@ def window(source: Tensor, *, spatial_dim: Dim, window_dim: Dim, window_left: Op
     from returnn.frontend.dims import set_sparse_dim
     out = gather(padded, indices=set_sparse_dim(idx, pdim), axis=pdim)
     return out, out_spatial
+
+
+def cum_concat_step(source: Tensor, *, prev_accum: Tensor, axis: Dim, out_spatial_dim: Optional[Dim] = None
+                    ) -> Tuple[Tensor, Dim]:
+    """Appends one frame ``source`` (without ``axis``) to ``prev_accum`` (with ``axis``).
+
+    :return: (the accumulation over ``out_spatial_dim`` (``axis + 1``), out_spatial_dim)
+    """
+    _utils.check_dims("cum_concat_step", prev_accum, [axis])
+    one = Dim(1, name="cum_concat_step")
+    out, out_dim = concat((prev_accum, axis), (expand_dim(source, one), one), allow_broadcast=True,
+                          out_dim=out_spatial_dim)
+    return out, out_dim
+
+
+def sort(source: Tensor, *, axis: Dim, descending: bool = False, stable: bool = True) -> Tuple[Tensor, Tensor, Dim]:
+    """:return: (values sorted along ``axis`` (ascending unless ``descending``), the indices into ``axis``, the new
+    dim (the same size as ``axis``))"""
+    from returnn.frontend.math_ import neg
+    from returnn.frontend.reduce import top_k
+    _utils.check_dims("sort", source, [axis])
+    out_dim = Dim(axis.dimension, name=f"{axis.name}:sorted") if axis.dimension is not None else None
+    x = source if descending else neg(source)
+    values, indices, k_dim = top_k(x, axis=axis, k=_utils.dim_value(axis) if out_dim is None else axis.dimension,
+                                   k_dim=out_dim)
+    return (values if descending else neg(values)), indices, k_dim

@@ -161,3 +161,16 @@ def test_replace_dim_and_set_sparse_dim(g):
     v = rf.replace_dim_v2(x, in_dim=B, out_dim=bigger)
     assert v.dims == (A, bigger)
     np.testing.assert_allclose(g.run(v), np.pad(XV, [(0, 0), (0, 2)]))
+
+
+def test_cum_concat_step_and_sort(g):
+    x = g.const("x", [A, B], XV)
+    frame = g.const("f", [A], [7.0, 8.0, 9.0], "float32")
+    acc, acc_dim = rf.cum_concat_step(frame, prev_accum=x, axis=B)
+    assert acc_dim.dimension == 5 and acc.dims == (A, acc_dim)
+    values, indices, s_dim = rf.sort(x, axis=B)
+    assert values.dims == (A, s_dim) and indices.sparse_dim == B
+    va, vv, vi = g.run(acc, values, indices)
+    np.testing.assert_allclose(va, np.concatenate([XV, [[7.0], [8.0], [9.0]]], axis=1))
+    np.testing.assert_allclose(vv, np.sort(XV, axis=1))
+    np.testing.assert_array_equal(vi, np.argsort(XV, axis=1))

@@ -85,3 +85,24 @@ def test_variables_names_values_and_linear(g):
     assert np.abs(w).max() <= limit and np.abs(w).max() > limit / 3
     with pytest.raises(FrontendError, match="has no dim"):
         m.lin(g.const("y", [b, HID], np.zeros((2, 5), "float32")))
+
+
+def test_weight_dropout_and_noise_keep_names(g):
+    lin = rf.weight_dropout(rf.Linear(IN, HID), "weight", drop_prob=0.5)
+    assert [n for n, _ in lin.named_parameters()] == ["weight", "bias"] and rf.is_parametrized(lin, "weight")
+    create_parameter_variables(lin, name_fn=lambda p, _: "wd/" + p)
+    rf.init_train_step_run_ctx(train_flag=True)
+    dropped = lin.weight
+    rf.init_forward_step_run_ctx()
+    plain = lin.weight
+    noisy_mod = rf.weight_noise(rf.Linear(IN, HID), "weight", std=0.1)
+    create_parameter_variables(noisy_mod, name_fn=lambda p, _: "wn/" + p)
+    rf.init_train_step_run_ctx(train_flag=True)
+    noisy = noisy_mod.weight
+    rf.init_forward_step_run_ctx()
+    g.session.run(tf.compat.v1.variables_initializer(tf.compat.v1.global_variables()))
+    vd, vp, vn, vraw = g.run(dropped, plain, noisy, vars(noisy_mod)["weight"])
+    assert set(np.unique(vd[vd != 0] / vp[vd != 0]).round(4)) == {2.0} and (vd == 0).any()
+    assert 0.05 < np.std(vn - vraw) < 0.15
+    with pytest.raises(FrontendError, match="has no parameter"):
+        rf.weight_dropout(rf.Linear(IN, HID), "kernel", drop_prob=0.1)
