@@ -40,8 +40,8 @@ autodoc_member_order = "bysource"
 autodoc_typehints = "none"  # the signatures use postponed annotations; the docstrings state the types
 napoleon_use_param = True
 
-html_theme = "alabaster"
+html_theme = "sphinx_rtd_theme"  # the Read the Docs theme (as the reference's documentation)
 html_title = project
-html_theme_options = {"page_width": "1200px", "sidebar_width": "260px"}
+html_theme_options = {"navigation_depth": 3, "collapse_navigation": False}
 html_static_path = ["_static"]
 html_css_files = ["custom.css"]

@@ -43,6 +43,7 @@ def split_fields(doc: str) -> Tuple[str, List[Tuple[str, str, str]]]:
     fields: List[List[str]] = []  # [kind, arg, text]
     keep: List[bool] = []  # per field: stays in the text (not a param/type)
     current: Optional[int] = None
+    in_kept_field = False  # the last text line belongs to a field kept in the text (``:raises:``, ``:return:``)
     for line in doc.splitlines():
         match = FIELD_RE.match(line)
         if match:
@@ -52,7 +53,12 @@ def split_fields(doc: str) -> Tuple[str, List[Tuple[str, str, str]]]:
             keep.append(not is_param)
             current = len(fields) - 1
             if not is_param:
+                # a field list needs a blank line before it, else reST reads it as the previous paragraph's text
+                # (the ``:param:`` lines removed in between often were that separation)
+                if text_lines and text_lines[-1].strip() and not in_kept_field:
+                    text_lines.append("")
                 text_lines.append(line)
+            in_kept_field = not is_param
             continue
         if current is not None and line[:1].isspace() and line.strip():
             fields[current][2] += " " + line.strip()
@@ -60,6 +66,7 @@ def split_fields(doc: str) -> Tuple[str, List[Tuple[str, str, str]]]:
                 text_lines.append(line)
             continue
         current = None if not line.strip() or not line[:1].isspace() else current
+        in_kept_field = False
         text_lines.append(line)
     text = "\n".join(text_lines).strip()
     return text, [(k, a, t.strip()) for k, a, t in fields]
