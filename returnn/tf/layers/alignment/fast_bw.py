@@ -51,6 +51,17 @@ class FastBaumWelchLayer(LayerBase):
                  ctc_opts: Optional[Dict[str, Any]] = None, sprint_opts: Optional[Dict[str, Any]] = None,
                  input_type: str = "log_prob", tdp_scale: float = 1.0, am_scale: float = 1.0, min_prob: float = 0.0,
                  staircase_seq_len_source: Optional[LayerBase] = None, **kwargs: Any):
+        """
+        :param align_target: the FSA: ``"ctc"``, ``"staircase"`` (or ``"sprint"``, which needs RASR)
+        :param align_target_key: with ``"ctc"``: the extern data key of the label sequences
+        :param ctc_opts: with ``"ctc"``: options ``blank_idx`` and ``label_loop``
+        :param sprint_opts: options of the RASR FSA (``"sprint"`` only, not supported here)
+        :param input_type: ``"log_prob"`` (default) or ``"prob"``
+        :param tdp_scale: scale of the transition scores of RASR FSAs; no effect on the others
+        :param am_scale: factor on the input scores (default 1)
+        :param min_prob: floor of the probabilities before the log (default 0: none)
+        :param staircase_seq_len_source: with ``"staircase"``: layer whose time axis gives the lengths
+        """
         super().__init__(**kwargs)
         data = self.sources[0].output
         scores = time_major_log_probs(data, input_type)

@@ -38,6 +38,13 @@ class ForcedAlignmentLayer(LayerBase):
 
     def __init__(self, align_target: LayerBase, topology: str, input_type: str, blank_idx: int = -1,
                  blank_included: bool = False, **kwargs: Any):
+        """
+        :param align_target: layer with the sparse label sequences to align
+        :param topology: ``"ctc"`` or ``"rna"``
+        :param input_type: ``"log_prob"`` or ``"prob"``
+        :param blank_idx: index of the blank; only -1 (the last class) is supported
+        :param blank_included: whether the input's classes include the blank; only False is supported
+        """
         super().__init__(**kwargs)
         data = self.sources[0].output
         log_probs = time_major_log_probs(data, input_type)

@@ -32,6 +32,9 @@ class GaussWindowAttentionLayer(ConcatInputLayer):
 
     def __init__(self, base: LayerBase, window_size: int, std: float = 1.0, inner_size: Any = None,
                  inner_size_step: float = 0.5, **kwargs: Any):
+        """
+        :param base: the layer attended to (``{B, T, F}``)
+        """
         super().__init__(**kwargs)
         from returnn.tf.layers.attention.dot_attention import _btf
         values = _btf(base.output)

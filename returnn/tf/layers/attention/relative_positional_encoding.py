@@ -39,6 +39,10 @@ class RelativePositionalEncodingLayer(ConcatInputLayer):
 
     def __init__(self, clipping: int = 16, forward_weights_init: Any = "glorot_uniform", fixed: bool = False,
                  rec_step: Any = None, rec_max_len: Any = None, **kwargs: Any):
+        """
+        :param rec_step: set by the rec loop, not in a config: the current step
+        :param rec_max_len: set by the rec loop, not in a config: the loop's maximal length
+        """
         super().__init__(**kwargs)
         n_out = self.output.dim
         inp = self.input_data

@@ -54,6 +54,14 @@ class SelfAttentionLayer(ConcatInputLayer):
                  initial_state: Any = None, restrict_state_to: Optional[int] = None, state_var_lengths: Any = None,
                  rec_previous_state: Optional[Dict[str, tf.Tensor]] = None, rec_step: Any = None,
                  **kwargs: Any):
+        """
+        :param initial_state: accepted for compatibility with the reference; no effect here (the step-wise buffers start
+            empty)
+        :param restrict_state_to: accepted for compatibility with the reference; no effect here
+        :param state_var_lengths: accepted for compatibility with the reference; no effect here
+        :param rec_previous_state: set by the rec loop, not in a config: this layer's state from the previous step
+        :param rec_step: set by the rec loop, not in a config: the current step
+        """
         super().__init__(**kwargs)
         n_out = self.output.dim
         heads = num_heads

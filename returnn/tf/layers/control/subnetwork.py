@@ -149,6 +149,14 @@ class SubnetworkLayer(LayerBase):
 
     def __init__(self, subnetwork: Dict[str, Any], concat_sources: bool = True, load_on_init: Any = None,
                  _subnet: Any = None, rec_previous_state: Optional[Dict[str, tf.Tensor]] = None, **kwargs: Any):
+        """
+        :param subnetwork: the nested network dict (layer name -> layer dict), with an ``"output"`` layer
+        :param concat_sources: inside, ``"data"`` is the sources concatenated (default True); False: ``"data:0"``,
+            ``"data:1"``, ... one by one
+        :param load_on_init: checkpoint to load this layer's params from when it is built: a filename or ``{"filename":
+            ...}``
+        :param rec_previous_state: set by the rec loop, not in a config: this layer's state from the previous step
+        """
         super().__init__(**kwargs)
         self.subnetwork = _subnet
         self.load_on_init = _check_load_on_init(self.name, load_on_init)

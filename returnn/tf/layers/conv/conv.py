@@ -47,6 +47,27 @@ class ConvLayer(ConcatInputLayer):
                  activation: Optional[str] = None, forward_weights_init: Any = "glorot_uniform", bias_init: Any = 0.0,
                  filter: Optional[LayerBase] = None, bias: Optional[LayerBase] = None,  # noqa: A002 (reference name)
                  use_time_mask: bool = False, **kwargs: Any):
+        """
+        :param filter_size: the filter's size per spatial axis, e.g. ``(3,)`` or ``(3, 3)``
+        :param padding: ``"same"`` (output length = input length / stride) or ``"valid"`` (only full windows)
+        :param strides: step per spatial axis (an int for all, or one per axis; default 1)
+        :param dilation_rate: dilation per spatial axis (an int for all, or one per axis; default 1)
+        :param groups: number of groups: the input channels are split into this many independent convolutions
+        :param input_expand_dims: number of size-1 spatial axes to add to the input first
+        :param input_add_feature_dim: treat the input's feature axis as a spatial axis and add a channel axis of size 1
+        :param input_split_feature_dim: split the input's feature axis into ``(F / n, n)``, the second part the channels
+        :param in_spatial_dims: the input axes to convolve over (default: all but batch and feature)
+        :param out_spatial_dims: the Dims of the output's spatial axes (declared the same as the computed ones)
+        :param auto_use_channel_first: put the channels right after the batch axis when running on GPU (default True
+            from ``behavior_version`` 9)
+        :param with_bias: add a trainable bias (default True from ``behavior_version`` 10, else False)
+        :param activation: activation function applied after the bias (default none)
+        :param forward_weights_init: initializer spec of the filter ``W`` (default ``glorot_uniform``)
+        :param bias_init: initializer spec of the bias (default 0)
+        :param filter: a layer whose output is used as the filter instead of the param ``W``
+        :param bias: a layer whose output is used as the bias instead of the param
+        :param use_time_mask: set padded frames to 0 before convolving
+        """
         super().__init__(in_dim=in_dim, **kwargs)
         self.filter_layer, self.bias_layer = filter, bias
         n = len(filter_size)

@@ -32,6 +32,16 @@ class PoolLayer(ConcatInputLayer):
                  in_spatial_dims: Optional[Sequence[Any]] = None, out_dim: Optional[Dim] = None,
                  out_spatial_dims: Optional[Sequence[Dim]] = None, use_channel_first: Any = NotSpecified,
                  **kwargs: Any):
+        """
+        :param pool_size: the window size per spatial axis, e.g. ``(2,)``
+        :param padding: ``"valid"`` (only full windows, default) or ``"same"``
+        :param dilation_rate: dilation per spatial axis (an int for all, or one per axis; default 1)
+        :param strides: step per spatial axis (default ``pool_size``)
+        :param in_spatial_dims: the input axes to pool over (default: all but batch and feature)
+        :param out_spatial_dims: the Dims of the output's spatial axes (declared the same as the computed ones)
+        :param use_channel_first: put the channels right after the batch axis when running on GPU (default True from
+            ``behavior_version`` 9)
+        """
         super().__init__(in_dim=in_dim, out_dim=out_dim, **kwargs)
         _check_mode(mode, self.name)
         n = len(pool_size)

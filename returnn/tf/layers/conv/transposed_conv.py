@@ -63,6 +63,23 @@ class TransposedConvLayer(ConcatInputLayer):
                  activation: Optional[str] = None, forward_weights_init: Any = "glorot_uniform", bias_init: Any = 0.0,
                  filter: Any = None, filter_perm: Any = None, bias: Any = None,  # noqa: A002 (reference name)
                  use_time_mask: bool = False, **kwargs: Any):
+        """
+        :param filter_size: the filter's size per spatial axis
+        :param strides: step per spatial axis (default ``filter_size``)
+        :param padding: ``"same"`` (default), ``"valid"`` or ``"full"``
+        :param remove_padding: frames cut at both ends of each spatial axis (default 0)
+        :param output_padding: extra frames per spatial axis, as Keras' ``output_padding``
+        :param in_spatial_dims: the input axes to convolve over (default: all but batch and feature)
+        :param out_spatial_dims: the Dims of the output's spatial axes
+        :param with_bias: add a trainable bias (default True)
+        :param activation: activation function applied after the bias (default none)
+        :param forward_weights_init: initializer spec of the filter (default ``glorot_uniform``)
+        :param bias_init: initializer spec of the bias (default 0)
+        :param filter: a layer whose output is used as the filter instead of the param
+        :param filter_perm: accepted for compatibility with the reference; no effect here
+        :param bias: a layer whose output is used as the bias instead of the param
+        :param use_time_mask: set padded frames to 0 before convolving
+        """
         super().__init__(in_dim=in_dim, out_dim=out_dim, **kwargs)
         n = len(filter_size)
         padding = padding.lower()

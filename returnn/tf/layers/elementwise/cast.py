@@ -19,6 +19,10 @@ class CastLayer(ConcatInputLayer):
     layer_class = "cast"
 
     def __init__(self, dtype: str, output_logits: bool = False, **kwargs: Any):
+        """
+        :param dtype: the output dtype, e.g. ``"float32"``, ``"int32"``
+        :param output_logits: accepted for compatibility with the reference; no effect here
+        """
         super().__init__(**kwargs)
         self.output.placeholder = tf.cast(self.input_data.placeholder, dtype)
 

@@ -43,6 +43,17 @@ class CombineLayer(LayerBase):
     def __init__(self, kind: str, activation: Optional[str] = None, with_bias: bool = False,
                  eval: Any = None, eval_locals: Optional[Dict[str, Any]] = None,  # noqa: A002
                  eval_for_output_loss: bool = False, allow_broadcast_all_sources: Any = None, **kwargs: Any):
+        """
+        :param kind: the combination: ``add``, ``sub``, ``mul``, ``truediv``, ``floordiv``, ``maximum``, ``minimum``,
+            ``average``, ``squared_difference``, ``logical_and``, ``logical_or`` or ``eval``
+        :param activation: activation function applied after combining (default none)
+        :param with_bias: add a trainable bias ``b`` over the feature axis
+        :param eval: with ``kind="eval"``: the expression (string or function), as in the ``eval`` layer
+        :param eval_locals: with ``kind="eval"``: extra names visible to the expression
+        :param eval_for_output_loss: accepted for compatibility with the reference; no effect here
+        :param allow_broadcast_all_sources: allow an output axis that none of the sources has all of (default:
+            deprecated from ``behavior_version`` 4 without ``out_shape``)
+        """
         super().__init__(**kwargs)
         _check_kind(self.layer_class, self.name, kind)
         self.recurrent = kind == "eval" or bool(getattr(self.loss, "recurrent", False))

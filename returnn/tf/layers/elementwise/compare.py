@@ -30,6 +30,11 @@ class CompareLayer(LayerBase):
 
     def __init__(self, kind: str = "equal", value: Optional[Any] = None, allow_broadcast_all_sources: Any = None,
                  **kwargs: Any):
+        """
+        :param kind: ``equal``, ``not_equal``, ``less``, ``less_equal``, ``greater`` or ``greater_equal``
+        :param value: with one source: the constant it is compared against
+        :param allow_broadcast_all_sources: allow an output axis that none of the sources has all of
+        """
         super().__init__(**kwargs)
         raws = [align_raw(s.output, self.output, name=self.name) for s in self.sources]
         if value is not None:

@@ -25,6 +25,10 @@ class ElemwiseProdLayer(ConcatInputLayer):
     layer_class = "elemwise_prod"
 
     def __init__(self, axes: Any, size: Optional[Sequence[int]] = None, **kwargs: Any):
+        """
+        :param axes: the (static) axes the trainable factor ``W`` spans
+        :param size: the shape of ``W`` instead of the sizes of ``axes``
+        """
         super().__init__(**kwargs)
         inp = self.input_data
         axes_idx = sorted(inp.get_axes_from_description(axes))

@@ -204,7 +204,11 @@ class EvalLayer(LayerBase):
     def __init__(self, eval: Any, eval_locals: Optional[Dict[str, Any]] = None,  # noqa: A002 (reference name)
                  activation: Optional[str] = None, allow_broadcast_all_sources: Any = None, **kwargs: Any):
         """:param allow_broadcast_all_sources: True: the sources may all lack some axis of the output (see
-            :mod:`returnn.tf.layers.core.broadcast`; an ``out_shape`` allows it too)"""
+            :mod:`returnn.tf.layers.core.broadcast`; an ``out_shape`` allows it too)
+        :param eval: the expression: a string evaluated with ``source``, ``self``, ``tf`` ..., or a function
+        :param eval_locals: extra names the expression can use
+        :param activation: activation function applied to the result (default none)
+        """
         super().__init__(**kwargs)
         raw = run_eval(self, eval, eval_locals)
         raw = tf.convert_to_tensor(raw)

@@ -30,6 +30,10 @@ class GatingLayer(ConcatInputLayer):
 
     def __init__(self, activation: Optional[str], gate_activation: str = "sigmoid", out_dim: Optional[Dim] = None,
                  **kwargs: Any):
+        """
+        :param activation: activation of the first half (None: identity)
+        :param gate_activation: activation of the second half, the gate (default ``sigmoid``)
+        """
         super().__init__(out_dim=out_dim, **kwargs)
         inp = self.input_data
         a, g = tf.split(inp.placeholder, 2, axis=inp.feature_dim_axis)

@@ -26,6 +26,11 @@ class SwitchLayer(LayerBase):
     layer_class = "switch"
 
     def __init__(self, condition: Any, true_from: Any, false_from: Any, **kwargs: Any):
+        """
+        :param condition: a bool layer, or a Python bool that picks one branch
+        :param true_from: layer or constant where the condition is true
+        :param false_from: layer or constant where the condition is false
+        """
         super().__init__(**kwargs)
         out = self.output
 

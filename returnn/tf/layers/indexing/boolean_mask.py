@@ -26,6 +26,10 @@ class BooleanMaskLayer(LayerBase):
     layer_class = "boolean_mask"
 
     def __init__(self, *, mask: LayerBase, dims: Sequence[Dim], out_dim: Optional[Dim] = None, **kwargs: Any):
+        """
+        :param mask: layer with a bool tensor over exactly ``dims``: the entries to keep
+        :param dims: the dims that the mask covers; they are packed into one new axis
+        """
         super().__init__(**kwargs)
         self.mask = mask
         inp = concat_sources_template(self.sources, name=self.name, layer_class=self.layer_class)

@@ -31,6 +31,9 @@ class GatherNdLayer(ConcatInputLayer):
     layer_class = "gather_nd"
 
     def __init__(self, position: LayerBase, **kwargs: Any):
+        """
+        :param position: layer with int indices into the input's first axis after the batch axis
+        """
         super().__init__(**kwargs)
         self.position = position
         x = self.input_data.copy_as_batch_major().placeholder

@@ -66,6 +66,13 @@ class ScatterNdLayer(ConcatInputLayer):
 
     def __init__(self, position: LayerBase, position_axis: Any, output_dim_via_time_from: Optional[LayerBase] = None,
                  out_spatial_dim: Optional[Dim] = None, filter_invalid_indices: bool = False, **kwargs: Any):
+        """
+        :param position: layer with the int target positions per frame
+        :param position_axis: the axis of ``position`` that is replaced by the new axis
+        :param output_dim_via_time_from: layer whose time dim is the new axis
+        :param out_spatial_dim: the Dim of the new axis (instead of ``output_dim_via_time_from``)
+        :param filter_invalid_indices: drop positions outside the new axis instead of failing
+        """
         super().__init__(**kwargs)
         self.position = position
         self.output_dim_via_time_from = output_dim_via_time_from

@@ -28,6 +28,12 @@ class SearchSortedLayer(LayerBase):
 
     def __init__(self, sorted_sequence: LayerBase, values: LayerBase, axis: Any = "T", side: str = "left",
                  **kwargs: Any):
+        """
+        :param sorted_sequence: layer with the values sorted along ``axis``
+        :param values: layer with the values to look up
+        :param axis: the sorted axis of ``sorted_sequence`` (default ``"T"``)
+        :param side: ``"left"`` (first suitable index, default) or ``"right"`` (last)
+        """
         super().__init__(**kwargs)
         self.sorted_sequence, self.values = sorted_sequence, values
         srt, val = sorted_sequence.output, values.output

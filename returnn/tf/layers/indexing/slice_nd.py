@@ -36,6 +36,13 @@ class SliceNdLayer(ConcatInputLayer):
     def __init__(self, size: Union[int, Dim, LayerBase, None], start: Union[LayerBase, int, None] = 0,
                  min_size: Optional[int] = None, axis: Any = "T", out_spatial_dim: Optional[Dim] = None,
                  **kwargs: Any):
+        """
+        :param size: window length: an int, a Dim, a layer with int lengths, or None (up to the sequence end)
+        :param start: layer with int start positions per sequence (and per extra position), or an int (default 0)
+        :param min_size: with ``size=None``: the minimal window length
+        :param axis: the axis to slice (default ``"T"``)
+        :param out_spatial_dim: the Dim of the window axis (declared the same as the computed one)
+        """
         super().__init__(**kwargs)
         if start is None:
             start = 0

@@ -65,6 +65,12 @@ class TopKLayer(LayerBase):
 
     def __init__(self, axis: Any, k: Any, k_dim: Optional[Dim] = None, sorted: bool = True,  # noqa: A002
                  **kwargs: Any):
+        """
+        :param axis: the axis (or a list of axes, flattened together) to take the largest values from
+        :param k: how many: an int or a scalar int layer
+        :param k_dim: the Dim of the new axis
+        :param sorted: sorted in descending order (default True)
+        """
         super().__init__(**kwargs)
         inp = concat_sources_template(self.sources, name=self.name, layer_class=self.layer_class)
         x = concat_sources(self.sources, inp)

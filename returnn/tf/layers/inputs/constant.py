@@ -28,7 +28,13 @@ class ConstantLayer(LayerBase):
     def __init__(self, value: Any = 0.0, dtype: Optional[str] = None, with_batch_dim: bool = False,
                  shape: Optional[Sequence[Any]] = None, sparse_dim: Optional[Dim] = None,
                  shape_deps: Sequence[LayerBase] = (), **kwargs: Any):
-        """:param shape_deps: layers (names in the dict) built first, whose dims ``shape`` uses (their lengths)"""
+        """:param shape_deps: layers (names in the dict) built first, whose dims ``shape`` uses (their lengths)
+        :param value: the constant: a scalar, a nested list or a numpy array
+        :param dtype: the output dtype (default from the value: float32, int32 or bool)
+        :param with_batch_dim: prepend the batch axis (the value repeated per sequence)
+        :param shape: Dims (or ints) to broadcast a scalar ``value`` to
+        :param sparse_dim: makes the output sparse with these classes
+        """
         super().__init__(**kwargs)
         self.shape_deps = list(shape_deps)
         raw = tf.constant(np.asarray(value), dtype=self.output.dtype)

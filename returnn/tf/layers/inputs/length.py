@@ -28,6 +28,11 @@ class LengthLayer(LayerBase):
     layer_class = "length"
 
     def __init__(self, axis: Any = "T", dtype: str = "int32", sparse: bool = False, **kwargs: Any):
+        """
+        :param axis: the axis whose lengths (dynamic) or size (batch, static) is output (default ``"T"``)
+        :param dtype: the output dtype (default ``"int32"``)
+        :param sparse: for a batch or static axis: make the scalar sparse (an index into that size)
+        """
         super().__init__(**kwargs)
         import tensorflow as tf
         src = self.sources[0].output

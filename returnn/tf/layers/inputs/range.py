@@ -25,6 +25,14 @@ class RangeLayer(LayerBase):
 
     def __init__(self, limit: int, start: int = 0, delta: int = 1, dtype: Optional[str] = None, sparse: bool = False,
                  out_spatial_dim: Optional[Dim] = None, **kwargs: Any):
+        """
+        :param limit: the end (excluded)
+        :param start: the first value (default 0)
+        :param delta: the step (default 1)
+        :param dtype: the output dtype (default ``"int32"``)
+        :param sparse: output int indices with a sparse dim instead of a dense feature axis
+        :param out_spatial_dim: the Dim of the output axis (declared the same as the computed one)
+        """
         super().__init__(**kwargs)
         self.output.placeholder = tf.range(start, limit, delta, dtype=self.output.dtype)
 

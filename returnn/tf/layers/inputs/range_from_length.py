@@ -38,6 +38,11 @@ class RangeFromLengthLayer(LayerBase):
 
     def __init__(self, dtype: str = "int32", sparse: bool = False, out_spatial_dim: Optional[Dim] = None,
                  **kwargs: Any):
+        """
+        :param dtype: the output dtype (default ``"int32"``)
+        :param sparse: the values are indices into the axis (a sparse output)
+        :param out_spatial_dim: the Dim of the output axis (declared the same as the computed one)
+        """
         super().__init__(**kwargs)
         lens = self.sources[0].output.placeholder
         self.output.placeholder = tf.range(tf.reduce_max(lens), dtype=self.output.dtype)

@@ -29,6 +29,13 @@ class RangeInAxisLayer(LayerBase):
 
     def __init__(self, axis: Any, dtype: str = "int32", unbroadcast: bool = False, keepdims: bool = False,
                  sparse: bool = False, **kwargs: Any):
+        """
+        :param axis: the axis (description or Dim) whose positions are output
+        :param dtype: the output dtype (default ``"int32"``)
+        :param unbroadcast: rejected, as by the reference (must be False)
+        :param keepdims: rejected, as by the reference (must be False)
+        :param sparse: the values are indices into the axis (a sparse output)
+        """
         super().__init__(**kwargs)
         src = self.sources[0].output
         ax, d = axis_and_dim(src, axis)

@@ -16,6 +16,9 @@ class SourceLayer(LayerBase):
     layer_class = "source"
 
     def __init__(self, data_key: Optional[str] = None, **kwargs: Any):
+        """
+        :param data_key: the extern data key (default: the default input)
+        """
         super().__init__(**kwargs)
         key = data_key or self.network.extern_data.default_input
         self.output.placeholder = self.network.get_extern_data(key).placeholder

@@ -98,6 +98,16 @@ class DotLayer(LayerBase):
     def __init__(self, reduce: Any = NotSpecified, red1: Any = NotSpecified, red2: Any = NotSpecified,
                  var1: Any = NotSpecified, var2: Any = NotSpecified, add_var2_if_empty: Any = NotSpecified,
                  use_mask: bool = True, debug: bool = False, **kwargs: Any):
+        """
+        :param reduce: the axes to sum over, found in both inputs (Dim, axis description or list)
+        :param red1: the axes of the first input to sum over (with ``red2``, instead of ``reduce``)
+        :param red2: the axes of the second input to sum over (with ``red1``, instead of ``reduce``)
+        :param var1: the free axes of the first input (default: those whose Dim is not in the second input)
+        :param var2: the free axes of the second input (default: those whose Dim is not in the first input)
+        :param add_var2_if_empty: below ``behavior_version`` 3: add a size-1 axis when ``var2`` is empty
+        :param use_mask: count padded frames of a reduced dynamic axis as 0 (default True)
+        :param debug: accepted for compatibility with the reference; no effect here
+        """
         super().__init__(**kwargs)
         a, b = _sources_of(self.name, self.sources)
         plan = make_plan(a, b, resolve_args(self.name, reduce, red1, red2, var1, var2, add_var2_if_empty), self.name)

@@ -40,6 +40,10 @@ class LinearLayer(ConcatInputLayer):
     def __init__(self, activation: Any = NotSpecified, with_bias: bool = True, grad_filter: Optional[float] = None,
                  forward_weights_init: Any = "glorot_uniform", bias_init: Any = 0.0,
                  use_transposed_weights: bool = False, in_dim: Any = None, **kwargs: Any):
+        """
+        :param grad_filter: clip the gradient flowing back into the input to ``[-v, v]`` (default none)
+        :param use_transposed_weights: store ``W`` as ``[n_out, n_in]`` (transposed) instead of ``[n_in, n_out]``
+        """
         super().__init__(in_dim=in_dim, **kwargs)
         if activation is NotSpecified:
             activation = self.default_activation

@@ -44,6 +44,9 @@ class SoftmaxOverSpatialLayer(ConcatInputLayer):
     def __init__(self, axis: Any = None, energy_factor: Optional[float] = None, use_time_mask: bool = True,
                  log_space: bool = False, start: Any = None, window_start: Any = None, window_size: Any = None,
                  **kwargs: Any):
+        """
+        :param window_size: with ``window_start``: the window length (int or layer name)
+        """
         super().__init__(**kwargs)
         self._mask_layers = [v for v in (start, window_start, window_size) if _is_layer(v)]
         inp = self.input_data

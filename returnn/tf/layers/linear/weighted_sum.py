@@ -28,6 +28,12 @@ class WeightedSumLayer(ConcatInputLayer):
 
     def __init__(self, axes: Any, padding: Optional[str] = None, size: Any = None, keep_dims: Optional[bool] = None,
                  **kwargs: Any):
+        """
+        :param axes: the (static) axes summed over with trainable weights
+        :param padding: accepted for compatibility with the reference; no effect here
+        :param size: a sliding window size; not supported here (must be None)
+        :param keep_dims: keep each summed axis with size 1
+        """
         super().__init__(**kwargs)
         inp = self.input_data
         ax = sorted(inp.get_axes_from_description(axes))

@@ -39,6 +39,12 @@ class EditDistanceLayer(LayerBase):
 
     def __init__(self, a: LayerBase, b: LayerBase, a_spatial_dim: Optional[Dim] = None,
                  b_spatial_dim: Optional[Dim] = None, **kwargs: Any):
+        """
+        :param a: layer with the first label sequences (sparse)
+        :param b: layer with the second label sequences (sparse)
+        :param a_spatial_dim: the sequence axis of ``a`` (default: its time axis)
+        :param b_spatial_dim: the sequence axis of ``b`` (default: its time axis)
+        """
         super().__init__(**kwargs)
         sa = sparse_labels(a.output, _seq_axis(a.output, a_spatial_dim, self.name, "a"))
         sb = sparse_labels(b.output, _seq_axis(b.output, b_spatial_dim, self.name, "b"))

@@ -70,6 +70,13 @@ class EditDistanceTableLayer(LayerBase):
 
     def __init__(self, axis: Any = NotSpecified, debug: bool = False, blank_idx: Optional[int] = None,
                  out_dim: Any = None, rec_previous_state: Optional[Dict[str, tf.Tensor]] = None, **kwargs: Any):
+        """
+        :param axis: accepted for compatibility with the reference; no effect here (only the loop's time axis is
+            supported)
+        :param debug: accepted for compatibility with the reference; no effect here
+        :param blank_idx: label index that leaves the table row unchanged (e.g. the blank of CTC); default none
+        :param rec_previous_state: set by the rec loop, not in a config: this layer's state from the previous step
+        """
         super().__init__(**kwargs)
         refs, ref_lens = _refs(self._loss_target_data())
         if rec_previous_state is None:
@@ -131,6 +138,10 @@ class OptimalCompletionsLayer(LayerBase):
     recurrent = True  # depends on other frames (as the reference's class)
 
     def __init__(self, debug: bool = False, blank_idx: Optional[int] = None, **kwargs: Any):
+        """
+        :param debug: accepted for compatibility with the reference; no effect here
+        :param blank_idx: label index that counts as no change to the hypothesis; default none
+        """
         super().__init__(**kwargs)
         target = self._loss_target_data()
         refs, ref_lens = _refs(target)

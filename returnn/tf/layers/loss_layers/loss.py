@@ -39,6 +39,11 @@ class LossLayer(LayerBase):
     extra_config_keys = ("loss_opts_",)
 
     def __init__(self, loss_: Any, target_: Optional[LayerBase] = None, use_error: bool = False, **kwargs: Any):
+        """
+        :param loss_: the loss (name, e.g. ``"ce"``), with its options in ``loss_opts_``
+        :param target_: the loss's target: an extern data key or ``"layer:<name>"``
+        :param use_error: output the error per frame (1.0 where the argmax is wrong) instead of the loss value
+        """
         super().__init__(**kwargs)
         src = self.sources[0]
         loss_.init(output=src.output, output_with_activation=src.output_before_activation,

@@ -25,6 +25,11 @@ class SparseSoftmaxCrossEntropyWithLogitsLayer(LayerBase):
     layer_class = "sparse_softmax_cross_entropy_with_logits"
 
     def __init__(self, logits: LayerBase, targets: LayerBase, axis: Any = None, **kwargs: Any):
+        """
+        :param logits: layer with the unnormalized scores
+        :param targets: layer with the sparse target indices
+        :param axis: the class axis of the logits (default their feature axis)
+        """
         super().__init__(**kwargs)
         lg = logits.output
         ax = _class_axis(lg, axis, self.name)

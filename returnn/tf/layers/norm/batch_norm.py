@@ -50,6 +50,21 @@ class BatchNormLayer(ConcatInputLayer):
                  delay_sample_update: Any = NotSpecified, param_version: Any = NotSpecified,
                  gamma_init: Any = NotSpecified, beta_init: Any = NotSpecified, masked_time: Any = NotSpecified,
                  **kwargs: Any):
+        """
+        :param use_shift: learn and add the shift ``beta`` (default True)
+        :param use_std: learn and multiply by the scale ``gamma`` (default True)
+        :param use_sample: accepted for compatibility with the reference; no effect here (training always normalises
+            with the batch statistics)
+        :param force_sample: accepted for compatibility with the reference; no effect here
+        :param momentum: weight of the previous moving statistics in their update (default 0.99)
+        :param epsilon: added to the variance before the square root (default 1e-3)
+        :param update_sample_only_in_training: update the moving statistics in training steps only
+        :param delay_sample_update: outside training, normalise with the moving statistics before this step's update
+        :param param_version: naming and shape of the params: 0, 1 or 2 (see the description)
+        :param gamma_init: initializer spec of the scale ``gamma`` (default ones)
+        :param beta_init: initializer spec of the shift ``beta`` (default zeros)
+        :param masked_time: exclude padded frames from the statistics (default True)
+        """
         super().__init__(in_dim=in_dim, **kwargs)
         inp = self.input_data
         if in_dim is not None and in_dim != inp.feature_dim:

@@ -23,6 +23,9 @@ class LayerNormLayer(ConcatInputLayer):
     layer_class = "layer_norm"
 
     def __init__(self, epsilon: float = 1e-6, **kwargs: Any):
+        """
+        :param epsilon: added to the variance before the square root (default 1e-6)
+        """
         super().__init__(**kwargs)
         inp = self.input_data
         ax = inp.feature_dim_axis

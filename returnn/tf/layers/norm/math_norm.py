@@ -47,6 +47,12 @@ class MathNormLayer(ConcatInputLayer):
 
     def __init__(self, p: Any, axis: Any = NotSpecified, axes: Any = NotSpecified, keep_dims: bool = False,
                  **kwargs: Any):
+        """
+        :param p: the order of the norm (e.g. 1, 2)
+        :param axis: the axis to reduce (or use ``axes``)
+        :param axes: the axes to reduce (or use ``axis``)
+        :param keep_dims: keep each reduced axis with size 1
+        """
         super().__init__(**kwargs)
         inp = self.input_data
         ax = inp.get_axes_from_description(_axes(self.name, self.layer_class, axis, axes))

@@ -27,6 +27,14 @@ class NormLayer(ConcatInputLayer):
 
     def __init__(self, axis: Any = NotSpecified, axes: Any = NotSpecified, param_shape: Any = NotSpecified,
                  scale: bool = True, bias: bool = True, epsilon: float = 1e-6, **kwargs: Any):
+        """
+        :param axis: the axis to normalize over (or use ``axes``)
+        :param axes: the axes to normalize over (or use ``axis``)
+        :param param_shape: the axes the ``scale``/``bias`` params span (default ``"F"``)
+        :param scale: learn a multiplicative ``scale`` (default True)
+        :param bias: learn an additive ``bias`` (default True)
+        :param epsilon: added to the variance before the square root (default 1e-6)
+        """
         super().__init__(**kwargs)
         inp = self.input_data
         ax = inp.get_axes_from_description(_axes(self.name, self.layer_class, axis, axes))

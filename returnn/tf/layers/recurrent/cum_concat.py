@@ -42,6 +42,9 @@ class CumConcatLayer(LayerBase):
 
     def __init__(self, out_spatial_dim: Optional[Dim] = None, axis: Any = None,
                  rec_previous_state: Optional[Dict[str, tf.Tensor]] = None, _in_frame: Any = None, **kwargs: Any):
+        """
+        :param rec_previous_state: set by the rec loop, not in a config: this layer's state from the previous step
+        """
         super().__init__(**kwargs)
         frame = concat_sources_template(self.sources, name=f"{self.name}/data", layer_class=self.layer_class)
         frame.placeholder = concat_sources(self.sources, frame)

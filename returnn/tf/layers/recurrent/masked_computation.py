@@ -63,6 +63,9 @@ class MaskedComputationLayer(LayerBase):
     def __init__(self, mask: Any, unit: Any, masked_from: Any = None, in_spatial_dim: Optional[Dim] = None,
                  out_spatial_dim: Optional[Dim] = None, rec_previous_state: Optional[Dict[str, tf.Tensor]] = None,
                  _masked_unit: Optional[MaskedUnit] = None, **kwargs: Any):
+        """
+        :param rec_previous_state: set by the rec loop, not in a config: this layer's state from the previous step
+        """
         super().__init__(**kwargs)
         masked = _masked_unit
         src = self.sources[0].output if len(self.sources) == 1 else None

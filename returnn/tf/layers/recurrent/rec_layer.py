@@ -65,6 +65,20 @@ class StringUnitRecLayer(ConcatInputLayer):
                  back_prop: Optional[bool] = None, use_global_rec_step_offset: bool = False,
                  include_eos: bool = False, debug: Any = None, axis: Any = None,
                  rec_previous_state: Optional[Dict[str, tf.Tensor]] = None, **kwargs: Any):
+        """
+        :param input_projection: accepted for compatibility with the reference; no effect here
+        :param optimize_move_layers_out: move the unit's layers that do not depend on the loop out of it (default: the
+            config key of this name, else True)
+        :param cheating: accepted for compatibility with the reference; no effect here (a ``choice`` layer's own
+            ``cheating`` is used)
+        :param unroll: accepted for compatibility with the reference; no effect here
+        :param back_prop: False: no gradient through the loop (default: True in training)
+        :param use_global_rec_step_offset: accepted for compatibility with the reference; no effect here
+        :param include_eos: count the frame where the ``end`` layer is true in the output's lengths
+        :param debug: accepted for compatibility with the reference; no effect here
+        :param axis: a Dim: the loop runs over that dim when the input has no time axis
+        :param rec_previous_state: set by the rec loop, not in a config: this layer's state from the previous step
+        """
         super().__init__(**kwargs)
         self._unit = _get_checked_unit(self.name, unit, unit_opts)
         self.direction = _check_direction(self.name, direction)

@@ -39,6 +39,13 @@ class TwoDLSTMLayer(ConcatInputLayer):
 
     def __init__(self, pooling: str = "last", unit_opts: Any = None, forward_weights_init: Any = None,
                  recurrent_weights_init: Any = None, bias_init: Any = None, **kwargs: Any):
+        """
+        :param forward_weights_init: accepted for compatibility with the reference; no effect here (the layer is not
+            available)
+        :param recurrent_weights_init: accepted for compatibility with the reference; no effect here (the layer is not
+            available)
+        :param bias_init: accepted for compatibility with the reference; no effect here (the layer is not available)
+        """
         raise _missing_op(kwargs.get("name", "?"))
 
     @classmethod

@@ -33,6 +33,12 @@ class AccumulateMeanLayer(ConcatInputLayer):
 
     def __init__(self, exp_average: float, axes: Any = "bt", initial_value: Optional[float] = None,
                  is_prob_distribution: Optional[bool] = None, **kwargs: Any):
+        """
+        :param exp_average: weight of the current batch's mean in the running update (e.g. 0.001)
+        :param axes: the axes averaged over (axis description, default ``"bt"``); only static axes may remain
+        :param initial_value: initial value of the running mean (default: see ``is_prob_distribution``, else 0)
+        :param is_prob_distribution: start the running mean at ``1/dim`` (a uniform distribution over the feature dim)
+        """
         super().__init__(**kwargs)
         inp = self.input_data
         if initial_value is None:

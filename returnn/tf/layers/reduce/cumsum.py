@@ -34,6 +34,11 @@ class CumsumLayer(ConcatInputLayer):
 
     def __init__(self, axis: Any = "T", additional_left_summand_per_element: Optional[Any] = None,
                  reverse: bool = False, rec_previous_layer: Any = None, **kwargs: Any):
+        """
+        :param axis: the axis to sum along (default ``"T"``; inside a rec unit: the loop's steps)
+        :param additional_left_summand_per_element: a constant added to every element before summing
+        :param reverse: sum from the end towards the start
+        """
         super().__init__(**kwargs)
         inp = self.input_data
         x = inp.placeholder

@@ -40,6 +40,15 @@ class ReduceLayer(ConcatInputLayer):
 
     def __init__(self, mode: str, axes: Any = None, axis: Any = None, keep_dims: bool = False,
                  enforce_batch_dim_axis: Optional[int] = None, use_time_mask: bool = True, **kwargs: Any):
+        """
+        :param mode: ``sum``, ``mean``, ``max``, ``min``, ``prod``, ``logsumexp``, ``any``, ``all``, ``argmax`` or
+            ``argmin``
+        :param axes: the axes to reduce (axis description, Dim, or list of them)
+        :param axis: alternative name of ``axes``
+        :param keep_dims: keep each reduced axis with size 1
+        :param enforce_batch_dim_axis: accepted for compatibility with the reference; no effect here
+        :param use_time_mask: exclude padded frames of reduced dynamic axes (default True)
+        """
         super().__init__(**kwargs)
         inp = self.input_data
         mode = _mode(mode)

@@ -33,6 +33,10 @@ class ReduceOutLayer(ConcatInputLayer):
     layer_class = "reduce_out"
 
     def __init__(self, mode: str, num_pieces: int, out_dim: Optional[Dim] = None, **kwargs: Any):
+        """
+        :param mode: ``"max"``, ``"sum"`` or ``"mean"`` over each group
+        :param num_pieces: size of each group of consecutive features
+        """
         super().__init__(out_dim=out_dim, **kwargs)
         inp = self.input_data
         axis = inp.feature_dim_axis

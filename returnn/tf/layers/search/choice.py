@@ -74,6 +74,20 @@ class ChoiceLayer(LayerBase):
                  length_normalization_exponent: float = 1.0, custom_score_combine: Any = None,
                  source_beam_sizes: Any = None, separate_beams: bool = False, keep_beams: bool = False,
                  debug: bool = False, _cheating_target: Any = None, **kwargs: Any):
+        """
+        :param explicit_search_source: one layer name, as ``explicit_search_sources`` with one entry
+        :param scheduled_sampling: accepted for compatibility with the reference; no effect here (no sampling of the
+            fed-back label)
+        :param cheating: keep the target's (gold) hypothesis in the beam during search (``"exclusive"``: the
+            searched hypotheses leave the gold extension out)
+        :param prob_scale: factor on the log-probabilities before they are added to the scores (default 1)
+        :param base_beam_score_scale: accepted for compatibility with the reference; no effect here
+        :param random_sample_scale: accepted for compatibility with the reference; no effect here
+        :param length_normalization_exponent: accepted for compatibility with the reference; no effect here
+        :param source_beam_sizes: accepted for compatibility with the reference; no effect here
+        :param separate_beams: accepted for compatibility with the reference; no effect here
+        :param debug: accepted for compatibility with the reference; no effect here
+        """
         super().__init__(**kwargs)
         self.beam_size = beam_size
         self.length_normalization = length_normalization

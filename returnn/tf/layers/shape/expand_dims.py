@@ -90,6 +90,10 @@ class ExpandDimsLayer(ConcatInputLayer):
     layer_class = "expand_dims"
 
     def __init__(self, axis: Any, dim: Union[int, Dim] = 1, **kwargs: Any):
+        """
+        :param axis: where the new axis goes: ``"F"``, ``"T"``, ``"spatial"`` or an int position
+        :param dim: size of the new axis (int, default 1) or the Dim to use
+        """
         super().__init__(**kwargs)
         inp, pos, new, _, _ = _plan(self.input_data, axis, dim, self.name, self.layer_class)
         x = tf.expand_dims(inp.placeholder, pos)

@@ -30,6 +30,10 @@ class FlattenBatchLayer(ConcatInputLayer):
     layer_class = "flatten_batch"
 
     def __init__(self, axis: Any = "T", batch_major: bool = True, **kwargs: Any):
+        """
+        :param axis: the axis packed together with the batch axis (default ``"T"``)
+        :param batch_major: order the packed frames by sequence first (default True); False: by time first
+        """
         super().__init__(**kwargs)
         inp = self.input_data
         ax = inp.get_axis_from_description(axis)

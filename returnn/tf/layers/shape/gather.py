@@ -29,6 +29,11 @@ class GatherLayer(ConcatInputLayer):
     layer_class = "gather"
 
     def __init__(self, position: Any, axis: Any, clip_to_valid: bool = False, **kwargs: Any):
+        """
+        :param position: an int, or a layer with int indices into ``axis``
+        :param axis: the axis to gather from
+        :param clip_to_valid: clip the indices to ``[0, size - 1]`` (per sequence for a dynamic axis)
+        """
         super().__init__(**kwargs)
         inp = self.input_data
         if isinstance(position, int):

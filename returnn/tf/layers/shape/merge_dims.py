@@ -36,6 +36,11 @@ class MergeDimsLayer(ConcatInputLayer):
     layer_class = "merge_dims"
 
     def __init__(self, axes: Any, keep_order: Any = None, n_out: Any = None, **kwargs: Any):
+        """
+        :param axes: the axes to merge (axis description or list of them, e.g. ``"static"``, ``["B", "T"]``)
+        :param keep_order: merge in the order ``axes`` lists them instead of the raw order (default True from
+            ``behavior_version`` 6)
+        """
         super().__init__(**kwargs)
         inp = self.input_data
         order, pos = _merge_layout(inp, axes, keep_order)

@@ -45,7 +45,13 @@ class PadLayer(ConcatInputLayer):
                  handle_dynamic_dims: Any = None, **kwargs: Any):
         """:param handle_dynamic_dims: for a dynamic axis (default True): zero the padded frames of shorter
             sequences first and add the padding to the lengths; False pads the raw tensor only (the lengths
-            still grow by the padding)"""
+            still grow by the padding)
+        :param axes: the axis (or axes) to pad
+        :param padding: an int (both sides), a pair ``(left, right)``, or one pair per axis
+        :param out_dims: the Dims of the padded axes (one, or one per axis) instead of new ones
+        :param value: the value of the new frames with ``mode="constant"`` (default 0)
+        :param mode: ``"constant"``, ``"reflect"``, ``"symmetric"`` or ``"replication"``
+        """
         super().__init__(**kwargs)
         inp = self.input_data
         ax = inp.get_axes_from_description(axes)

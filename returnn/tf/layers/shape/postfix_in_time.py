@@ -28,6 +28,10 @@ class PostfixInTimeLayer(ConcatInputLayer):
     recurrent = True  # depends on other frames (as the reference's class)
 
     def __init__(self, postfix: Any = 0.0, repeat: int = 1, **kwargs: Any):
+        """
+        :param postfix: the value of the appended frames: a constant, or a layer ``{B, F}`` or ``{F}``
+        :param repeat: number of frames appended (default 1)
+        """
         super().__init__(**kwargs)
         inp = self.input_data.copy_as_batch_major()
         inp = inp.copy_with_time_dim_axis(1)

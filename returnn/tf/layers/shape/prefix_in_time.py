@@ -26,6 +26,11 @@ class PrefixInTimeLayer(ConcatInputLayer):
     recurrent = True  # depends on other frames (as the reference's class)
 
     def __init__(self, prefix: float = 0.0, repeat: Any = 1, size_base: Any = None, **kwargs: Any):
+        """
+        :param prefix: the value of the prepended frames (default 0)
+        :param repeat: number of frames prepended: an int (default 1) or a layer with int ``{B}`` counts
+        :param size_base: accepted for compatibility with the reference; no effect here
+        """
         super().__init__(**kwargs)
         inp = self.input_data.copy_as_batch_major().copy_with_time_dim_axis(1)
         x = inp.placeholder

@@ -33,6 +33,18 @@ class ReinterpretDataLayer(LayerBase):
                  enforce_time_major: bool = False, set_sparse: Optional[bool] = None,
                  set_sparse_dim: Any = None, increase_sparse_dim: Optional[int] = None,
                  set_dim_tags: Optional[Dict[str, Dim]] = None, batch_dim_base: Any = None, **kwargs: Any):
+        """
+        :param switch_axes: two axis descriptions whose roles and dims are swapped, e.g. ``["T", "F"]``
+        :param size_base: layer whose time axis (with its lengths) replaces ours
+        :param set_axes: {``"T"``/``"F"``: axis description or None}: which axis is the time/feature axis
+        :param enforce_batch_major: transpose the batch axis to the front
+        :param enforce_time_major: transpose the time axis to the front
+        :param set_sparse: make the output sparse (True) or dense (False)
+        :param set_sparse_dim: the number of classes of the sparse output
+        :param increase_sparse_dim: added to the number of classes of the sparse output
+        :param set_dim_tags: {axis description: Dim}: the Dims the axes get
+        :param batch_dim_base: accepted for compatibility with the reference; no effect here
+        """
         super().__init__(**kwargs)
         inp = concat_sources_template(self.sources, name=self.name, layer_class=self.layer_class)
         inp.placeholder = concat_sources(self.sources, inp)

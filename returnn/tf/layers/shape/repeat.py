@@ -79,6 +79,10 @@ class RepeatLayer(ConcatInputLayer):
     layer_class = "repeat"
 
     def __init__(self, repetitions: Any, axis: Any = "T", out_dim: Optional[Dim] = None, **kwargs: Any):
+        """
+        :param repetitions: how often each frame is repeated: an int, or a layer with int counts per frame
+        :param axis: the axis whose frames are repeated (default ``"T"``)
+        """
         super().__init__(**kwargs)
         inp = self.input_data
         ax = inp.get_axis_from_description(axis)

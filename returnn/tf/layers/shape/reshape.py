@@ -48,6 +48,10 @@ class ReshapeLayer(LayerBase):
     layer_class = "reshape"
 
     def __init__(self, in_dims: Sequence[Any], out_dims: Sequence[Dim], **kwargs: Any):
+        """
+        :param in_dims: the axes (descriptions or Dims) that are replaced
+        :param out_dims: the Dims that replace them (same total size)
+        """
         super().__init__(**kwargs)
         inp = concat_sources_template(self.sources, name=self.name, layer_class=self.layer_class)
         x = concat_sources(self.sources, inp)

@@ -42,6 +42,13 @@ class ResizeLayer(ConcatInputLayer):
 
     def __init__(self, factor: Any, axis: Any, out_dim: Optional[Dim] = None, kind: str = "nn",
                  fill_value: Any = None, fill_dropout: Optional[float] = None, **kwargs: Any):
+        """
+        :param factor: the resampling factor: an int, a float, or a scalar layer
+        :param axis: the axis to resample
+        :param kind: ``"nn"`` (nearest neighbour, default), ``"linear"`` or ``"fill"``
+        :param fill_value: with ``kind="fill"``: the value of the inserted frames
+        :param fill_dropout: with ``kind="fill"``: probability to drop each filled frame
+        """
         super().__init__(**kwargs)
         inp = self.input_data
         ax = inp.get_axis_from_description(axis)

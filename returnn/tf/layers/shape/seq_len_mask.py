@@ -34,6 +34,14 @@ class SeqLenMaskLayer(ConcatInputLayer):
     def __init__(self, mask_value: Any, axis: Any = "T", seq_len_source: Optional[LayerBase] = None,
                  start: Optional[LayerBase] = None, window_start: Optional[LayerBase] = None,
                  window_size: Any = None, **kwargs: Any):
+        """
+        :param mask_value: the value of the masked frames
+        :param axis: the axis to mask (default ``"T"``)
+        :param seq_len_source: layer whose time axis gives the lengths (default: this input's lengths)
+        :param start: layer with int ``{B}``: frames before it are masked
+        :param window_start: layer with int ``{B}``: with ``window_size``, only frames in the window are kept
+        :param window_size: the window length (int or layer), used together with ``window_start``
+        """
         super().__init__(**kwargs)
         self.extra_deps = [x for x in (seq_len_source, start, window_start) if isinstance(x, LayerBase)]
         inp = self.input_data

@@ -31,6 +31,13 @@ class ShiftAxisLayer(ConcatInputLayer):
 
     def __init__(self, axis: Any, amount: int, pad: bool = True, pad_value: Any = 0, adjust_size_info: bool = True,
                  **kwargs: Any):
+        """
+        :param axis: the axis to shift along
+        :param amount: frames to shift by (positive: to later positions, negative: to earlier ones)
+        :param pad: keep the length, filling with ``pad_value`` (default True); False: cut the axis
+        :param pad_value: the value of the frames shifted in (default 0)
+        :param adjust_size_info: give the axis a new Dim with adjusted lengths (default True)
+        """
         super().__init__(**kwargs)
         inp = self.input_data
         ax = inp.get_axis_from_description(axis)

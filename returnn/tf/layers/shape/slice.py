@@ -42,6 +42,12 @@ class SliceLayer(ConcatInputLayer):
 
     def __init__(self, axis: Any, slice_start: Optional[int] = None, slice_end: Optional[int] = None,
                  slice_step: Optional[int] = None, **kwargs: Any):
+        """
+        :param axis: the axis to slice
+        :param slice_start: first index (Python slice semantics; default the start)
+        :param slice_end: end index, excluded (default the end)
+        :param slice_step: step (default 1)
+        """
         super().__init__(**kwargs)
         inp = self.input_data
         ax = inp.get_axis_from_description(axis)

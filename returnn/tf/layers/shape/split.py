@@ -50,6 +50,12 @@ class SplitLayer(ConcatInputLayer):
 
     def __init__(self, axis: Any = None, num_splits: Optional[int] = None, size_splits: Optional[Sequence[int]] = None,
                  out_dims: Optional[Sequence[Dim]] = None, **kwargs: Any):
+        """
+        :param axis: the axis to split (default the feature axis)
+        :param num_splits: number of equal parts
+        :param size_splits: the sizes of the parts
+        :param out_dims: the Dims of the parts (their sizes give the split)
+        """
         super().__init__(**kwargs)
         inp = self.input_data
         ax = inp.get_axis_from_description("F" if axis is None else axis)

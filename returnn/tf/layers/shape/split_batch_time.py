@@ -25,6 +25,9 @@ class SplitBatchTimeLayer(ConcatInputLayer):
     layer_class = "split_batch_time"
 
     def __init__(self, base: LayerBase, **kwargs: Any):
+        """
+        :param base: layer whose batch and time axes (with lengths) were merged
+        """
         super().__init__(**kwargs)
         self.base = base
         x = self.input_data.copy_as_batch_major().placeholder

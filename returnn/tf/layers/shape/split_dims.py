@@ -29,6 +29,12 @@ class SplitDimsLayer(ConcatInputLayer):
 
     def __init__(self, axis: Any, dims: Sequence[Any], pad_to_multiples: Optional[bool] = None,
                  pad_value: float = 0, **kwargs: Any):
+        """
+        :param axis: the axis to split
+        :param dims: the new sizes (ints, one may be -1) or Dims, product equal to the axis size
+        :param pad_to_multiples: pad the axis to a multiple of the other parts first (default True for dynamic axes)
+        :param pad_value: the value of that padding (default 0)
+        """
         super().__init__(**kwargs)
         inp = self.input_data
         ax = _split_axis(inp, axis)

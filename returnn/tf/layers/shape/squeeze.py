@@ -40,6 +40,11 @@ class SqueezeLayer(ConcatInputLayer):
     layer_class = "squeeze"
 
     def __init__(self, axis: Any, enforce_batch_dim_axis: Any = None, allow_no_op: bool = False, **kwargs: Any):
+        """
+        :param axis: the axis to remove (``"auto"``: all non-batch axes of static size 1)
+        :param enforce_batch_dim_axis: accepted for compatibility with the reference; no effect here
+        :param allow_no_op: allow that no axis is removed
+        """
         super().__init__(**kwargs)
         inp = self.input_data
         axes = _axes(inp, axis, allow_no_op, self.name, self.layer_class)

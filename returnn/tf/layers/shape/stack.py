@@ -24,6 +24,10 @@ class StackLayer(LayerBase):
     layer_class = "stack"
 
     def __init__(self, axis: Optional[int] = None, out_spatial_dim: Optional[Dim] = None, **kwargs: Any):
+        """
+        :param axis: position of the new axis (default: before the feature axis, else at the end)
+        :param out_spatial_dim: the Dim of the new axis (declared the same as the computed one)
+        """
         super().__init__(**kwargs)
         first = self.sources[0].output
         new_axis = [i for i, d in enumerate(self.output.dims) if d not in first.dims][0]

@@ -33,6 +33,10 @@ class SwapAxesLayer(ConcatInputLayer):
     layer_class = "swap_axes"
 
     def __init__(self, axis1: Any, axis2: Any, **kwargs: Any):
+        """
+        :param axis1: the first axis (description)
+        :param axis2: the second axis (description)
+        """
         super().__init__(**kwargs)
         inp = self.input_data
         perm = _perm(inp, axis1, axis2)

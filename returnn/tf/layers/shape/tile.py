@@ -25,6 +25,10 @@ class TileLayer(ConcatInputLayer):
     layer_class = "tile"
 
     def __init__(self, multiples: Dict[Any, int], out_dims: Optional[Dict[Any, Dim]] = None, **kwargs: Any):
+        """
+        :param multiples: {axis description: int}: how often each axis is repeated
+        :param out_dims: {axis description: Dim}: the Dims of the tiled axes
+        """
         super().__init__(**kwargs)
         inp = self.input_data
         reps = [1] * inp.batch_ndim

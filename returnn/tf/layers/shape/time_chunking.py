@@ -29,6 +29,10 @@ class TimeChunkingLayer(ConcatInputLayer):
     recurrent = True  # depends on other frames (as the reference's class)
 
     def __init__(self, chunk_size: int, chunk_step: int, **kwargs: Any):
+        """
+        :param chunk_size: frames per chunk
+        :param chunk_step: frames between the starts of consecutive chunks
+        """
         super().__init__(**kwargs)
         inp = self.input_data.copy_as_time_major()
         if inp.batch_dim_axis != 1:

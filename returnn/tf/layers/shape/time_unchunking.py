@@ -26,6 +26,9 @@ class TimeUnChunkingLayer(ConcatInputLayer):
     recurrent = True  # depends on other frames (as the reference's class)
 
     def __init__(self, chunking_layer: TimeChunkingLayer, **kwargs: Any):
+        """
+        :param chunking_layer: the ``time_chunking`` layer to undo
+        """
         super().__init__(**kwargs)
         inp = self.input_data.copy_as_time_major()
         if inp.batch_dim_axis != 1:

@@ -29,6 +29,9 @@ class TransposeLayer(ConcatInputLayer):
     layer_class = "transpose"
 
     def __init__(self, perm: Dict[Any, Any], **kwargs: Any):
+        """
+        :param perm: {source axis: target axis} (axis descriptions): where each axis goes
+        """
         super().__init__(**kwargs)
         inp = self.input_data
         self.output.placeholder = inp.copy_transpose(_perm(inp, perm, self.name, self.layer_class)).placeholder

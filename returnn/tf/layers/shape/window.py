@@ -31,6 +31,14 @@ class WindowLayer(ConcatInputLayer):
 
     def __init__(self, window_size: int, window_left: Optional[int] = None, window_right: Optional[int] = None,
                  axis: Any = "T", padding: str = "same", stride: int = 1, **kwargs: Any):
+        """
+        :param window_size: frames per window
+        :param window_left: frames left of the center (default ``(window_size - 1) // 2``)
+        :param window_right: frames right of the center (default: the rest of the window)
+        :param axis: the axis to window (default ``"T"``)
+        :param padding: ``"same"`` (lengths unchanged, default) or ``"valid"`` (only full windows)
+        :param stride: step between windows (default 1)
+        """
         super().__init__(**kwargs)
         inp = self.input_data
         ax = inp.get_axis_from_description(axis)

@@ -23,6 +23,11 @@ class DctLayer(ConcatInputLayer):
 
     def __init__(self, type: int = 2, n: Optional[int] = None, norm: Optional[str] = None,  # noqa: A002
                  **kwargs: Any):
+        """
+        :param type: DCT type, 1 to 4 (default 2)
+        :param n: truncation length; rejected, as by the reference (must be None)
+        :param norm: None or ``"ortho"`` (orthonormal scaling)
+        """
         super().__init__(**kwargs)
         inp = self.input_data
         x = inp.placeholder

@@ -31,6 +31,13 @@ class MelFilterbankLayer(ConcatInputLayer):
 
     def __init__(self, sampling_rate: int = 16000, fft_size: int = 1024, nr_of_filters: int = 80,
                  f_min: Optional[float] = None, f_max: Optional[float] = None, **kwargs: Any):
+        """
+        :param sampling_rate: sampling rate of the audio in Hz (default 16000)
+        :param fft_size: FFT length of the spectrum (the input has ``fft_size // 2 + 1`` bins; default 1024)
+        :param nr_of_filters: number of mel filters (default 80; equal to ``n_out``)
+        :param f_min: lowest frequency in Hz (default 0)
+        :param f_max: highest frequency in Hz (default half the sampling rate)
+        """
         super().__init__(**kwargs)
         inp = self.input_data.copy_with_feature_dim_axis(-1)
         matrix = tf.constant(mel_filterbank_matrix(sampling_rate, fft_size, nr_of_filters, f_min, f_max))

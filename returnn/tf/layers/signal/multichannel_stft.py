@@ -46,6 +46,15 @@ class MultiChannelStftLayer(ConcatInputLayer):
 
     def __init__(self, frame_shift: int, frame_size: int, fft_size: int, window: str = "hanning",
                  use_rfft: bool = True, nr_of_channels: int = 1, pad_last_frame: bool = False, **kwargs: Any):
+        """
+        :param frame_shift: samples between the starts of consecutive frames
+        :param frame_size: samples per frame (the window length)
+        :param fft_size: FFT length
+        :param window: ``"hanning"`` (default) or ``"None"`` (no window)
+        :param use_rfft: real FFT; only True is supported (as the reference builds)
+        :param nr_of_channels: number of input channels (the input's feature dim; default 1)
+        :param pad_last_frame: zero-pad the end so that the last samples form a frame too
+        """
         super().__init__(**kwargs)
         inp = self.input_data
         x = tf.transpose(inp.placeholder, [inp.batch_dim_axis, inp.feature_dim_axis, inp.time_dim_axis])  # B,C,T

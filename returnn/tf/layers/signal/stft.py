@@ -47,6 +47,14 @@ class StftLayer(ConcatInputLayer):
     def __init__(self, frame_shift: int, frame_size: int, fft_size: Optional[int] = None,
                  in_spatial_dims: Optional[Sequence[Any]] = None, out_spatial_dims: Optional[Sequence[Dim]] = None,
                  out_dim: Optional[Dim] = None, use_time_mask: bool = False, **kwargs: Any):
+        """
+        :param frame_shift: samples between the starts of consecutive frames
+        :param frame_size: samples per frame (the window length)
+        :param fft_size: FFT length (default ``frame_size``)
+        :param in_spatial_dims: the sample axis of the input (default its time axis), one Dim
+        :param out_spatial_dims: the Dim of the output's frame axis (declared the same as the computed one)
+        :param use_time_mask: set padded samples to 0 first
+        """
         super().__init__(out_dim=out_dim, **kwargs)
         inp = self.input_data
         ax, x = signal_axis_and_input(inp, in_spatial_dims, use_time_mask)

@@ -171,6 +171,14 @@ class HDFDumpLayer(LayerBase):
     def __init__(self, filename: Any, extra: Optional[Dict[str, LayerBase]] = None, dump_whole_batches: bool = False,
                  labels: Optional[Sequence[str]] = None, extend_existing_file: bool = False,
                  dump_per_run: bool = False, **kwargs: Any):
+        """
+        :param filename: path of the HDF file, or a function called with the dataset name that returns it
+        :param extra: further layers to dump: {key: layer}, each as a target stream ``key``
+        :param dump_whole_batches: write one entry per batch (the padded batch) instead of one per sequence
+        :param labels: the label names written into the file (``labels``)
+        :param extend_existing_file: append to an existing file; not supported here (an error at the first batch)
+        :param dump_per_run: a new file per run; not supported here (an error at the first batch)
+        """
         super().__init__(**kwargs)
         self.extra = dict(extra or {})
         tmpl = concat_sources_template(self.sources, name=self.name, layer_class=self.layer_class)

@@ -20,6 +20,9 @@ class IdentityLayer(LayerBase):
     layer_class = "identity"
 
     def __init__(self, control_dependencies: Optional[Sequence[LayerBase]] = None, **kwargs: Any):
+        """
+        :param control_dependencies: layers whose outputs are computed before this one
+        """
         super().__init__(**kwargs)
         self.control_dependencies = list(control_dependencies or [])
         with tf.control_dependencies([layer.output.placeholder for layer in self.control_dependencies]):

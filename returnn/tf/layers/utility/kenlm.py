@@ -24,6 +24,19 @@ class KenLmStateLayer(ConcatInputLayer):
     def __init__(self, lm_file: Any, vocab_file: Any = None, vocab_unknown_label: str = "UNK",
                  bpe_merge_symbol: Any = None, axis: Any = NotSpecified, input_step_offset: int = 0,
                  dense_output: bool = False, debug: bool = False, **kwargs: Any):
+        """
+        :param lm_file: the KenLM model file (the layer is not available here)
+        :param vocab_file: accepted for compatibility with the reference; no effect here (the layer is not available)
+        :param vocab_unknown_label: accepted for compatibility with the reference; no effect here (the layer is not
+            available)
+        :param bpe_merge_symbol: accepted for compatibility with the reference; no effect here (the layer is not
+            available)
+        :param axis: accepted for compatibility with the reference; no effect here (the layer is not available)
+        :param input_step_offset: accepted for compatibility with the reference; no effect here (the layer is not
+            available)
+        :param dense_output: accepted for compatibility with the reference; no effect here (the layer is not available)
+        :param debug: accepted for compatibility with the reference; no effect here (the layer is not available)
+        """
         super().__init__(**kwargs)
 
     @classmethod

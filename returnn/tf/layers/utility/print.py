@@ -62,6 +62,10 @@ class PrintLayer(ConcatInputLayer):
     layer_class = "print"
 
     def __init__(self, summarize: int = 99, extra_print_args: Sequence[Any] = (), **kwargs: Any):
+        """
+        :param summarize: arrays with more entries are shortened to this many items at each edge (default 99)
+        :param extra_print_args: further values printed on one line after the value
+        """
         super().__init__(**kwargs)
         x = self.input_data.placeholder
         name = self.name

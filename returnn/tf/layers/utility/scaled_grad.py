@@ -28,6 +28,12 @@ class ScaledGradientLayer(ConcatInputLayer):
 
     def __init__(self, scale: Any, shift: Optional[float] = None, scale_shift_by_sum_over_axis: Any = None,
                  clip_max_axis: Any = None, **kwargs: Any):
+        """
+        :param scale: factor on the gradient (e.g. -1 reverses it): a float, or a layer broadcast to the input
+        :param shift: added to the scaled gradient (default none)
+        :param scale_shift_by_sum_over_axis: multiply ``shift`` by the sum of the absolute gradient over this axis
+        :param clip_max_axis: clip the result to the maximal absolute gradient over this axis
+        """
         super().__init__(**kwargs)
         inp = self.input_data
         self._scale_layers = [scale] if isinstance(scale, LayerBase) else []

@@ -45,6 +45,10 @@ class SyntheticGradientLayer(ConcatInputLayer):
     layer_class = "synthetic_gradient"
 
     def __init__(self, gradient: LayerBase, meta_loss_scale: float = 1.0, **kwargs: Any):
+        """
+        :param gradient: layer that predicts the gradient (same shape as the input)
+        :param meta_loss_scale: factor of the meta loss that trains the prediction (default 1)
+        """
         super().__init__(**kwargs)
         inp = self.input_data
         prediction = same_layout_raw(gradient.output, inp, self.name)

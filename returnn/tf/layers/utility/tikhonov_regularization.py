@@ -27,6 +27,9 @@ class TikhonovRegularizationLayer(CopyLayer):
     layer_class = "tikhonov_regularization"
 
     def __init__(self, meta_loss_scale: float = 1.0, **kwargs: Any):
+        """
+        :param meta_loss_scale: factor of the meta loss (the squared gradient norm) (default 1)
+        """
         super().__init__(**kwargs)
         loss_name = f"{self.network.get_absolute_name_prefix()}{self.name}/tikhonov_reg"
         size = tf.size(self.output.placeholder)

@@ -40,6 +40,18 @@ class VariableLayer(LayerBase):
                  add_time_axis: bool = False, trainable: bool = True, saveable: bool = True,
                  non_critical_for_restore: bool = False, init: Any = None, init_by_layer: Optional[LayerBase] = None,
                  param_name: Optional[str] = None, **kwargs: Any):
+        """
+        :param shape: the param's shape: ints or Dims
+        :param dtype: the param's dtype (default ``"float32"``)
+        :param add_batch_axis: prepend a batch axis (the param repeated per sequence)
+        :param add_time_axis: prepend a time axis of size 1
+        :param saveable: store the param in checkpoints (default True)
+        :param non_critical_for_restore: accepted for compatibility with the reference; no effect here (affects only
+            checkpoint loading warnings there)
+        :param init: initializer spec of the param (default zeros)
+        :param init_by_layer: layer whose value initializes the param (instead of ``init``)
+        :param param_name: name of the param (default: the layer name)
+        """
         super().__init__(trainable=trainable, **kwargs)
         self.saveable = saveable
         self.non_critical_for_restore = non_critical_for_restore
