@@ -37,7 +37,7 @@ class Module:
     def named_modules(self, *, recurse: bool = True, prefix: str = "", memo: Optional[set] = None
                       ) -> Iterator[Tuple[str, Module]]:
         """:return: (path, module) of this module (path ``""``) and every sub-module, level by level (breadth
-        first, as the reference lists them), each once"""
+            first, as the reference lists them), each once"""
         memo = set() if memo is None else memo
         if id(self) in memo:
             return
@@ -62,7 +62,7 @@ class Module:
 
     def named_parameters(self, *, recurse: bool = True) -> Iterator[Tuple[str, Any]]:
         """:return: (path, parameter): per module in :meth:`named_modules` order its own parameters (each
-        parameter once)"""
+            parameter once)"""
         from returnn.frontend.parameter import Parameter
         seen = set()
         modules = self.named_modules() if recurse else [("", self)]

@@ -45,7 +45,8 @@ class GatingLayer(ConcatInputLayer):
     def get_out_data_from_opts(cls, name: str, sources: Any = (), activation: Optional[str] = None,
                                gate_activation: str = "sigmoid", out_dim: Optional[Dim] = None,
                                **kwargs: Any) -> Tensor:
-        """:raises UnknownNameError: unknown activation; :raises LayerShapeError: odd/unknown feature dim"""
+        """:raises UnknownNameError: unknown activation
+        :raises LayerShapeError: odd/unknown feature dim"""
         check_activation_name(activation)
         check_activation_name(gate_activation)
         inp = concat_sources_template(sources, name=name, layer_class=cls.layer_class)

@@ -54,7 +54,8 @@ class BooleanMaskLayer(LayerBase):
     @classmethod
     def get_out_data_from_opts(cls, name: str, sources: Any = (), mask: Any = None, dims: Sequence[Dim] = (),
                                out_dim: Optional[Dim] = None, **kwargs: Any) -> Tensor:
-        """:raises LayerArgError: no bool mask; :raises LayerShapeError: mask dims differ from ``dims``"""
+        """:raises LayerArgError: no bool mask
+        :raises LayerShapeError: mask dims differ from ``dims``"""
         if mask is None or not hasattr(mask, "output") or mask.output.dtype != "bool":
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="mask", problem="invalid value",
                                 got=mask, expected="a layer with a bool output")

@@ -71,7 +71,8 @@ class SearchSortedLayer(LayerBase):
     @classmethod
     def get_out_data_from_opts(cls, name: str, sorted_sequence: Any = None, values: Any = None, axis: Any = "T",
                                side: str = "left", **kwargs: Any) -> Tensor:
-        """:raises LayerArgError: missing layers, bad ``side``; :raises LayerShapeError: dims not matched"""
+        """:raises LayerArgError: missing layers, bad ``side``
+        :raises LayerShapeError: dims not matched"""
         for arg, value in (("sorted_sequence", sorted_sequence), ("values", values)):
             if value is None or not hasattr(value, "output"):
                 raise LayerArgError(layer=name, layer_class=cls.layer_class, arg=arg, problem="missing required argument")

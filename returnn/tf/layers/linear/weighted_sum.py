@@ -47,7 +47,8 @@ class WeightedSumLayer(ConcatInputLayer):
     @classmethod
     def get_out_data_from_opts(cls, name: str, sources: Any = (), axes: Any = None, size: Any = None,
                                keep_dims: Optional[bool] = None, **kwargs: Any) -> Tensor:
-        """:raises LayerArgError: a window ``size``; :raises LayerShapeError: a dynamic axis in ``axes``"""
+        """:raises LayerArgError: a window ``size``
+        :raises LayerShapeError: a dynamic axis in ``axes``"""
         if size is not None:
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="size",
                                 problem="(a sliding window) is not supported (yet) in this implementation:", got=size)

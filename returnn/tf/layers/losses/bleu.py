@@ -63,7 +63,8 @@ def _bleu_batch(hyps: np.ndarray, hyp_lens: np.ndarray, refs: np.ndarray, ref_le
 
 
 def bleu_per_seq(hyps: tf.Tensor, hyp_lens: tf.Tensor, refs: tf.Tensor, ref_lens: tf.Tensor) -> tf.Tensor:
-    """:param hyps: int ``[B, T]``; :param refs: int ``[B, S]``
+    """:param hyps: int ``[B, T]``
+    :param refs: int ``[B, S]``
     :return: float32 ``[B]``, the sentence BLEU of each hypothesis (no gradient)"""
     out = tf.numpy_function(_bleu_batch, [hyps, hyp_lens, refs, ref_lens], tf.float32, stateful=False)
     out.set_shape([None])

@@ -67,7 +67,8 @@ class ReshapeLayer(LayerBase):
     @classmethod
     def get_out_data_from_opts(cls, name: str, sources: Any = (), in_dims: Sequence[Any] = (),
                                out_dims: Sequence[Dim] = (), **kwargs: Any) -> Tensor:
-        """:raises LayerArgError: out_dims not Dims; :raises LayerShapeError: total sizes differ"""
+        """:raises LayerArgError: out_dims not Dims
+        :raises LayerShapeError: total sizes differ"""
         inp = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
         _, _, _, dims = _plan(name, cls.layer_class, inp, in_dims, out_dims)
         time_axis = dims.index(inp.time_dim) if inp.time_dim is not None and inp.time_dim in dims else None

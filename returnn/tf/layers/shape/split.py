@@ -102,7 +102,8 @@ class SplitLayer(ConcatInputLayer):
     def get_out_data_from_opts(cls, name: str, sources: Any = (), axis: Any = None, num_splits: Optional[int] = None,
                                size_splits: Optional[Sequence[int]] = None, out_dims: Optional[Sequence[Dim]] = None,
                                **kwargs: Any) -> Tensor:
-        """:raises LayerArgError: no sizes given; :raises LayerShapeError: sizes do not add up"""
+        """:raises LayerArgError: no sizes given
+        :raises LayerShapeError: sizes do not add up"""
         inp = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
         ax = inp.get_axis_from_description("F" if axis is None else axis)
         _sizes(name, cls.layer_class, inp, ax, num_splits, size_splits, out_dims)

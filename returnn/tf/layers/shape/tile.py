@@ -39,7 +39,8 @@ class TileLayer(ConcatInputLayer):
     @classmethod
     def get_out_data_from_opts(cls, name: str, sources: Any = (), multiples: Any = None,
                                out_dims: Optional[Dict[Any, Dim]] = None, **kwargs: Any) -> Tensor:
-        """:raises LayerArgError: ``multiples`` not a dict; :raises LayerShapeError: a dynamic axis"""
+        """:raises LayerArgError: ``multiples`` not a dict
+        :raises LayerShapeError: a dynamic axis"""
         if not isinstance(multiples, dict):
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="multiples", problem="invalid value",
                                 got=multiples, expected='a dict axis -> int, e.g. {"F": 2}')

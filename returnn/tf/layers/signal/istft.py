@@ -62,7 +62,8 @@ class IstftLayer(ConcatInputLayer):
                                fft_size: Optional[int] = None, in_spatial_dims: Optional[Sequence[Any]] = None,
                                out_spatial_dims: Optional[Sequence[Dim]] = None, out_dim: Optional[Dim] = None,
                                **kwargs: Any) -> Tensor:
-        """:raises LayerArgError: missing frame_size/frame_shift; :raises LayerShapeError: not complex frames
+        """:raises LayerArgError: missing frame_size/frame_shift
+        :raises LayerShapeError: not complex frames
         ``{B, T', F'}`` with ``F' = fft_size // 2 + 1``"""
         if not frame_size or not frame_shift:
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="frame_size" if not frame_size else

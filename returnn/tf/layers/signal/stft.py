@@ -68,7 +68,8 @@ class StftLayer(ConcatInputLayer):
                                fft_size: Optional[int] = None, in_spatial_dims: Optional[Sequence[Any]] = None,
                                out_spatial_dims: Optional[Sequence[Dim]] = None, out_dim: Optional[Dim] = None,
                                **kwargs: Any) -> Tensor:
-        """:raises LayerArgError: missing frame_size/frame_shift; :raises LayerShapeError: not one channel"""
+        """:raises LayerArgError: missing frame_size/frame_shift
+        :raises LayerShapeError: not one channel"""
         if not frame_size or not frame_shift:
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="frame_size" if not frame_size else
                                 "frame_shift", problem="missing required argument")
