@@ -70,11 +70,16 @@ def layer_arguments(cls: type) -> List[Tuple[str, str, str, str]]:
     meanings = rst.param_docs(docs)
     rows = []
     for name, p in found.items():
-        default = "" if p.default is inspect.Parameter.empty else repr(p.default)
+        default = "" if p.default is inspect.Parameter.empty else _default_repr(p.default)
         annotation = "" if p.annotation is inspect.Parameter.empty else str(p.annotation)
         annotation = "" if annotation in ("Any", "typing.Any") else annotation
         rows.append((name, default, annotation, meanings.get(name, "")))
     return rows
+
+
+def _default_repr(value: Any) -> str:
+    """:return: a default as a config would write it (a marker class such as ``NotSpecified`` by its name)"""
+    return value.__name__ if isinstance(value, type) else repr(value)
 
 
 def _prose(text: str) -> str:
