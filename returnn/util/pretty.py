@@ -37,3 +37,22 @@ def better_repr(o: Any) -> str:
             return inline
         return "{\n" + "".join(item + ",\n" for item in items) + "}"
     return repr(o)
+
+
+def load_pickle_file(filename: str) -> Any:
+    """The object pickled in ``filename`` (``tools/dump-pickle.py``). Unpickling runs code of the file's choice:
+    only for files you trust.
+
+    :raises DataFileError: the file cannot be opened or is no pickle (or needs a module that cannot be imported)
+    """
+    import pickle
+
+    from returnn.errors import DataFileError
+
+    try:
+        with open(filename, "rb") as f:
+            return pickle.load(f)
+    except OSError as exc:
+        raise DataFileError(filename, "cannot open: %s" % (exc.strerror or exc)) from exc
+    except (pickle.UnpicklingError, EOFError, ImportError, AttributeError, ValueError, TypeError) as exc:
+        raise DataFileError(filename, "cannot unpickle: %s: %s" % (type(exc).__name__, exc)) from exc
