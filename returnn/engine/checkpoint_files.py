@@ -84,20 +84,23 @@ def default_keep_pattern(num_epochs: int) -> Set[int]:
     """Epochs the reference keeps by default besides the best and the last ones.
 
     Observed: the doubles of a base (5 for up to 50 epochs, 10 for up to 100, 20 beyond) up to
-    ``num_epochs``, e.g. 40 epochs → {5, 10, 20, 40}, 100 → {10, 20, 40, 80}, 500 → {20, 40, ..., 320}.
+    ``num_epochs``, e.g. 40 epochs → {5, 10, 20, 40}, 100 → {10, 20, 40, 80}, 500 → {20, 40, ..., 320};
+    up to 10 epochs also the doubles of 4: 5 → {4, 5}, 8 → {4, 5, 8}, 10 → {4, 5, 8, 10}.
     """
-    base = 5 if num_epochs <= 50 else (10 if num_epochs <= 100 else 20)
+    bases = (4, 5) if num_epochs <= 10 else ((5,) if num_epochs <= 50 else ((10,) if num_epochs <= 100 else (20,)))
     out = set()
-    epoch = base
-    while epoch <= num_epochs:
-        out.add(epoch)
-        epoch *= 2
+    for base in bases:
+        epoch = base
+        while epoch <= num_epochs:
+            out.add(epoch)
+            epoch *= 2
     return out
 
 
 class CleanupOptions:
     """The ``cleanup_old_models`` config value: ``True`` or a dict with ``keep_last_n`` (default 2),
     ``keep_best_n`` (default 4) and ``keep`` (epochs always kept; default :func:`default_keep_pattern`).
+    Epochs after ``num_epochs`` are not considered (neither kept nor deleted), as the reference.
 
     :raises ConfigValueError: on an unknown dict key or a wrong type
     """
@@ -115,6 +118,7 @@ class CleanupOptions:
                 from returnn.util.suggest import close_matches
                 raise ConfigValueError("cleanup_old_models", expected="a dict with keys " + ", ".join(self.KEYS),
                                        got=key, suggestions=close_matches(key, self.KEYS))
+        self.num_epochs = num_epochs
         self.keep_last_n = int(value.get("keep_last_n", 2))
         self.keep_best_n = int(value.get("keep_best_n", 4))
         keep = value.get("keep", None)
@@ -123,16 +127,17 @@ class CleanupOptions:
 
 def select_epochs_to_keep(existing: Iterable[int], scores: Dict[int, Dict[str, float]],
                           opts: CleanupOptions) -> Set[int]:
-    """Which of the ``existing`` epochs the cleanup keeps: the last ``keep_last_n``, for each score key
-    (keys containing ``score``, ignoring ``:meta:`` keys and keys with the same value in all epochs) the
-    ``keep_best_n`` lowest (ties: earlier epoch first), and the ``keep`` set.
+    """Which of the ``existing`` epochs the cleanup keeps: the last ``keep_last_n``, for each key of the
+    learning-rate file (scores and errors, e.g. ``dev_score`` and ``dev_error``; not the ``:meta:`` keys nor
+    keys with the same value in all epochs) the ``keep_best_n`` lowest (ties: earlier epoch first), and the
+    ``keep`` set.
 
     :param scores: epoch → error dict (as in the ``learning_rate_file``)
     """
     existing = sorted(existing)
     keep = set(existing[-opts.keep_last_n:]) if opts.keep_last_n > 0 else set()
     keep |= opts.keep & set(existing)
-    keys = sorted({k for d in scores.values() for k in d if "score" in k and not k.startswith(":")})
+    keys = sorted({k for d in scores.values() for k in d if not k.startswith(":")})
     for key in keys:
         values = {ep: d[key] for ep, d in scores.items() if key in d and ep in existing}
         if len(set(values.values())) <= 1 and len(scores) > 1:

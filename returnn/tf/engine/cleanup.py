@@ -11,6 +11,7 @@ import os
 import sys
 from typing import List
 
+from returnn.engine.checkpoint_averaging import AveragingOptions, epochs_kept_for_averaging
 from returnn.engine.checkpoint_files import (
     CleanupOptions,
     checkpoint_files,
@@ -28,11 +29,13 @@ def _short_list(epochs: List[int]) -> str:
     return "[%s, ..., %s]" % (", ".join(map(str, epochs[:3])), ", ".join(map(str, epochs[-3:])))
 
 
-def cleanup_old_models(config, *, learning_rate_control=None, ask_for_confirmation: bool = False) -> List[int]:
+def cleanup_old_models(config, *, learning_rate_control=None, ask_for_confirmation: bool = False,
+                       dry_run: bool = False) -> List[int]:
     """Deletes the checkpoints of ``model`` the policy does not keep. Returns the deleted epochs.
 
     :param learning_rate_control: provides the scores per epoch (default: loaded from the config)
     :param ask_for_confirmation: ask on stdin before deleting (the ``cleanup_old_models`` task)
+    :param dry_run: only print which epochs would be kept and deleted (``tools/cleanup-old-models.py --dry_run``)
     :raises ConfigValueError: ``model`` is not set, or a bad ``cleanup_old_models`` value
     """
     model = config.value("model", None)
@@ -45,12 +48,17 @@ def cleanup_old_models(config, *, learning_rate_control=None, ask_for_confirmati
 
         learning_rate_control = network_setup.create_learning_rate_control(config)
     checkpoints = get_existing_checkpoints(model)  # pretrain ones included, as the reference
-    existing = sorted(checkpoints)
+    # as the reference: epochs after num_epochs are neither listed nor deleted
+    existing = [epoch for epoch in sorted(checkpoints) if epoch <= opts.num_epochs]
     if not existing:
         print("No stored models for %r, nothing to clean up." % model, file=log.v3)
         return []
     scores = {ep: dict(data.error) for ep, data in learning_rate_control.epoch_data.items()}
     keep = select_epochs_to_keep(existing, scores, opts)
+    averaging = config.typed_value("average_checkpoints", None)
+    if averaging is not None:  # the epochs the next averages are made of
+        keep |= epochs_kept_for_averaging(existing, scores, AveragingOptions(averaging),
+                                          learning_rate_control.get_error_key)
     delete = [ep for ep in existing if ep not in keep]
     print("We have stored models for epochs %s and keep epochs %s." % (_short_list(existing), sorted(keep)),
           file=log.v3)
@@ -58,6 +66,9 @@ def cleanup_old_models(config, *, learning_rate_control=None, ask_for_confirmati
         print("No models to delete.", file=log.v3)
         return []
     print("We will delete the models of epochs %s." % delete, file=log.v3)
+    if dry_run:
+        print("Dry run: nothing deleted.", file=log.v3)
+        return []
     if ask_for_confirmation:
         sys.stdout.write("Delete those models? Confirm? [yes/no]")
         sys.stdout.flush()

@@ -396,9 +396,10 @@ class Engine(EngineBase):
 
         compute_priors(self.state, dataset)
 
-    def cleanup_old_models(self, ask_for_confirmation: bool = False) -> None:
-        """Deletes old checkpoints per ``cleanup_old_models`` (see :mod:`returnn.tf.engine.cleanup`)."""
+    def cleanup_old_models(self, ask_for_confirmation: bool = False, dry_run: bool = False) -> None:
+        """Deletes old checkpoints per ``cleanup_old_models`` (see :mod:`returnn.tf.engine.cleanup`); with
+        ``dry_run`` only prints which it would delete."""
         from returnn.tf.engine.cleanup import cleanup_old_models
 
         cleanup_old_models(self.config, learning_rate_control=self.learning_rate_control,
-                           ask_for_confirmation=ask_for_confirmation)
+                           ask_for_confirmation=ask_for_confirmation, dry_run=dry_run)
