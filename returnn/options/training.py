@@ -14,6 +14,17 @@ def _check_use_last_best_model(value: Any) -> Optional[str]:
     return "True/False or a dict with modulo, only_last_n, filter_score, min_score_dist, ..."
 
 
+def _check_average_checkpoints(value: Any) -> Optional[str]:
+    from returnn.engine.checkpoint_averaging import AveragingOptions
+    from returnn.errors import ConfigValueError
+
+    try:
+        AveragingOptions(value)
+    except ConfigValueError:
+        return AveragingOptions.EXPECTED
+    return None
+
+
 @dataclasses.dataclass(frozen=True)
 class TrainingOptions(OptionGroup):
     """The training loop (:mod:`returnn.tf.engine.training`)."""
@@ -35,6 +46,10 @@ class TrainingOptions(OptionGroup):
                                                            "pretrain and in the first epoch after it", kind="bool")
     cleanup_old_models: Any = option(None, "True or a dict (keep_last_n, keep_best_n, keep): delete old checkpoints "
                                            "after each epoch", kind="any")
+    average_checkpoints: Any = option(None, "N, {'last_n': N} or {'best_n': N, 'key': score key}: after each saved "
+                                            "epoch, write the average of the last N (or N best) epoch checkpoints as "
+                                            "<model>.avg.NNN (load it with ++model <model>.avg ++load_epoch NNN; "
+                                            "not in the reference)", kind="any", check=_check_average_checkpoints)
     tf_log_dir: Optional[str] = option(None, "directory of the TensorBoard summaries (default: the directory of "
                                              "'model')", kind="str")
     step_checkpoint_interval: int = option(

@@ -296,6 +296,13 @@ def train_epoch(state: RunState, epoch: int, *, save: bool = True) -> Dict[str, 
         stepper.remove_all()
     # the reference prints this line also without eval datasets (then empty)
     print(" ".join(format_dataset_results(n, r) for n, r in dev_results.items()), file=log.v3)
+    if save and state.options.training.average_checkpoints is not None and state.model_filename \
+            and not state.options.run.dry_run and strategy.is_root:
+        from returnn.engine.checkpoint_averaging import AveragingOptions
+        from returnn.tf.engine.averaging import write_averaged_checkpoint
+
+        write_averaged_checkpoint(state.model_filename, epoch, AveragingOptions(
+            state.options.training.average_checkpoints), lrc)
     if state.options.training.cleanup_old_models and strategy.is_root:
         from returnn.tf.engine.cleanup import cleanup_old_models
 
