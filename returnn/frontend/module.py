@@ -36,8 +36,11 @@ class Module:
 
     def named_modules(self, *, recurse: bool = True, prefix: str = "", memo: Optional[set] = None
                       ) -> Iterator[Tuple[str, Module]]:
-        """:return: (path, module) of this module (path ``""``) and every sub-module, level by level (breadth
-            first, as the reference lists them), each once"""
+        """This module (path ``""``) and every sub-module, level by level (breadth first, as the reference lists
+        them), each once.
+
+        :return: (path, module) pairs
+        """
         memo = set() if memo is None else memo
         if id(self) in memo:
             return
@@ -61,8 +64,10 @@ class Module:
             yield m
 
     def named_parameters(self, *, recurse: bool = True) -> Iterator[Tuple[str, Any]]:
-        """:return: (path, parameter): per module in :meth:`named_modules` order its own parameters (each
-            parameter once)"""
+        """Per module in :meth:`named_modules` order its own parameters (each parameter once).
+
+        :return: (path, parameter) pairs
+        """
         from returnn.frontend.parameter import Parameter
         seen = set()
         modules = self.named_modules() if recurse else [("", self)]
