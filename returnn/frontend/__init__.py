@@ -34,6 +34,7 @@ from returnn.frontend.normalization import *
 from returnn.frontend.parameter import *
 from returnn.frontend.parametrizations import *
 from returnn.frontend.parametrize import *
+from returnn.frontend.piecewise_linear import *
 from returnn.frontend.rand import *
 from returnn.frontend.rec import *
 from returnn.frontend.reduce import *

@@ -12,7 +12,7 @@ from returnn.tensor import Dim, Tensor
 
 __all__ = ["reduce", "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_argmax", "reduce_argmin",
            "reduce_logsumexp", "reduce_logmeanexp", "reduce_all", "reduce_any", "reduce_out", "moments", "top_k",
-           "RawTensorTypes"]
+           "RawTensorTypes", "RunningMean"]
 
 RawTensorTypes = Union[int, float, complex, bool]
 
@@ -174,3 +174,38 @@ def top_k(source: Tensor, *, axis: Union[Dim, Sequence[Dim]], k: Union[int, Tens
         from returnn.frontend.dims import set_sparse_dim
         out_indices.append(set_sparse_dim((idx // stride) % d.dimension if i else idx // stride, d))
     return out_values, out_indices, k_dim
+
+
+def _make_running_mean() -> type:
+    from returnn.frontend.module import Module
+    from returnn.frontend.parameter import Parameter
+
+    class _RunningMean(Module):
+        """The running mean ``mean = (1 - alpha) * mean + alpha * mean_of_x`` of ``x`` over all dims but
+        ``in_dim`` (parameter ``mean``, auxiliary, initially 0), updated in training (``update_only_in_train``).
+        ``__call__(x)`` returns the updated mean."""
+
+        def __init__(self, in_dim: Union[Dim, Sequence[Dim]], *, alpha: float, dtype: Optional[str] = None,
+                     is_prob_distribution: Optional[bool] = None, update_only_in_train: bool = True):
+            super().__init__()
+            self.in_dim, self.alpha, self.update_only_in_train = in_dim, alpha, update_only_in_train
+            self.shape = _utils.as_dims(in_dim)
+            self.mean = Parameter(self.shape, dtype=dtype, auxiliary=True, initial=0.0)
+
+        def __call__(self, x: Tensor) -> Tensor:
+            from returnn.frontend.run_ctx import get_run_ctx
+            axes = [d for d in x.dims if d not in self.shape]
+            x_mean = reduce_mean(x, axis=axes) if axes else x
+            if self.update_only_in_train and get_run_ctx().train_flag is False:
+                return self.mean
+            new = self.mean * (1.0 - self.alpha) + x_mean * self.alpha
+            backend = _utils.backend_of(new)
+            raw = backend.with_assignments(_utils.aligned_raw(new, self.shape, backend=backend),
+                                           [(self.mean.raw_tensor, _utils.aligned_raw(new, self.shape))])
+            return _utils.make_tensor("running_mean", self.shape, new.dtype, raw)
+
+    _RunningMean.__name__ = _RunningMean.__qualname__ = "RunningMean"
+    return _RunningMean
+
+
+RunningMean = _make_running_mean()

@@ -78,3 +78,27 @@ def test_random_and_init(g):
     assert 0.8 * np.sqrt(2.0 / 200) < vh.std() < 1.2 * np.sqrt(2.0 / 200)
     with pytest.raises(FrontendError, match="unknown mode"):
         rf.init.VarianceScaling(mode="fan_x")
+
+
+def test_piecewise_linear_and_running_mean(g):
+    """The points and expected values of the reference's test_rf_piecewise_linear.py."""
+    import tensorflow as tf
+    from returnn.tf.frontend_low_level import create_parameter_variables
+    eps = 1e-5
+    tests = np.array([(0.0, 2.0), (1.0 - eps, 2.0), (1.0, 2.0), (1.0 + eps, 2.0), (2.0, 3.0), (3.0 - eps, 4.0),
+                      (3.0, 4.0), (3.0 + eps, 4.0), (4.0, 2.5), (5.0 - eps, 1.0), (5.0, 1.0), (5.0 + eps, 1.0),
+                      (6.0, 1.0)], dtype="float32")
+    n = Dim(13, name="n13")
+    out = rf.PiecewiseLinear({1: 2.0, 3: 4.0, 5: 1.0})(rf.convert_to_tensor(tests[:, 0], dims=[n]))
+    rf.init_train_step_run_ctx(train_flag=True, step=2)
+    sched = rf.PiecewiseLinearStepwiseScheduler({0: 0.0, 4: 1.0})()
+    feat = Dim(2, name="f2")
+    rm = rf.RunningMean(feat, alpha=0.5)
+    create_parameter_variables(rm, name_fn=lambda p, _: "rm/" + p)
+    upd = rm(g.const("x", [A, feat], np.array([[1, 2], [3, 4], [5, 6]], "float32")))
+    g.session.run(tf.compat.v1.variables_initializer([rm.mean.raw_tensor]))
+    v, vs, vu = g.run(out, sched, upd)
+    np.testing.assert_almost_equal(v, tests[:, 1], decimal=4)
+    assert vs == pytest.approx(0.5)
+    np.testing.assert_allclose(vu, [1.5, 2.0])
+    np.testing.assert_allclose(g.run(rm.mean), [1.5, 2.0])
