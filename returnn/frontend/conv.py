@@ -66,9 +66,14 @@ def make_conv_out_spatial_dims(in_spatial_dims: Sequence[Dim], *, filter_size: U
 
 def conv(source: Tensor, *, in_dim: Dim, out_dim: Dim, in_spatial_dims: Sequence[Dim], out_spatial_dims: Any = None,
          filter: Tensor, filter_size: Sequence[Dim], padding: str, strides: Any = None, dilation_rate: Any = None,
-         groups: Optional[int] = None, bias: Optional[Tensor] = None) -> Tuple[Tensor, Sequence[Dim]]:
+         groups: Optional[int] = None, bias: Optional[Tensor] = None, use_mask: Optional[bool] = None
+         ) -> Tuple[Tensor, Sequence[Dim]]:
     """Convolution of ``source`` over ``in_spatial_dims`` with ``filter`` ``[out_dim, in_dim // groups,
-    filter_size...]``. :return: (result: the other dims, out spatial dims, ``out_dim``; the out spatial dims)"""
+    filter_size...]``. :return: (result: the other dims, out spatial dims, ``out_dim``; the out spatial dims)
+
+    :param use_mask: zero the padded frames of dynamic spatial dims first; None: as the reference, only from
+        ``behavior_version`` 23 on (observed: before, the padded frames' values reach the last valid frames)
+    """
     from returnn.frontend.array_ import merge_dims, split_dims
     from returnn.frontend.dims import mask_value
     in_spatial_dims = list(in_spatial_dims)
@@ -80,8 +85,11 @@ def conv(source: Tensor, *, in_dim: Dim, out_dim: Dim, in_spatial_dims: Sequence
     if out_spatial_dims is None:
         out_spatial_dims = make_conv_out_spatial_dims(in_spatial_dims, filter_size=fs, padding=padding, strides=st,
                                                       dilation_rate=dl)
+    if use_mask is None:
+        from returnn.util.behavior_version import BehaviorVersion
+        use_mask = BehaviorVersion.get() >= 23
     for d in in_spatial_dims:
-        if d.need_masking():
+        if use_mask and d.need_masking():
             source = mask_value(source, d, 0)
     batch = [d for d in source.dims if d not in in_spatial_dims and d != in_dim]
     x, bdim = (source, batch[0]) if len(batch) == 1 else merge_dims(source, dims=batch) if batch else (source, None)

@@ -29,8 +29,8 @@ def matmul(a: Tensor, b: Tensor, *, reduce: Union[Dim, Sequence[Dim]], use_mask:
         for d in reduce:
             if d.need_masking():
                 a = mask_value(a, d, 0)
-    a_red = _utils.axes_of("matmul", a, reduce)
-    b_red = _utils.axes_of("matmul", b, reduce)
+    a_red = _reduce_axes(a, reduce)
+    b_red = _reduce_axes(b, reduce)
     a_rest = [i for i in range(len(a.dims)) if i not in a_red]
     b_rest = [i for i in range(len(b.dims)) if i not in b_red]
     letters = iter(string.ascii_letters)
@@ -58,6 +58,19 @@ def matmul(a: Tensor, b: Tensor, *, reduce: Union[Dim, Sequence[Dim]], use_mask:
     raw = backend.einsum(eq, _utils.aligned_raw(a, a.dims, backend=backend),
                          _utils.aligned_raw(b, b.dims, backend=backend))
     return _utils.make_tensor("dot", out_dims, a.dtype, raw)
+
+
+def _reduce_axes(x: Tensor, reduce: Sequence[Dim]) -> list:
+    """:return: the axes of the ``reduce`` dims in ``x``: among equal dims the one of the highest match priority,
+    then the identical one (as the reference: ``Linear(d, d)``'s weight ``[d (priority 1), d]`` reduces its first
+    axis, observed)"""
+    used: list = []
+    for d in reduce:
+        cands = [i for i, e in enumerate(x.dims) if i not in used and (e is d or e == d)]
+        if not cands:
+            raise FrontendError("matmul", f"{d!r} is not a dim of {x.name!r}", got=x.dims)
+        used.append(max(cands, key=lambda i: (x.dims[i].match_priority, x.dims[i] is d)))
+    return used
 
 
 dot = matmul

@@ -40,8 +40,8 @@ def test_conv1d(g, padding):
     assert out.dims == (batch_dim, out_spatial, out_dim)
     g.session.run(tf.compat.v1.variables_initializer([conv.filter.raw_tensor, conv.bias.raw_tensor]))
     w, b, res = g.run(conv.filter, conv.bias, out)
-    masked = xv * (np.arange(6)[None, :, None] < lens[:, None, None])
-    expected = _conv1d_np(masked, w, b, padding)
+    # the padded frames are used as they are (the reference before behavior_version 23, observed)
+    expected = _conv1d_np(xv, w, b, padding)
     for i, n in enumerate(lens):
         n_out = n if padding == "same" else n - 2
         np.testing.assert_allclose(res[i, :n_out], expected[i, :n_out], rtol=1e-4, atol=1e-5)
@@ -119,3 +119,20 @@ def test_embedding_and_dropout(g):
         emb(g.const("bad", [n], idx_v))
     with pytest.raises(FrontendError, match="drop_prob"):
         rf.dropout(x, 1.5)
+
+
+def test_conv_use_mask_as_reference(g):
+    """Observed in the reference (depthwise kernel of ones, 3 frames, padded frames 100): the padded frames count
+    unless masked (``use_mask=True``, the default from behavior_version 23 on)."""
+    time = g.time_dim([5, 3])
+    c, k = Dim(3, name="c"), Dim(3, name="k")
+    xv = np.ones((2, 5, 3), "float32")
+    xv[1, 3:] = 100.0
+    x = g.const("x", [batch_dim, time, c], xv)
+    f = g.const("f", [c, Dim(1, name="one"), k], np.ones((3, 1, 3), "float32"))
+    outs = [rf.conv(x, in_dim=c, out_dim=c, in_spatial_dims=[time], filter=f, filter_size=[k], padding="same",
+                    groups=3, use_mask=use_mask)[0] for use_mask in (None, False, True)]
+    default, unmasked, masked = g.run(*outs)
+    np.testing.assert_allclose(unmasked[1, :, 0], [2, 3, 102, 201, 200])
+    np.testing.assert_allclose(default, unmasked)
+    np.testing.assert_allclose(masked[1, :, 0], [2, 3, 2, 1, 0])
