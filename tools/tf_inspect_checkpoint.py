@@ -9,7 +9,9 @@ Usage::
 Without ``--tensor_name``: one line per variable, ``name (DT_FLOAT) [9,40]``. With ``--tensor_name``: its value
 and ``mean``, ``stddev``, ``rms``, ``min``, ``max``. ``--all_tensors``: the value of every variable.
 ``--printoptions`` sets ``numpy.set_printoptions`` keys, e.g. ``precision=3 threshold=10``.
-Exit status 1 if the checkpoint cannot be read or has no such tensor (TF's message is printed).
+``--all_tensors`` takes an optional true/false (the reference's tool takes any value, even ``False``, as true).
+Exit status 1 if the checkpoint cannot be read or has no such tensor (TF's message is printed; the reference's
+tool exits with 0 there).
 """
 
 from __future__ import annotations
@@ -55,4 +57,8 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except BrokenPipeError:  # the output piped into e.g. head, which stopped reading
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(0)
