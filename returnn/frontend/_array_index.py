@@ -236,3 +236,25 @@ def sparse_to_dense(labels: Union[Tensor, int], *, label_value: Any = 1.0, other
 def one_hot(source: Tensor) -> Tensor:
     """:return: float32 one-hot of the int ``source`` over its sparse dim (added last)"""
     return sparse_to_dense(source, label_value=1.0, other_value=0.0)
+
+
+def scatter_argmax(source: Tensor, *, indices: Tensor, indices_dim: Dim, invalid_idx: Optional[int] = -1,
+                   out_dim: Optional[Dim] = None) -> Tensor:
+    """:return: per position of ``out_dim`` (default ``indices.sparse_dim``), the index into ``indices_dim`` of the
+    largest ``source`` entry scattered there (the first on ties), ``invalid_idx`` where none (sparse dim
+    ``indices_dim``)"""
+    from returnn.frontend.dims import range_over_dim, set_sparse_dim
+    from returnn.frontend.math_ import combine_bc, compare_bc
+    out_dim = out_dim or indices.sparse_dim
+    best = scatter(source, indices=indices, indices_dim=indices_dim, mode="max", out_dim=out_dim)
+    best_at = gather(best, indices=indices, axis=out_dim)  # the max of each entry's target position
+    is_best = compare_bc(source, "greater_equal", best_at)
+    pos = range_over_dim(indices_dim)
+    size = _utils.dim_value(indices_dim)
+    cand = where(is_best, combine_bc(pos, "mul", 1), size if isinstance(size, int) else 2 ** 30,
+                 allow_broadcast_all_sources=True)
+    first = scatter(cand, indices=indices, indices_dim=indices_dim, mode="min", out_dim=out_dim,
+                    fill_value=size if isinstance(size, int) else 2 ** 30)
+    out = where(compare_bc(first, "greater_equal", size if isinstance(size, int) else 2 ** 30), invalid_idx, first,
+                allow_broadcast_all_sources=True)
+    return set_sparse_dim(out, indices_dim)

@@ -11,7 +11,7 @@ from typing import Any, List, Optional, Sequence, Tuple, Union
 from returnn.errors import FrontendError
 from returnn.frontend import _utils
 from returnn.frontend._array_index import (gather, masked_scatter, masked_select, one_hot, pack_padded,  # noqa: F401
-                                           pad_packed, scatter, sparse_to_dense, where)
+                                           pad_packed, scatter, scatter_argmax, sparse_to_dense, where)
 from returnn.frontend.const import convert_to_tensor, full  # noqa: F401
 from returnn.frontend.dims import mask_value, range_over_dim, replace_dim, sequence_mask  # noqa: F401
 from returnn.frontend.math_ import cast, identity  # noqa: F401
@@ -21,7 +21,7 @@ __all__ = ["where", "pack_padded", "pad_packed", "masked_select", "masked_scatte
            "sparse_to_dense", "one_hot", "concat", "concat_features", "pad", "squeeze", "expand_dim", "expand_dims",
            "merge_dims", "split_dims", "split", "slice", "shift_right", "shift_left", "reverse_sequence", "stack",
            "cumsum", "copy_to_device", "stop_gradient", "reshape", "window", "cast", "identity", "copy",
-           "cum_concat_step", "sort"]
+           "cum_concat_step", "sort", "scatter_argmax"]
 
 
 def _raw(x: Tensor, dims: Sequence[Dim]) -> Any:

@@ -174,3 +174,12 @@ def test_cum_concat_step_and_sort(g):
     np.testing.assert_allclose(va, np.concatenate([XV, [[7.0], [8.0], [9.0]]], axis=1))
     np.testing.assert_allclose(vv, np.sort(XV, axis=1))
     np.testing.assert_array_equal(vi, np.argsort(XV, axis=1))
+
+
+def test_scatter_argmax(g):
+    n, out = Dim(5, name="n5"), Dim(3, name="o3")
+    src = g.const("s", [n], [0.5, 2.0, 1.0, 2.0, -1.0], "float32")
+    idx = g.const("i", [n], [0, 0, 2, 2, 0], "int32", sparse_dim=out)
+    res = rf.scatter_argmax(src, indices=idx, indices_dim=n)
+    assert res.dims == (out,) and res.sparse_dim == n
+    np.testing.assert_array_equal(g.run(res), [1, -1, 3])
