@@ -42,14 +42,19 @@ class SummaryWriter:
 
     def write_step(self, step: int, values: Dict[str, object], names: List[str],
                    learning_rate: Optional[float] = None) -> None:
-        """Per-step losses (normalized by frames) as ``cost:<loss>``/``error:<loss>`` and ``loss``."""
+        """Per-step values under the reference's tags: ``objective/loss/loss_<loss>`` and
+        ``objective/loss/error_<loss>`` (normalized by frames), ``objective/loss`` (the optimized total),
+        ``objective/constraints`` (0.0: no constraints term here) and ``objective/objective`` (their sum)."""
         out = {}
         for key, value in values.items():
             if key.startswith(("cost:", "error:")):
-                frames = float(values["frames:" + key.split(":", 1)[1]])
-                out[key] = float(value) / frames if frames else 0.0
+                kind, name = key.split(":", 1)
+                frames = float(values["frames:" + name])
+                out["objective/loss/%s_%s" % ("loss" if kind == "cost" else "error", name)] = (
+                    float(value) / frames if frames else 0.0)
         if "loss" in values:
-            out["loss"] = float(np.asarray(values["loss"]))
+            loss = float(np.asarray(values["loss"]))
+            out.update({"objective/loss": loss, "objective/constraints": 0.0, "objective/objective": loss})
         if learning_rate is not None:
             out["learning_rate"] = learning_rate
         self.write_scalars(step, out)
