@@ -33,7 +33,8 @@ class CompareLayer(LayerBase):
         """
         :param kind: ``equal``, ``not_equal``, ``less``, ``less_equal``, ``greater`` or ``greater_equal``
         :param value: with one source: the constant it is compared against
-        :param allow_broadcast_all_sources: allow an output axis that none of the sources has all of
+        :param allow_broadcast_all_sources: accepted for compatibility with the reference; no effect here (the
+            sources always broadcast to their common dims)
         """
         super().__init__(**kwargs)
         raws = [align_raw(s.output, self.output, name=self.name) for s in self.sources]

@@ -32,7 +32,8 @@ class GatherLayer(ConcatInputLayer):
         """
         :param position: an int, or a layer with int indices into ``axis``
         :param axis: the axis to gather from
-        :param clip_to_valid: clip the indices to ``[0, size - 1]`` (per sequence for a dynamic axis)
+        :param clip_to_valid: clip the indices to ``[0, n - 1]``, ``n`` the axis' size (the padded size for a
+            dynamic axis)
         """
         super().__init__(**kwargs)
         inp = self.input_data
