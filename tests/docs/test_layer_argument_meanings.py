@@ -91,3 +91,28 @@ def test_layer_docstrings_have_one_field_per_line():
                 if re.search(r"\S.*\s:(raises?|returns?|param|rtype)\b[^:`]*:", line):
                     found.append(f"{name}: {line.strip()}")
     assert not found
+
+
+def test_continuation_of_a_field_on_the_docstring_first_line_stays_indented():
+    def f():
+        """:return: a field whose text
+            goes on here
+        :raises ValueError: bad"""
+
+    def g():
+        """:return: one field
+            continued"""
+
+    assert rst.cleandoc(f.__doc__) == ":return: a field whose text\n    goes on here\n:raises ValueError: bad"
+    assert rst.cleandoc(g.__doc__) == ":return: one field\n    continued"
+    assert rst.split_fields(rst.cleandoc(g.__doc__)) == (":return: one field\n    continued",
+                                                         [("return", "", "one field continued")])
+    assert rst.fragment(rst.cleandoc(g.__doc__), "t") == ":return: one field\n    continued"  # clean reST
+
+
+def test_layer_pages_show_every_docstring_as_rest(tmp_path):
+    """No layer docstring fragment falls back to preformatted text (e.g. a field whose continuation is not
+    indented, which reST reads as text running on after the field list)."""
+    before = len(rst.FALLBACKS)
+    layers.generate(str(tmp_path))
+    assert rst.FALLBACKS[before:] == []

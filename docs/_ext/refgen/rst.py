@@ -26,12 +26,37 @@ def cleandoc(doc: Optional[str]) -> str:
     """:return: the docstring without its indentation; Google/NumPy sections converted to reST fields"""
     if not doc:
         return ""
-    text = inspect.cleandoc(doc)
+    text = _dedent_after_field_line(doc) or inspect.cleandoc(doc)
     if re.search(r"^(Args|Arguments|Returns|Raises|Parameters|Yields|Attributes):\s*$", text, re.M):
         from sphinx.ext.napoleon import Config
         from sphinx.ext.napoleon.docstring import GoogleDocstring
         text = str(GoogleDocstring(text, Config(napoleon_use_param=True, napoleon_use_rtype=True)))
     return text
+
+
+def _dedent_after_field_line(doc: str) -> str:
+    """A docstring that starts with a field on its first line (````\"\"\":return: x```` then ``    more``)
+    loses the continuation's indentation under :func:`inspect.cleandoc`, which dedents the other lines by their
+    own common indentation: the continuation would then read as text after the field list. Here the other lines
+    are dedented to the column of the first line instead: the column of the other field lines (and of text after a
+    blank line), else 4 columns left of the continuation lines (this project's continuation indent).
+
+    :return: the cleaned docstring, or "" where ``doc`` does not start with a field followed by more lines
+    """
+    lines = doc.expandtabs().split("\n")
+    if len(lines) < 2 or not FIELD_RE.match(lines[0].strip()):
+        return ""
+    rest = lines[1:]
+    indents = [len(line) - len(line.lstrip()) for line in rest if line.strip()]
+    if not indents:
+        return ""
+    anchors = [len(line) - len(line.lstrip()) for i, line in enumerate(rest)
+               if line.strip() and (FIELD_RE.match(line.strip()) or (i > 0 and not rest[i - 1].strip()))]
+    base = min(min(anchors), min(indents)) if anchors else max(0, min(indents) - 4)
+    out = [lines[0].strip()] + [line[base:].rstrip() for line in rest]
+    while out and not out[-1]:
+        out.pop()
+    return "\n".join(out)
 
 
 def split_fields(doc: str) -> Tuple[str, List[Tuple[str, str, str]]]:

@@ -137,7 +137,7 @@ class DotLayer(LayerBase):
                                var2: Any = NotSpecified, add_var2_if_empty: Any = NotSpecified,
                                network: Optional[Any] = None, **kwargs: Any) -> Tensor:
         """:return: ``{common..., var1..., var2...}`` (plus a size-1 ``dummy-var2`` axis, see the module docstring);
-        ``network`` is not needed (the reference's tests call this without it)
+            ``network`` is not needed (the reference's tests call this without it)
         :raises LayerShapeError: reduce axes of different sizes, unmatched common axes (explicit var1/var2)
         :raises LayerArgError: ``reduce`` with ``red1``/``red2``; only one of ``var1``/``var2`` automatic
         :raises AxisDescriptionError: a reduce Dim not in an input, or not unique there

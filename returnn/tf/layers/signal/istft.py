@@ -64,7 +64,7 @@ class IstftLayer(ConcatInputLayer):
                                **kwargs: Any) -> Tensor:
         """:raises LayerArgError: missing frame_size/frame_shift
         :raises LayerShapeError: not complex frames
-        ``{B, T', F'}`` with ``F' = fft_size // 2 + 1``"""
+            ``{B, T', F'}`` with ``F' = fft_size // 2 + 1``"""
         if not frame_size or not frame_shift:
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="frame_size" if not frame_size else
                                 "frame_shift", problem="missing required argument")
