@@ -143,7 +143,7 @@ def run_batches(engine, dataset, *, epoch: int, fetches: Dict[str, Any],
     from returnn.tf.engine.runner import Runner
 
     dataset.init_seq_order(epoch=epoch, seq_list=list(seq_list) if seq_list else None)
-    kwargs = engine.state.options.batching.generate_batches_kwargs(train=False, batch_size=batch_size or 0)
+    kwargs = engine.state.options.batching.generate_batches_kwargs(train=False, batch_size=batch_size or None)
     if batch_size:
         kwargs["batch_size"] = batch_size
     if max_seqs:

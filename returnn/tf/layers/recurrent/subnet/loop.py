@@ -502,9 +502,11 @@ def _run_while_loop_v1(cell: Any, loop: _Loop):
         loop.final_scores = scores_out
         choice_desc = cell.unit[cell.choices[-1]]
         if choice_desc.get("length_normalization", True):
-            # as the reference: the final scores divided by the longest hypothesis (of the whole batch) + 1
+            # as the reference: the final scores divided by the number of steps, i.e. the longest hypothesis (of
+            # the whole batch) + 1 for the end label's frame, which include_eos already counts (observed)
             all_lens = lens_out if not fixed else seq_lens_tiled
-            loop.final_scores = scores_out / tf.cast(tf.reduce_max(all_lens) + 1, scores_out.dtype)
+            steps = tf.reduce_max(all_lens) + (0 if cell.include_eos and not fixed else 1)
+            loop.final_scores = scores_out / tf.cast(steps, scores_out.dtype)
     acc: Dict[str, Tensor] = {}
     if fixed:
         lengths = loop.tile_raw(seq_lens) if search and beam > 1 else None
