@@ -232,7 +232,16 @@ def init(config_filename: Optional[str] = None, command_line_options: Sequence[s
     if need_data():
         init_data()
         print_task_properties()
+    else:
+        _forget_data()
     init_engine()
+
+
+def _forget_data() -> None:
+    """No datasets (those of an earlier :func:`init` in this process are not the config's)."""
+    global train_data, dev_data, eval_data, _eval_datasets
+    train_data = dev_data = eval_data = None
+    _eval_datasets = {}
 
 
 def execute_main_task() -> None:
