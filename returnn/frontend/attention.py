@@ -186,9 +186,19 @@ class CausalSelfAttention(SelfAttentionBase):
 
     def default_initial_state(self, *, batch_dims: Sequence[Dim], capacity: Optional[int] = None
                               ) -> CausalSelfAttentionState:
-        """:return: empty accumulators (an ``accum_axis`` of size 0); ``capacity`` is accepted for the reference's
-        signature (the accumulators grow by concatenation here)"""
+        """:return: empty accumulators: an ``accum_axis`` of size 0 that grows by one per step; with ``capacity``
+        (for steps inside ``rf.while_loop``/``rf.scan``, whose state keeps its dims): buffers over a static
+        ``accum_axis`` of that size and the next write position ``pos`` (int32 scalar); positions at or beyond
+        ``capacity`` are not stored"""
         from returnn.frontend.const import zeros
+        if capacity is not None:
+            accum = Dim(int(capacity), name="self_att_hist")
+            state = CausalSelfAttentionState(
+                k_accum=zeros(list(batch_dims) + [accum, self.num_heads, self.key_dim_per_head]),
+                v_accum=zeros(list(batch_dims) + [accum, self.num_heads, self.value_dim_per_head]),
+                accum_axis=accum)
+            state["pos"] = zeros([], dtype="int32")
+            return state
         accum = Dim(0, name="self_att_expand_dim_init")
         return CausalSelfAttentionState(
             k_accum=zeros(list(batch_dims) + [accum, self.num_heads, self.key_dim_per_head]),
@@ -201,9 +211,7 @@ class CausalSelfAttention(SelfAttentionBase):
         q, k, v = self.forward_qkv(source)
         k, v, hist_dim, new_state, q_offset = _accumulate(k, v, axis, state)
         q, k = self._transform_qk(q, k, axis=axis, hist_dim=hist_dim, q_offset=q_offset)
-        bias = None
-        if axis != single_step_dim:
-            bias = _causal_bias(axis, hist_dim, q_offset, source.dtype)
+        bias = _causal_bias(axis, hist_dim, q_offset, source.dtype, new_state)
         out = self.attention(q, k, v, kv_axis=hist_dim, bias=bias)
         return self._project(out), new_state
 
@@ -211,7 +219,14 @@ class CausalSelfAttention(SelfAttentionBase):
         return q, k
 
 
-def _causal_bias(axis: Dim, hist_dim: Dim, q_offset: Any, dtype: str) -> Tensor:
+def _causal_bias(axis: Dim, hist_dim: Dim, q_offset: Any, dtype: str, state: State) -> Optional[Tensor]:
+    """:return: -inf for the keys after the query (a single step: the unwritten buffer positions, else none)"""
+    from returnn.frontend.dims import range_over_dim
+    from returnn.frontend.math_ import compare_bc
+    if axis == single_step_dim:
+        if "pos" not in state:
+            return None
+        return _where_scalar(compare_bc(range_over_dim(hist_dim), "less_equal", q_offset), dtype)
     mask = causal_mask(axis, hist_dim, query_offset=q_offset)
     return _where_scalar(mask, dtype)
 
@@ -231,6 +246,8 @@ def _accumulate(k: Tensor, v: Tensor, axis: Dim, state: Optional[CausalSelfAtten
     if axis == single_step_dim:
         if state is None:
             raise FrontendError("CausalSelfAttention", "a single step (axis=single_step_dim) needs state")
+        if "pos" in state:
+            return _write_at(k, v, state)
         step_dim = Dim(1, name="single_step")
         k, v = expand_dim(k, step_dim), expand_dim(v, step_dim)
         prev = state.accum_axis
@@ -238,7 +255,11 @@ def _accumulate(k: Tensor, v: Tensor, axis: Dim, state: Optional[CausalSelfAtten
         k, _ = concat((state.k_accum, prev), (k, step_dim), out_dim=hist_dim)
         v, _ = concat((state.v_accum, prev), (v, step_dim), out_dim=hist_dim)
         new_state = CausalSelfAttentionState(k_accum=k, v_accum=v, accum_axis=hist_dim)
-        return k, v, hist_dim, new_state, _utils.dim_value(prev) if prev.dimension is None else prev.dimension
+        return k, v, hist_dim, new_state, _scalar_tensor(_utils.dim_value(prev)) if prev.dimension is None else \
+            prev.dimension
+    if state is not None and "pos" in state:
+        raise FrontendError("CausalSelfAttention", "a state with a capacity is for single steps "
+                                                   "(axis=single_step_dim)", got=axis)
     prev = state.accum_axis if state is not None else None
     if prev is None or prev.dimension == 0:
         hist_dim = _kv_dim_like(axis)
@@ -251,6 +272,20 @@ def _accumulate(k: Tensor, v: Tensor, axis: Dim, state: Optional[CausalSelfAtten
     v, _ = concat((state.v_accum, prev), (v, axis), out_dim=hist_dim)
     new_state = CausalSelfAttentionState(k_accum=k, v_accum=v, accum_axis=hist_dim)
     return k, v, hist_dim, new_state, _scalar_tensor(_utils.dim_value(prev))
+
+
+def _write_at(k: Tensor, v: Tensor, state: State) -> Tuple[Tensor, Tensor, Dim, CausalSelfAttentionState, Any]:
+    """A single step into the fixed buffers: writes ``k``, ``v`` at ``state.pos``."""
+    from returnn.frontend.array_ import where
+    from returnn.frontend.dims import range_over_dim
+    from returnn.frontend.math_ import compare_bc
+    cap, pos = state.accum_axis, state.pos
+    at = compare_bc(range_over_dim(cap), "equal", pos)
+    k_new = where(at, k, state.k_accum, allow_broadcast_all_sources=True, dim_order=state.k_accum.dims)
+    v_new = where(at, v, state.v_accum, allow_broadcast_all_sources=True, dim_order=state.v_accum.dims)
+    new_state = CausalSelfAttentionState(k_accum=k_new, v_accum=v_new, accum_axis=cap)
+    new_state["pos"] = pos + 1
+    return k_new, v_new, cap, new_state, pos
 
 
 def _scalar_tensor(value: Any) -> Any:
@@ -305,7 +340,7 @@ class RotaryPosCausalSelfAttention(CausalSelfAttention):
     def _transform_qk(self, q: Tensor, k: Tensor, *, axis: Dim, hist_dim: Dim, q_offset: Any) -> Tuple[Tensor, Tensor]:
         from returnn.frontend.dims import range_over_dim
         if axis == single_step_dim:
-            q_pos = _total_minus_one(hist_dim)
+            q_pos = q_offset
             if isinstance(q_pos, int):
                 q_pos = _utils.to_tensor("RotaryPosCausalSelfAttention", q_pos, dtype="int32")
         else:
@@ -415,7 +450,7 @@ class RelPosSelfAttention(SelfAttentionBase):
         bd_full = matmul(q_v, pe, reduce=self.key_dim_per_head)  # [..., query?, rel_dim]
         k_pos = range_over_dim(hist_dim)
         if query_dim == single_step_dim:
-            idx = k_pos - _total_minus_one(hist_dim) - first
+            idx = k_pos - q_offset - first
         else:
             q_pos = range_over_dim(query_dim)
             if not no_offset:
@@ -449,12 +484,6 @@ class RelPosSelfAttention(SelfAttentionBase):
         return out
 
 
-def _total_minus_one(d: Dim) -> Any:
-    if d.dimension is not None:
-        return d.dimension - 1
-    return _scalar_tensor(_utils.dim_value(d)) - 1
-
-
 def _as_sparse(idx: Tensor, dim: Dim) -> Tensor:
     from returnn.frontend.dims import set_sparse_dim
     return set_sparse_dim(idx, dim)
@@ -473,7 +502,7 @@ class RelPosCausalSelfAttention(RelPosSelfAttention):
         q, k, v = self.forward_qkv(source)
         k, v, hist_dim, new_state, q_offset = _accumulate(k, v, axis, state)
         energy = self._rel_energy(q, k, query_dim=axis, hist_dim=hist_dim, q_offset=q_offset)
-        bias = _causal_bias(axis, hist_dim, q_offset, source.dtype) if axis != single_step_dim else None
+        bias = _causal_bias(axis, hist_dim, q_offset, source.dtype, new_state)
         return self._project(self._attend(energy, v, hist_dim, bias=bias)), new_state
 
 

@@ -206,3 +206,55 @@ def test_attention_errors(g):
     make_params(g, m)
     with pytest.raises(FrontendError, match="needs state"):
         m(rf.gather(x, axis=t, indices=0), axis=single_step_dim)
+
+
+@pytest.mark.parametrize("name", ["CausalSelfAttention", "RelPosCausalSelfAttention", "RotaryPosCausalSelfAttention"])
+def test_causal_steps_in_scan_with_capacity(g, name):
+    """With ``capacity``, the state keeps its dims, so the steps run inside ``rf.scan`` (a TF while loop)."""
+    rf.init_forward_step_run_ctx()
+    xv = np.random.RandomState(6).randn(2, 4, 8).astype("float32")
+    t = Dim(4, name="t4")
+    m = getattr(rf, name)(**_kw())
+    make_params(g, m)
+    x = g.const("x", [batch_dim, t, IN], xv)
+    full, _ = m(x, axis=t)
+
+    def _body(x_t, state):
+        return m(x_t, axis=single_step_dim, state=state)
+
+    ys, final, _ = rf.scan(spatial_dim=t, xs=x, body=_body, ys=rf.Tensor("y", [batch_dim, m.out_dim], "float32"),
+                           initial=m.default_initial_state(batch_dims=[batch_dim], capacity=6))
+    assert ys.dims == (t, batch_dim, m.out_dim) and final.k_accum.dims[1].dimension == 6
+    fv, yv, pos = g.run(full, ys, final.pos)
+    np.testing.assert_allclose(np.transpose(yv, (1, 0, 2)), fv, atol=1e-5)
+    assert pos == 4
+    with pytest.raises(FrontendError, match="capacity is for single steps"):
+        m(x, axis=t, state=m.default_initial_state(batch_dims=[batch_dim], capacity=6))
+
+
+def test_transformer_decoder_steps_equal_full_sequence(g):
+    """Single steps (python loop, and rf.scan with a capacity) give the full sequence's logits."""
+    from returnn.frontend.decoder.transformer import TransformerDecoder
+    rf.init_forward_step_run_ctx()
+    rs = np.random.RandomState(7)
+    vocab, enc_dim = Dim(11, name="vocab"), Dim(6, name="enc")
+    dec = TransformerDecoder(enc_dim, vocab, Dim(8, name="model"), num_layers=2, num_heads=2,
+                             ff_dim=Dim(12, name="ff"))
+    make_params(g, dec)
+    t, et = Dim(4, name="lab_t"), g.time_dim([5, 3], name="enc_t")
+    y = g.const("y", [batch_dim, t], rs.randint(0, 11, size=(2, 4)).astype("int32"), sparse_dim=vocab)
+    enc = dec.transform_encoder(g.const("e", [batch_dim, et, enc_dim], rs.randn(2, 5, 6).astype("float32")), axis=et)
+    full, _ = dec(y, spatial_dim=t, state=dec.default_initial_state(batch_dims=[batch_dim]), encoder=enc)
+    state, steps = dec.default_initial_state(batch_dims=[batch_dim]), []
+    for i in range(4):
+        out, state = dec(rf.gather(y, axis=t, indices=i), spatial_dim=single_step_dim, state=state, encoder=enc)
+        steps.append(out)
+
+    def _body(y_t, s):
+        return dec(y_t, spatial_dim=single_step_dim, state=s, encoder=enc)
+
+    ys, _, _ = rf.scan(spatial_dim=t, xs=y, body=_body, ys=rf.Tensor("l", [batch_dim, vocab], "float32"),
+                       initial=dec.default_initial_state(batch_dims=[batch_dim], capacity=4))
+    fv, yv, *sv = g.run(full, ys, *steps)
+    np.testing.assert_allclose(np.stack(sv, 1), fv, atol=1e-5)
+    np.testing.assert_allclose(np.transpose(yv, (1, 0, 2)), fv, atol=1e-5)

@@ -102,9 +102,9 @@ class TransformerDecoderLayer(Module):
                                             **(cross_att or {}))
             self.cross_att_layer_norm = make_norm(norm, out_dim)
 
-    def default_initial_state(self, *, batch_dims: Sequence[Dim]) -> State:
-        """:return: the (empty) state"""
-        return State(self_att=self.self_att.default_initial_state(batch_dims=batch_dims))
+    def default_initial_state(self, *, batch_dims: Sequence[Dim], capacity: Optional[int] = None) -> State:
+        """:return: the (empty) state (``capacity``: fixed buffers for steps in a loop, see ``CausalSelfAttention``)"""
+        return State(self_att=self.self_att.default_initial_state(batch_dims=batch_dims, capacity=capacity))
 
     def transform_encoder(self, encoder: Tensor, *, axis: Dim) -> State:
         """:return: the encoder's keys/values for the cross attention"""
@@ -174,8 +174,12 @@ class TransformerDecoder(Module):
 
     def default_initial_state(self, *, batch_dims: Sequence[Dim], capacity: Optional[int] = None) -> State:
         """:return: ``State(pos=0, <layer name>=layer state)``"""
-        return State({"pos": 0, **{name: layer.default_initial_state(batch_dims=batch_dims)
-                                   for name, layer in self.layers.items()}})
+        pos: Any = 0
+        if capacity is not None:  # steps in a loop: the position is a loop variable
+            from returnn.frontend.const import zeros
+            pos = zeros([], dtype="int32")
+        return State({"pos": pos, **{name: layer.default_initial_state(batch_dims=batch_dims, capacity=capacity)
+                                     for name, layer in self.layers.items()}})
 
     def transform_encoder(self, encoder: Tensor, *, axis: Dim) -> State:
         """:return: per layer the cross attention's keys/values of ``encoder``"""
