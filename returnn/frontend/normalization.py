@@ -5,7 +5,7 @@ LayerNorm ``scale`` (1), ``bias`` (0); RMSNorm ``scale``; BatchNorm ``running_me
 
 from __future__ import annotations
 
-from typing import Optional, Sequence, Union
+from typing import Any, Optional, Sequence, Union
 
 from returnn.errors import FrontendError
 from returnn.frontend import _utils
@@ -148,24 +148,27 @@ class BatchNorm(Module):
 
 
 class GroupNorm(Module):
-    """Normalisation over groups of ``in_dim`` (and ``spatial`` dims given at call): ``num_groups`` groups."""
+    """Normalisation over groups of ``in_dim``: ``in_dim`` splits into ``num_groups`` (major) times
+    ``in_group_dim``; each group is normalised over its own channels (``eps`` 1e-6), then ``scale``, ``bias`` over
+    ``in_dim`` (as the reference, observed: the statistics do not span the spatial dims)."""
 
-    def __init__(self, in_dim: Dim, *, num_groups: int, eps: float = 1e-5, affine: bool = True):
+    def __init__(self, in_dim: Dim, *, num_groups: Any, eps: float = 1e-6, affine: bool = True):
         super().__init__()
-        if in_dim.dimension % num_groups:
-            raise FrontendError("GroupNorm", f"{in_dim!r} is not a multiple of num_groups={num_groups}")
-        self.in_dim, self.num_groups, self.eps = in_dim, num_groups, eps
+        n = num_groups.dimension if isinstance(num_groups, Dim) else num_groups
+        if in_dim.dimension % n:
+            raise FrontendError("GroupNorm", f"{in_dim!r} is not a multiple of num_groups={n}")
+        self.in_dim, self.eps = in_dim, eps
+        self.num_groups = num_groups if isinstance(num_groups, Dim) else Dim(n, name="groups")
+        self.in_group_dim = Dim(in_dim.dimension // n, name=f"{in_dim.name}/groups")
         self.scale = Parameter([in_dim], initial=1.0) if affine else None
         self.bias = Parameter([in_dim], initial=0.0) if affine else None
 
     def __call__(self, x: Tensor, *, spatial_dims: Sequence[Dim] = ()) -> Tensor:
         from returnn.frontend.array_ import merge_dims, split_dims
         _check("GroupNorm", x, [self.in_dim])
-        groups = Dim(self.num_groups, name="groups")
-        per = Dim(self.in_dim.dimension // self.num_groups, name="group-size")
-        y = split_dims(x, axis=self.in_dim, dims=[groups, per])
-        y = normalize(y, axis=[per] + list(spatial_dims), epsilon=self.eps)
-        y, _ = merge_dims(y, dims=[groups, per], out_dim=self.in_dim)
+        y = split_dims(x, axis=self.in_dim, dims=[self.num_groups, self.in_group_dim])
+        y = normalize(y, axis=[self.in_group_dim] + list(spatial_dims), epsilon=self.eps)
+        y, _ = merge_dims(y, dims=[self.num_groups, self.in_group_dim], out_dim=self.in_dim)
         if self.scale is not None:
             y = y * self.scale + self.bias
         return y
