@@ -46,8 +46,13 @@ def format_dataset_results(name: str, result: PassResult) -> str:
     return line
 
 
-def eval_dataset(state: RunState, name: str, dataset, epoch: int) -> PassResult:
-    """One pass over ``dataset`` without updates (train flag off); logs ``[pretrain ]epoch N 'name' eval, ...``."""
+def eval_dataset(state: RunState, name: str, dataset, epoch: int, *, summary_writer=None,
+                 global_step_offset: int = 0) -> PassResult:
+    """One pass over ``dataset`` without updates (train flag off); logs ``[pretrain ]epoch N 'name' eval, ...``.
+
+    :param summary_writer: optional TensorBoard writer for the per-step values (as the reference: at steps
+        ``global_step_offset + i``)
+    """
     state.strategy.init_epoch(dataset, epoch)  # distributed "shard": this worker's part
     # as the reference: a network without a layer over time (only frame-wise layers and losses) is trained and
     # evaluated on frames: the sequences are concatenated and cut into batches of batch_size frames
@@ -56,7 +61,7 @@ def eval_dataset(state: RunState, name: str, dataset, epoch: int) -> PassResult:
     feed = {state.train_flag: False} if state.train_flag is not None else {}
     runner = Runner(state, network=state.network, dataset=dataset, batches=batches,
                     name="%s %r eval" % (state.epoch_str(epoch), name), loss_fetches=loss_fetches(state),
-                    feed_extra=feed, summary_writer=None)
+                    feed_extra=feed, summary_writer=summary_writer, global_step_offset=global_step_offset)
     result = runner.run()
     state.strategy.end_of_pass(result)  # distributed: totals over all workers' shards
     return result

@@ -273,12 +273,13 @@ def train_epoch(state: RunState, epoch: int, *, save: bool = True) -> Dict[str, 
     dev_results = {}
     for ds_name, ds in state.datasets.evaluated.items():
         ds_writer = state.summary_writers.get("%s-%i" % (ds_name, epoch))  # one directory per epoch, as the reference
-        dev_results[ds_name] = eval_dataset(state, ds_name, ds, epoch)
+        # as the reference: the per-step values of the pass, at the steps after the epoch's training steps
+        dev_results[ds_name] = eval_dataset(state, ds_name, ds, epoch, summary_writer=ds_writer,
+                                            global_step_offset=global_step_start + result.num_steps)
         ds_errors = score_keys(ds_name, dev_results[ds_name])
         lrc.set_epoch_error(epoch, ds_errors)
         epoch_errors.update(ds_errors)
         if ds_writer is not None:
-            ds_writer.write_scalars(epoch, ds_errors)
             ds_writer.flush()
     meta = {
         ":meta:effective_learning_rate": np.float32(learning_rate),  # the float32 variable's value, as the reference

@@ -260,6 +260,16 @@ def test_tensorboard_events_written(tmp_path, monkeypatch, capsys):
     # the reference's tags (observed): objective/loss (what tools/tf_inspect_summary_log.py shows by default), ...
     assert {"objective/loss/loss_output", "objective/loss/error_output", "objective/loss", "objective/constraints",
             "objective/objective", "epoch/learning_rate", "epoch/train_score"} <= tags
+    # the dev passes: per step, at the global steps after the epoch's training steps (as the reference)
+    first_steps = []
+    for epoch in (1, 2):
+        dev_dir = tmp_path / "tb" / [d for d in dirs if d.startswith("dev-%i-" % epoch)][0]
+        events = [f for f in os.listdir(dev_dir) if f.startswith("events.out.tfevents.")]
+        steps = [ev.step for ev in map(tf.compat.v1.Event.FromString,
+                                       tf.compat.v1.io.tf_record_iterator(str(dev_dir / events[0])))
+                 if any(v.tag == "objective/loss" for v in ev.summary.value)]
+        first_steps.append(min(steps))
+    assert first_steps[0] > 0 and first_steps[1] == 2 * first_steps[0], first_steps
 
 
 def test_use_last_best_model_loads_best_epoch(tmp_path, monkeypatch, capsys):
