@@ -72,7 +72,8 @@ class StringUnitRecLayer(ConcatInputLayer):
         :param cheating: accepted for compatibility with the reference; no effect here (a ``choice`` layer's own
             ``cheating`` is used)
         :param unroll: accepted for compatibility with the reference; no effect here
-        :param back_prop: False: no gradient through the loop (default: True in training)
+        :param back_prop: string units: False stops the gradient at the output; a unit dict's loop has gradients
+            whenever the network is built with the train flag, whatever this is
         :param use_global_rec_step_offset: accepted for compatibility with the reference; no effect here
         :param include_eos: count the frame where the ``end`` layer is true in the output's lengths
         :param debug: accepted for compatibility with the reference; no effect here
