@@ -9,7 +9,7 @@ Usage::
     python3 benchmarks/resume/kill_resume.py --trials 2 --small          # seconds, as the test suite does
 
 A *trial* is one ``kill -9`` (``--signals``: or SIGTERM/SIGINT, in turn) at a random moment of the killed run,
-followed by a restart: uniformly within ``F + 2 * T / trials`` seconds after the restarted process's ``start
+followed by a restart: uniformly within ``F + T / trials`` seconds after the restarted process's ``start
 epoch`` line (measured on the uninterrupted run, run first: ``T`` its training phase, ``F`` the time from its
 ``start epoch`` line to its first step checkpoint, i.e. the first step's start-up and one interval of steps); so
 the kills fall on the first steps, later steps, step checkpoint writes, the evaluation, the epoch's checkpoint, the
@@ -190,7 +190,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         _, ref_time, seen, _ = run_watched(ref_cmd, os.path.join(ref_dir, "log"))
         train_time = ref_time - seen.get(START_LINE, 0.0)
         first_ckpt = seen.get(STEP_CKPT_LINE, ref_time) - seen.get(START_LINE, 0.0)
-        trigger, window = START_LINE, first_ckpt + 2.0 * train_time / args.trials
+        trigger, window = START_LINE, first_ckpt + train_time / args.trials
         print("uninterrupted run: %.1f s, training phase %.1f s, first step checkpoint %.1f s after the '%s' line: "
               "kills at a uniform random moment within %.1f s after each restart's '%s' line"
               % (ref_time, train_time, first_ckpt, START_LINE, window, START_LINE), flush=True)
