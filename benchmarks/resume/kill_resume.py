@@ -9,15 +9,16 @@ Usage::
     python3 benchmarks/resume/kill_resume.py --trials 2 --small          # seconds, as the test suite does
 
 A *trial* is one ``kill -9`` (``--signals``: or SIGTERM/SIGINT, in turn) at a random moment of the killed run,
-followed by a restart: uniformly within ``F + T / trials`` seconds after the restarted process's ``start
-epoch`` line (measured on the uninterrupted run, run first: ``T`` its training phase, ``F`` the time from its
-``start epoch`` line to its first step checkpoint, i.e. the first step's start-up and one interval of steps); so
-the kills fall on the first steps, later steps, step checkpoint writes, the evaluation, the epoch's checkpoint, the
-next epoch's start, ... and the run makes progress between them. After each trial, every epoch checkpoint the killed run has written so far is compared with the
-uninterrupted run's; after the last trial the run goes on to its end and all its epoch checkpoints and its
-learning-rate file are compared. ``--kill-after-step-checkpoint`` signals at a random moment within ``--window`` (0.5) s after the
-restarted process wrote its first step checkpoint instead (every trial then resumes mid-epoch; the uninterrupted
-run then runs alongside).
+followed by a restart: uniformly within ``F + T / trials`` seconds after the restarted process's ``start epoch``
+line, counted in CPU seconds of the process (``--clock wall``: wall-clock seconds), where ``T`` is the training
+phase of the uninterrupted run (run first) and ``F`` the time from its ``start epoch`` line to its first step
+checkpoint (the first step's start-up and one interval of steps). So the kills fall on the first steps, later steps,
+step checkpoint writes, the evaluation, the epoch's checkpoint, the next epoch's start, ... and the run makes
+progress between them. After each trial, every epoch checkpoint the killed run has written so far is compared with
+the uninterrupted run's; after the last trial the run goes on to its end and all its epoch checkpoints and its
+learning-rate file are compared. ``--kill-after-step-checkpoint`` signals at a random moment within ``--window``
+(0.5) wall-clock seconds after the restarted process wrote its first step checkpoint instead (every trial then
+resumes mid-epoch; the uninterrupted run then runs alongside).
 
 The learning-rate file is compared with the values of ``:meta:epoch_train_time_secs`` masked: they are wall-clock
 seconds, different between any two runs.
@@ -64,13 +65,26 @@ START_LINE = "start epoch"  # the process's training phase starts (after imports
 STEP_CKPT_LINE = "Save step checkpoint"
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` so far (Linux ``/proc``; 0 when it is gone)."""
+    try:
+        with open("/proc/%i/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def run_watched(cmd: List[str], log_file: str, *, trigger: Optional[str] = None,
-                delay: Callable[[], float] = lambda: 0.0, signum: int = signal.SIGKILL
+                delay: Callable[[], float] = lambda: 0.0, signum: int = signal.SIGKILL, clock: str = "wall"
                 ) -> Tuple[bool, float, Dict[str, float], str]:
     """Runs ``cmd``; with ``trigger``, sends ``signum`` ``delay()`` seconds after the first output line containing
-    ``trigger`` (and waits for the process to end; SIGKILL after 300 s). Returns (signalled, wall time, the seconds
-    from the start to the first line with :data:`START_LINE` / :data:`STEP_CKPT_LINE` / ``trigger`` (those seen), the
-    process's output).
+    ``trigger`` (and waits for the process to end; SIGKILL after 300 s). Returns (signalled, seconds in all, the
+    seconds from the start to the first line with :data:`START_LINE` / :data:`STEP_CKPT_LINE` / ``trigger`` (those
+    seen), the process's output).
+
+    :param clock: ``"wall"`` (wall-clock seconds) or ``"cpu"`` (the process's CPU seconds: the moments then follow
+        the work done, whatever else runs on the machine)
 
     :raises RuntimeError: the process failed by itself
     """
@@ -78,18 +92,25 @@ def run_watched(cmd: List[str], log_file: str, *, trigger: Optional[str] = None,
     part = log_file + ".part"
     with open(part, "w") as out:
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=_env(), cwd=REPO)
-        deadline, seen = None, {}
+        if clock == "cpu":
+            def now() -> float:
+                return cpu_seconds(proc.pid)
+        else:
+            def now() -> float:
+                return time.time() - start
+        deadline, seen, last = None, {}, 0.0
         watched = {START_LINE, STEP_CKPT_LINE} | ({trigger} if trigger else set())
-        while proc.poll() is None and (deadline is None or time.time() < deadline):
+        while proc.poll() is None and (deadline is None or last < deadline):
             time.sleep(0.02)
+            last = max(last, now())
             if len(seen) < len(watched):
                 with open(part) as f:
                     text = f.read()
                 for line in watched - set(seen):
                     if line in text:
-                        seen[line] = time.time() - start
+                        seen[line] = last
                         if line == trigger:
-                            deadline = time.time() + delay()
+                            deadline = last + delay()
         killed = proc.poll() is None
         if killed:
             os.kill(proc.pid, signum)
@@ -106,7 +127,7 @@ def run_watched(cmd: List[str], log_file: str, *, trigger: Optional[str] = None,
                           else "\n===== ended, exit code %s =====\n" % proc.returncode))
     if not killed and proc.returncode != 0:
         raise RuntimeError("%s failed with exit code %i, see %s" % (" ".join(cmd), proc.returncode, log_file))
-    return killed, time.time() - start, seen, text
+    return killed, last if clock == "cpu" else time.time() - start, seen, text
 
 
 def read_checkpoint(prefix: str) -> Dict[str, "object"]:
@@ -159,6 +180,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--small", action="store_true", help="a small 12AX setup (24 seqs, 3 epochs): seconds")
     parser.add_argument("--kill-after-step-checkpoint", action="store_true",
                         help="kill shortly after each restart's first step checkpoint (instead of at a random time)")
+    parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
+                        help="the kill moments in the process's CPU seconds (default: they follow the work done, on a "
+                             "loaded machine too) or in wall-clock seconds")
     parser.add_argument("--window", type=float, default=0.5,
                         help="with --kill-after-step-checkpoint: the signal comes within this many seconds")
     parser.add_argument("--signals", default="KILL",
@@ -187,13 +211,13 @@ def main(argv: Optional[List[str]] = None) -> int:
         ref_proc = subprocess.Popen(ref_cmd, stdout=ref_log, stderr=subprocess.STDOUT, env=_env(), cwd=REPO)
         trigger, window = STEP_CKPT_LINE, args.window
     else:
-        _, ref_time, seen, _ = run_watched(ref_cmd, os.path.join(ref_dir, "log"))
+        _, ref_time, seen, _ = run_watched(ref_cmd, os.path.join(ref_dir, "log"), clock=args.clock)
         train_time = ref_time - seen.get(START_LINE, 0.0)
         first_ckpt = seen.get(STEP_CKPT_LINE, ref_time) - seen.get(START_LINE, 0.0)
         trigger, window = START_LINE, first_ckpt + train_time / args.trials
-        print("uninterrupted run: %.1f s, training phase %.1f s, first step checkpoint %.1f s after the '%s' line: "
-              "kills at a uniform random moment within %.1f s after each restart's '%s' line"
-              % (ref_time, train_time, first_ckpt, START_LINE, window, START_LINE), flush=True)
+        print("uninterrupted run (%s seconds): %.1f s, training phase %.1f s, first step checkpoint %.1f s after the "
+              "'%s' line: kills at a uniform random moment within %.1f s after each restart's '%s' line"
+              % (args.clock, ref_time, train_time, first_ckpt, START_LINE, window, START_LINE), flush=True)
     cmd = command(args.config, kill_dir, args.step_interval, extra)
     log_file = os.path.join(kill_dir, "log")
     problems: List[str] = []
@@ -207,7 +231,8 @@ def main(argv: Optional[List[str]] = None) -> int:
 
         sig_name = signals[(trial - 1) % len(signals)]
         killed, _, _, text = run_watched(cmd, log_file, trigger=trigger, delay=delay,
-                                         signum=getattr(signal, "SIG" + sig_name))
+                                         signum=getattr(signal, "SIG" + sig_name),
+                                         clock="wall" if args.kill_after_step_checkpoint else args.clock)
         loaded = re.findall(r"Load step checkpoint (\S+):", text)
         resumed_mid_epoch += bool(loaded)
         kills += killed
@@ -215,8 +240,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         if ref_proc is None:
             for epoch, prefix in epoch_checkpoints(kill_dir).items():
                 problems += compare_checkpoints(os.path.join(ref_dir, os.path.basename(prefix)), prefix)
+        clock = "wall" if args.kill_after_step_checkpoint else args.clock
         print("trial %i: %s%s; epoch checkpoints so far %s, %s%s" % (
-            trial, ("SIG%s %.2f s after its '%s' line" % (sig_name, chosen[0], trigger)) if killed and chosen
+            trial, ("SIG%s %.2f s (%s) after its '%s' line" % (sig_name, chosen[0], clock, trigger))
+            if killed and chosen
             else "SIG" + sig_name if killed else "ended by itself before the signal",
             (", had resumed from %s" % os.path.basename(loaded[0])) if loaded else "",
             list(epoch_checkpoints(kill_dir)), "identical" if not problems else "DIFFERENT",
