@@ -9,16 +9,16 @@ Usage::
     python3 benchmarks/resume/kill_resume.py --trials 2 --small          # seconds, as the test suite does
 
 A *trial* is one ``kill -9`` (``--signals``: or SIGTERM/SIGINT, in turn) at a random moment of the killed run,
-followed by a restart: uniformly within ``F + T / trials`` seconds after the restarted process's ``start epoch``
+followed by a restart: uniformly within ``2 F + T / trials`` seconds after the restarted process's ``start epoch``
 line, counted in CPU seconds of the process (``--clock wall``: wall-clock seconds), where ``T`` is the training
 phase of the uninterrupted run (run first) and ``F`` the time from its ``start epoch`` line to its first step
-checkpoint (the first step's start-up and one interval of steps). So the kills fall on the first steps, later steps,
-step checkpoint writes, the evaluation, the epoch's checkpoint, the next epoch's start, ... and the run makes
-progress between them. After each trial, every epoch checkpoint the killed run has written so far is compared with
-the uninterrupted run's; after the last trial the run goes on to its end and all its epoch checkpoints and its
-learning-rate file are compared. ``--kill-after-step-checkpoint`` signals at a random moment within ``--window``
-(0.5) wall-clock seconds after the restarted process wrote its first step checkpoint instead (every trial then
-resumes mid-epoch; the uninterrupted run then runs alongside).
+checkpoint (the first step's start-up and one interval of steps; twice that, since a restart also loads and skips).
+So the kills fall on the first steps, later steps, step checkpoint writes, the evaluation, the epoch's checkpoint,
+the next epoch's start, ... and the run makes progress between them. After each trial, every epoch checkpoint the
+killed run has written so far is compared with the uninterrupted run's; after the last trial the run goes on to its
+end and all its epoch checkpoints and its learning-rate file are compared. ``--kill-after-step-checkpoint`` signals
+at a random moment within ``--window`` (0.5) wall-clock seconds after the restarted process wrote its first step
+checkpoint instead (every trial then resumes mid-epoch; the uninterrupted run then runs alongside).
 
 The learning-rate file is compared with the values of ``:meta:epoch_train_time_secs`` masked: they are wall-clock
 seconds, different between any two runs.
@@ -214,7 +214,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         _, ref_time, seen, _ = run_watched(ref_cmd, os.path.join(ref_dir, "log"), clock=args.clock)
         train_time = ref_time - seen.get(START_LINE, 0.0)
         first_ckpt = seen.get(STEP_CKPT_LINE, ref_time) - seen.get(START_LINE, 0.0)
-        trigger, window = START_LINE, first_ckpt + train_time / args.trials
+        trigger, window = START_LINE, 2.0 * first_ckpt + train_time / args.trials
         print("uninterrupted run (%s seconds): %.1f s, training phase %.1f s, first step checkpoint %.1f s after the "
               "'%s' line: kills at a uniform random moment within %.1f s after each restart's '%s' line"
               % (args.clock, ref_time, train_time, first_ckpt, START_LINE, window, START_LINE), flush=True)
