@@ -31,11 +31,12 @@ __all__ = [
 
 
 def _dropout(att_weights: Tensor, drop: float, broadcast: Optional[bool], axis: Dim) -> Tensor:
+    """Dropout on the attention weights in training; ``broadcast`` (the reference's old default): one mask over
+    ``axis`` shared by the other dims, else a mask per entry."""
     if not drop:
         return att_weights
     from returnn.frontend.dropout import dropout
-    dims = [d for d in att_weights.dims if d == axis or not broadcast or not d.is_batch_dim()]
-    return dropout(att_weights, drop, axis=dims if broadcast else None)
+    return dropout(att_weights, drop, axis=[axis] if broadcast else None)
 
 
 def dot_attention(query: Tensor, keys: Tensor, values: Tensor, *, key_dim: Dim, axis: Dim,

@@ -258,3 +258,19 @@ def test_transformer_decoder_steps_equal_full_sequence(g):
     fv, yv, *sv = g.run(full, ys, *steps)
     np.testing.assert_allclose(np.stack(sv, 1), fv, atol=1e-5)
     np.testing.assert_allclose(np.transpose(yv, (1, 0, 2)), fv, atol=1e-5)
+
+
+def test_att_dropout_in_training(g):
+    """In training the weights are dropped (scaled by 1/(1-p)); with broadcasting, one mask over the key axis is
+    shared by all queries and heads."""
+    from returnn.frontend.attention import _dropout
+    t, q, h = Dim(50, name="kv"), Dim(3, name="q"), Dim(2, name="h")
+    w = g.const("w", [h, q, t], np.ones((2, 3, 50), "float32"))
+    rf.init_train_step_run_ctx(train_flag=True)
+    try:
+        shared, own = _dropout(w, 0.5, True, t), _dropout(w, 0.5, False, t)
+    finally:
+        rf.init_forward_step_run_ctx()
+    sv, ov = g.run(shared, own)
+    assert set(np.unique(sv)) <= {0.0, 2.0} and set(np.unique(ov)) <= {0.0, 2.0}
+    assert (sv == sv[:1, :1]).all() and not (ov == ov[:1, :1]).all()
