@@ -82,10 +82,11 @@ def relative_positional_encoding(*, key_value_spatial_dim: Dim, query_spatial_di
     """Sinusoidal encodings of the relative positions ``key - query``, from ``-(Tq-1)`` (plus ``query_offset``
     negated) to ``Tk-1``, as in Transformer-XL/Conformer (Dai et al., 2019).
 
-    :param query_spatial_dim: default: ``key_value_spatial_dim``; ``single_step_dim``: one query at
-        ``query_offset`` (default ``Tk - 1``)
+    :param query_spatial_dim: default: ``key_value_spatial_dim``; ``single_step_dim``: one query at ``Tk - 1``
+    :param query_offset: the position of the first query (the relative positions are ``key - (query +
+        query_offset)``; observed in the reference)
     :return: (``[rel_dim, feat_dim]``, ``rel_dim``) where ``rel_dim`` has size ``Tq + Tk - 1``; entry ``r`` is
-        relative position ``r - (Tq - 1)``
+        relative position ``r - (Tq - 1) - query_offset``
     """
     from returnn.frontend.dims import range_over_dim
     from returnn.frontend.dtype import get_default_float_dtype
@@ -93,6 +94,8 @@ def relative_positional_encoding(*, key_value_spatial_dim: Dim, query_spatial_di
     dtype = dtype or get_default_float_dtype()
     rel_dim, first = rel_pos_dim(key_value_spatial_dim, query_spatial_dim)
     positions = range_over_dim(rel_dim) + first
+    if query_offset is not None and not (isinstance(query_offset, int) and query_offset == 0):
+        positions = positions - query_offset
     return _sin_cos(positions, feat_dim, _rel_inv_freq(n), dtype), rel_dim
 
 
@@ -149,8 +152,8 @@ class LearnedRelativePositionalEncoding(Module):
 
     def __call__(self, spatial_dim: Optional[Dim] = None, *, query_spatial_dim: Optional[Dim] = None,
                  key_value_spatial_dim: Optional[Dim] = None, query_offset: Any = None) -> Tuple[Tensor, Dim]:
-        """:return: (``[rel_dim, feat_dim]``, ``rel_dim``) for the relative positions ``-(Tq-1) .. Tk-1`` as
-        :func:`relative_positional_encoding` (each clipped)"""
+        """:return: (``[rel_dim, feat_dim]``, ``rel_dim``) for the relative positions ``-(Tq-1) .. Tk-1`` (minus
+        ``query_offset``) as :func:`relative_positional_encoding`, each clipped to the learned range (observed)"""
         from returnn.frontend.array_ import gather
         from returnn.frontend.dims import range_over_dim
         from returnn.frontend.math_ import clip_by_value
@@ -159,6 +162,8 @@ class LearnedRelativePositionalEncoding(Module):
             raise FrontendError("LearnedRelativePositionalEncoding", "needs key_value_spatial_dim (or spatial_dim)")
         rel_dim, first = rel_pos_dim(kv, query_spatial_dim or kv)
         positions = range_over_dim(rel_dim) + first
+        if query_offset is not None and not (isinstance(query_offset, int) and query_offset == 0):
+            positions = positions - query_offset
         positions = clip_by_value(positions, -self.clipping, 0 if self.causal else self.clipping) + self.clipping
         out = gather(self.pos_emb, indices=positions, axis=self.clipped_spatial_dim)
         return out, rel_dim

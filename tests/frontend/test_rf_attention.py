@@ -274,3 +274,20 @@ def test_att_dropout_in_training(g):
     sv, ov = g.run(shared, own)
     assert set(np.unique(sv)) <= {0.0, 2.0} and set(np.unique(ov)) <= {0.0, 2.0}
     assert (sv == sv[:1, :1]).all() and not (ov == ov[:1, :1]).all()
+
+
+def test_relative_positions_with_query_offset_and_learned_clipping(g):
+    """Observed in the reference: query_offset=2 (T=5) gives the positions -6 .. 2; learned encodings (clipping 3)
+    take the rows [0, 0, 1, 2, 3, 4, 5, 6, 6] (T=5), [0, 0, 1, 2, 3, 4, 5, 6] (queries 5, keys 4)."""
+    t, et = g.time_dim(LENS), g.time_dim([4, 2], name="enc_t4")
+    rel, _ = rf.relative_positional_encoding(key_value_spatial_dim=t, query_spatial_dim=t, feat_dim=IN,
+                                             query_offset=2)
+    np.testing.assert_allclose(g.run(rel), _rel_enc(9, -6, 8), atol=1e-5)
+    lrp = rf.LearnedRelativePositionalEncoding(IN, clipping=3)
+    make_params(g, lrp)
+    lrp.pos_emb.raw_tensor.load(np.repeat(np.arange(7, dtype="float32")[:, None], 8, 1), g.session)
+    same, _ = lrp(query_spatial_dim=t, key_value_spatial_dim=t)
+    cross, cross_dim = lrp(query_spatial_dim=t, key_value_spatial_dim=et)
+    sv, cv = g.run(same, cross)
+    np.testing.assert_array_equal(sv[:, 0], [0, 0, 1, 2, 3, 4, 5, 6, 6])
+    np.testing.assert_array_equal(cv[:, 0], [0, 0, 1, 2, 3, 4, 5, 6])
