@@ -81,7 +81,11 @@ class SimpleHDFWriter:
     def _append(self, name: str, values: np.ndarray) -> None:
         f = self._file
         if name not in f:
-            f.create_dataset(name, data=values, maxshape=(None,) + values.shape[1:], chunks=True)
+            import h5py
+
+            # strings (object arrays) as variable-length UTF-8, as the reference writes its seq_tags streams
+            dtype = h5py.string_dtype("utf-8") if values.dtype == object else None
+            f.create_dataset(name, data=values, maxshape=(None,) + values.shape[1:], chunks=True, dtype=dtype)
             return
         ds = f[name]
         if ds.shape[1:] != values.shape[1:]:

@@ -165,9 +165,8 @@ class _BatchWriter:
         extra["seq_sizes"], lens["seq_sizes"] = decided_lens[None, :, None], [num_seqs]
         types["seq_sizes"] = (1, 2, "int32")
         tags = [str(t) for t in batch.seq_tags]
-        extra["seq_tags"] = numpy.array([[t.encode("utf8") for t in tags]])
-        lens["seq_tags"] = [num_seqs]
-        types["seq_tags"] = (1, 1, extra["seq_tags"].dtype.str)
+        extra["seq_tags"], lens["seq_tags"] = numpy.array([tags], dtype=object), [num_seqs]
+        types["seq_tags"] = (1, 1, "object")  # variable-length strings, as the reference
         for key, value in types.items():
             self.writer.extra_type.setdefault(key, value)
         self.writer.insert_batch(decided.reshape((1, -1)), seq_len=lens, seq_tag=["<->".join(tags)], extra=extra)

@@ -135,8 +135,9 @@ class _Dumper:
             lens[0] = [inputs.shape[1]]
             extra["seq_sizes"], lens["seq_sizes"] = sizes[None], [sizes.shape[0]]
             extra_type["seq_sizes"] = (1, 2, "int32")
-            extra["seq_tags"], lens["seq_tags"] = np.array([[t.encode("utf8") for t in tags]]), [len(tags)]
-            extra_type["seq_tags"] = (1, 1, extra["seq_tags"].dtype.str)
+            # variable-length strings, as the reference (observed)
+            extra["seq_tags"], lens["seq_tags"] = np.array([tags], dtype=object), [len(tags)]
+            extra_type["seq_tags"] = (1, 1, "object")
             tags = ["<->".join(tags)]
         else:
             frames = [x[b][tuple(slice(0, int(s)) for s in sizes[b])].reshape((-1,) + frame_shape)
