@@ -21,6 +21,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from returnn.util.cli import run_tool  # noqa: E402
 
 from returnn.tf.util.checkpoint_inspect import inspect_checkpoint, parse_printoption  # noqa: E402
 
@@ -57,8 +58,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except BrokenPipeError:  # the output piped into e.g. head, which stopped reading
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(0)
+    run_tool(main)
