@@ -48,6 +48,7 @@ class RFNetwork(TFNetwork):
         """Builds the model, its variables and the step function's losses/outputs in the current graph.
 
         :param step_func_name: ``train_step`` (losses) or ``forward_step`` (outputs)
+        :param step: the step passed to ``get_model``; the run context's ``step`` is the graph's global step (a Tensor)
         :raises ConfigValueError: the step function is missing, ``get_model`` returns no ``rf.Module``,
             ``train_step`` marks no loss, ``forward_step`` marks no output
         """
@@ -59,6 +60,7 @@ class RFNetwork(TFNetwork):
         self.rf_model, self.rf_params = rf_api.build_model(
             lambda: check_model(get_model(epoch=epoch, step=step)), net_seed=self.rnd_seed)
         extern_data = rf_api.tensor_dict_of(self.extern_data)
+        step = self._global_train_step_tensor()  # the run context's step: the graph's global step, as the reference
         if step_func_name == "train_step":
             rf_api.init_train_step_run_ctx(train_flag=self.train_flag, step=step, epoch=epoch)
             func(model=self.rf_model, extern_data=extern_data)
@@ -78,6 +80,17 @@ class RFNetwork(TFNetwork):
                 raise ConfigValueError("forward_step", expected="forward_step(*, model, extern_data) to mark at "
                                                                 "least one output (mark_as_default_output / "
                                                                 "mark_as_output)", got="no output marked")
+
+    def _global_train_step_tensor(self) -> Any:
+        """:return: scalar int64 ``Tensor`` of the global train step variable (``global_step``), what
+            ``rf.get_run_ctx().step`` is in the reference's TF backend (observed: ``Tensor{'global_train_step_output',
+            [], dtype='int64'}``), so that step-dependent schedules in the step functions advance while training"""
+        from returnn.tensor import Tensor
+
+        root_scope = tf.compat.v1.VariableScope(reuse=tf.compat.v1.AUTO_REUSE, name="")
+        with tf.compat.v1.variable_scope(root_scope, auxiliary_name_scope=False), tf.compat.v1.name_scope(None):
+            raw = tf.cast(self.global_train_step.read_value(), tf.int64, name="global_train_step")
+        return Tensor("global_train_step", dims=(), dtype="int64", raw_tensor=raw)
 
     def get_params_list(self) -> List[tf.Variable]:
         """:return: the model's parameter variables, sorted by checkpoint name"""

@@ -311,3 +311,21 @@ def test_preload_from_files(tmp_path, capsys):
     new = tf.compat.v1.train.NewCheckpointReader(str(other / "models" / "model.001"))
     for name in ("out/weight/param", "out/bias/param"):
         np.testing.assert_array_equal(new.get_tensor(name), old.get_tensor(name))
+
+
+def _step_error_train_step(*, model, extern_data, **_kwargs):
+    step = rf.get_run_ctx().step
+    assert isinstance(step, rf.Tensor) and step.dims == () and step.dtype == "int64"  # as the reference (observed)
+    linear_train_step(model=model, extern_data=extern_data)
+    rf.cast(step, "float32").mark_as_loss(name="step", as_error=True)
+
+
+def test_run_ctx_step_is_the_global_train_step(tmp_path, capsys):
+    # rf.get_run_ctx().step is the graph's global step (a Tensor), so it advances from step to step in one graph
+    # and goes on in the next epoch (the log line's step counts within the epoch)
+    config = make_config(tmp_path, train_step=_step_error_train_step, dev=None)
+    out = run_task(config, capsys=capsys)
+    steps = [int(n) for n in re.findall(r"^train epoch \d+, step (\d+),", out, re.M)]
+    errors = [float(x) for x in re.findall(r"^train epoch \d+, step \d+, .*error:step (\S+),", out, re.M)]
+    assert steps == [0, 1, 2, 0, 1, 2]
+    assert errors == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
