@@ -50,15 +50,23 @@ class Normalize(Module):
         return out
 
 
-class LayerNorm(Module):
-    """``(x - mean) / sqrt(var + eps) * scale + bias`` over ``in_dim`` (eps 1e-6)."""
+class _ScaledNorm(Module):
+    """A normalization over ``in_dim`` followed by ``* scale (+ bias)``: the parameters ``scale`` (ones) and, with
+    ``with_bias``, ``bias`` (zeros), both of dims ``in_dim``."""
 
-    def __init__(self, in_dim: Union[Dim, Sequence[Dim]], *, eps: float = 1e-6, with_bias: bool = True):
+    def __init__(self, in_dim: Union[Dim, Sequence[Dim]], *, eps: float, with_bias: bool):
         super().__init__()
         self.in_dim, self.eps = in_dim, eps
         dims = _utils.as_dims(in_dim)
         self.scale = Parameter(dims, initial=1.0)
         self.bias = Parameter(dims, initial=0.0) if with_bias else None
+
+
+class LayerNorm(_ScaledNorm):
+    """``(x - mean) / sqrt(var + eps) * scale + bias`` over ``in_dim`` (eps 1e-6)."""
+
+    def __init__(self, in_dim: Union[Dim, Sequence[Dim]], *, eps: float = 1e-6, with_bias: bool = True):
+        super().__init__(in_dim, eps=eps, with_bias=with_bias)
 
     def __call__(self, x: Tensor) -> Tensor:
         dims = _utils.as_dims(self.in_dim)
@@ -69,15 +77,11 @@ class LayerNorm(Module):
         return _utils.make_tensor("layer_norm", out.dims, out.dtype, out.raw_tensor, feature_dim=x.feature_dim)
 
 
-class RMSNorm(Module):
+class RMSNorm(_ScaledNorm):
     """``x / sqrt(mean(x**2) + eps) * scale (+ bias)`` over ``in_dim`` (eps 1e-6)."""
 
     def __init__(self, in_dim: Union[Dim, Sequence[Dim]], *, eps: float = 1e-6, with_bias: bool = False):
-        super().__init__()
-        self.in_dim, self.eps = in_dim, eps
-        dims = _utils.as_dims(in_dim)
-        self.scale = Parameter(dims, initial=1.0)
-        self.bias = Parameter(dims, initial=0.0) if with_bias else None
+        super().__init__(in_dim, eps=eps, with_bias=with_bias)
 
     def __call__(self, x: Tensor) -> Tensor:
         from returnn.frontend.math_ import combine_bc, rsqrt, square

@@ -129,21 +129,16 @@ def forward_to_hdf(state: RunState, dataset, output_file: str, *, batch_size: in
 def forward_with_callback(state: RunState, *, dataset, callback) -> None:
     """Runs the output layer over ``dataset`` and calls ``callback.process_seq(seq_tag=..., outputs={layer name:
     array [T, ...]})`` per sequence (``forward_callback``; an instance or a factory)."""
-    from returnn.forward_iface import ForwardCallbackIface, SeqOutput
+    from returnn.forward_iface import SeqOutput
     from returnn.tf.engine.frontend.network import RFNetwork
 
     if isinstance(state.network, RFNetwork):  # an RF model: the outputs forward_step marked
         from returnn.tf.engine.frontend.forward import forward_with_callback as rf_forward_with_callback
 
         return rf_forward_with_callback(state, dataset=dataset, callback=callback)
-    if dataset is None:
-        raise ConfigValueError("eval", expected="a dataset to forward (config key 'eval' or 'forward_data')", got=None)
-    if not isinstance(callback, ForwardCallbackIface) and callable(callback):
-        callback = callback()
-    for method in ("init", "process_seq", "finish"):
-        if not callable(getattr(callback, method, None)):
-            raise ConfigValueError("forward_callback", expected="a ForwardCallbackIface (with init, process_seq, "
-                                                                "finish) or a function returning one", got=callback)
+    from returnn.tf.engine.forward_callback import checked_forward_callback
+
+    callback = checked_forward_callback(dataset, callback)
     layer = get_output_layer(state)
     name = "output" if layer is state.network.get_default_output_layer() else layer.name
     callback.init(model=state.network)

@@ -76,16 +76,9 @@ def split_seqs(num_seqs: int, values: Dict[str, Any], dims_of: Dict[str, List[Di
 def forward_with_callback(state, *, dataset, callback) -> None:
     """Runs ``forward_step``'s outputs over ``dataset`` into ``callback`` (``init(model=)``, ``process_seq``,
     ``finish()``); ``callback`` may be a factory returning one."""
-    from returnn.forward_iface import ForwardCallbackIface
+    from returnn.tf.engine.forward_callback import checked_forward_callback
 
-    if dataset is None:
-        raise ConfigValueError("eval", expected="a dataset to forward (config key 'eval' or 'forward_data')", got=None)
-    if not isinstance(callback, ForwardCallbackIface) and callable(callback):
-        callback = callback()
-    for method in ("init", "process_seq", "finish"):
-        if not callable(getattr(callback, method, None)):
-            raise ConfigValueError("forward_callback", expected="a ForwardCallbackIface (with init, process_seq, "
-                                                                "finish) or a function returning one", got=callback)
+    callback = checked_forward_callback(dataset, callback)
     network = state.network
     with state.graph.as_default():
         fetches, dims_of = output_fetches(network.rf_outputs)
