@@ -9,6 +9,7 @@ from typing import Callable, Dict, Optional
 
 import tensorflow as tf
 
+from returnn.tf.ops.numerics import safe_log
 from returnn.util.registry import Registry
 
 ACTIVATIONS: Registry[Callable[[tf.Tensor], tf.Tensor]] = Registry("activation function")
@@ -32,8 +33,6 @@ for _name, _fn in _BASE.items():
 def _safe_log(x: tf.Tensor, eps: float = 1e-20, use_fake_grad: bool = True) -> tf.Tensor:
     """``log(max(x, eps))`` (the reference's ``safe_log`` activation; observed: eps 1e-20 by default, ``opts`` may set
     it, e.g. ``{"eps": 1e-10}`` maps 0 and 1e-12 to -23.02585)"""
-    from returnn.tf.util.numerics import safe_log
-
     return safe_log(x, eps=eps, use_fake_grad=use_fake_grad)
 
 

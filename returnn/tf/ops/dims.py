@@ -10,6 +10,7 @@ from typing import Any, Optional
 import tensorflow as tf
 
 from returnn.tensor import Dim, Tensor
+from returnn.tf.ops.masks import sequence_mask
 
 
 def get_batch_size(tensor: Tensor) -> tf.Tensor:
@@ -30,8 +31,9 @@ def get_dim_size(tensor: Tensor, axis: int) -> Any:
     return tf.shape(tensor.placeholder)[axis]
 
 
-def sequence_mask(tensor: Tensor, axis: int) -> Optional[tf.Tensor]:
-    """Bool mask broadcastable to ``tensor.placeholder``: True on valid frames of the dynamic ``axis``.
+def axis_mask(tensor: Tensor, axis: int) -> Optional[tf.Tensor]:
+    """Bool mask broadcastable to ``tensor.placeholder``: True on valid frames of the dynamic ``axis`` (a
+    :func:`~returnn.tf.ops.masks.sequence_mask` of the axis's lengths, laid out on the tensor's axes).
 
     Shape: all axes size 1 except the batch axis and ``axis``. Returns None if ``axis`` is static or has no
     known per-sequence lengths (nothing to mask). A dim with one (scalar) length for the whole batch
@@ -43,16 +45,16 @@ def sequence_mask(tensor: Tensor, axis: int) -> Optional[tf.Tensor]:
     max_len = tf.shape(tensor.placeholder)[axis]
     ext = d.dyn_size_ext
     if ext is not None and len(ext.dims) > 1:  # lengths per entry of several dims, e.g. [B, T]
-        return _multi_dim_sequence_mask(tensor, axis, ext, max_len)
+        return _multi_dim_axis_mask(tensor, axis, ext, max_len)
     if getattr(d.dyn_size, "shape", None) is not None and d.dyn_size.shape.rank == 0:
-        mask = tf.sequence_mask(d.dyn_size, maxlen=max_len)  # [T]
+        mask = sequence_mask(d.dyn_size, maxlen=max_len)  # [T]
         for i in range(tensor.batch_ndim):
             if i != axis:
                 mask = tf.expand_dims(mask, i)
         return mask
     if tensor.batch_dim_axis is None:
         return None
-    mask = tf.sequence_mask(d.dyn_size, maxlen=max_len)  # [B, T]
+    mask = sequence_mask(d.dyn_size, maxlen=max_len)  # [B, T]
     if tensor.batch_dim_axis > axis:
         mask = tf.transpose(mask, [1, 0])
     for i in range(tensor.batch_ndim):  # size-1 axes everywhere else (no shape arithmetic: cheap in loops)
@@ -61,7 +63,7 @@ def sequence_mask(tensor: Tensor, axis: int) -> Optional[tf.Tensor]:
     return mask
 
 
-def _multi_dim_sequence_mask(tensor: Tensor, axis: int, ext: Tensor, max_len: Any) -> Optional[tf.Tensor]:
+def _multi_dim_axis_mask(tensor: Tensor, axis: int, ext: Tensor, max_len: Any) -> Optional[tf.Tensor]:
     """:return: the mask of ``axis`` whose lengths ``ext`` have several dims (all of them axes of ``tensor``, else
         None), size 1 on the other axes"""
     ext_axes = []
@@ -70,7 +72,7 @@ def _multi_dim_sequence_mask(tensor: Tensor, axis: int, ext: Tensor, max_len: An
         if not found:
             return None
         ext_axes.append(found[0])
-    mask = tf.sequence_mask(ext.placeholder, maxlen=max_len)  # ext dims + [axis]
+    mask = sequence_mask(ext.placeholder, maxlen=max_len)  # ext dims + [axis]
     src_axes = ext_axes + [axis]
     order = sorted(range(len(src_axes)), key=lambda i: src_axes[i])
     if order != list(range(len(src_axes))):
@@ -83,10 +85,10 @@ def _multi_dim_sequence_mask(tensor: Tensor, axis: int, ext: Tensor, max_len: An
 
 def valid_frames_mask(tensor: Tensor, axes: Any) -> Optional[tf.Tensor]:
     """:return: bool mask broadcastable to ``tensor.placeholder``, True where the frame is valid on every dynamic
-        axis among ``axes`` (see :func:`sequence_mask`); None if none of them has lengths to mask"""
+        axis among ``axes`` (see :func:`axis_mask`); None if none of them has lengths to mask"""
     mask = None
     for axis in axes:
-        m = sequence_mask(tensor, axis)
+        m = axis_mask(tensor, axis)
         if m is not None:
             mask = m if mask is None else tf.logical_and(mask, m)
     return mask
@@ -94,7 +96,7 @@ def valid_frames_mask(tensor: Tensor, axes: Any) -> Optional[tf.Tensor]:
 
 def mask_padded(tensor: Tensor, axis: int, value: Any) -> tf.Tensor:
     """:return: ``tensor.placeholder`` with padded frames of ``axis`` replaced by ``value``"""
-    mask = sequence_mask(tensor, axis)
+    mask = axis_mask(tensor, axis)
     x = tensor.placeholder
     if mask is None:
         return x

@@ -7,6 +7,7 @@ from typing import Any, Sequence
 import tensorflow as tf
 
 from returnn.tensor.raw_backend import set_raw_backend
+from returnn.tf.ops.masks import pack_valid_frames, sequence_mask
 
 
 class TFRawBackend:
@@ -35,8 +36,8 @@ class TFRawBackend:
 
     @staticmethod
     def sequence_mask(lens: Any, maxlen: Any) -> Any:
-        """:return: bool ``[B, maxlen]``"""
-        return tf.sequence_mask(lens, maxlen=maxlen)
+        """:return: bool ``[B, maxlen]`` (:func:`returnn.tf.ops.masks.sequence_mask`)"""
+        return sequence_mask(lens, maxlen=maxlen)
 
     @staticmethod
     def shape_of(raw: Any, axis: int) -> Any:
@@ -53,8 +54,8 @@ class TFRawBackend:
     @staticmethod
     def flatten_with_seq_len_mask(raw: Any, lens: Any, batch_axis: int, time_axis: int) -> Any:
         """:return: the valid frames packed: ``[sum(lens), <other axes>]``, batch-major"""
-        from returnn.tf.util.select import flatten_with_seq_len_mask
-        return flatten_with_seq_len_mask(raw, lens, batch_dim_axis=batch_axis, time_dim_axis=time_axis)
+        with tf.name_scope("flatten_with_seq_len_mask"):
+            return pack_valid_frames(raw, lens, batch_axis, time_axis)
 
     @staticmethod
     def create_placeholders(tensor: Any) -> None:

@@ -13,7 +13,7 @@ from returnn.log import log
 from returnn.tf.util.control_flow import has_control_flow_context
 from returnn.tf.util.errors import TFUtilValueError
 from returnn.tf.util.graph_inspect import backward_walk_ops
-from returnn.tf.util.numerics import reapply_identity_transpose, safe_exp, strip_identity_transpose
+from returnn.tf.ops.numerics import reapply_identity_transpose, safe_exp, strip_identity_transpose
 
 _CHECK_GRAD = "ReturnnIdentityWithCheckNumericsGrad"
 

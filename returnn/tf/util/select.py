@@ -1,6 +1,6 @@
 """Selection, masking and index helpers on raw TF tensors (the legacy ``TFUtil`` functions configs call):
-``where_bc``, ``nd_indices``, sequence masks, ``flatten_with_seq_len_mask``, ``matrix_triangular``,
-``filter_ended_scores``.
+``where_bc``, ``nd_indices``, ``flatten_with_seq_len_mask``, ``matrix_triangular``, ``filter_ended_scores``
+(the sequence masks are in :mod:`returnn.tf.ops.masks`).
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from typing import Any, Optional, Sequence
 
 import tensorflow as tf
 
+from returnn.tf.ops.masks import pack_valid_frames
 from returnn.tf.util.errors import TFUtilArgError
 from returnn.tf.util.shape import get_shape
 
@@ -74,18 +75,6 @@ def nd_indices(indices: Any, batch_axis: int = 0, indices_batch_major: Optional[
         return tf.stack(pair, axis=-1, name="idxs_exp")
 
 
-def sequence_mask(lengths: Any, name: Optional[str] = None, **kwargs: Any) -> tf.Tensor:
-    """``tf.sequence_mask(lengths, **kwargs)``: (batch, maxlen) True on the first ``lengths[b]`` frames.
-    ``kwargs``: ``maxlen`` (default: max of ``lengths``), ``dtype`` (default bool)."""
-    return tf.sequence_mask(lengths, name=name, **kwargs)
-
-
-def sequence_mask_time_major(lengths: Any, **kwargs: Any) -> tf.Tensor:
-    """:return: :func:`sequence_mask` transposed: (maxlen, batch)"""
-    with tf.name_scope("sequence_mask_time_major"):
-        return tf.transpose(tf.sequence_mask(lengths, **kwargs), [1, 0])
-
-
 def flatten_with_seq_len_mask(x: Any, seq_lens: Any, batch_dim_axis: Optional[int] = None,
                               time_dim_axis: Optional[int] = None, time_major: Optional[bool] = None) -> tf.Tensor:
     """Packs the valid frames of ``x`` into one axis: (batch, time, ...) → (sum(seq_lens), ...), batch-major
@@ -107,13 +96,7 @@ def flatten_with_seq_len_mask(x: Any, seq_lens: Any, batch_dim_axis: Optional[in
     elif batch_dim_axis is None or time_dim_axis is None:
         raise TFUtilArgError("flatten_with_seq_len_mask", "expected batch_dim_axis and time_dim_axis, or time_major")
     with tf.name_scope("flatten_with_seq_len_mask"):
-        x = tf.convert_to_tensor(x)
-        perm = [batch_dim_axis, time_dim_axis] + [i for i in range(x.shape.rank)
-                                                  if i not in (batch_dim_axis, time_dim_axis)]
-        if perm != list(range(x.shape.rank)):
-            x = tf.transpose(x, perm)  # (batch, time, ...)
-        mask = tf.sequence_mask(seq_lens, maxlen=tf.shape(x)[1])  # (batch, time)
-        return tf.boolean_mask(x, mask)
+        return pack_valid_frames(x, seq_lens, batch_dim_axis, time_dim_axis)
 
 
 def flatten_with_seq_len_mask_time_major(x: Any, seq_lens: Any, batch_dim_axis: int, time_dim_axis: int
@@ -128,13 +111,7 @@ def flatten_with_seq_len_mask_time_major(x: Any, seq_lens: Any, batch_dim_axis: 
     :return: (num_frames, ...) with the remaining axes in their order
     """
     with tf.name_scope("flatten_with_seq_len_mask_time_major"):
-        x = tf.convert_to_tensor(x)
-        perm = [time_dim_axis, batch_dim_axis] + [i for i in range(x.shape.rank)
-                                                  if i not in (batch_dim_axis, time_dim_axis)]
-        if perm != list(range(x.shape.rank)):
-            x = tf.transpose(x, perm)  # (time, batch, ...)
-        mask = tf.transpose(tf.sequence_mask(seq_lens, maxlen=tf.shape(x)[0]), [1, 0])  # (time, batch)
-        return tf.boolean_mask(x, mask)
+        return pack_valid_frames(x, seq_lens, batch_dim_axis, time_dim_axis, time_major_order=True)
 
 
 def matrix_triangular(shape: Any, dtype: Any = tf.float32, lower: bool = False, upper: bool = False) -> tf.Tensor:

@@ -2,7 +2,7 @@
 
 from returnn.tf.layers.core.concat_input import ConcatInputLayer as ConcatInputLayer
 from returnn.tf.layers.core.layer_base import LayerBase as LayerBase
-from returnn.tf.layers.core.layer_base import OutputWithActivation as OutputWithActivation
+from returnn.tf.ops.output_with_activation import OutputWithActivation as OutputWithActivation
 from returnn.tf.layers.core.loss import Loss as Loss
 from returnn.tf.layers.core.registry import LAYERS as LAYERS
 from returnn.tf.layers.core.registry import LOSSES as LOSSES

@@ -28,6 +28,7 @@ from returnn.tf.layers.core.registry import LOSSES, get_loss_class
 from returnn.tf.layers.core.reuse_params import ReuseParams
 from returnn.tf.layers.core.scope_names import get_valid_scope_name_from_str, scope_prefix_of
 from returnn.tf.ops import step_random
+from returnn.tf.ops.output_with_activation import OutputWithActivation
 from returnn.tf.util.gradient_checkpoint import gradient_checkpoint_scope
 from returnn.util.suggest import close_matches
 
@@ -497,30 +498,6 @@ class LayerBase:
 
     def post_init(self, layer_desc: Dict[str, Any]) -> None:
         """Called by the network after ``__init__`` (reference hook)."""
-
-
-class OutputWithActivation:
-    """Pre-activation output ``x`` and activation function, so losses can use logits (``ce``, ``ctc``)."""
-
-    def __init__(self, x: tf.Tensor, act_func: Any = None):
-        self.x = x
-        self.act_func = act_func
-        self.y = act_func(x) if act_func is not None else x
-
-    def is_softmax_act_func(self) -> bool:
-        return self.act_func is tf.nn.softmax
-
-    def copy_transposed(self, perm: Sequence[int]) -> OutputWithActivation:
-        """:return: the same with ``x`` and ``y`` transposed by ``perm`` (the activation is not applied again)"""
-        new = OutputWithActivation(tf.transpose(self.x, perm))
-        new.act_func = self.act_func
-        new.y = tf.transpose(self.y, perm)
-        return new
-
-    def get_logits(self) -> tf.Tensor:
-        if self.is_softmax_act_func():
-            return self.x
-        return tf.math.log(tf.maximum(self.y, 1e-30))
 
 
 def _construct_extern_data_provider(network: Any, key: str) -> bool:

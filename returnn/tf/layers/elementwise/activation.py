@@ -9,10 +9,10 @@ import tensorflow as tf
 from returnn.errors import LayerArgError, LayerShapeError, UnknownNameError
 from returnn.tensor import Tensor
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
-from returnn.tf.layers.core.layer_base import OutputWithActivation
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.core.sources import concat_sources_template
 from returnn.tf.ops.activations import check_activation_name, get_activation_function
+from returnn.tf.ops.output_with_activation import OutputWithActivation
 
 
 @register_layer

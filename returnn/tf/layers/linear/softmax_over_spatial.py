@@ -29,7 +29,7 @@ from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.layer_base import LayerBase
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.core.sources import concat_sources_template
-from returnn.tf.ops.dims import sequence_mask
+from returnn.tf.ops.dims import axis_mask
 
 _NEG = -1e30
 
@@ -56,7 +56,7 @@ class SoftmaxOverSpatialLayer(ConcatInputLayer):
             x = tf.cast(x, tf.float32)
         if energy_factor is not None:
             x = x * energy_factor
-        mask = sequence_mask(inp, axis_idx) if use_time_mask else None
+        mask = axis_mask(inp, axis_idx) if use_time_mask else None
         if start is not None or window_start is not None:
             try:
                 mask = _window_mask(inp, axis_idx, mask, start, window_start, window_size)

@@ -41,7 +41,7 @@ import tensorflow as tf
 from returnn.tf.layers.core.loss import Loss
 from returnn.tf.layers.core.registry import register_loss
 from returnn.tf.layers.losses.frames import dense_target_like_output, frame_error, output_feature_last
-from returnn.tf.util.numerics import safe_log
+from returnn.tf.ops.numerics import safe_log
 
 
 @register_loss

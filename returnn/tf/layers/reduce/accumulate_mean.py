@@ -22,7 +22,7 @@ from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.reduce.reduce import ReduceLayer
 from returnn.tf.layers.shape._axis_letters import expand_axis_letters
-from returnn.tf.ops.dims import mask_all_dynamic, sequence_mask
+from returnn.tf.ops.dims import axis_mask, mask_all_dynamic
 
 
 @register_layer
@@ -51,7 +51,7 @@ class AccumulateMeanLayer(ConcatInputLayer):
         total = tf.reduce_sum(mask_all_dynamic(inp, 0), axis=ax)
         count = tf.ones_like(inp.placeholder)
         for a in inp.get_dynamic_axes():
-            mask = sequence_mask(inp, a)
+            mask = axis_mask(inp, a)
             if mask is not None:
                 count = count * tf.cast(mask, count.dtype)
         count = tf.reduce_sum(count, axis=ax)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import tensorflow as tf
 
 from returnn.tf.ops.rnn.real_frames import RealFrames
-from returnn.tf.util.amp import cast_matmul
+from returnn.tf.ops.mixed_precision import cast_matmul
 
 PACK_MIN_INPUT_DIM = 64
 

@@ -34,7 +34,7 @@ from typing import Optional, Tuple
 import tensorflow as tf
 
 from returnn.tf.ops.rnn.real_frames import RealFrames
-from returnn.tf.util.amp import cast_matmul
+from returnn.tf.ops.mixed_precision import cast_matmul
 
 
 def lstm_loop(xw: tf.Tensor, w_re: tf.Tensor, c0: tf.Tensor, h0: tf.Tensor, *,

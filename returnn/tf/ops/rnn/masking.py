@@ -10,14 +10,7 @@ from typing import List, Optional, Sequence
 
 import tensorflow as tf
 
-
-def time_mask(seq_len: tf.Tensor, max_time: tf.Tensor) -> tf.Tensor:
-    """
-    :param seq_len: int32 [B]
-    :param max_time: int32 scalar T
-    :return: bool [T, B], True for real frames (``t < seq_len[b]``)
-    """
-    return tf.transpose(tf.sequence_mask(seq_len, maxlen=max_time))
+from returnn.tf.ops.masks import sequence_mask_time_major
 
 
 def reverse_by_length(x: tf.Tensor, seq_len: tf.Tensor) -> tf.Tensor:
@@ -35,12 +28,12 @@ def zero_padded_frames(x: tf.Tensor, seq_len: tf.Tensor, mask: Optional[tf.Tenso
     """
     :param x: time-major [T, B, D]
     :param seq_len: int32 [B]
-    :param mask: bool [T, B], :func:`time_mask` of ``seq_len`` if the caller has it already
+    :param mask: bool [T, B], :func:`~returnn.tf.ops.masks.sequence_mask_time_major` of ``seq_len`` if the caller has it already
     :return: ``x`` with all frames ``t >= seq_len[b]`` set to exactly zero (``tf.where``, so NaN/inf
         in padding does not survive, and their gradient is zero)
     """
     if mask is None:
-        mask = time_mask(seq_len, tf.shape(x)[0])
+        mask = sequence_mask_time_major(seq_len, maxlen=tf.shape(x)[0])
     return tf.where(mask[:, :, None], x, tf.zeros_like(x))
 
 

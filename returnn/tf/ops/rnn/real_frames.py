@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import tensorflow as tf
 
-from returnn.tf.ops.rnn.masking import time_mask
+from returnn.tf.ops.masks import sequence_mask_time_major
 
 PACK_MAX_REAL_FRACTION = 0.8
 
@@ -29,7 +29,7 @@ class RealFrames:
         :param seq_len: int32 [B]
         :param max_time: int32 scalar T
         """
-        self.mask = time_mask(seq_len, max_time)
+        self.mask = sequence_mask_time_major(seq_len, maxlen=max_time)
         self.flat_mask = tf.reshape(self.mask, [-1])
         self.rows = tf.where(self.flat_mask)
         num_frames = tf.cast(max_time * tf.size(seq_len), tf.float32)

@@ -91,7 +91,7 @@ def test_lengths_per_slice_with_2d_start(session):
     """``size=None`` with a start ``[B, T2]``: the slice axis has lengths per slice, ``dyn_size_ext`` over
     ``[B, T2]`` (as the reference); merge_dims with the feature axis keeps them (times 2); the mask of the slice
     axis is per slice."""
-    from returnn.tf.ops.dims import sequence_mask
+    from returnn.tf.ops.dims import axis_mask
     net = build_net({"s": {"class": "slice_nd", "from": "data", "start": "data:st2", "size": None},
                      "output": {"class": "merge_dims", "from": "s", "axes": ["F", "stag:sliced-time:s"]}}, EXTERN)
     s, out = net.get_layer("s").output, net.get_layer("output").output
@@ -102,7 +102,7 @@ def test_lengths_per_slice_with_2d_start(session):
     feed = make_feed(net, {"data": X, "st2": st2}, {"data": LENS, "st2": [3, 2]})
     y, lens, merged_lens, mask = session.run(
         [s.placeholder, s.dims[2].dyn_size_ext.placeholder, out.dims[2].dyn_size_ext.placeholder,
-         sequence_mask(s, 2)], feed_dict=feed)
+         axis_mask(s, 2)], feed_dict=feed)
     expected_lens = np.maximum(LENS[:, None] - st2, 0)
     np.testing.assert_array_equal(lens, expected_lens)
     np.testing.assert_array_equal(merged_lens, expected_lens * 2)
