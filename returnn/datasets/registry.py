@@ -1,37 +1,52 @@
 """The dataset class registry: ``"class": "<Name>"`` in a dataset dict is looked up here.
 
-Dataset modules register their classes with :func:`register_dataset`; :func:`get_dataset_class` imports all
-dataset modules of this package first, so every built-in class is known.
+Registration is explicit, as for layers: each dataset module decorates its classes with :func:`register_dataset`
+(the name is the class name); :mod:`returnn.datasets.families` imports every such module, and
+:func:`get_dataset_class` imports it before a name is looked up, so every built-in class is known. Each name is
+registered once: a second class under a taken name raises :class:`DatasetClassRegistrationError`.
 """
 
 from __future__ import annotations
 
-import importlib
 import inspect
-from typing import List, Optional, Type
+from typing import Any, List, Optional, Type
 
+from returnn.errors import ConfigError, format_details
 from returnn.util.registry import Registry
 
 DATASETS: Registry[type] = Registry("dataset class")
 
-_MODULES = ("generating", "hdf", "meta", "lm", "audio", "sprint", "map", "text_dict", "raw_wav", "numpy_dump",
-            "multi_proc", "distrib_files", "huggingface", "postprocessing", "unsupported")
-_imported = False
+
+class DatasetClassRegistrationError(ConfigError):
+    """A dataset class cannot be registered: its name is already taken by another class."""
+
+
+def _qualified_name(klass: Any) -> str:
+    return f"{getattr(klass, '__module__', '?')}.{getattr(klass, '__qualname__', klass)}"
 
 
 def register_dataset(cls: type) -> type:
-    """Class decorator: registers ``cls`` under its class name."""
-    DATASETS.register(cls.__name__, cls, overwrite=True)
+    """Class decorator: registers ``cls`` under its class name. Registering the same class again (or a class of
+    the same module and qualified name: a module reloaded) replaces the entry.
+
+    :return: ``cls``
+    :raises DatasetClassRegistrationError: the name is taken by another class (naming both)
+    """
+    name = cls.__name__
+    if name in DATASETS:
+        existing = DATASETS.get(name)
+        if existing is not cls and _qualified_name(existing) != _qualified_name(cls):
+            raise DatasetClassRegistrationError("\n".join(
+                [f"cannot register dataset class {_qualified_name(cls)} as {name!r}: that name is already taken by "
+                 f"{_qualified_name(existing)}"]
+                + format_details(hint="every dataset class name is registered once; give the class another name, "
+                                      "or pass the class itself as the dataset dict's 'class'")))
+    DATASETS.register(name, cls, overwrite=True)
     return cls
 
 
 def _import_all() -> None:
-    global _imported
-    if _imported:
-        return
-    _imported = True
-    for mod in _MODULES:
-        importlib.import_module(f"returnn.datasets.{mod}")
+    import returnn.datasets.families  # noqa: F401  (registers all built-in dataset classes)
 
 
 def get_dataset_class(name: str, *, context: Optional[str] = None) -> Type:
@@ -39,8 +54,6 @@ def get_dataset_class(name: str, *, context: Optional[str] = None) -> Type:
 
     :raises UnknownNameError: listing the known classes and the closest matches
     """
-    if name in DATASETS:
-        return DATASETS.get(name)
     _import_all()
     return DATASETS.get(name, context=context)
 
