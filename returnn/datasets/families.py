@@ -3,7 +3,7 @@ dataset classes (``@register_dataset``), so that all built-in ``"class"`` names 
 
 :func:`returnn.datasets.registry.get_dataset_class` imports it on the first lookup of a name not yet registered
 (as the layer registry imports :mod:`returnn.tf.layers`). A new dataset module is added here;
-``tests/datasets/test_registry.py`` fails on a registering module this list misses.
+``tests/datasets/test_dataset_registry.py`` fails on a registering module this list misses.
 """
 
 import returnn.datasets.audio  # noqa: F401
