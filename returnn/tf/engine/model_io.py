@@ -9,7 +9,8 @@ from __future__ import annotations
 import os
 from typing import Optional, Set
 
-from returnn.errors import ConfigValueError
+from returnn.engine.checkpoint_files import checkpoint_exists
+from returnn.errors import ConfigValueError, DataFileError
 from returnn.log import log
 from returnn.tf.engine.build import param_variables, saveable_variables
 from returnn.tf.engine.checkpoints import update_checkpoint_state_file, var_name
@@ -73,6 +74,8 @@ def preload_from_files(state: RunState, *, is_training: bool, from_scratch: bool
             pass
         elif init_for_train:
             if not (is_training and from_scratch):
+                _warn_if_missing(name, opts["filename"], "continues from the model" if is_training
+                                 else "is not a training (its 'init_for_train' is set)")
                 continue
         elif is_training:
             # as the reference: an entry without init_for_train is for evaluation and search only; it is skipped in
@@ -96,11 +99,23 @@ def preload_from_files(state: RunState, *, is_training: bool, from_scratch: bool
             print("Start pre-loading weights...", file=log.v2)  # as the reference
             done_any = True
         print("loading weights from %s" % opts["filename"], file=log.v2)
+        if not checkpoint_exists(opts["filename"]):  # the reference fails here too (a NotFoundError of TF)
+            raise DataFileError(opts["filename"] + ".index", f"preload_from_files[{name!r}]: the checkpoint "
+                                f"{opts['filename']!r} does not exist (no .index file)")
         loaded = state.loader.load(state.session, opts["filename"], variables, name_map=name_map,
                                    ignore_missing=bool(opts.get("ignore_missing", False)),
                                    what="preload_from_files[%r]" % name)
         done |= {id(v) for v in loaded}
     return done
+
+
+def _warn_if_missing(name: str, filename: str, why_skipped: str) -> None:
+    """Warns that the skipped ``preload_from_files`` entry ``name`` names a checkpoint that does not exist (the
+    reference skips such an entry without a word, and the mistake shows only in a later run from scratch)."""
+    if not checkpoint_exists(filename):
+        log.print_warning(f"preload_from_files[{name!r}]: the checkpoint {filename!r} does not exist (no .index "
+                          f"file); the entry is not used now (this run {why_skipped}), but a run that uses it will "
+                          f"fail")
 
 
 def save_model(state: RunState, filename: Optional[str] = None) -> None:
