@@ -25,7 +25,7 @@ from __future__ import annotations
 import gzip
 import os
 import pickle
-from typing import Dict, Iterator, List, Optional, Sequence, TextIO
+from typing import Any, Dict, Iterator, List, Optional, Sequence, TextIO, Tuple
 
 import numpy
 
@@ -152,17 +152,7 @@ def write_translation_hdf(*, source_corpus: str, target_corpus: str, source_voca
     tmp = f"{hdf_file}.tmp.{os.getpid()}"
     try:
         with h5py.File(tmp, "w") as f, open_corpus(source_corpus) as src_in, open_corpus(target_corpus) as tgt_in:
-            print("Setting attributes...", file=stream)
-            f.attrs["inputPattSize"] = numpy.int64(len(src_vocabs[0]))
-            f.attrs["numLabels"] = numpy.int64(len(tgt_vocabs[0]))
-            print("Done.", file=stream)
-            print("Writing labels (vocabulary)...", file=stream)
-            target_keys = ["classes"] + list(source_factors) + list(target_factors)
-            key_vocabs = [tgt_vocabs[0]] + src_vocabs[1:] + tgt_vocabs[1:]
-            for key, vocab in zip(target_keys, key_vocabs):
-                f.create_dataset(f"targets/labels/{key}", data=_labels_array(vocab))
-                f.require_group("targets/size").attrs[key] = numpy.array([len(vocab), 1], dtype="int64")
-            print("Done.", file=stream)
+            _write_attributes_and_labels(f, src_vocabs, tgt_vocabs, source_factors, target_factors, stream)
             print("Writing source, target, sequence lengths and tags for all lines...", file=stream)
             num_src = len(src_vocabs)
             # (index into the line's word streams [source words, source factors..., target words, target
@@ -171,41 +161,77 @@ def write_translation_hdf(*, source_corpus: str, target_corpus: str, source_voca
                        + [(i, f"targets/data/{k}") for i, k in enumerate(source_factors, 1)]
                        + [(num_src + i, f"targets/data/{k}") for i, k in enumerate(target_factors, 1)])
             arrays = {name: _TokenArray(f, name, data_buffer_size, compression) for _, name in columns}
-            lengths = numpy.zeros((number_of_lines, len(columns)), dtype="int32")
-            done = 0
-            while True:
-                block = list(_read_lines(src_in, tgt_in, line_buffer_size))
-                if not block:
-                    break
-                pending: Dict[str, List[numpy.ndarray]] = {name: [] for _, name in columns}
-                for src_line, tgt_line in block:
-                    if done >= number_of_lines:
-                        raise DataFileError(source_corpus, f"more lines in the corpus files than specified "
-                                                           f"({number_of_lines})")
-                    streams = (_split_factors(src_line.split(), len(src_vocabs), factor_separator, source_corpus,
-                                              done)
-                               + _split_factors(tgt_line.split(), len(tgt_vocabs), factor_separator, target_corpus,
-                                                done))
-                    vocabs = src_vocabs + tgt_vocabs
-                    for col, (idx, name) in enumerate(columns):
-                        ids = _ids(streams[idx], vocabs[idx])
-                        pending[name].append(ids)
-                        lengths[done, col] = len(ids)
-                    done += 1
-                for name, parts in pending.items():  # one HDF write per array and block
-                    arrays[name].append(numpy.concatenate(parts))
-                print(f"> Processed {done} lines.", file=stream)
-            if done != number_of_lines:
-                raise DataFileError(source_corpus, f"fewer lines ({done}) in the corpus files than specified "
-                                                   f"({number_of_lines})")
+            lengths = _write_tokens((src_in, tgt_in), columns, arrays, src_vocabs + tgt_vocabs, num_src,
+                                    factor_separator=factor_separator, corpora=(source_corpus, target_corpus),
+                                    number_of_lines=number_of_lines, line_buffer_size=line_buffer_size,
+                                    stream=stream)
             for arr in arrays.values():
                 arr.finish()
             f.create_dataset("seqLengths", data=lengths)
             width = len(f"line-{max(number_of_lines - 1, 0)}")
-            f.create_dataset("seqTags", data=numpy.array([f"line-{i}".encode("ascii") for i in range(done)],
+            f.create_dataset("seqTags", data=numpy.array([f"line-{i}".encode("ascii") for i in range(number_of_lines)],
                                                          dtype=f"S{width}"))
         os.replace(tmp, hdf_file)
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
     print("Done.", file=stream)
+
+
+def _write_attributes_and_labels(f: Any, src_vocabs: Sequence[Dict[str, int]], tgt_vocabs: Sequence[Dict[str, int]],
+                                 source_factors: Sequence[str], target_factors: Sequence[str],
+                                 stream: Optional[TextIO]) -> None:
+    """The file attributes (input and output vocabulary sizes) and, per target key, its labels and size."""
+    print("Setting attributes...", file=stream)
+    f.attrs["inputPattSize"] = numpy.int64(len(src_vocabs[0]))
+    f.attrs["numLabels"] = numpy.int64(len(tgt_vocabs[0]))
+    print("Done.", file=stream)
+    print("Writing labels (vocabulary)...", file=stream)
+    target_keys = ["classes"] + list(source_factors) + list(target_factors)
+    key_vocabs = [tgt_vocabs[0]] + list(src_vocabs[1:]) + list(tgt_vocabs[1:])
+    for key, vocab in zip(target_keys, key_vocabs):
+        f.create_dataset(f"targets/labels/{key}", data=_labels_array(vocab))
+        f.require_group("targets/size").attrs[key] = numpy.array([len(vocab), 1], dtype="int64")
+    print("Done.", file=stream)
+
+
+def _write_tokens(inputs: Tuple[TextIO, TextIO], columns: Sequence[Tuple[int, str]],
+                  arrays: Dict[str, _TokenArray], vocabs: Sequence[Dict[str, int]], num_src: int, *,
+                  factor_separator: Optional[str], corpora: Tuple[str, str], number_of_lines: int,
+                  line_buffer_size: int, stream: Optional[TextIO]) -> numpy.ndarray:
+    """Appends the token ids of every (source, target) line to ``arrays``, one HDF write per array and block of
+    ``line_buffer_size`` lines.
+
+    :param inputs: the open source and target corpus files
+    :param columns: (index into the line's word streams, array name) per seqLengths column
+    :param vocabs: the source vocabularies (``num_src`` of them), then the target ones
+    :return: int32 ``[number_of_lines, len(columns)]``, the token count of each line and column
+    :raises DataFileError: more or fewer lines than ``number_of_lines``
+    """
+    source_corpus, target_corpus = corpora
+    lengths = numpy.zeros((number_of_lines, len(columns)), dtype="int32")
+    done = 0
+    while True:
+        block = list(_read_lines(*inputs, line_buffer_size))
+        if not block:
+            break
+        pending: Dict[str, List[numpy.ndarray]] = {name: [] for _, name in columns}
+        for src_line, tgt_line in block:
+            if done >= number_of_lines:
+                raise DataFileError(source_corpus, f"more lines in the corpus files than specified "
+                                                   f"({number_of_lines})")
+            streams = (_split_factors(src_line.split(), num_src, factor_separator, source_corpus, done)
+                       + _split_factors(tgt_line.split(), len(vocabs) - num_src, factor_separator, target_corpus,
+                                        done))
+            for col, (idx, name) in enumerate(columns):
+                ids = _ids(streams[idx], vocabs[idx])
+                pending[name].append(ids)
+                lengths[done, col] = len(ids)
+            done += 1
+        for name, parts in pending.items():
+            arrays[name].append(numpy.concatenate(parts))
+        print(f"> Processed {done} lines.", file=stream)
+    if done != number_of_lines:
+        raise DataFileError(source_corpus, f"fewer lines ({done}) in the corpus files than specified "
+                                           f"({number_of_lines})")
+    return lengths
