@@ -1,5 +1,5 @@
 """Sequence masks from lengths: the one implementation (``returnn.tf.util.basic`` re-exports these for configs;
-the raw backend of :class:`returnn.tensor.Tensor`, the recurrent kernels and :func:`returnn.tf.ops.dims.valid_frames_mask`
+the raw backend of :class:`returnn.tensor.Tensor`, the recurrent kernels and :func:`returnn.tf.ops.dims.axis_mask`
 use them).
 
 Frame ``t`` of sequence ``b`` is valid iff ``t < lengths[b]``.
