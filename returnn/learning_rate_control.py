@@ -1,5 +1,7 @@
 """Learning-rate control: the learning rate of each epoch, decided from the scores of earlier epochs.
 
+This module is the reference's public path and re-exports; the code is in :mod:`returnn.lr_control`.
+
 Config keys (defaults as in the reference):
 
 * ``learning_rate_control``: ``"constant"`` (default), ``"newbob"`` = ``"newbob_rel"`` = ``"newbob_relative"``,

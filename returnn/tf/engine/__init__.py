@@ -1,4 +1,6 @@
-"""Public import path ``returnn.tf.engine`` (the reference's module), now a package.
+"""Public import path ``returnn.tf.engine`` (the reference's module), now a package: the TF engine that builds,
+trains and runs a network. Its backend-independent pieces (checkpoint file names, cleanup policy, ``EngineBase``)
+are in :mod:`returnn.engine`.
 
 Defines nothing; each name comes from the module that owns it.
 """

@@ -1,5 +1,6 @@
 """Layers around losses and alignments: ``loss``, ``sparse_softmax_cross_entropy_with_logits``,
-``edit_distance``, ... ; importing registers them."""
+``edit_distance``, ... ; importing registers them. These are layers (``"class": ...``); the loss functions a
+layer's ``"loss"`` argument names are in :mod:`returnn.tf.layers.losses`."""
 
 from returnn.tf.layers.loss_layers import loss as _loss  # noqa: F401
 from returnn.tf.layers.loss_layers import sparse_softmax_ce as _sparse_softmax_ce  # noqa: F401

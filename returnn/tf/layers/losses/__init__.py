@@ -1,4 +1,6 @@
-"""Loss classes (``"loss": "<name>"``); importing registers them."""
+"""Loss classes: what a layer dict's ``"loss": "<name>"`` names (``ce``, ``ctc``, ``mse``, ...; subclasses of
+``Loss`` in the loss registry, not layers); importing registers them. The *layers* around losses
+(``"class": "loss"``, ``edit_distance``, ...) are in :mod:`returnn.tf.layers.loss_layers`."""
 
 from returnn.tf.layers.losses import as_is as _as_is  # noqa: F401
 from returnn.tf.layers.losses import binary_cross_entropy as _bce  # noqa: F401
