@@ -235,9 +235,10 @@ class Dataset:
         epoch = epoch or 1
         if self._seq_order_seq_lens_file:
             get_seq_len = self._get_seq_order_seq_lens_by_idx
-        order = _seq_order.get_seq_order(num_seqs, self.seq_ordering, seed=self._get_epoch_seed(epoch),
-                                         get_seq_len=get_seq_len,
-                                         seed_every_n_epochs=lambda n: self._get_epoch_seed(epoch, every_n=n))
+        order = _seq_order.get_seq_order(
+            num_seqs, self.seq_ordering, seed=self._get_epoch_seed(epoch), get_seq_len=get_seq_len,
+            seed_every_n_epochs=lambda n: self._get_epoch_seed(epoch, every_n=n),
+            get_all_seq_lens=None if get_seq_len is None else lambda: get_seq_len_as_array(get_seq_len, num_seqs))
         if self._seq_list_filter_file:
             allowed = self._load_seq_list_filter()
             order = [i for i in order if self._get_corpus_seq_tag(i) in allowed]

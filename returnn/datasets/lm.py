@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import ast
-import gzip
 import os
-import pickle
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 import numpy as np
@@ -15,6 +12,8 @@ from returnn.log import log
 from returnn.datasets.dataset import Dataset, DatasetSeq
 from returnn.datasets.lexicon import Lexicon as Lexicon  # noqa: F401  (public path returnn.datasets.lm.Lexicon)
 from returnn.datasets.registry import register_dataset
+from returnn.datasets.text_files import (find_file_or_gz, labels_from_map, load_symbols_file, load_symbols_map_file,
+                                         load_vocab_file, read_lines)
 from returnn.datasets.text_cleaners import basic_cleaners as basic_cleaners  # noqa: F401  (reference path)
 from returnn.datasets.text_cleaners import collapse_whitespace as collapse_whitespace  # noqa: F401
 from returnn.datasets.text_cleaners import convert_to_ascii as convert_to_ascii  # noqa: F401
@@ -28,68 +27,6 @@ from returnn.datasets.text_cleaners import lowercase as lowercase  # noqa: F401
 from returnn.datasets.text_cleaners import lowercase_keep_special as lowercase_keep_special  # noqa: F401
 from returnn.datasets.text_cleaners import normalize_numbers as normalize_numbers  # noqa: F401
 from returnn.datasets.text_cleaners import transliteration_cleaners as transliteration_cleaners  # noqa: F401
-
-
-def _open_text(filename: str):
-    if not os.path.exists(filename):
-        raise DatasetFileError(filename, "text file does not exist")
-    if filename.endswith(".gz"):
-        return gzip.open(filename, "rt", encoding="utf8")
-    return open(filename, encoding="utf8")
-
-
-def _read_lines(filename: str) -> List[str]:
-    try:
-        with _open_text(filename) as f:
-            return [line.rstrip("\n").rstrip("\r") for line in f]
-    except (OSError, UnicodeDecodeError, EOFError) as exc:
-        raise DatasetFileError(filename, f"cannot read text (damaged gzip or not UTF-8?): {exc}") from None
-
-
-def _load_symbols_file(filename: str) -> List[str]:
-    """One symbol per line; index = line number (blank lines are a space symbol only if the line is ' ')."""
-    return [line if line.strip() == "" and line else line.strip() for line in _read_lines(filename) if line != ""]
-
-
-def _load_symbols_map_file(filename: str) -> Dict[str, int]:
-    result = {}
-    for n, line in enumerate(_read_lines(filename), start=1):
-        if not line.strip():
-            continue
-        parts = line.rsplit(None, 1)
-        if len(parts) != 2:
-            raise DatasetFileError(filename, f"line {n}: expected 'symbol index', got {line!r}")
-        try:
-            result[parts[0]] = int(parts[1])
-        except ValueError:
-            raise DatasetFileError(filename, f"line {n}: index {parts[1]!r} is not an int") from None
-    return result
-
-
-def _load_vocab_file(filename: str) -> Dict[str, int]:
-    """A vocabulary: a pickled dict, or a text file with a Python dict literal (``{"a": 0, ...}``)."""
-    if not os.path.exists(filename):
-        raise DatasetFileError(filename, "vocabulary file does not exist")
-    with open(filename, "rb") as f:
-        raw = f.read()
-    try:
-        vocab = pickle.loads(raw)
-    except Exception:
-        try:
-            vocab = ast.literal_eval(raw.decode("utf8"))
-        except Exception:
-            raise DatasetFileError(filename, "expected a pickled dict or a dict literal word -> index") from None
-    if not isinstance(vocab, dict):
-        raise DatasetFileError(filename, f"expected a dict word -> index, got {type(vocab).__name__}")
-    return vocab
-
-
-def _labels_from_map(mapping: Dict[str, int]) -> List[str]:
-    labels = [""] * (max(mapping.values(), default=-1) + 1)
-    for sym, idx in mapping.items():
-        if not labels[idx]:
-            labels[idx] = sym
-    return labels
 
 
 @register_dataset
@@ -128,9 +65,9 @@ class LmDataset(Dataset):
         super().__init__(**kwargs)
         self.orth_vocab = None
         if orth_symbols_map_file:
-            mapping = _load_symbols_map_file(orth_symbols_map_file)
+            mapping = load_symbols_map_file(orth_symbols_map_file)
         elif orth_symbols_file:
-            mapping = {sym: i for i, sym in enumerate(_load_symbols_file(orth_symbols_file))}
+            mapping = {sym: i for i, sym in enumerate(load_symbols_file(orth_symbols_file))}
         elif orth_vocab:
             from returnn.datasets.util.vocabulary import Vocabulary
             opts = dict(orth_vocab) if isinstance(orth_vocab, dict) else {"vocab_file": orth_vocab}
@@ -141,7 +78,7 @@ class LmDataset(Dataset):
             raise DatasetArgError("LmDataset: give a vocabulary: orth_symbols_file, orth_symbols_map_file or "
                                   "orth_vocab")
         self.mapping = mapping
-        self.labels = {"data": _labels_from_map(mapping) if self.orth_vocab is None else list(self.orth_vocab.labels)}
+        self.labels = {"data": labels_from_map(mapping) if self.orth_vocab is None else list(self.orth_vocab.labels)}
         dim = len(self.labels["data"])
         self.num_outputs = {"data": (dim, 1)}
         self.num_inputs = dim
@@ -208,7 +145,7 @@ class LmDataset(Dataset):
         seqs, tags = [], []
         for filename in self._files:
             print(f"LmDataset, loading file {filename}", file=log.v4)
-            for line_no, line in enumerate(_read_lines(filename), start=1):
+            for line_no, line in enumerate(read_lines(filename), start=1):
                 if self.skip_empty_lines and not line.strip():
                     continue
                 ids = self._line_to_ids(line, filename, line_no)
@@ -255,13 +192,6 @@ class LmDataset(Dataset):
         return self._tags[corpus_idx]
 
 
-def _find(path: str, name: str) -> str:
-    for candidate in (os.path.join(path, name), os.path.join(path, name + ".gz")):
-        if os.path.exists(candidate):
-            return candidate
-    raise DatasetFileError(os.path.join(path, name), "file does not exist (also tried .gz)")
-
-
 @register_dataset
 class TranslationDataset(Dataset):
     """Parallel text: ``<path>/source.<file_postfix>`` and ``<path>/target.<file_postfix>`` (plain or .gz, one
@@ -287,13 +217,13 @@ class TranslationDataset(Dataset):
         self.labels = {}
         self.num_outputs = {}
         for key, side, postfix in sides:
-            vocab_file = _find(path, f"{side}.vocab.pkl")
-            vocab = _load_vocab_file(vocab_file)
+            vocab_file = find_file_or_gz(path, f"{side}.vocab.pkl")
+            vocab = load_vocab_file(vocab_file)
             if unknown_label is not None and unknown_label not in vocab:
                 raise DatasetArgError(f"TranslationDataset: unknown_label {unknown_label!r} is not in {vocab_file!r}")
-            filename = _find(path, f"{side}.{file_postfix}")
+            filename = find_file_or_gz(path, f"{side}.{file_postfix}")
             seqs = []
-            for n, line in enumerate(_read_lines(filename), start=1):
+            for n, line in enumerate(read_lines(filename), start=1):
                 ids = []
                 for word in (line + postfix).split():
                     idx = vocab.get(word)
@@ -305,7 +235,7 @@ class TranslationDataset(Dataset):
                     ids.append(idx)
                 seqs.append(np.array(ids, dtype="int32"))
             self._streams[key] = seqs
-            self.labels[key] = _labels_from_map(vocab)
+            self.labels[key] = labels_from_map(vocab)
             self.num_outputs[key] = (len(self.labels[key]), 1)
         counts = {k: len(v) for k, v in self._streams.items()}
         if len(set(counts.values())) > 1:

@@ -83,7 +83,8 @@ def _split_bins(order: List[int], bins: int) -> List[List[int]]:
 
 
 def get_seq_order(num_seqs: int, mode: str, *, seed: int, get_seq_len: Optional[Callable[[int], int]] = None,
-                  seed_every_n_epochs: Optional[Callable[[int], int]] = None) -> List[int]:
+                  seed_every_n_epochs: Optional[Callable[[int], int]] = None,
+                  get_all_seq_lens: Optional[Callable[[], np.ndarray]] = None) -> List[int]:
     """The corpus indices of one full epoch in the order given by ``mode``.
 
     :param num_seqs: number of sequences in the corpus
@@ -91,6 +92,8 @@ def get_seq_order(num_seqs: int, mode: str, *, seed: int, get_seq_len: Optional[
     :param seed: the epoch's random seed
     :param get_seq_len: corpus index -> length; required by the sorting modes
     :param seed_every_n_epochs: ``n`` -> the seed of ``random:<n>`` (default: ``seed``)
+    :param get_all_seq_lens: the lengths of all ``num_seqs`` sequences at once, int ``[num_seqs]``, called only by
+        the sorting modes (default: ``get_seq_len`` of each index)
     :raises ConfigValueError: for an unknown mode, or a sorting mode on a dataset without lengths
     """
     check_seq_ordering(mode)
@@ -108,11 +111,13 @@ def get_seq_order(num_seqs: int, mode: str, *, seed: int, get_seq_len: Optional[
         if n_epochs and seed_every_n_epochs is not None:
             seed = seed_every_n_epochs(n_epochs)
         return [int(i) for i in np.random.RandomState(seed).permutation(num_seqs)]
-    if get_seq_len is None:
+    if get_seq_len is None and get_all_seq_lens is None:
         raise ConfigValueError("seq_ordering", expected="an order that needs no sequence lengths (this dataset "
                                "cannot tell lengths before loading): default, reverse, random", got=mode)
-    from returnn.datasets.dataset import get_seq_len_as_array
-    lens = get_seq_len_as_array(get_seq_len, num_seqs)
+    if get_all_seq_lens is not None:
+        lens = get_all_seq_lens()
+    else:
+        lens = np.array([get_seq_len(i) for i in range(num_seqs)], dtype=np.int64)
     if base == "sorted":
         return [int(i) for i in np.argsort(lens, kind="stable")]
     if base == "sorted_reverse":

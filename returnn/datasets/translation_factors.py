@@ -19,6 +19,7 @@ import numpy as np
 from returnn.errors import DatasetFileError
 from returnn.datasets.dataset import Dataset, DatasetSeq
 from returnn.datasets.registry import register_dataset
+from returnn.datasets.text_files import find_file_or_gz, labels_from_map, load_vocab_file, read_lines
 
 
 @register_dataset
@@ -40,8 +41,6 @@ class TranslationFactorsDataset(Dataset):
                  search_without_reference: bool = False, unknown_label: Optional[str] = None,
                  seq_list_file: Optional[str] = None, use_cache_manager: bool = False, **kwargs):
         super().__init__(**kwargs)
-        from returnn.datasets.lm import _find, _labels_from_map, _load_vocab_file, _read_lines
-
         sides = [("source", "data", list(source_factors or []), source_postfix)]
         if not (source_only or search_without_reference):
             sides.append(("target", "classes", list(target_factors or []), target_postfix))
@@ -52,13 +51,13 @@ class TranslationFactorsDataset(Dataset):
             keys = [key] + factors
             vocabs = {}
             for k in keys:
-                vocab_file = _find(path, f"{side if k == key else k}.vocab.pkl")
-                vocabs[k] = (vocab_file, _load_vocab_file(vocab_file))
-                self.labels[k] = _labels_from_map(vocabs[k][1])
+                vocab_file = find_file_or_gz(path, f"{side if k == key else k}.vocab.pkl")
+                vocabs[k] = (vocab_file, load_vocab_file(vocab_file))
+                self.labels[k] = labels_from_map(vocabs[k][1])
                 self.num_outputs[k] = [len(self.labels[k]), 1]
                 self._streams[k] = []
-            filename = _find(path, f"{side}.{file_postfix}")
-            lines = _read_lines(filename)
+            filename = find_file_or_gz(path, f"{side}.{file_postfix}")
+            lines = read_lines(filename)
             counts[side] = len(lines)
             for n, line in enumerate(lines, start=1):
                 tokens = line.split()

@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import numpy
 
-from returnn.datasets.util.vocabulary import Vocabulary
+from returnn.datasets.util.vocabulary_base import Vocabulary
 from returnn.errors import DatasetArgError
 
 

@@ -18,7 +18,7 @@ import numpy
 from returnn.errors import DatasetArgError
 from returnn.util.files import DataFileNotFoundError
 
-from returnn.datasets.util.vocabulary import Vocabulary
+from returnn.datasets.util.vocabulary_base import Vocabulary
 
 
 class SentencePieces(Vocabulary):
