@@ -118,7 +118,7 @@ def test_every_class_is_covered():
     assert {type(err) for err in _instances()} == set(_error_classes())
     names = {f"{cls.__module__}.{cls.__qualname__}" for cls in _error_classes()}
     assert len(names) >= 33
-    assert {"returnn.tf.network.errors.LayerNotFound", "returnn.tf.engine.runner.NonFiniteLossError",
+    assert {"returnn.errors.LayerNotFound", "returnn.tf.engine.runner.NonFiniteLossError",
             "returnn.util.behavior_version.BehaviorVersion.RequirementNotSatisfied",
             "returnn.tf.layers.core.registry.LayerClassRegistrationError",
             "returnn.datasets.sprint.SprintNotAvailableError"} <= names

@@ -28,7 +28,7 @@ from typing import Any, Callable, Dict, Optional
 
 import tensorflow as tf
 
-from returnn.errors import LayerArgError
+from returnn.errors import LayerArgError, NetworkConstructionDependencyLoopException
 
 _SPEC_KEYS = ("reuse_layer", "map", "custom", "auto_create_missing", "layer_output", "shape")
 
@@ -69,8 +69,6 @@ class LazyLayer:
     def get_layer_for_params(self) -> Any:
         """:return: the layer if it can be constructed now, else a stand-in of it with its params (built from the
             output templates of the layers under construction; see :mod:`returnn.tf.network.stand_in`)"""
-        from returnn.tf.network.errors import NetworkConstructionDependencyLoopException
-
         try:
             return self.get_layer()
         except NetworkConstructionDependencyLoopException:
@@ -105,8 +103,6 @@ class ReuseParams:
     def reuse_layer(self) -> Any:
         """The layer whose params are used (a lazily resolved one once it is constructed), or None"""
         if isinstance(self._reuse_layer, LazyLayer):
-            from returnn.tf.network.errors import NetworkConstructionDependencyLoopException
-
             try:
                 self._reuse_layer = self._reuse_layer.get_layer()
             except NetworkConstructionDependencyLoopException:  # still under construction: the lazy one (its scope)
@@ -202,8 +198,6 @@ class ReuseParams:
 def _resolve_layer(name: str, network: Any, get_layer: Callable[[str], Any]) -> Any:
     """:return: the layer ``name`` (as ``get_layer`` resolves it), or a :class:`LazyLayer` when it is under
     construction (it depends on the layer asking)"""
-    from returnn.tf.network.errors import NetworkConstructionDependencyLoopException
-
     # "base:x": the layer itself in the enclosing network (not a rec loop's tiled copy of its output)
     while name.startswith("base:") and network.parent_net is not None:
         network, name = network.parent_net, name[len("base:"):]

@@ -15,7 +15,7 @@ from typing import Any, Callable, Optional
 
 import tensorflow as tf
 
-from returnn.errors import LayerArgError
+from returnn.errors import LayerArgError, LayerNotFound
 from returnn.tensor import Tensor
 
 _CONST = {"zeros": 0, "ones": 1, "apply(0)": 0}
@@ -29,7 +29,6 @@ def check_initial_output(full_name: str, layer_class: str, spec: Any, frame: Ten
         dynamic axis whose lengths are not known before the loop (then no zeros can be built)
     """
     if isinstance(spec, str) and spec not in _CONST and spec != "var":
-        from returnn.tf.network.errors import LayerNotFound
         try:
             layer = get_base_layer(spec)
         except LayerNotFound as exc:

@@ -19,10 +19,9 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
-from returnn.errors import LayerArgError
+from returnn.errors import LayerArgError, LayerNotFound, NetworkConstructionDependencyLoopException
 from returnn.tensor import Dim, FeatureDim, Tensor
 from returnn.tf.layers.core.spec import validate_layer_dict
-from returnn.tf.network.errors import LayerNotFound
 from returnn.util.suggest import close_matches
 
 STEP_INDEX = ":i"
@@ -291,7 +290,6 @@ class SubnetTemplates:
         if name in self.layers:
             return self.layers[name]
         if name in self._constructing:
-            from returnn.tf.network.errors import NetworkConstructionDependencyLoopException
             raise NetworkConstructionDependencyLoopException(self.sub_net, name, self._constructing, self.unit)
         desc = self.unit[name]
         layer_class = validate_layer_dict(self.full_name(name), desc)
