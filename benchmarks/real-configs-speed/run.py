@@ -84,6 +84,8 @@ def _worker(args) -> None:
     import returnn.tf  # noqa: F401  # TensorFlow as each implementation imports it in its rnn.py
     import tensorflow as tf
 
+    times["returnn"] = os.path.dirname(os.path.dirname(os.path.abspath(returnn.tf.__file__)))
+
     tf.compat.v1.disable_eager_execution()
     from build_network import _dim_without_dimension, _install_tf1_aliases, _PathsExist
 
@@ -434,7 +436,8 @@ def _print_trace(tf, session, fetch, feed, top: int, what: str, nodes: int = 0) 
 def _run_one(python: str, name: str, args) -> dict:
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # both sides read their bytecode caches
-    env["PYTHONPATH"] = ""
+    # ours: the returnn of this checkout (ahead of an installed one); the reference: its venv's own
+    env["PYTHONPATH"] = REPO if python == args.ours and "ours" in args.sides else ""
     env["CUDA_VISIBLE_DEVICES"] = ""
     t0 = time.time()
     proc = subprocess.run(
@@ -513,8 +516,9 @@ def main() -> None:
     parser.add_argument("--set", nargs="*", metavar="KEY=JSON",
                         help="config values for both sides, e.g. tf_amp='\"bfloat16\"' (with --sides ours)")
     parser.add_argument("--sides", nargs="*", default=["ours", "ref"], help="which sides to run (ours, ref)")
-    parser.add_argument("--ours", default="/work/venv-ours/bin/python")
-    parser.add_argument("--ref", default="/work/venv-ref/bin/python")
+    parser.add_argument("--ours", default=sys.executable,
+                        help="Python for this project (its worker imports the returnn of this checkout first)")
+    parser.add_argument("--ref", default="/tmp/refvenv/bin/python", help="Python of the reference's venv")
     args = parser.parse_args()
     if args.worker:
         _worker(args)
