@@ -18,6 +18,7 @@ from returnn import __long_version__
 from returnn.config import NAMED_OPTIONS, Config, set_global_config
 from returnn.errors import ReturnnError
 from returnn.log import log
+from returnn.options import RunOptions
 from returnn.options.unknown_keys import warn_misspelled_keys
 from returnn.util.backend import BackendEngine
 from returnn.util.behavior_version import BehaviorVersion
@@ -105,7 +106,7 @@ def init_config(config_filename: Optional[str] = None, command_line_options: Seq
         cfg.update(extra_updates)
     config = cfg
     set_global_config(cfg)
-    BehaviorVersion.set(cfg.int("behavior_version", None))
+    BehaviorVersion.set(RunOptions.read_one(cfg, "behavior_version"))
     return cfg
 
 
@@ -118,7 +119,7 @@ def init_log() -> None:
     from returnn.tasks import task_needs_tensorflow
 
     assert config is not None, "call init_config() first"
-    if task_needs_tensorflow(str(config.value("task", "train"))):
+    if task_needs_tensorflow(str(RunOptions.read_one(config, "task"))):
         from returnn.tf.distributed.startup import rank_log_config
 
         rank_log_config(config)
@@ -146,9 +147,9 @@ def need_data() -> bool:
     """Whether the task needs the datasets: the config key ``need_data`` (default True), False for the tasks
     ``nop``, ``nop_init_net_train`` and ``cleanup_old_models`` (observed from the reference)."""
     assert config is not None, "call init_config() first"
-    if not config.bool("need_data", True):
+    if not RunOptions.read_one(config, "need_data"):
         return False
-    return config.value("task", "train") not in _TASKS_WITHOUT_DATA
+    return RunOptions.read_one(config, "task") not in _TASKS_WITHOUT_DATA
 
 
 def init_data() -> None:
@@ -249,7 +250,7 @@ def execute_main_task() -> None:
     from returnn.tasks import run_task
 
     assert config is not None, "call init() first"
-    task = config.value("task", "train")
+    task = RunOptions.read_one(config, "task")
     start = time.time()
     run_task(config, task)
     print(f"elapsed: {hms_fraction(time.time() - start)}", file=log.v3)
@@ -316,7 +317,7 @@ def main(argv: Optional[List[str]] = None) -> None:
         _start_up(config, argv[1:])
         from returnn.tasks import check_task
 
-        check_task(config.value("task", "train"))
+        check_task(RunOptions.read_one(config, "task"))
         execute_main_task()
     except ReturnnError as exc:
         _report_error(exc, argv, user_error=True)

@@ -594,6 +594,14 @@ def get_global_config(*, raise_exception: bool = True, auto_create: bool = False
     return None
 
 
+def config_or_global(config: Optional[Config]) -> Config:
+    """``config``, or the global config when it is None (the default of the reference's ``Engine(config=None)``).
+
+    :raises RuntimeError: ``config`` is None and no global config is set
+    """
+    return config if config is not None else get_global_config()
+
+
 def set_global_config(config: Optional[Config]) -> None:
     """Installs ``config`` as the global config (``None`` removes it)."""
     global _global_config

@@ -14,6 +14,7 @@ from typing import Dict
 from returnn.config import Config
 from returnn.errors import ConfigValueError, UnknownNameError
 from returnn.log import log
+from returnn.options.named_keys import named_value
 from returnn.util.suggest import close_matches
 
 _ENGINE_TASKS = "returnn.tf.engine.tasks:"
@@ -74,7 +75,7 @@ def _config_function_task(config: Config, task: str) -> None:
     """``config:<name>`` / ``optional-config:<name>``: calls the config's function ``<name>``."""
     prefix = next(p for p in _PREFIX_TASKS if task.startswith(p))
     name = task[len(prefix):]
-    func = config.typed_value(name)
+    func = named_value(config, name)
     if func is None and prefix == "optional-config:":
         print(f"Task: {task}: config has no {name!r}, nothing to do", file=log.v3)
         return

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from typing import Dict, Optional, Tuple
 
-from returnn.config import Config, get_global_config
+from returnn.config import Config, config_or_global
 from returnn.engine.checkpoint_files import get_epoch_model_filename, get_existing_epochs
 from returnn.errors import ConfigValueError
+from returnn.options import CheckpointOptions, RunOptions, TrainingOptions
 
 
 class EngineBase:
@@ -25,7 +26,7 @@ class EngineBase:
     """
 
     def __init__(self, config: Optional[Config] = None):
-        self.config = config if config is not None else get_global_config()
+        self.config = config_or_global(config)
         self.epoch = 0
         self.global_train_step = None
         self.pretrain = None
@@ -36,7 +37,7 @@ class EngineBase:
     @classmethod
     def config_get_final_epoch(cls, config: Config) -> int:
         """The last epoch to train: ``num_epochs`` (default 5)."""
-        return config.int("num_epochs", 5)
+        return TrainingOptions.read_one(config, "num_epochs")
 
     @classmethod
     def epoch_model_filename(cls, model_filename: str, epoch: int, *, is_pretrain: bool = False) -> str:
@@ -50,7 +51,7 @@ class EngineBase:
 
         :param for_training: accepted for the reference's signature
         """
-        model = config.value("model", None)
+        model = RunOptions.read_one(config, "model")
         if not model:
             return {}
         out = {epoch: cls.epoch_model_filename(model, epoch, is_pretrain=True)
@@ -64,8 +65,11 @@ class EngineBase:
         none (the TF engine's model choice: ``load``, ``load_epoch``, the last existing epoch)."""
         from returnn.tf.engine.model_selection import choose_model_for_eval, choose_model_for_train
 
-        task = config.value("task", "train")
-        choice = choose_model_for_train(config) if task == "train" else choose_model_for_eval(config, task=task)
+        run, checkpoints = RunOptions.from_config(config), CheckpointOptions.from_config(config)
+        if run.task == "train":
+            choice = choose_model_for_train(checkpoints, run.model)
+        else:
+            choice = choose_model_for_eval(checkpoints, run.model, task=run.task)
         return choice.epoch, choice.filename
 
     @classmethod
@@ -79,8 +83,9 @@ class EngineBase:
 
     @classmethod
     def get_start_epoch_no_existing_model(cls, config: Config) -> int:
-        """``start_epoch`` (default 1) when no checkpoint exists."""
-        return config.int("start_epoch", 1)
+        """``start_epoch`` when no checkpoint exists (1 when unset or ``"auto"``)."""
+        start_epoch = CheckpointOptions.read_one(config, "start_epoch")
+        return 1 if start_epoch in (None, "auto") else int(start_epoch)
 
     def set_epoch(self, epoch: int) -> None:
         """Sets the current epoch."""

@@ -17,7 +17,6 @@ OTHER_KEYS: Dict[str, str] = {
     "log": "returnn.log: log files (a list; 'stdout' for the terminal)",
     "log_verbosity": "returnn.log: verbosity per log (0..5, default 3)",
     "log_format": "returnn.log: format per log",
-    "need_data": "returnn.__main__: False: no datasets are built at start-up",
     "pretrain": "returnn.pretrain: layer-wise pretraining (a dict, 'default', or None)",
     "debug_print_layer_output_template": "returnn.tf.network: print each layer's output template when built",
     "optimize_move_layers_out": "returnn.tf.layers.recurrent: move layers out of a rec loop where possible",

@@ -17,6 +17,8 @@ class RunOptions(OptionGroup):
     task: str = option("train", "what rnn.py does: train, eval, forward, search, compute_priors, analyze_data, "
                                 "initialize_model, cleanup_old_models, nop, nop_init_net_train, config:<function>",
                        kind="str")
+    need_data: bool = option(True, "False: rnn.py builds no datasets at start-up (as for the tasks nop, "
+                                   "nop_init_net_train and cleanup_old_models)", kind="bool")
     behavior_version: Optional[int] = option(None, "the reference's behavior version: newer defaults and stricter "
                                                    "checks (e.g. >= 2 requires 'optimizer')", kind="int")
     model: Optional[str] = option(None, "checkpoint path prefix: epoch N is saved as <model>.NNN (pretrain epochs "

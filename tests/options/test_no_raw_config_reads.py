@@ -31,23 +31,9 @@ CONFIG_READERS = ("options/", "config.py")
 NOT_CONVERTED_YET: Dict[str, str] = {
     # cfg-engine
     "__main__.py": "cfg-engine",
-    "tasks.py": "cfg-engine",
-    "engine/base.py": "cfg-engine",
-    "tf/engine/analysis.py": "cfg-engine",
-    "tf/engine/cleanup.py": "cfg-engine",
-    "tf/engine/engine.py": "cfg-engine",
-    "tf/engine/epoch_network.py": "cfg-engine",
-    "tf/engine/forward.py": "cfg-engine",
-    "tf/engine/model_selection.py": "cfg-engine",
-    "tf/engine/network_setup.py": "cfg-engine",
-    "tf/engine/search.py": "cfg-engine",
-    "tf/engine/tasks.py": "cfg-engine",
     "tf/engine/frontend/config_entry.py": "cfg-engine",
     "tf/engine/frontend/forward.py": "cfg-engine",
     "tf/engine/frontend/network.py": "cfg-engine",
-    "tf/export/from_config.py": "cfg-engine",
-    "tf/tools/attention_weights.py": "cfg-engine",
-    "tf/tools/common.py": "cfg-engine",
     # cfg-data
     "config_pickle.py": "cfg-data",
     "log.py": "cfg-data",

@@ -39,6 +39,15 @@ def _setup(tmp_path, num_epochs=10):
     return ["--config", str(config), "--model", str(tmp_path / "model"), "--scores", str(tmp_path / "newbob.data")]
 
 
+def _cleanup(config):
+    from returnn.options import RunOptions, TrainingOptions
+    from returnn.tf.engine.cleanup import cleanup_old_models
+    from returnn.tf.engine.network_setup import create_learning_rate_control
+
+    return cleanup_old_models(RunOptions.read_one(config, "model"), TrainingOptions.from_config(config),
+                              create_learning_rate_control(config))
+
+
 def _epochs(tmp_path):
     return sorted(int(n.split(".")[1]) for n in os.listdir(tmp_path) if n.endswith(".index"))
 
@@ -77,14 +86,13 @@ def test_policy_observations():
 
 def test_epochs_after_num_epochs_untouched(tmp_path):
     from returnn.config import Config
-    from returnn.tf.engine.cleanup import cleanup_old_models
 
     _setup(tmp_path)
     config = Config()
     config.update({"model": str(tmp_path / "model"), "learning_rate_file": str(tmp_path / "newbob.data"),
                    "num_epochs": 5, "cleanup_old_models": {"keep_last_n": 1, "keep_best_n": 1, "keep": []}})
     # as observed (num_epochs 20, checkpoints of epochs 1..200: only 1..20 listed), epochs after num_epochs stay
-    assert cleanup_old_models(config) == [1, 2, 3, 4]
+    assert _cleanup(config) == [1, 2, 3, 4]
     assert _epochs(tmp_path) == list(range(5, 11))
 
 

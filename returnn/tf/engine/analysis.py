@@ -15,21 +15,24 @@ import numpy as np
 
 from returnn.errors import ConfigValueError
 from returnn.log import log
+from returnn.options import AnalysisOptions
 
 
-def analyze_data(config, datasets: Dict[str, object]) -> Dict[str, np.ndarray]:
+def analyze_data(options: AnalysisOptions, datasets: Dict[str, object], *,
+                 target: str = "classes") -> Dict[str, np.ndarray]:
     """Runs the analysis; returns ``{"mean", "std_dev", "log_priors"}`` (those that apply).
 
+    :param options: the parsed ``analyze_dataset`` and ``statistics_save_prefix``
     :param datasets: name (``train``/``dev``/``eval``) → dataset
+    :param target: the data key whose class priors are computed (config ``target``)
     :raises ConfigValueError: the chosen dataset is not defined
     """
-    name = config.value("analyze_dataset", "train")
+    name = options.analyze_dataset
     dataset = datasets.get(name)
     if dataset is None:
         raise ConfigValueError("analyze_dataset", expected="one of the defined datasets %s" %
                                sorted(k for k, v in datasets.items() if v is not None), got=name)
     dataset.init_seq_order(epoch=1)
-    target = config.value("target", "classes")
     keys = dataset.get_data_keys()
     input_key = "data" if "data" in keys else keys[0]
     dim = dataset.get_data_dim(input_key)
@@ -69,7 +72,7 @@ def analyze_data(config, datasets: Dict[str, object]) -> Dict[str, np.ndarray]:
         with np.errstate(divide="ignore"):
             out["log_priors"] = np.log(counts / counts.sum())
         print("Prior (%r): %s" % (target, counts / counts.sum()), file=log.v2)
-    prefix = config.value("statistics_save_prefix", None)
+    prefix = options.statistics_save_prefix
     if prefix:
         for key, suffix in (("log_priors", "log_priors"), ("mean", "mean"), ("std_dev", "std_dev")):
             if key in out:

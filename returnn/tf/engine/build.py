@@ -8,6 +8,7 @@ from typing import Any, Callable, Dict, List, Optional
 import tensorflow as tf
 
 from returnn.log import log
+from returnn.options import FrontendOptions
 from returnn.tf.engine import epoch_network, network_setup
 from returnn.tf.engine.frontend.config_entry import is_rf_config
 from returnn.tf.engine.checkpoints import CheckpointLoader, CheckpointSaver, var_name
@@ -24,7 +25,8 @@ def net_dict_for_epoch(state: RunState, epoch: Optional[int]) -> Dict[str, Any]:
     ``epoch`` None (a random model for a non-training task): the final network."""
     if epoch is None:
         epoch = state.pretrain.get_train_num_epochs() + 1 if state.pretrain is not None else 1
-    return epoch_network.get_net_dict_for_epoch(state.config, state.pretrain, epoch)
+    return epoch_network.get_net_dict_for_epoch(state.options.run, state.options.get(FrontendOptions), state.pretrain,
+                                                epoch)
 
 
 def build(state: RunState, *, train: bool, epoch: Optional[int] = None, eval_flag: bool = False,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import List
+from typing import List, Optional
 
 from returnn.engine.checkpoint_averaging import AveragingOptions, epochs_kept_for_averaging
 from returnn.engine.checkpoint_files import (
@@ -20,6 +20,7 @@ from returnn.engine.checkpoint_files import (
 )
 from returnn.errors import ConfigValueError
 from returnn.log import log
+from returnn.options import TrainingOptions
 from returnn.util.timefmt import human_bytes_size
 
 
@@ -29,24 +30,20 @@ def _short_list(epochs: List[int]) -> str:
     return "[%s, ..., %s]" % (", ".join(map(str, epochs[:3])), ", ".join(map(str, epochs[-3:])))
 
 
-def cleanup_old_models(config, *, learning_rate_control=None, ask_for_confirmation: bool = False,
-                       dry_run: bool = False) -> List[int]:
+def cleanup_old_models(model: Optional[str], options: TrainingOptions, learning_rate_control, *,
+                       ask_for_confirmation: bool = False, dry_run: bool = False) -> List[int]:
     """Deletes the checkpoints of ``model`` the policy does not keep. Returns the deleted epochs.
 
-    :param learning_rate_control: provides the scores per epoch (default: loaded from the config)
+    :param model: config ``model`` (the checkpoint path prefix)
+    :param options: the parsed ``cleanup_old_models``, ``num_epochs`` and ``average_checkpoints``
+    :param learning_rate_control: provides the scores per epoch
     :param ask_for_confirmation: ask on stdin before deleting (the ``cleanup_old_models`` task)
     :param dry_run: only print which epochs would be kept and deleted (``tools/cleanup-old-models.py --dry_run``)
     :raises ConfigValueError: ``model`` is not set, or a bad ``cleanup_old_models`` value
     """
-    model = config.value("model", None)
     if not model:
         raise ConfigValueError("model", expected="the checkpoint prefix whose old epochs to delete", got=None)
-    opts = CleanupOptions(config.typed_value("cleanup_old_models", None) or True,
-                          num_epochs=config.int("num_epochs", 5))
-    if learning_rate_control is None:
-        from returnn.tf.engine import network_setup
-
-        learning_rate_control = network_setup.create_learning_rate_control(config)
+    opts = CleanupOptions(options.cleanup_old_models or True, num_epochs=options.num_epochs)
     checkpoints = get_existing_checkpoints(model)  # pretrain ones included, as the reference
     # as the reference: epochs after num_epochs are neither listed nor deleted
     existing = [epoch for epoch in sorted(checkpoints) if epoch <= opts.num_epochs]
@@ -55,7 +52,7 @@ def cleanup_old_models(config, *, learning_rate_control=None, ask_for_confirmati
         return []
     scores = {ep: dict(data.error) for ep, data in learning_rate_control.epoch_data.items()}
     keep = select_epochs_to_keep(existing, scores, opts)
-    averaging = config.typed_value("average_checkpoints", None)
+    averaging = options.average_checkpoints
     if averaging is not None:  # the epochs the next averages are made of
         keep |= epochs_kept_for_averaging(existing, scores, AveragingOptions(averaging),
                                           learning_rate_control.get_error_key)

@@ -20,10 +20,18 @@ import functools
 import signal
 from typing import Any, Dict, Optional
 
-from returnn.config import Config, get_global_config
+from returnn.config import Config, config_or_global
 from returnn.engine.base import EngineBase
 from returnn.errors import ConfigValueError
 from returnn.log import log
+from returnn.options import (
+    CheckpointOptions,
+    DataOptions,
+    ForwardOptions,
+    FrontendOptions,
+    RunOptions,
+    SearchOptions,
+)
 from returnn.pretrain import pretrain_from_config
 from returnn.tf.engine.frontend.config_entry import check_config as check_rf_config
 from returnn.tf.distributed.strategy import get_strategy
@@ -111,7 +119,7 @@ class Engine(EngineBase):
 
     def __init__(self, config: Optional[Config] = None):
         global _global_engine
-        config = config if config is not None else get_global_config()
+        config = config_or_global(config)
         self.state = RunState(config=config, strategy=get_strategy())
         super().__init__(config)
         self.state.model_filename = self.state.options.run.model
@@ -169,7 +177,8 @@ class Engine(EngineBase):
             from returnn.tf.engine.epoch_network import get_net_dict_for_epoch
 
             final = self.pretrain.get_train_num_epochs() + 1 if self.pretrain is not None else 1
-            return get_net_dict_for_epoch(config, self.pretrain, final if epoch is None else epoch)
+            return get_net_dict_for_epoch(RunOptions.from_config(config), FrontendOptions.from_config(config),
+                                          self.pretrain, final if epoch is None else epoch)
         return build.net_dict_for_epoch(self.state, epoch)
 
     def close_session(self) -> None:
@@ -215,7 +224,7 @@ class Engine(EngineBase):
         state.learning_rate_control = network_setup.create_learning_rate_control(state.config)
         check_rf_config(state.config)
         state.pretrain = pretrain_from_config(state.config)
-        choice = choose_model_for_train(state.config, pretrain=state.pretrain)
+        choice = choose_model_for_train(state.options.checkpoints, state.model_filename, pretrain=state.pretrain)
         start_epoch = (choice.epoch or 0) + 1 if not choice.params_only else 1
         state.start_epoch = state.strategy.agree_int(start_epoch, "start_epoch")  # rank 0's, when distributed
         # the network of the checkpoint to load (the epoch's own network follows in init_train_epoch)
@@ -227,7 +236,7 @@ class Engine(EngineBase):
         build.sync_model(state)
 
     def _config_eval_datasets(self) -> Dict[str, Any]:
-        if not self.config.typed_value("eval_datasets", None):
+        if not self.state.options.get(DataOptions).eval_datasets:
             return {}
         from returnn.datasets.from_config import init_datasets_from_config
 
@@ -249,15 +258,15 @@ class Engine(EngineBase):
         state.model_filename = state.options.run.model
         check_rf_config(state.config)
         state.pretrain = pretrain_from_config(state.config)
-        choice = choose_model_for_eval(state.config, task=task)
+        choice = choose_model_for_eval(state.options.checkpoints, state.model_filename, task=task)
         state.epoch = choice.epoch or 0
         if task == "eval":
             print("Evaluate epoch %i" % state.epoch, file=log.v3)
             if state.learning_rate_control is None:  # the scores go there (saved with a learning_rate_file)
                 state.learning_rate_control = network_setup.create_learning_rate_control(state.config)
-        search = task == "search" or (task == "forward" and state.config.bool("forward_use_search", False))
+        search = task == "search" or (task == "forward" and state.options.get(ForwardOptions).forward_use_search)
         if eval_flag is None:
-            eval_flag = task == "eval" or (task == "search" and state.config.bool("search_do_eval", True))
+            eval_flag = task == "eval" or (task == "search" and state.options.get(SearchOptions).search_do_eval)
         build.build(state, train=False, epoch=choice.epoch, eval_flag=eval_flag, search_flag=search,
                     net_dict_post_proc=net_dict_post_proc)
         if state.strategy.loads_checkpoints:
@@ -386,7 +395,8 @@ class Engine(EngineBase):
     def get_epoch_model(cls, config: Config):
         """``(epoch, checkpoint prefix)`` a non-training task would load (``(None, None)`` for random init with
         ``allow_random_model_init``), as the reference's ``Engine.get_epoch_model``."""
-        choice = choose_model_for_eval(config, task=config.value("task", "eval"))
+        run = RunOptions.from_config(config)
+        choice = choose_model_for_eval(CheckpointOptions.from_config(config), run.model, task=run.task)
         return choice.epoch, choice.filename
 
     @_in_graph
@@ -401,5 +411,8 @@ class Engine(EngineBase):
         ``dry_run`` only prints which it would delete."""
         from returnn.tf.engine.cleanup import cleanup_old_models
 
-        cleanup_old_models(self.config, learning_rate_control=self.learning_rate_control,
+        state = self.state
+        state.options.refresh()  # the keys as they are now
+        lrc = state.learning_rate_control or network_setup.create_learning_rate_control(state.config)
+        cleanup_old_models(state.options.run.model, state.options.training, lrc,
                            ask_for_confirmation=ask_for_confirmation, dry_run=dry_run)

@@ -24,27 +24,30 @@ back. Log lines (v3): ``Update config key 'batch_size' for epoch 1: 500 -> 200``
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Optional
 
 from returnn.errors import ConfigValueError
-from returnn.log import log
+from returnn.options import FrontendOptions, RunOptions
+from returnn.options.epoch_overrides import EpochConfig as EpochConfig  # the #config overrides (public here too)
 
 
-def get_net_dict_for_epoch(config, pretrain, epoch: int) -> Dict[str, Any]:
+def get_net_dict_for_epoch(run: RunOptions, frontend: FrontendOptions, pretrain, epoch: int) -> Dict[str, Any]:
     """The network dict epoch ``epoch`` trains (see module doc).
 
+    :param run: the parsed ``network`` and ``get_network``
+    :param frontend: the parsed ``get_model`` (an RF model has no layer dict: ``{}``)
     :param pretrain: the :class:`returnn.pretrain.Pretrain` of the config, or None
     :raises ConfigValueError: no network, ``get_network`` does not return a dict, or a ``WrapEpochValue`` is left
     """
-    from returnn.tf.engine.frontend.config_entry import is_rf_config
+    from returnn.tf.engine.frontend.config_entry import is_rf_model
 
-    if is_rf_config(config):  # an RF model (get_model): no layer dict; the network is built from the RF code
+    if is_rf_model(run, frontend):  # an RF model (get_model): no layer dict; the network is built from the RF code
         return {}
     if pretrain is not None and epoch <= pretrain.get_train_num_epochs():
         net_dict = pretrain.get_network_json_for_epoch(epoch)
         where = "the pretrain network of epoch %i" % epoch
-    elif callable(config.typed_value("get_network", None)):
-        net_dict = config.typed_value("get_network")(epoch=epoch)
+    elif callable(run.get_network):
+        net_dict = run.get_network(epoch=epoch)
         where = "get_network(epoch=%i)" % epoch
         if not isinstance(net_dict, dict):
             raise ConfigValueError("get_network", expected="a function returning the network dict of the epoch "
@@ -54,7 +57,7 @@ def get_net_dict_for_epoch(config, pretrain, epoch: int) -> Dict[str, Any]:
         net_dict = pretrain.get_final_network_json()
         where = "the final pretrain network"
     else:
-        net_dict = config.typed_value("network", None)
+        net_dict = run.network
         where = "config 'network'"
         if not isinstance(net_dict, dict):
             raise ConfigValueError("network", expected="a dict layer name -> layer dict (or a function get_network)",
@@ -75,68 +78,6 @@ def check_resolved(net_dict: Dict[str, Any], where: str) -> None:
                                got=", ".join(left[:5]))
 
 
-class EpochConfig:
-    """Applies the ``#config`` of each epoch's network to the config (see module doc).
-
-    :param config: the run's config (modified in place; originals remembered here)
-    """
-
-    def __init__(self, config):
-        self.config = config
-        self._originals: Dict[str, Any] = {}
-
-    def apply(self, net_dict: Dict[str, Any], epoch: int, *, learning_rate_control=None, pretrain=None) -> List[str]:
-        """Sets the overrides of ``net_dict["#config"]`` for ``epoch`` (keys in sorted order, as the reference logs
-        them) and restores the keys it does not set.
-
-        :return: the config keys whose value changed (e.g. ``train``: the engine re-creates that dataset)
-        :raises ConfigValueError: ``#config`` is not a dict, names a key the config does not set, or sets
-            ``learning_rate`` during pretrain without ``use_learning_rate_control_always``
-        """
-        overrides = net_dict.get("#config") or {}
-        if not isinstance(overrides, dict):
-            raise ConfigValueError("#config", expected="a dict config key -> value in the network of epoch %i"
-                                   % epoch, got=overrides)
-        changed = []
-        for key in sorted(overrides, key=str):
-            value = overrides[key]
-            if key == "learning_rate":
-                self._overwrite_learning_rate(value, epoch, learning_rate_control, pretrain)
-                continue
-            if key not in self._originals:
-                if not self.config.has(key):
-                    raise ConfigValueError("#config", expected="keys the config sets (the network of epoch %i "
-                                                               "overrides %r, which the config does not set; give "
-                                                               "it a default value there)" % (epoch, key), got=key)
-                self._originals[key] = self.config.typed_value(key)
-            print("Update config key %r for epoch %i: %r -> %r" % (key, epoch, self._originals[key], value),
-                  file=log.v3)
-            if _differs(self.config.typed_value(key), value):
-                changed.append(key)
-            self.config.set(key, value)
-        for key in [k for k in self._originals if k not in overrides]:
-            self.config.set(key, self._originals.pop(key))
-            changed.append(key)
-        return changed
-
-    def _overwrite_learning_rate(self, value: Any, epoch: int, learning_rate_control, pretrain) -> None:
-        if pretrain is not None and not self.config.bool("use_learning_rate_control_always", False):
-            raise ConfigValueError("use_learning_rate_control_always",
-                                   expected="True when a pretrain network's '#config' sets 'learning_rate' (epoch %i),"
-                                            " as the reference requires" % epoch, got=False)
-        if learning_rate_control is None:
-            return
-        old = learning_rate_control.get_learning_rate_for_epoch(epoch)
-        print("Overwrite learning rate for epoch %i: %r -> %r" % (epoch, old, value), file=log.v3)
-        learning_rate_control.set_default_learning_rate_for_epoch(epoch, value)
-
-    def restore(self) -> None:
-        """Gives all overridden keys their original values back."""
-        for key, value in self._originals.items():
-            self.config.set(key, value)
-        self._originals.clear()
-
-
 def freeze_params(network) -> None:
     """``"#trainable": False`` in a network dict: none of its params is trained (taken out of the trainable
     variables before the updater is built; the reference logs ``net trainable params: []`` then)."""
@@ -146,13 +87,6 @@ def freeze_params(network) -> None:
     for param in network.get_params_list():
         if param in trainable:
             trainable.remove(param)
-
-
-def _differs(a: Any, b: Any) -> bool:
-    try:
-        return bool(a != b)
-    except Exception:  # noqa: BLE001 (values that cannot be compared)
-        return a is not b
 
 
 def copy_param_mode_of(net_dict: Dict[str, Any], pretrain) -> Optional[str]:

@@ -13,6 +13,7 @@ import numpy as np
 
 from returnn.errors import ConfigValueError
 from returnn.log import log
+from returnn.options import ForwardOptions, RunOptions
 from returnn.tf.engine.runner import Runner
 from returnn.tf.engine.state import RunState
 
@@ -25,7 +26,7 @@ def get_output_layer(state: RunState, output_layer=None):
     network = state.network
     if output_layer is not None and not isinstance(output_layer, str):
         return output_layer
-    name = output_layer or state.config.value("forward_output_layer", None)
+    name = output_layer or state.options.get(ForwardOptions).forward_output_layer
     if not name:
         return network.get_default_output_layer()
     if name not in network.layers:
@@ -53,10 +54,10 @@ def _forward_pass(state: RunState, dataset, *, batch_size, step_callback, layer)
     epoch = state.epoch or 1
     state.strategy.init_epoch(dataset, epoch)
     if not batch_size:
-        if not state.config.has("forward_batch_size"):
+        batch_size = state.options.get(ForwardOptions).forward_batch_size
+        if batch_size is None:
             raise ConfigValueError("forward_batch_size", expected="the batch size (frames) for task 'forward'",
                                    got=None)
-        batch_size = state.config.int("forward_batch_size", 0)
     batches = dataset.generate_batches(epoch=epoch, **state.options.batching.generate_batches_kwargs(
         train=False, batch_size=batch_size))
     runner = Runner(state, network=state.network, dataset=dataset, batches=batches,
@@ -91,7 +92,7 @@ def forward_to_hdf(state: RunState, dataset, output_file: str, *, batch_size: in
                                got=None)
     if dataset is None:
         raise ConfigValueError("eval", expected="a dataset to forward (config key 'eval' or 'forward_data')", got=None)
-    if os.path.exists(output_file) and not state.config.bool("forward_override_hdf_output", False):
+    if os.path.exists(output_file) and not state.options.get(ForwardOptions).forward_override_hdf_output:
         raise ConfigValueError("output_file", expected="a file that does not exist yet (or set "
                                                        "forward_override_hdf_output = True)", got=output_file)
     layer = get_output_layer(state, output_layer)
@@ -99,7 +100,7 @@ def forward_to_hdf(state: RunState, dataset, output_file: str, *, batch_size: in
     print("Forwarding to HDF file: %s" % output_file, file=log.v3)
     print("Forward output: %s" % (output.copy_template().copy_as_batch_major(),), file=log.v4)  # as written
     labels = None
-    target = state.config.value("target", "classes")
+    target = state.options.get(RunOptions).target
     ds_labels = getattr(dataset, "labels", None) or {}
     if not output.sparse and target in ds_labels and len(ds_labels[target]) == output.dim:
         labels = ds_labels[target]
@@ -157,7 +158,7 @@ def compute_priors(state: RunState, dataset, output_file: Optional[str] = None) 
 
     :raises ConfigValueError: no ``output_file``
     """
-    output_file = output_file or state.config.value("output_file", None)
+    output_file = output_file or state.options.get(ForwardOptions).output_file
     if not output_file:
         raise ConfigValueError("output_file", expected="the file to write the log priors to", got=None)
     layer = get_output_layer(state)
@@ -173,7 +174,7 @@ def compute_priors(state: RunState, dataset, output_file: Optional[str] = None) 
             total[:] += frames.reshape(-1, total.shape[0]).sum(axis=0)
             count[0] += frames.reshape(-1, total.shape[0]).shape[0]
 
-    batch_size = state.config.int("forward_batch_size", 0) or state.config.typed_value("batch_size", 1)
+    batch_size = state.options.get(ForwardOptions).forward_batch_size or state.options.batching.batch_size
     _forward_pass(state, dataset, batch_size=batch_size, step_callback=on_step, layer=layer)
     priors = np.log(total / max(count[0], 1))
     tmp = output_file + ".tmp-%d" % os.getpid()

@@ -19,6 +19,7 @@ from returnn.engine.checkpoint_files import (
     get_existing_checkpoints,
 )
 from returnn.errors import ConfigValueError
+from returnn.options import CheckpointOptions
 
 
 @dataclass
@@ -61,73 +62,62 @@ def _check_file(filename: str, key: str) -> str:
     return filename
 
 
-def get_load_epoch(config) -> Optional[int]:
-    """``load_epoch`` (or the legacy ``epoch``) when > 0, else None."""
-    for key in ("load_epoch", "epoch"):
-        if config.has(key):
-            value = config.int(key, -1)
-            if value is not None and value > 0:
-                return value
-    return None
-
-
-def choose_model_for_train(config, pretrain=None) -> ModelChoice:
+def choose_model_for_train(checkpoints: CheckpointOptions, model: Optional[str], pretrain=None) -> ModelChoice:
     """The checkpoint training starts from (see module doc).
 
+    :param checkpoints: the parsed ``start_epoch``, ``load``, ``load_epoch``, ``import_model_train_epoch1``
+    :param model: config ``model`` (the checkpoint path prefix; None: no checkpoints of the run)
     :param pretrain: the config's :class:`returnn.pretrain.Pretrain` (names the checkpoints of its epochs)
 
     :raises ConfigValueError: ``start_epoch``/``load_epoch`` point at a missing checkpoint (the message lists
         the available epochs), ``load``/``import_model_train_epoch1`` name a missing file
     """
-    model = config.value("model", None)
     existing = get_existing_checkpoints(model) if model else {}
-    start_epoch = config.value("start_epoch", "auto")
-    load_epoch = get_load_epoch(config)
+    start_epoch = checkpoints.start_epoch
+    load_epoch = checkpoints.load_epoch_number
     if start_epoch not in (None, "auto"):
-        try:
-            start = int(start_epoch)
-        except (TypeError, ValueError):
-            raise ConfigValueError("start_epoch", expected="'auto' or an epoch number >= 1", got=start_epoch)
-        if start < 1:
-            raise ConfigValueError("start_epoch", expected="'auto' or an epoch number >= 1", got=start_epoch)
+        start = int(start_epoch)  # valid: checked by CheckpointOptions
         if start == 1:
-            return _fresh_start(config)
+            return _fresh_start(checkpoints)
         return ModelChoice(_epoch_file(model, start - 1, "start_epoch", pretrain), start - 1)
     if load_epoch is not None:
         return ModelChoice(_epoch_file(model, load_epoch, "load_epoch", pretrain), load_epoch)
     if existing:
         last = max(existing)
         return ModelChoice(_epoch_file(model, last, "model", pretrain), last)
-    return _fresh_start(config)
+    return _fresh_start(checkpoints)
 
 
-def _fresh_start(config) -> ModelChoice:
-    import_file = config.value("import_model_train_epoch1", None)
+def _fresh_start(checkpoints: CheckpointOptions) -> ModelChoice:
+    import_file = checkpoints.import_model_train_epoch1
     if import_file:
         return ModelChoice(_check_file(import_file, "import_model_train_epoch1"), None, params_only=True)
-    load = config.value("load", None)
+    load = checkpoints.load
     if load:
         return ModelChoice(_check_file(load, "load"), get_epoch_from_model_filename(load))
     return ModelChoice(None, None)
 
 
-def choose_model_for_eval(config, *, task: str) -> ModelChoice:
+def choose_model_for_eval(checkpoints: CheckpointOptions, model: Optional[str], *, task: str) -> ModelChoice:
     """The checkpoint of eval/forward/search/compute_priors.
+
+    :param checkpoints: the parsed ``load``, ``load_epoch``, ``allow_random_model_init``
+    :param model: config ``model`` (the checkpoint path prefix)
+    :param task: named in the error
 
     :raises ConfigValueError: nothing to load and ``allow_random_model_init`` is not set, or ``load_epoch``
         names a missing epoch (listing the available ones)
     """
-    model = config.value("model", None)
-    load = config.value("load", None)
+    load = checkpoints.load
     if load:
         return ModelChoice(_check_file(load, "load"), get_epoch_from_model_filename(load))
-    load_epoch = get_load_epoch(config)
+    load_epoch = checkpoints.load_epoch_number
     if load_epoch is not None:
         return ModelChoice(_epoch_file(model, load_epoch, "load_epoch"), load_epoch)
     existing = get_existing_checkpoints(model) if model else {}
     if existing:
         return ModelChoice(existing[max(existing)], max(existing))
-    if config.bool("allow_random_model_init", False):
+    if checkpoints.allow_random_model_init:
         return ModelChoice(None, None)
     raise ConfigValueError("model", expected="a trained model for task %r: %s, or set load / load_epoch" % (
         task, _format_available(model, sorted(existing))), got=model,

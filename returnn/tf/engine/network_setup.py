@@ -17,14 +17,19 @@ def get_net_dict(config, epoch: Optional[int] = None) -> Dict[str, Any]:
 
     :raises ConfigValueError: neither is set, or the value is not a dict
     """
+    from returnn.options import FrontendOptions, RunOptions
     from returnn.tf.engine.epoch_network import get_net_dict_for_epoch
 
-    return get_net_dict_for_epoch(config, None, epoch or 1)
+    return get_net_dict_for_epoch(RunOptions.from_config(config), FrontendOptions.from_config(config), None,
+                                  epoch or 1)
 
 
 def has_extern_data_config(config) -> bool:
     """Whether the config describes the data itself (``extern_data`` or ``num_inputs``/``num_outputs``)."""
-    return any(config.has(k) for k in ("extern_data", "num_inputs", "num_outputs"))
+    from returnn.options import DataOptions
+
+    data = DataOptions.from_config(config)
+    return any(value is not None for value in (data.extern_data, data.num_inputs, data.num_outputs))
 
 
 def create_extern_data(config, datasets: Sequence = ()):

@@ -24,17 +24,20 @@ import numpy as np
 
 from returnn.errors import ConfigValueError
 from returnn.log import log
+from returnn.options import RunOptions, SearchOptions
 from returnn.tf.engine.evaluation import format_values
 from returnn.tf.engine.runner import LossFetches, Runner
 from returnn.tf.engine.state import RunState
 
 
-def get_search_dataset(config, datasets: Dict[str, Any]):
+def get_search_dataset(options: SearchOptions, datasets: Dict[str, Any]):
     """``search_data`` as a dataset (dict spec, or the name of one of train/dev/eval); default ``eval``.
 
+    :param options: the parsed ``search_data``
+    :param datasets: name -> the run's datasets (``train``, ``dev``, ``eval``)
     :raises ConfigValueError: nothing to search on
     """
-    spec = config.typed_value("search_data", None) if config.has("search_data") else None
+    spec = options.search_data
     if spec is None or spec == "eval":
         dataset = datasets.get("eval")
     elif isinstance(spec, str) and spec in ("train", "dev"):
@@ -51,8 +54,8 @@ def get_search_dataset(config, datasets: Dict[str, Any]):
 def search(state: RunState, dataset) -> None:
     """Runs the search over ``dataset`` (network built with :meth:`Engine.init_network_from_config`
     ``(task="search")``)."""
-    config = state.config
-    names = config.typed_value("search_output_layer", "output")
+    options = state.options.get(SearchOptions)
+    names = options.search_output_layer
     names: List[str] = [names] if isinstance(names, str) else list(names)
     network = state.network
     for name in names:
@@ -61,10 +64,8 @@ def search(state: RunState, dataset) -> None:
 
             raise ConfigValueError("search_output_layer", expected="a layer of the network", got=name,
                                    suggestions=close_matches(name, list(network.layers)))
-    output_file = config.value("search_output_file", None)
-    file_format = config.value("search_output_file_format", "txt")
-    if file_format not in ("txt", "py"):
-        raise ConfigValueError("search_output_file_format", expected="'txt' or 'py'", got=file_format)
+    output_file = options.search_output_file
+    file_format = options.search_output_file_format  # "txt" or "py" (checked by SearchOptions)
     fetches: Dict[str, Any] = {}
     with state.graph.as_default():
         for i, name in enumerate(names):
@@ -77,8 +78,8 @@ def search(state: RunState, dataset) -> None:
             beam = getattr(network.get_layer(name).output, "beam", None)
             if beam is not None and getattr(beam, "scores", None) is not None:
                 fetches["scores%i" % i] = beam.scores  # [B, K], best first: n-best lists
-        loss_fetches = LossFetches(network) if config.bool("search_do_eval", True) else None
-    target = config.value("target", "classes")
+        loss_fetches = LossFetches(network) if options.search_do_eval else None
+    target = state.options.get(RunOptions).target
     vocab = (getattr(dataset, "labels", None) or {}).get(target)
     print("Search with network on %r." % (dataset,), file=log.v1)
     for name in names:

@@ -14,7 +14,7 @@ from typing import Any, Dict, Iterator, Optional
 
 from returnn.errors import ConfigValueError
 from returnn.log import log
-from returnn.options import EvalOptions, ForwardOptions
+from returnn.options import AnalysisOptions, EvalOptions, ForwardOptions, RunOptions, SearchOptions, TrainingOptions
 
 
 def _start(config, task: str, *, with_data: bool = True) -> Optional[Dict[str, Any]]:
@@ -74,7 +74,7 @@ def initialize_model(config) -> None:
 
     :raises ConfigValueError: no ``model``
     """
-    model = config.value("model", None)
+    model = RunOptions.read_one(config, "model")
     if not model:  # before building anything
         raise ConfigValueError("model", expected="the checkpoint path to save the initial model to", got=None)
     datasets = _start(config, "initialize_model")
@@ -157,7 +157,7 @@ def search(config) -> None:
     datasets = _start(config, "search")
     if datasets is None:
         return
-    dataset = get_search_dataset(config, datasets)
+    dataset = get_search_dataset(SearchOptions.from_config(config), datasets)
     with _engine(config) as engine:
         engine.set_datasets(None, None, dataset)
         engine.init_network_from_config(config, task="search")
@@ -171,7 +171,8 @@ def analyze_data(config) -> None:
     datasets = _start(config, "analyze_data")
     if datasets is None:
         return
-    analyze(config, {k: datasets.get(k) for k in ("train", "dev", "eval")})
+    analyze(AnalysisOptions.from_config(config), {k: datasets.get(k) for k in ("train", "dev", "eval")},
+            target=RunOptions.read_one(config, "target"))
 
 
 def cleanup_old_models(config) -> None:
@@ -180,4 +181,7 @@ def cleanup_old_models(config) -> None:
 
     if _start(config, "cleanup_old_models", with_data=False) is None:
         return
-    cleanup(config, ask_for_confirmation=True)
+    from returnn.tf.engine.network_setup import create_learning_rate_control
+
+    cleanup(RunOptions.read_one(config, "model"), TrainingOptions.from_config(config),
+            create_learning_rate_control(config), ask_for_confirmation=True)

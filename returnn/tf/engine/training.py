@@ -307,6 +307,6 @@ def train_epoch(state: RunState, epoch: int, *, save: bool = True) -> Dict[str, 
     if state.options.training.cleanup_old_models and strategy.is_root:
         from returnn.tf.engine.cleanup import cleanup_old_models
 
-        cleanup_old_models(state.config, learning_rate_control=lrc)
+        cleanup_old_models(state.model_filename, state.options.training, lrc)
     strategy.after_save(epoch)  # distributed: all workers wait until rank 0 saved
     return epoch_errors

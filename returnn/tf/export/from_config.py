@@ -11,6 +11,7 @@ import tensorflow as tf
 
 from returnn.errors import ConfigValueError
 from returnn.log import log
+from returnn.options import ForwardOptions, SearchOptions
 from returnn.tf.export.errors import NotExportableError
 from returnn.tf.export.graph_check import check_exportable
 from returnn.tf.export.saved_model import write_saved_model
@@ -68,14 +69,14 @@ def build_signatures(engine: Any, *, forward: bool = True, search: bool = False,
     signatures: Dict[str, Signature] = {}
     with engine.graph.as_default():
         if forward:
-            name = output_layer or config.value("forward_output_layer", None)
+            name = output_layer or ForwardOptions.read_one(config, "forward_output_layer")
             layer = _named_layer(engine.network, name, "forward_output_layer")
             with tf.name_scope("export_forward"):
                 signatures[FORWARD_SIGNATURE] = forward_signature(engine.network, layer)
             check_exportable(engine.network, signatures[FORWARD_SIGNATURE].outputs.values())
         if search:
             network = _build_search_network(engine)
-            name = search_output_layer or config.typed_value("search_output_layer", None) or "output"
+            name = search_output_layer or SearchOptions.read_one(config, "search_output_layer") or "output"
             if not isinstance(name, str):
                 raise ConfigValueError("search_output_layer", expected="one layer name", got=name)
             layer = _named_layer(network, name, "search_output_layer")

@@ -20,6 +20,8 @@ import numpy
 
 from returnn.errors import ConfigValueError
 from returnn.log import log
+from returnn.options import RunOptions
+from returnn.options.named_keys import named_value
 from returnn.tf.tools import common
 from returnn.util.stats import Stats
 
@@ -110,6 +112,36 @@ def get_attention_weights(config_file: str, *, epoch: Optional[int] = None, data
     :raises ConfigValueError: ``do_search``/``train_flag`` (not provided), an unknown output format or layer, a
         missing ``dump_dir``/``output_file``
     """
+    _check_args(config_file, do_search=do_search, train_flag=train_flag, output_format=output_format,
+                dump_dir=dump_dir, output_file=output_file)
+    layers = list(dict.fromkeys(layers))
+    rnn = common.start_up(config_file, greeting=GREETING, command_line_options=command_line_options,
+                          with_data=False, config_updates={"batch_size": batch_size})
+    engine, config = rnn.engine, rnn.config
+    print("Model file prefix: %s" % RunOptions.read_one(config, "model"), file=log.v3)
+    dataset = _dataset(rnn, config, data, partition_epoch=reset_partition_epoch, seq_ordering=reset_seq_ordering,
+                       epoch_wise_filter=reset_epoch_wise_filter)
+    if epoch is not None:
+        config.set("load_epoch", epoch)
+    _init_network(engine, config, rec_layer=rec_layer, enc_layer=enc_layer, layers=layers, dropout=dropout)
+    epoch = engine.epoch or 1
+    att_layers = [_AttLayer(engine, rec_layer, name) for name in layers]
+    collector = _Collector(att_layers, output_format=output_format, dump_dir=dump_dir, output_file=output_file,
+                           file_prefix="%s_ep%03d" % (os.path.splitext(os.path.basename(config_file))[0], epoch))
+    common.run_batches(engine, dataset, epoch=epoch, fetches=_fetches(engine, rec_layer, enc_layer, att_layers),
+                       step_callback=collector.on_step, name="att-weights epoch %i" % epoch, batch_size=batch_size,
+                       max_seq_idx=num_seqs if num_seqs >= 0 else None, seq_list=seq_list or None,
+                       min_seq_length=_min_seq_len(min_seq_len))
+    collector.close()
+    for layer_name, layer_stats in collector.stats.items():
+        layer_stats.dump(stream=log.v1, stream_prefix="Layer %r " % layer_name)
+    return collector.stats
+
+
+def _check_args(config_file: str, *, do_search: bool, train_flag: bool, output_format: str,
+                dump_dir: Optional[str], output_file: Optional[str]) -> None:
+    """:raises ConfigValueError: an option the tool does not provide, or one that the output format needs is
+    missing"""
     if do_search:
         raise ConfigValueError("--do_search", expected="not given: search is not provided by this tool (the "
                                                        "reference raises NotImplementedError too)", got=True)
@@ -125,29 +157,34 @@ def get_attention_weights(config_file: str, *, epoch: Optional[int] = None, data
     if os.path.isdir(config_file):
         raise ConfigValueError("config_file", expected="a RETURNN config file (a model directory is not provided)",
                                got=config_file)
-    layers = list(dict.fromkeys(layers))
-    rnn = common.start_up(config_file, greeting=GREETING, command_line_options=command_line_options,
-                          with_data=False, config_updates={"batch_size": batch_size})
-    engine, config = rnn.engine, rnn.config
-    print("Model file prefix: %s" % config.value("model", None), file=log.v3)
+
+
+def _dataset(rnn, config, data: str, *, partition_epoch: Optional[int], seq_ordering: Optional[str],
+             epoch_wise_filter: Any):
+    """``--data``: a dataset dict of the config (with the ``--reset_*`` values), else as
+    :func:`~returnn.tf.tools.common.dataset_from_arg` finds it."""
     key = data[len("config:"):] if data.startswith("config:") else data
-    if isinstance(config.typed_value(key, None), dict):
+    if isinstance(named_value(config, key), dict):
         from returnn.datasets import init_dataset
 
-        dataset = init_dataset(common.reset_dataset_dict(
-            config, key, partition_epoch=reset_partition_epoch, seq_ordering=reset_seq_ordering,
-            epoch_wise_filter=reset_epoch_wise_filter), default_kwargs={"name": key})
-    else:
-        dataset = common.dataset_from_arg(rnn, config, data)
-    if epoch is not None:
-        config.set("load_epoch", epoch)
+        return init_dataset(common.reset_dataset_dict(
+            config, key, partition_epoch=partition_epoch, seq_ordering=seq_ordering,
+            epoch_wise_filter=epoch_wise_filter), default_kwargs={"name": key})
+    return common.dataset_from_arg(rnn, config, data)
+
+
+def _init_network(engine, config, *, rec_layer: str, enc_layer: str, layers: Sequence[str],
+                  dropout: Optional[float]) -> None:
+    """The network with the dumped layers marked as outputs (and ``--dropout`` set), its checkpoint loaded.
+
+    :raises ConfigValueError: ``rec_layer`` or ``enc_layer`` is not a layer of the network
+    """
 
     def post_proc(net_dict):
         net_dict = _mark_outputs(net_dict, rec_layer, layers)
         return set_all_dropout(net_dict, dropout) if dropout is not None else net_dict
 
     engine.init_network_from_config(config, task="forward", net_dict_post_proc=post_proc, eval_flag=False)
-    epoch = engine.epoch or 1
     network = engine.network
     for name, option in ((rec_layer, "--rec_layer"), (enc_layer, "--enc_layer")):
         if name not in network.layers:
@@ -155,52 +192,70 @@ def get_attention_weights(config_file: str, *, epoch: Optional[int] = None, data
 
             raise ConfigValueError(option, expected="a layer of the network", got=name,
                                    suggestions=close_matches(name, list(network.layers)))
-    att_layers = [_AttLayer(engine, rec_layer, name) for name in layers]
+
+
+def _fetches(engine, rec_layer: str, enc_layer: str, att_layers: Sequence["_AttLayer"]) -> Dict[str, Any]:
+    """The rec layer's output and lengths, the encoder's lengths and each dumped layer (``rec_<name>``)."""
+    network = engine.network
     _, rec_out, rec_lens = _batch_major(engine, network.get_layer(rec_layer).output)
     _, _, enc_lens = _batch_major(engine, network.get_layer(enc_layer).output)
     fetches = {"output": rec_out, "output_len": rec_lens, "encoder_len": enc_lens}
     for att in att_layers:
         fetches["rec_%s" % att.name] = att.tensor
-    stats = {name: Stats() for name in layers}
-    writer = None
-    if output_format == "hdf":
-        from returnn.datasets.hdf import SimpleHDFWriter
+    return fetches
 
-        writer = SimpleHDFWriter(output_file, dim=1, ndim=1, extra_type={"sizes": (1, 1, "int32")})
-    else:
-        os.makedirs(dump_dir, exist_ok=True)
-    name = os.path.splitext(os.path.basename(config_file))[0]
 
-    def on_step(batch, values):
-        entries: Dict[int, Dict[str, Any]] = {}
-        for i in range(batch.num_seqs):
-            out_len, enc_len = values["output_len"][i], values["encoder_len"][i]
-            entry: Dict[str, Any] = {"tag": batch.seq_tags[i]}
-            for data_key in ("data", "classes"):
-                if data_key in batch.data:
-                    arr = batch.data[data_key][i]
-                    if data_key in batch.seq_lens:
-                        arr = arr[:int(batch.seq_lens[data_key][i])]
-                    entry[data_key] = arr
-            entry.update(output=values["output"][i], output_len=out_len, encoder_len=enc_len)
-            for att in att_layers:
-                value = values["rec_%s" % att.name]
-                entry["rec_%s" % att.name] = att.per_seq(value, i, int(out_len), int(enc_len))
-                stats[att.name].collect(att.padded(value, i).reshape(-1))
-            entries[i] = entry
-        _write(entries, batch, writer=writer, output_format=output_format, dump_dir=dump_dir,
-               file_name="%s_ep%03d_data_%i_%i" % (name, epoch, batch.seq_idx[0], batch.seq_idx[-1]),
-               first_layer="rec_%s" % layers[0])
+class _Collector:
+    """Per step: the entries of each sequence of the batch written in ``output_format``, and the stats of each
+    dumped layer collected.
 
-    common.run_batches(engine, dataset, epoch=epoch, fetches=fetches, step_callback=on_step,
-                       name="att-weights epoch %i" % epoch, batch_size=batch_size,
-                       max_seq_idx=num_seqs if num_seqs >= 0 else None, seq_list=seq_list or None,
-                       min_seq_length=_min_seq_len(min_seq_len))
-    if writer is not None:
-        writer.close()
-    for layer_name, layer_stats in stats.items():
-        layer_stats.dump(stream=log.v1, stream_prefix="Layer %r " % layer_name)
-    return stats
+    :param file_prefix: ``<config name>_ep<epoch:03>`` (the npy/png file names)
+    """
+
+    def __init__(self, att_layers: Sequence["_AttLayer"], *, output_format: str, dump_dir: Optional[str],
+                 output_file: Optional[str], file_prefix: str):
+        self.att_layers = list(att_layers)
+        self.output_format = output_format
+        self.dump_dir = dump_dir
+        self.file_prefix = file_prefix
+        #: layer name -> the stats over its padded weights
+        self.stats = {att.name: Stats() for att in self.att_layers}
+        self.writer = None
+        if output_format == "hdf":
+            from returnn.datasets.hdf import SimpleHDFWriter
+
+            self.writer = SimpleHDFWriter(output_file, dim=1, ndim=1, extra_type={"sizes": (1, 1, "int32")})
+        else:
+            os.makedirs(dump_dir, exist_ok=True)
+
+    def on_step(self, batch, values: Dict[str, numpy.ndarray]) -> None:
+        """The step callback of :func:`~returnn.tf.tools.common.run_batches`."""
+        entries = {i: self._entry(batch, values, i) for i in range(batch.num_seqs)}
+        _write(entries, batch, writer=self.writer, output_format=self.output_format, dump_dir=self.dump_dir,
+               file_name="%s_data_%i_%i" % (self.file_prefix, batch.seq_idx[0], batch.seq_idx[-1]),
+               first_layer="rec_%s" % self.att_layers[0].name)
+
+    def _entry(self, batch, values: Dict[str, numpy.ndarray], i: int) -> Dict[str, Any]:
+        """Sequence ``i`` of the batch: tag, data and classes (cut), the rec output, lengths, the weights."""
+        out_len, enc_len = values["output_len"][i], values["encoder_len"][i]
+        entry: Dict[str, Any] = {"tag": batch.seq_tags[i]}
+        for data_key in ("data", "classes"):
+            if data_key in batch.data:
+                arr = batch.data[data_key][i]
+                if data_key in batch.seq_lens:
+                    arr = arr[:int(batch.seq_lens[data_key][i])]
+                entry[data_key] = arr
+        entry.update(output=values["output"][i], output_len=out_len, encoder_len=enc_len)
+        for att in self.att_layers:
+            value = values["rec_%s" % att.name]
+            entry["rec_%s" % att.name] = att.per_seq(value, i, int(out_len), int(enc_len))
+            self.stats[att.name].collect(att.padded(value, i).reshape(-1))
+        return entry
+
+    def close(self) -> None:
+        """Closes the HDF file (when writing one)."""
+        if self.writer is not None:
+            self.writer.close()
 
 
 def _min_seq_len(value: Any) -> Any:

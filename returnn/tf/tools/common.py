@@ -37,9 +37,10 @@ def init_network_as_training_continues(engine, config, *, eval_flag: bool = True
 
     :raises ConfigValueError: ``load``/``load_epoch`` name a missing checkpoint
     """
+    from returnn.options import CheckpointOptions, RunOptions
     from returnn.tf.engine.model_selection import choose_model_for_train
 
-    choice = choose_model_for_train(config)
+    choice = choose_model_for_train(CheckpointOptions.from_config(config), RunOptions.read_one(config, "model"))
     if choice.filename:
         config.set("load", choice.filename)
     else:
@@ -79,8 +80,9 @@ def reset_dataset_dict(config, key: str, *, partition_epoch: Optional[int], seq_
     :raises ConfigValueError: the config has no dataset dict under ``key``
     """
     from returnn.log import log
+    from returnn.options.named_keys import named_value
 
-    value = config.typed_value(key, None)
+    value = named_value(config, key)
     if not isinstance(value, dict):
         raise ConfigValueError(key, expected="a dataset dict in the config (for the --reset_* options)", got=value)
     value = dict(value)

@@ -40,6 +40,7 @@ def forward_stats(config_file: str, *, layer: str, dataset: str = "train", reset
     :raises ReturnnError: bad config, unknown layer or dataset key, no checkpoint
     """
     from returnn.datasets import init_dataset
+    from returnn.options import CheckpointOptions, RunOptions
     from returnn.tf.engine.model_selection import choose_model_for_eval
 
     rnn = common.start_up(config_file, greeting=GREETING, command_line_options=command_line_options,
@@ -50,7 +51,8 @@ def forward_stats(config_file: str, *, layer: str, dataset: str = "train", reset
     data = init_dataset(ds_dict, default_kwargs={"name": dataset})
     if load:
         config.set("load", load)
-    choice = choose_model_for_eval(config, task="dump-forward-stats")
+    choice = choose_model_for_eval(CheckpointOptions.from_config(config), RunOptions.read_one(config, "model"),
+                                   task="dump-forward-stats")
     config.set("load", choice.filename)
     engine.init_network_from_config(config, task="forward", eval_flag=False)
     print("Load model: %s" % choice.filename, file=log.v1)

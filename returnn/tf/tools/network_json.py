@@ -19,10 +19,12 @@ def network_dict(config, epoch: Optional[int] = None) -> Dict[str, Any]:
 
     :raises ConfigValueError: the config defines no network
     """
+    from returnn.options import FrontendOptions, RunOptions
     from returnn.pretrain import pretrain_from_config
     from returnn.tf.engine.epoch_network import get_net_dict_for_epoch
 
-    return get_net_dict_for_epoch(config, pretrain_from_config(config), epoch or 1)
+    return get_net_dict_for_epoch(RunOptions.from_config(config), FrontendOptions.from_config(config),
+                                  pretrain_from_config(config), epoch or 1)
 
 
 def _first_non_json(value: Any, path: str) -> Optional[str]:

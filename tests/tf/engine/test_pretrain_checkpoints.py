@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from returnn.config import Config
 from returnn.engine.checkpoint_files import get_epoch_model_filename, get_existing_checkpoints
+from returnn.options import CheckpointOptions, TrainingOptions
 from returnn.pretrain import Pretrain
+from returnn.tf.engine.network_setup import create_learning_rate_control
 from returnn.tf.engine.cleanup import cleanup_old_models
 from returnn.tf.engine.model_selection import choose_model_for_eval, choose_model_for_train
 
@@ -30,13 +32,14 @@ def test_existing_checkpoints_and_model_choice(tmp_path):
     config = Config()
     config.update({"model": model, "network": NET, "task": "train"})
     pretrain = Pretrain(original_network_json=NET)  # 2 pretrain epochs
-    choice = choose_model_for_train(config, pretrain=pretrain)
+    choice = choose_model_for_train(CheckpointOptions.from_config(config), model, pretrain=pretrain)
     assert (choice.filename, choice.epoch) == (model + ".pretrain.002", 2)
     config.update({"load_epoch": 1})
-    assert choose_model_for_train(config, pretrain=pretrain).filename == model + ".pretrain.001"
+    choice = choose_model_for_train(CheckpointOptions.from_config(config), model, pretrain=pretrain)
+    assert choice.filename == model + ".pretrain.001"
     touch_checkpoint(model + ".003")
     config.update({"load_epoch": 0})
-    assert choose_model_for_eval(config, task="search").filename == model + ".003"
+    assert choose_model_for_eval(CheckpointOptions.from_config(config), model, task="search").filename == model + ".003"
 
 
 def test_cleanup_deletes_pretrain_checkpoints(tmp_path, capsys):
@@ -48,5 +51,6 @@ def test_cleanup_deletes_pretrain_checkpoints(tmp_path, capsys):
     config = Config()
     config.update({"model": model, "num_epochs": 5, "cleanup_old_models": {"keep_last_n": 1, "keep_best_n": 0,
                                                                            "keep": [2]}})
-    assert cleanup_old_models(config) == [1, 3, 4]
+    assert cleanup_old_models(model, TrainingOptions.from_config(config),
+                              create_learning_rate_control(config)) == [1, 3, 4]
     assert get_existing_checkpoints(model) == {2: model + ".pretrain.002", 5: model + ".005"}

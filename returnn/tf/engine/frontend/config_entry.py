@@ -9,19 +9,23 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from returnn.errors import ConfigValueError
+from returnn.options import FrontendOptions, RunOptions
 
 #: the task → the step function it runs
 STEP_FUNC_OF_TASK = {"train": "train_step", "eval": "train_step", "forward": "forward_step",
                      "search": "forward_step", "compute_priors": "forward_step"}
 
 
+def is_rf_model(run: RunOptions, frontend: FrontendOptions) -> bool:
+    """Whether the parsed keys describe an RF model (see module doc)."""
+    if run.network is not None or callable(run.get_network):
+        return False
+    return callable(frontend.get_model)
+
+
 def is_rf_config(config) -> bool:
-    """Whether ``config`` describes an RF model (see module doc)."""
-    if config is None:
-        return False
-    if config.typed_value("network", None) is not None or callable(config.typed_value("get_network", None)):
-        return False
-    return callable(config.typed_value("get_model", None))
+    """Whether ``config`` (None: no) describes an RF model (see module doc)."""
+    return config is not None and is_rf_model(RunOptions.from_config(config), FrontendOptions.from_config(config))
 
 
 def step_func_name(*, train: bool, eval_flag: bool) -> str:
