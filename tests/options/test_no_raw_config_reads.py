@@ -32,8 +32,6 @@ NOT_CONVERTED_YET: Dict[str, str] = {
     # cfg-engine
     "__main__.py": "cfg-engine",
     "tf/engine/frontend/config_entry.py": "cfg-engine",
-    "tf/engine/frontend/forward.py": "cfg-engine",
-    "tf/engine/frontend/network.py": "cfg-engine",
     # cfg-data
     "config_pickle.py": "cfg-data",
     "log.py": "cfg-data",

@@ -44,7 +44,7 @@ def build(state: RunState, *, train: bool, epoch: Optional[int] = None, eval_fla
     close_session(state)
     config = state.config
     run_opts = state.options.run
-    state.device_kind = get_device_kind(config)
+    state.device_kind = get_device_kind(run_opts)
     state.graph = tf.Graph()
     with state.graph.as_default():
         graph_seed, net_seed = run_seeds(run_opts.random_seed)
@@ -88,7 +88,7 @@ def build(state: RunState, *, train: bool, epoch: Optional[int] = None, eval_fla
             state.network.global_train_step  # noqa: B018 (created here: part of every training checkpoint)
         if step_seeded and state.optim_op is not None:
             _warn_stateful_random_ops(state)
-        state.session = new_session(config, state.graph, state.device_kind, strategy=state.strategy)
+        state.session = new_session(run_opts, state.graph, state.device_kind, strategy=state.strategy)
         state.session.run(tf1.global_variables_initializer())  # optimizer state included: built above
         state.loader = CheckpointLoader()
         state.saver = CheckpointSaver(saveable_variables(state))

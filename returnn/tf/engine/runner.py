@@ -155,6 +155,59 @@ class Progress:
             self._drawn = False
 
 
+class _StepFeeds:
+    """What every step of a pass feeds, in one fixed order: the extern-data placeholders (each followed by its
+    sequence-length placeholder when it has one), the extra feeds, the sequence tags (when a layer reads them),
+    the gradient weight (distributed) and the step seed.
+
+    :param feeds: [(data key, data placeholder, size placeholder or None, time major)]
+    :param extra_items: [(placeholder, value)] fed every step
+    :param seq_tag_ph: the ``seq_tag`` placeholder, or None
+    :param grad_weight: the distributed gradient-weight placeholder (fed by ``sync``), or None
+    :param step_seed: the step-seed placeholder (fed ``global_step_offset + step``), or None
+    """
+
+    def __init__(self, feeds: List[tuple], extra_items: List[tuple], seq_tag_ph, grad_weight, sync, step_seed,
+                 global_step_offset: int):
+        self.feeds = feeds
+        self.extra_items = extra_items
+        self.seq_tag_ph = seq_tag_ph
+        self.grad_weight = grad_weight
+        self.sync = sync
+        self.step_seed = step_seed
+        self.global_step_offset = global_step_offset
+
+    def placeholders(self) -> List[Any]:
+        """The placeholders, in the order of :meth:`values`."""
+        out = []
+        for _key, ph, size_ph, _time_major in self.feeds:
+            out.append(ph)
+            if size_ph is not None:
+                out.append(size_ph)
+        out += [ph for ph, _value in self.extra_items]
+        out += [ph for ph in (self.seq_tag_ph, self.grad_weight, self.step_seed) if ph is not None]
+        return out
+
+    def values(self, batch, own_data: bool, step: int) -> List[Any]:
+        """The values fed for ``step`` with ``batch`` (:class:`~returnn.datasets.feeding.BatchData`)."""
+        args = []
+        for key, _ph, size_ph, time_major in self.feeds:
+            arr = batch.data[key]
+            if time_major and arr.ndim >= 2:
+                arr = np.swapaxes(arr, 0, 1)
+            args.append(arr)
+            if size_ph is not None:
+                args.append(batch.seq_lens[key])
+        args += [value for _ph, value in self.extra_items]
+        if self.seq_tag_ph is not None:
+            args.append(np.array(batch.seq_tags, dtype=object))
+        if self.grad_weight is not None:
+            args.append(self.sync.feed_weight(own_data))
+        if self.step_seed is not None:
+            args.append(np.int64(self.global_step_offset + step))
+        return args
+
+
 class Runner:
     """Runs the network over all batches of one pass.
 
@@ -263,121 +316,122 @@ class Runner:
         """
         from returnn.datasets.feeding import iterate_batch_data
 
-        session = self.state.session
-        feeds = self._feed_placeholders()
-        feed_list = []
-        for _key, ph, size_ph, _tm in feeds:
-            feed_list.append(ph)
-            if size_ph is not None:
-                feed_list.append(size_ph)
-        extra_feed_items = list(self.feed_extra.items())
-        feed_list += [k for k, _ in extra_feed_items]
-        seq_tag_ph = self._seq_tag_placeholder()
-        if seq_tag_ph is not None:  # layers that read the sequence tags (hdf_dump)
-            feed_list.append(seq_tag_ph)
-        sync = self.sync
-        weight_feed = sync is not None and sync.grad_weight is not None
-        if weight_feed:
-            feed_list.append(sync.grad_weight)
-        if self.step_seed is not None:
-            feed_list.append(self.step_seed)
-        fetches: Dict[str, Any] = {}
-        if self.loss_fetches:
-            fetches.update(self.loss_fetches.fetches)
-        fetches.update(self.extra_fetches)
-        fetch_keys = sorted(fetches)
-        self._fetch_keys = fetch_keys
-        fetch_list = [fetches[k] for k in fetch_keys]
-        if self.train_op is not None:
-            fetch_list.append(self.train_op)
-        step_fn = session.make_callable(fetch_list, feed_list=feed_list)
+        feeds = self._step_feeds()
+        step_fn = self.state.session.make_callable(self._fetch_list(), feed_list=feeds.placeholders())
         report_steps = log.v5.is_enabled() and self.report
-        log_batch_size = bool(report_steps and self.state.options.run.log_batch_size)
         progress = Progress(self.name)
-        num_seqs_total = self._num_seqs_total()
+        reporting = (report_steps, bool(report_steps and self.state.options.run.log_batch_size), progress,
+                     self._num_seqs_total())
         result = self.result
         start = time.time() - result.elapsed  # a resumed pass: its elapsed time so far
         if self.start_step:
             self._skip_batches(self.start_step)
         iterator = iterate_batch_data(self.dataset, self.batches, self.data_keys)
+        try:
+            in_flight = self._steps_in_flight()
+            if in_flight > 1:
+                self._run_overlapping(step_fn, feeds, self._steps(iterator), start, reporting, in_flight)
+            else:
+                self._run_sequential(step_fn, feeds, self._steps(iterator), start, reporting)
+        finally:
+            iterator.close()
+            progress.clear()
+        result.elapsed = time.time() - start
+        result.finished = True
+        if self.report:
+            print("%s, finished after %i steps, %s elapsed (%.1f%% computing time)" % (
+                self.name, result.num_steps, hms(result.elapsed),
+                100.0 * result.computing_time / result.elapsed if result.elapsed > 0 else 100.0), file=log.v3)
+        return result
+
+    def _step_feeds(self) -> "_StepFeeds":
+        """What every step of this pass feeds (see :class:`_StepFeeds`)."""
+        sync = self.sync
+        return _StepFeeds(self._feed_placeholders(), list(self.feed_extra.items()), self._seq_tag_placeholder(),
+                          sync.grad_weight if sync is not None else None, sync, self.step_seed,
+                          self.global_step_offset)
+
+    def _fetch_list(self) -> List[Any]:
+        """The tensors each step fetches: the losses and extra fetches in sorted key order (the keys are kept for
+        :meth:`_after_step`), then the optimizer op when training."""
+        fetches: Dict[str, Any] = {}
+        if self.loss_fetches:
+            fetches.update(self.loss_fetches.fetches)
+        fetches.update(self.extra_fetches)
+        self._fetch_keys = sorted(fetches)
+        fetch_list = [fetches[k] for k in self._fetch_keys]
+        if self.train_op is not None:
+            fetch_list.append(self.train_op)
+        return fetch_list
+
+    def _steps(self, iterator):
+        """(batch, whether the batch is this worker's own data, whether a stop was requested) per step; distributed:
+        the same number of steps on every worker."""
         stop_requested = self.state.stop.requested
-        if sync is None:
-            steps = ((batch, True, stop_requested()) for batch in iterator)
-        else:  # distributed: the same number of steps on every worker
-            steps = sync.steps(iterator, stop_requested)
-        in_flight = self._steps_in_flight()
+        if self.sync is None:
+            return ((batch, True, stop_requested()) for batch in iterator)
+        return self.sync.steps(iterator, stop_requested)
+
+    def _stop(self, step: int, start: float) -> None:
+        """A stop was requested before ``step``: the stop hook gets the last step done (a step checkpoint).
+
+        :raises CancelTrainingException: always
+        """
+        done_steps, done_batch = self.last_step_done
+        if self.stop_hook is not None and done_steps is not None:
+            self.result.elapsed = time.time() - start
+            self.stop_hook(done_steps, done_batch, self.result)
+        raise CancelTrainingException("%s: stopped at step %i (signal)" % (self.name, step))
+
+    def _run_sequential(self, step_fn, feeds: "_StepFeeds", steps, start: float, reporting: tuple) -> None:
+        """One step after another (training, distributed passes, ``inference_steps_in_flight = 1``)."""
+        result, sync = self.result, self.sync
+        for step, (batch, own_data, stop) in enumerate(steps, start=self.start_step):
+            if stop:
+                self._stop(step, start)
+            args = feeds.values(batch, own_data, step)
+            step_start = time.time()
+            if own_data or feeds.grad_weight is not None:  # ("param": a worker without data skips the step)
+                out = self._call(lambda: step_fn(*args), step)
+            if sync is not None:
+                sync.after_step(step)
+            if not own_data:  # distributed: a step without own data is left out of the scores
+                result.num_steps += 1
+                continue
+            self._after_step(step, batch, out, time.time() - step_start, start, *reporting)
+            self.last_step_done[:] = [step + 1, batch]
+            if self.step_hook is not None:
+                result.elapsed = time.time() - start
+                self.step_hook(step + 1, batch, result)
+        if sync is not None:
+            sync.end_of_pass()
+
+    def _run_overlapping(self, step_fn, feeds: "_StepFeeds", steps, start: float, reporting: tuple,
+                         in_flight: int) -> None:
+        """Passes without updates: up to ``in_flight`` steps run at once, their results processed in batch order
+        (a step's time counted from the previous step's end)."""
         pending: "collections.deque" = collections.deque()  # (step, batch, future), oldest first
-        executor = concurrent.futures.ThreadPoolExecutor(in_flight) if in_flight > 1 else None
         last_done = [time.time()]
-        last_step_done = self.last_step_done
 
         def finish_oldest() -> None:
             step_, batch_, future = pending.popleft()
             out_ = self._call(future.result, step_)
             now = time.time()
-            # steps overlap: a step's time is counted from the previous step's end
-            self._after_step(step_, batch_, out_, now - last_done[0], start, report_steps, log_batch_size,
-                             progress, num_seqs_total)
+            self._after_step(step_, batch_, out_, now - last_done[0], start, *reporting)
             last_done[0] = now
 
+        executor = concurrent.futures.ThreadPoolExecutor(in_flight)
         try:
             for step, (batch, own_data, stop) in enumerate(steps, start=self.start_step):
                 if stop:
-                    if self.stop_hook is not None and last_step_done[0] is not None:
-                        result.elapsed = time.time() - start
-                        self.stop_hook(last_step_done[0], last_step_done[1], result)
-                    raise CancelTrainingException("%s: stopped at step %i (signal)" % (self.name, step))
-                args = []
-                for key, _ph, size_ph, time_major in feeds:
-                    arr = batch.data[key]
-                    if time_major and arr.ndim >= 2:
-                        arr = np.swapaxes(arr, 0, 1)
-                    args.append(arr)
-                    if size_ph is not None:
-                        args.append(batch.seq_lens[key])
-                args += [v for _, v in extra_feed_items]
-                if seq_tag_ph is not None:
-                    args.append(np.array(batch.seq_tags, dtype=object))
-                if weight_feed:
-                    args.append(sync.feed_weight(own_data))
-                if self.step_seed is not None:
-                    args.append(np.int64(self.global_step_offset + step))
-                if executor is not None:  # inference: this step runs while the older ones finish
-                    pending.append((step, batch, executor.submit(step_fn, *args)))
-                    if len(pending) >= in_flight:
-                        finish_oldest()
-                    continue
-                step_start = time.time()
-                if own_data or weight_feed:  # ("param": a worker without data skips the step)
-                    out = self._call(lambda: step_fn(*args), step)
-                if sync is not None:
-                    sync.after_step(step)
-                if not own_data:  # distributed: a step without own data is left out of the scores
-                    result.num_steps += 1
-                    continue
-                self._after_step(step, batch, out, time.time() - step_start, start, report_steps, log_batch_size,
-                                 progress, num_seqs_total)
-                last_step_done[:] = [step + 1, batch]
-                if self.step_hook is not None:
-                    result.elapsed = time.time() - start
-                    self.step_hook(step + 1, batch, result)
+                    self._stop(step, start)
+                pending.append((step, batch, executor.submit(step_fn, *feeds.values(batch, own_data, step))))
+                if len(pending) >= in_flight:
+                    finish_oldest()
             while pending:
                 finish_oldest()
-            if sync is not None:
-                sync.end_of_pass()
-        finally:
-            if executor is not None:  # after an error/stop: let the steps still running finish first
-                executor.shutdown(wait=True, cancel_futures=True)
-            iterator.close()
-            progress.clear()
-        result.elapsed = time.time() - start
-        result.finished = True
-        if not self.report:
-            return result
-        print("%s, finished after %i steps, %s elapsed (%.1f%% computing time)" % (
-            self.name, result.num_steps, hms(result.elapsed),
-            100.0 * result.computing_time / result.elapsed if result.elapsed > 0 else 100.0), file=log.v3)
-        return result
+        finally:  # after an error/stop: let the steps still running finish first
+            executor.shutdown(wait=True, cancel_futures=True)
 
     def _skip_batches(self, num: int) -> None:
         """Consumes the first ``num`` batches of :attr:`batches` without running them (a resumed pass); the last one

@@ -49,12 +49,12 @@ from returnn.options import RunOptions
 tf1 = tf.compat.v1
 
 
-def get_device_kind(config) -> str:
-    """``"cpu"`` or ``"gpu"``: what the run uses.
+def get_device_kind(run: RunOptions) -> str:
+    """``"cpu"`` or ``"gpu"``: what the run uses (the environment variable ``TF_DEVICE``, else config ``device``).
 
     :raises ConfigValueError: ``device`` is not cpu/gpu, or ``gpu`` requested but no GPU is visible
     """
-    device = os.environ.get("TF_DEVICE") or RunOptions.read_one(config, "device")
+    device = os.environ.get("TF_DEVICE") or run.device
     has_gpu = bool(tf.config.list_physical_devices("GPU"))
     if not device:
         if not has_gpu:
@@ -82,7 +82,7 @@ def count_while_loops(graph: Optional["tf.Graph"]) -> int:
     return sum(1 for op in graph.get_operations() if op.type in ("LoopCond", "While", "StatelessWhile"))
 
 
-def make_session_config(config, device_kind: str, graph: Optional["tf.Graph"] = None) -> "tf1.ConfigProto":
+def make_session_config(run: RunOptions, device_kind: str, graph: Optional["tf.Graph"] = None) -> "tf1.ConfigProto":
     """The ``ConfigProto`` for the session from ``tf_session_opts``, the device and (CPU thread pools, see the
     module docstring) the graph.
 
@@ -90,7 +90,7 @@ def make_session_config(config, device_kind: str, graph: Optional["tf.Graph"] = 
     """
     from google.protobuf import json_format
 
-    opts: Dict[str, Any] = dict(RunOptions.read_one(config, "tf_session_opts") or {})
+    opts: Dict[str, Any] = dict(run.tf_session_opts or {})
     opts.setdefault("log_device_placement", False)
     loops = count_while_loops(graph) if device_kind == "cpu" else 0
     if device_kind == "cpu":
@@ -125,12 +125,13 @@ def _camel_keys(value: Any) -> Any:
     return value
 
 
-def new_session(config, graph: "tf.Graph", device_kind: Optional[str] = None, *, strategy=None) -> "tf1.Session":
-    """A new ``tf.compat.v1.Session`` on ``graph`` configured from ``config``, made by ``strategy`` (in multi-process
+def new_session(run: RunOptions, graph: "tf.Graph", device_kind: Optional[str] = None, *,
+                strategy=None) -> "tf1.Session":
+    """A new ``tf.compat.v1.Session`` on ``graph`` configured from ``run`` (``tf_session_opts``, ``device``), made by ``strategy`` (in multi-process
     training it connects to this worker's TensorFlow server; default: :func:`returnn.tf.distributed.get_strategy`)."""
     from returnn.tf.distributed.strategy import get_strategy
 
     if device_kind is None:
-        device_kind = get_device_kind(config)
-    proto = make_session_config(config, device_kind, graph)
+        device_kind = get_device_kind(run)
+    proto = make_session_config(run, device_kind, graph)
     return (strategy or get_strategy()).new_session(graph, proto)

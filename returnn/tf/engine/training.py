@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import signal
-from typing import Dict, Optional
+from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 
@@ -212,10 +212,26 @@ def _step_checkpointer(state: RunState, epoch: int, *, sync, global_step_start: 
 
 def train_epoch(state: RunState, epoch: int, *, save: bool = True) -> Dict[str, float]:
     """One epoch: train pass, save, evaluations, LR control. Returns the epoch's score dict."""
-    strategy = state.strategy
-    lrc = state.learning_rate_control
-    learning_rate = strategy.agree_float(learning_rate_for_epoch(state, epoch), "learning_rate")
     epoch_name = state.epoch_str(epoch)
+    learning_rate, progress, global_step_start = _start_epoch(state, epoch, epoch_name)
+    result, stepper = _train_pass(state, epoch, epoch_name, learning_rate=learning_rate, progress=progress,
+                                  global_step_start=global_step_start)
+    if save and stepper is None:
+        model_io.save_model(state)
+    epoch_errors, dev_results = _score_epoch(state, epoch, epoch_name, result, learning_rate=learning_rate,
+                                             global_step_start=global_step_start)
+    _finish_epoch(state, epoch, save=save, stepper=stepper, dev_results=dev_results)
+    return epoch_errors
+
+
+def _start_epoch(state: RunState, epoch: int, epoch_name: str) -> Tuple[float, Any, int]:
+    """The epoch's learning rate set in the updater, the last best model loaded (``use_last_best_model``), and a step
+    checkpoint of the epoch loaded when there is one.
+
+    :return: (learning rate, the loaded step checkpoint's progress or None, the global step the pass starts at)
+    """
+    strategy = state.strategy
+    learning_rate = strategy.agree_float(learning_rate_for_epoch(state, epoch), "learning_rate")
     print("start %s with learning rate %s ..." % (epoch_name, learning_rate), file=log.v4)
     state.updater.set_learning_rate(learning_rate, session=state.session)
     if state.options.training.use_last_best_model:
@@ -224,10 +240,18 @@ def train_epoch(state: RunState, epoch: int, *, save: bool = True) -> Dict[str, 
         sync_model(state)  # distributed: rank 0's choice
     progress = _load_step_checkpoint(state, epoch)
     if progress is not None:
-        global_step_start = progress.global_step_start
-        learning_rate = _resumed_learning_rate(state, progress, learning_rate)
-    else:
-        global_step_start = int(state.session.run(state.network.global_train_step))
+        return _resumed_learning_rate(state, progress, learning_rate), progress, progress.global_step_start
+    return learning_rate, None, int(state.session.run(state.network.global_train_step))
+
+
+def _train_pass(state: RunState, epoch: int, epoch_name: str, *, learning_rate: float, progress: Any,
+                global_step_start: int) -> Tuple[Any, Any]:
+    """The training pass over the epoch's batches (from the step checkpoint's position when ``progress``), its
+    scores over all workers and the epoch's TensorBoard summary.
+
+    :return: (the pass's :class:`~returnn.tf.engine.runner.PassResult`, the step checkpointer or None)
+    """
+    strategy = state.strategy
     dataset = state.datasets.train
     strategy.init_epoch(dataset, epoch)  # distributed "shard": this worker's part
     # as the reference: a network without a layer over time (only frame-wise layers and losses) is trained and
@@ -260,11 +284,19 @@ def train_epoch(state: RunState, epoch: int, *, save: bool = True) -> Dict[str, 
         epoch_summary.update({"epoch/" + k: v for k, v in score_keys("train", result).items()})
         writer.write_scalars(global_step_start + result.num_steps, epoch_summary)
         writer.flush()
-    if save and stepper is None:
-        model_io.save_model(state)
-    # the scores reach the learning-rate control in the reference's order: train, then each eval dataset, then
-    # the epoch's meta data (it logs its error key from the first call that changes it)
-    epoch_errors: Dict[str, float] = score_keys("train", result)
+    return result, stepper
+
+
+def _score_epoch(state: RunState, epoch: int, epoch_name: str, result, *, learning_rate: float,
+                 global_step_start: int) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+    """The train scores, the evaluation of each eval dataset and the epoch's meta data, given to the learning-rate
+    control in the reference's order: train, then each eval dataset, then the meta data (it logs its error key
+    from the first call that changes it).
+
+    :return: (every score and meta value of the epoch, eval dataset name -> its pass result)
+    """
+    lrc = state.learning_rate_control
+    epoch_errors: Dict[str, Any] = score_keys("train", result)
     lrc.set_epoch_error(epoch, epoch_errors)
     line = "%s score: %s" % (epoch_name, format_values(result.scores()))
     # as the reference (observed with an RF model marking no as_error loss): "error: None" without errors
@@ -289,6 +321,15 @@ def train_epoch(state: RunState, epoch: int, *, save: bool = True) -> Dict[str, 
     }
     lrc.set_epoch_error(epoch, meta)
     epoch_errors.update(meta)
+    return epoch_errors, dev_results
+
+
+def _finish_epoch(state: RunState, epoch: int, *, save: bool, stepper: Any, dev_results: Dict[str, Any]) -> None:
+    """After the scores: the learning-rate file, the epoch checkpoint of a run with step checkpoints, the eval line,
+    the averaged checkpoint (``average_checkpoints``) and the deletion of old ones (``cleanup_old_models``)."""
+    strategy = state.strategy
+    lrc = state.learning_rate_control
+    training = state.options.training
     if state.model_filename and not state.options.run.dry_run and strategy.is_root:
         lrc.save()
     if stepper is not None:  # step checkpoints: the checkpoint after the epoch's scores are in the file (module doc)
@@ -297,16 +338,14 @@ def train_epoch(state: RunState, epoch: int, *, save: bool = True) -> Dict[str, 
         stepper.remove_all()
     # the reference prints this line also without eval datasets (then empty)
     print(" ".join(format_dataset_results(n, r) for n, r in dev_results.items()), file=log.v3)
-    if save and state.options.training.average_checkpoints is not None and state.model_filename \
+    if save and training.average_checkpoints is not None and state.model_filename \
             and not state.options.run.dry_run and strategy.is_root:
         from returnn.engine.checkpoint_averaging import AveragingOptions
         from returnn.tf.engine.averaging import write_averaged_checkpoint
 
-        write_averaged_checkpoint(state.model_filename, epoch, AveragingOptions(
-            state.options.training.average_checkpoints), lrc)
-    if state.options.training.cleanup_old_models and strategy.is_root:
+        write_averaged_checkpoint(state.model_filename, epoch, AveragingOptions(training.average_checkpoints), lrc)
+    if training.cleanup_old_models and strategy.is_root:
         from returnn.tf.engine.cleanup import cleanup_old_models
 
-        cleanup_old_models(state.model_filename, state.options.training, lrc)
+        cleanup_old_models(state.model_filename, training, lrc)
     strategy.after_save(epoch)  # distributed: all workers wait until rank 0 saved
-    return epoch_errors

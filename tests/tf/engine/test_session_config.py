@@ -4,14 +4,15 @@ respected."""
 import os
 
 from returnn.config import Config
+from returnn.options import RunOptions
 from returnn.tf.engine.session import make_session_config
 
 
-def _config(**kwargs) -> Config:
+def _config(**kwargs) -> RunOptions:
     config = Config()
     for key, value in kwargs.items():
         config.set(key, value)
-    return config
+    return RunOptions.from_config(config)
 
 
 def test_cpu_default_disables_grappler_for_graphs_with_loops():

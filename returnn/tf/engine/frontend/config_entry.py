@@ -33,12 +33,13 @@ def step_func_name(*, train: bool, eval_flag: bool) -> str:
     return "train_step" if (train or eval_flag) else "forward_step"
 
 
-def get_step_func(config, name: str) -> Callable[..., Any]:
+def get_step_func(frontend: FrontendOptions, name: str) -> Callable[..., Any]:
     """Config ``name`` (``train_step`` or ``forward_step``).
 
+    :param frontend: the parsed step functions
     :raises ConfigValueError: not defined or not callable (names the function and the signature expected)
     """
-    func = config.typed_value(name, None)
+    func = getattr(frontend, name)
     if not callable(func):
         raise ConfigValueError(name, expected="a function %s(*, model, extern_data, **kwargs) for an RF model "
                                               "(get_model); the task needs it" % name,

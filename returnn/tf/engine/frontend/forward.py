@@ -14,6 +14,7 @@ import numpy as np
 import tensorflow as tf
 
 from returnn.errors import ConfigValueError
+from returnn.options import ForwardOptions
 from returnn.tensor import Dim, Tensor, TensorDict
 from returnn.tf.engine.runner import Runner
 
@@ -90,7 +91,7 @@ def forward_with_callback(state, *, dataset, callback) -> None:
 
     epoch = state.epoch or 1
     state.strategy.init_epoch(dataset, epoch)
-    batch_size = state.config.int("forward_batch_size", 0) or state.config.int("batch_size", 0)
+    batch_size = state.options.get(ForwardOptions).forward_batch_size or state.options.batching.batch_size
     batches = dataset.generate_batches(epoch=epoch, **state.options.batching.generate_batches_kwargs(
         train=False, batch_size=batch_size))
     runner = Runner(state, network=network, dataset=dataset, batches=batches,

@@ -18,6 +18,7 @@ import tensorflow as tf
 from returnn.errors import ConfigValueError
 from returnn.log import log
 from returnn.tf.engine.frontend import rf_api
+from returnn.options import FrontendOptions
 from returnn.tf.engine.frontend.config_entry import check_model, get_step_func
 from returnn.tf.engine.frontend.losses import RFLossHolder
 from returnn.tf.network import TFNetwork
@@ -52,8 +53,9 @@ class RFNetwork(TFNetwork):
         :raises ConfigValueError: the step function is missing, ``get_model`` returns no ``rf.Module``,
             ``train_step`` marks no loss, ``forward_step`` marks no output
         """
-        func = get_step_func(self.config, step_func_name)
-        get_model = self.config.typed_value("get_model")
+        frontend = FrontendOptions.from_config(self.config)
+        func = get_step_func(frontend, step_func_name)
+        get_model = frontend.get_model
         self.step_func_name = step_func_name
         rf_api.select_tf_backend()
         rf_api.register_dim_sizes(self.extern_data)
@@ -72,7 +74,7 @@ class RFNetwork(TFNetwork):
             for loss in losses:
                 self.losses_dict[loss.name] = RFLossHolder.from_run_ctx_loss(loss)
         else:
-            rf_api.init_forward_step_run_ctx(expected_outputs=self.config.typed_value("model_outputs", None),
+            rf_api.init_forward_step_run_ctx(expected_outputs=frontend.model_outputs,
                                              step=step, epoch=epoch)
             func(model=self.rf_model, extern_data=extern_data)
             self.rf_outputs = rf_api.run_ctx_outputs()

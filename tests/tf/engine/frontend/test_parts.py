@@ -9,6 +9,7 @@ import tensorflow as tf
 
 from returnn.config import Config
 from returnn.errors import ConfigValueError
+from returnn.options import FrontendOptions
 from returnn.tf.engine.evaluation import score_keys
 from returnn.tf.engine.frontend.config_entry import check_config, get_step_func, is_rf_config, step_func_name
 from returnn.tf.engine.frontend.losses import RFLossHolder
@@ -102,9 +103,9 @@ def test_is_rf_config():
 
 def test_missing_step_func_names_the_function():
     config = Config({"get_model": _get_model, "train_step": _train_step})
-    assert get_step_func(config, "train_step") is _train_step
+    assert get_step_func(FrontendOptions.from_config(config), "train_step") is _train_step
     with pytest.raises(ConfigValueError, match=r"'forward_step'.*forward_step\(\*, model, extern_data"):
-        get_step_func(config, "forward_step")
+        get_step_func(FrontendOptions.from_config(config), "forward_step")
 
 
 def test_pretrain_with_rf_model_is_an_error():
