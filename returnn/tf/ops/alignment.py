@@ -23,6 +23,8 @@ from typing import NamedTuple, Tuple
 
 import tensorflow as tf
 
+from returnn.tf.ops.masks import sequence_mask, sequence_mask_time_major
+
 _NEG = float("-inf")
 
 
@@ -141,7 +143,7 @@ def viterbi(log_probs: tf.Tensor, seq_lens: tf.Tensor, chain: Chain) -> Tuple[tf
     states_before = tf.scan(back, bps, initializer=s_end, reverse=True)  # [T-1, B]: state at t = 0 .. T-2
     states = tf.concat([states_before, s_end[None, :]], axis=0)  # [T, B]
     align = tf.gather(chain.labels, tf.transpose(states), batch_dims=1)  # [B, T]
-    t_mask = tf.sequence_mask(seq_lens, maxlen=n_time)
+    t_mask = sequence_mask(seq_lens, maxlen=n_time)
     score = tf.where(seq_lens > 0, score, tf.fill(tf.shape(score), neg))
     ok = tf.logical_and(t_mask, tf.math.is_finite(score)[:, None])
     align = tf.where(ok, align, tf.zeros_like(align))
@@ -202,7 +204,7 @@ def baum_welch(log_probs: tf.Tensor, seq_lens: tf.Tensor, chain: Chain, num_clas
     ok = tf.logical_and(tf.math.is_finite(log_z), seq_lens > 0)
     log_z_safe = tf.where(ok, log_z, tf.zeros_like(log_z))
     gamma = tf.exp(alphas + betas - log_z_safe[None, :, None])  # [T, B, N]
-    t_mask = tf.sequence_mask(seq_lens, maxlen=n_time)  # [B, T]
+    t_mask = sequence_mask(seq_lens, maxlen=n_time)  # [B, T]
     keep = tf.logical_and(tf.transpose(t_mask)[:, :, None], ok[None, :, None])
     gamma = tf.where(tf.logical_and(keep, valid[None]), gamma, tf.zeros_like(gamma))
     posteriors = _sum_per_label(gamma, chain.labels, num_classes)
@@ -233,7 +235,7 @@ def staircase_posteriors(log_probs: tf.Tensor, stair_lens: tf.Tensor, num_classe
     n_time = tf.shape(log_probs)[0]
     num_classes = tf.cast(num_classes, tf.int32)
     t = tf.range(n_time)
-    on = tf.logical_and(tf.transpose(tf.sequence_mask(stair_lens, maxlen=n_time)), (t < num_classes)[:, None])  # [T, B]
+    on = tf.logical_and(sequence_mask_time_major(stair_lens, maxlen=n_time), (t < num_classes)[:, None])  # [T, B]
     one_hot = tf.one_hot(t, num_classes, dtype=log_probs.dtype)[:, None, :] * tf.cast(on, log_probs.dtype)[:, :, None]
     idx = tf.minimum(t, num_classes - 1)[:, None]
     picked = tf.gather(log_probs, idx, axis=2, batch_dims=1)[:, :, 0]  # [T, B]

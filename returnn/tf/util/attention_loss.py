@@ -7,6 +7,7 @@ from typing import Any
 
 import tensorflow as tf
 
+from returnn.tf.ops.masks import sequence_mask
 from returnn.tf.util.errors import TFUtilArgError
 
 
@@ -32,7 +33,7 @@ def softmax_cross_entropy_over_size(logits: Any, labels: Any, stable_gradient: b
         x = logits.get_placeholder_as_batch_major()
         y = labels.get_placeholder_as_batch_major()
         rank = x.shape.rank
-        mask = tf.sequence_mask(sizes[max(sizes)], maxlen=tf.shape(x)[size_axis])  # (batch, size)
+        mask = sequence_mask(sizes[max(sizes)], maxlen=tf.shape(x)[size_axis])  # (batch, size)
         mask_shape = [tf.shape(mask)[0]] + [1] * (rank - 1)
         mask_shape[size_axis] = tf.shape(mask)[1]
         mask = tf.broadcast_to(tf.reshape(mask, mask_shape), tf.shape(x))

@@ -8,6 +8,7 @@ from typing import Any, Collection, Dict, Optional, Tuple, Union
 import numpy
 import tensorflow as tf
 
+from returnn.tf.ops.masks import sequence_mask
 from returnn.tf.util.errors import TFUtilArgError
 
 
@@ -46,7 +47,7 @@ def sparse_labels_with_seq_lens(x: Any, seq_lens: Any, dtype: Any = tf.int32, co
     with tf.name_scope("sparse_labels"):
         x = tf.convert_to_tensor(x)
         seq_lens = tf.convert_to_tensor(seq_lens)
-        mask = tf.sequence_mask(seq_lens, maxlen=tf.shape(x)[1])
+        mask = sequence_mask(seq_lens, maxlen=tf.shape(x)[1])
         if collapse_repeated:
             prev = tf.concat([tf.fill([tf.shape(x)[0], 1], -1), tf.cast(x[:, :-1], tf.int32)], axis=1)
             mask = tf.logical_and(mask, tf.not_equal(tf.cast(x, tf.int32), prev))
@@ -111,7 +112,7 @@ def ctc_greedy_decode(logits: Any, seq_lens: Any, time_major: bool) -> tf.Sparse
             logits = tf.transpose(logits, [1, 0, 2])  # (batch, time, classes)
         n_classes = tf.shape(logits)[-1]
         best = tf.argmax(logits, axis=-1, output_type=tf.int64)  # (batch, time)
-        mask = tf.sequence_mask(seq_lens, maxlen=tf.shape(best)[1])
+        mask = sequence_mask(seq_lens, maxlen=tf.shape(best)[1])
         prev = tf.concat([tf.fill([tf.shape(best)[0], 1], tf.constant(-1, tf.int64)), best[:, :-1]], axis=1)
         mask = tf.logical_and(mask, tf.not_equal(best, prev))
         mask = tf.logical_and(mask, tf.not_equal(best, tf.cast(n_classes - 1, tf.int64)))

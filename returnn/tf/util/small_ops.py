@@ -12,6 +12,7 @@ from typing import Any, Callable, Optional, Sequence, Tuple, Union
 
 import tensorflow as tf
 
+from returnn.tf.ops.masks import sequence_mask
 from returnn.util.values import NotSpecified
 
 
@@ -84,7 +85,7 @@ def batched_uniq(x: Any, seq_lens: Any) -> Tuple[tf.Tensor, tf.Tensor]:
     """
     with tf.name_scope("batched_uniq"):
         x = tf.convert_to_tensor(x)
-        mask = tf.sequence_mask(seq_lens, maxlen=tf.shape(x)[1])
+        mask = sequence_mask(seq_lens, maxlen=tf.shape(x)[1])
         prev = tf.concat([x[:, :1], x[:, :-1]], axis=1)
         first = tf.concat([tf.ones_like(mask[:, :1]), tf.zeros_like(mask[:, 1:])], axis=1)
         keep = tf.logical_and(mask, tf.logical_or(first, tf.not_equal(x, prev)))

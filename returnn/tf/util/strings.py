@@ -8,6 +8,7 @@ from typing import Any, Optional, Tuple
 
 import tensorflow as tf
 
+from returnn.tf.ops.masks import sequence_mask
 from returnn.tf.util.errors import TFUtilValueError
 
 
@@ -28,7 +29,7 @@ def encode_raw(x: Any, axis: int = -1, seq_lens: Optional[Any] = None) -> tf.Ten
         table = tf.constant([bytes([i]) for i in range(256)])
         chars = tf.gather(table, tf.cast(x, tf.int32))
         if seq_lens is not None:
-            mask = tf.sequence_mask(seq_lens, maxlen=tf.shape(x)[-1])
+            mask = sequence_mask(seq_lens, maxlen=tf.shape(x)[-1])
             chars = tf.where(mask, chars, tf.zeros_like(chars))  # zeros_like of strings: ""
         return tf.strings.reduce_join(chars, axis=-1)
 
