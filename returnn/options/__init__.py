@@ -16,6 +16,7 @@ from returnn.options.declare import option as option
 from returnn.options.distributed import DistributedKeys as DistributedKeys
 from returnn.options.frontend import FrontendOptions as FrontendOptions
 from returnn.options.lr_control import LearningRateControlOptions as LearningRateControlOptions
+from returnn.options.network import NetworkOptions as NetworkOptions
 from returnn.options.precision import PrecisionOptions as PrecisionOptions
 from returnn.options.run import RunOptions as RunOptions
 from returnn.options.tasks import AnalysisOptions as AnalysisOptions
@@ -28,4 +29,4 @@ from returnn.options.updater import UpdaterOptions as UpdaterOptions
 #: every options group, in the order of the docs
 GROUPS = (RunOptions, DataOptions, CheckpointOptions, TrainingOptions, BatchingOptions, UpdaterOptions,
           LearningRateControlOptions, EvalOptions, ForwardOptions, SearchOptions, AnalysisOptions, DistributedKeys,
-          PrecisionOptions, FrontendOptions)
+          PrecisionOptions, FrontendOptions, NetworkOptions)

@@ -18,16 +18,9 @@ OTHER_KEYS: Dict[str, str] = {
     "log_verbosity": "returnn.log: verbosity per log (0..5, default 3)",
     "log_format": "returnn.log: format per log",
     "pretrain": "returnn.pretrain: layer-wise pretraining (a dict, 'default', or None)",
-    "debug_print_layer_output_template": "returnn.tf.network: print each layer's output template when built",
     "optimize_move_layers_out": "returnn.tf.layers.recurrent: move layers out of a rec loop where possible",
-    "param_dropout": "returnn.tf.layers: every layer's default param_dropout (dropout on its params in training)",
-    "param_dropout_min_ndim": "returnn.tf.layers: every layer's default param_dropout_min_ndim",
-    "param_variational_noise": "returnn.tf.layers: every layer's default param_variational_noise (Gaussian noise "
-                               "on its params in training)",
     "__debug_dummy_distributed_rank_and_size": "returnn.datasets.distrib_files: (rank, size) of a simulated "
                                                "distributed run, for DistributeFilesDataset's distrib_shard_files",
-    "flat_net_construction": "returnn.tf.network: build the layers named in a layer's 'from' first, in a loop "
-                             "(chains of thousands of layers stay within Python's recursion limit)",
 }
 
 

@@ -189,8 +189,6 @@ def registered_layers() -> List[Tuple[str, type]]:
 
 def _common_args_page() -> str:
     from returnn.tf.layers.core import common_args
-    from returnn.tf.layers.core.layer_base import LayerBase
-    params = {p.name: p for p in _signature_params(LayerBase.__init__)}
     out = [".. _layer-common-args:", "", rst.heading("Common layer arguments", "=", overline=True)]
     out += [rst.fragment(rst.cleandoc(common_args.__doc__), "common args"), ""]
     out += ["Every layer dict accepts these keys (handled by ``LayerBase``; the table "
@@ -201,9 +199,8 @@ def _common_args_page() -> str:
         out += [rst.heading(group, "-")]
         rows = []
         for n in names:
-            p = params.get(n)
-            default = "" if p is None or p.default is inspect.Parameter.empty else repr(p.default)
             arg = common_args.LAYER_ARGS_BY_NAME[n]
+            default = "" if n == "from" else _default_repr(arg.default)  # "from": resolved to the sources
             meaning = arg.meaning
             rows.append((rst.literal(n), rst.literal(default), arg.status, rst.inline(meaning, f"common {n}")))
         out.append(rst.list_table(["key", "default", "status", "meaning"], rows, widths=[25, 20, 15, 40]))

@@ -12,7 +12,7 @@ The graph is the caller's current default graph (``with tf.Graph().as_default():
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional
 
 import numpy as np
 import tensorflow as tf
@@ -22,17 +22,22 @@ from returnn.errors import AxisDescriptionError, ConfigValueError, LayerArgError
 from returnn.log import log
 from returnn.tensor import NotSpecified, Tensor
 from returnn.tensor.axes import mark_dims_created_by
+from returnn.tf.layers.core.init_kwargs import layer_init_kwargs
 from returnn.tf.layers.core.internal import RecStepInfoLayer
 from returnn.tf.layers.core.layer_base import LayerBase
 from returnn.tf.layers.core.loss_holder import LossHolder
 from returnn.tf.layers.core.registry import get_layer_class, is_user_layer_class
 from returnn.tf.layers.core.scope_names import get_layer_scope_name, get_scope_prefix_from_name_prefix
 from returnn.tf.layers.core.spec import validate_layer_dict
+from returnn.options.network import NetworkOptions, network_config
+from returnn.options.run import RunOptions
 from returnn.tf.network.construction import absolute_variable_scope as absolute_variable_scope
 from returnn.tf.network.construction import apply_batch_norm_option, check_static_shape, create_placeholders
+from returnn.tf.network.construction_order import MISSING_FROM, NO_FROM_NEEDED, dependencies_first, input_dims
 from returnn.tf.network.errors import LayerNotFound, NetworkConstructionDependencyLoopException, NotInsideRecLoopError
 from returnn.tf.network.extern_data import ExternData
 from returnn.tf.network.extra_nets import construct_extra_layer, split_extra_name
+from returnn.tf.network.objective import NetworkObjectiveMixin
 from returnn.tf.network.params import NetworkParamsMixin
 from returnn.tf.network.run_hooks import NetworkRunHooksMixin
 from returnn.tf.layers.core.search_choices import find_search_choices
@@ -41,62 +46,7 @@ from returnn.tf.util.device import set_configured_device
 from returnn.util.behavior_version import BehaviorVersion
 from returnn.util.suggest import close_matches
 
-# as the reference: a deprecation warning (once per text) below behavior_version 1, an error from 1 on
-_MISSING_FROM = 'Missing "from" in layer definition: {name}'
-
-
-def _input_dims(opts: Dict[str, Any]) -> List[Any]:
-    """:return: the dims of all layers among the (transformed) layer options ``opts`` (sources, base, weights...)"""
-    dims: List[Any] = []
-    todo = list(opts.values())
-    while todo:
-        v = todo.pop()
-        if isinstance(v, LayerBase):
-            dims.extend(v.output.dims)
-        elif isinstance(v, (list, tuple)):
-            todo.extend(v)
-        elif isinstance(v, dict):
-            todo.extend(v.values())
-    return dims
-
-
-def _from_names(layer_desc: Any) -> List[str]:
-    """:return: the layer names in the ``"from"`` of a layer dict (strings, or the first item of a tuple such as
-    ``("x", time_dim)``)"""
-    value = layer_desc.get("from") if isinstance(layer_desc, dict) else None
-    items = [value] if isinstance(value, str) else list(value) if isinstance(value, (list, tuple)) else []
-    names = []
-    for item in items:
-        if isinstance(item, (list, tuple)) and item and isinstance(item[0], str):
-            item = item[0]
-        if isinstance(item, str):
-            names.append(item)
-    return names
-
-
-def _dependencies_first(net_dict: Dict[str, Any], name: str, built: Dict[str, Any]) -> List[str]:
-    """:return: the layers of ``net_dict`` that ``name`` needs through ``"from"`` (transitively) and that are not in
-    ``built``, each after the layers it needs (depth first, in ``"from"`` order, as the recursive construction
-    visits them); found with an explicit stack, so a chain of any length needs no deep recursion. A cycle is left
-    to the construction to report."""
-    order: List[str] = []
-    seen = {name}
-    stack = [(name, iter(_from_names(net_dict[name])))]
-    while stack:
-        current, deps = stack[-1]
-        for dep in deps:
-            if dep not in seen and dep not in built and dep in net_dict and not dep.startswith("#"):
-                seen.add(dep)
-                stack.append((dep, iter(_from_names(net_dict[dep]))))
-                break
-        else:
-            stack.pop()
-            if current != name:
-                order.append(current)
-    return order
-
-
-class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin):
+class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin, NetworkObjectiveMixin):
     """A network of layers built from a ``network`` dict.
 
     :param config: the Config (for ``extern_data``, ``debug_print_layer_output_template``, ...)
@@ -122,16 +72,11 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin):
                  absolute_name_scope_prefix: Optional[str] = None):
         if config is None and parent_net is not None:
             config = parent_net.config
-        if config is None:
-            from returnn.config import get_global_config
-            try:
-                config = get_global_config()
-            except Exception:  # noqa: BLE001 (no global config set)
-                config = None
-        if config is None:
-            from returnn.config import Config
-            config = Config()
-        self.config = config
+        self.config = network_config(config)
+        #: the config's keys of network construction (parsed once per root network; a subnetwork shares them)
+        enclosing = parent_net if parent_net is not None else extra_parent_net
+        self.options: NetworkOptions = (enclosing.options if enclosing is not None and enclosing.config is self.config
+                                        else NetworkOptions.from_config(self.config))
         self.parent_net = parent_net
         self.parent_layer = parent_layer
         if extern_data is None:
@@ -139,7 +84,7 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin):
                 extern_data = parent_net.extern_data
             else:
                 extern_data = ExternData()
-                extern_data.init_from_config(config)
+                extern_data.init_from_config(self.config)
         self.extern_data = extern_data
         self.name = name or (parent_layer.name if parent_layer is not None else "root")
         self._absolute_name_prefix = absolute_name_prefix
@@ -180,7 +125,7 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin):
             if self.extern_data.data and all(d.batch is None for d in self.extern_data.data.values()):
                 self.extern_data.init_batch_info()  # the global batch of the extern data (Tensor.batch)
             # outside a session, is_gpu_available_in_session() answers what this config asks for (as the reference)
-            set_configured_device(self.config.value("device", None))
+            set_configured_device(RunOptions.read_one(self.config, "device"))
 
     def __repr__(self) -> str:
         name = self.get_absolute_name_prefix() + (f"({self.extra_prefix})" if self.extra_prefix else "")
@@ -416,8 +361,8 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin):
             return self.layers[name]
         if name in self._constructing:
             raise NetworkConstructionDependencyLoopException(self, name, self._constructing, net_dict)
-        if not self._constructing and name in net_dict and self.config.bool("flat_net_construction", False):
-            for dep in _dependencies_first(net_dict, name, self.layers):
+        if not self._constructing and name in net_dict and self.options.flat_net_construction:
+            for dep in dependencies_first(net_dict, name, self.layers):
                 self.construct_layer(net_dict, dep, get_layer=get_layer)
         extra = split_extra_name(name)
         if extra is not None and self.extra_parent_net is None:
@@ -460,9 +405,9 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin):
     def _create_layer(self, name: str, layer_desc: Dict[str, Any], net_dict: Optional[Dict] = None,
                       get_layer: Optional[Callable[[str], LayerBase]] = None) -> LayerBase:
         layer_class = validate_layer_dict(name, layer_desc)
-        if "from" not in layer_desc and layer_class.layer_class not in _NO_FROM_NEEDED:
+        if "from" not in layer_desc and layer_class.layer_class not in NO_FROM_NEEDED:
             prefix = self.get_absolute_name_prefix()
-            BehaviorVersion.require(False, _MISSING_FROM.format(name=prefix + name if prefix else "/" + name),
+            BehaviorVersion.require(False, MISSING_FROM.format(name=prefix + name if prefix else "/" + name),
                                     version=1)
         net_dict = self.layers_desc if net_dict is None else net_dict
         self._constructing.append(name)
@@ -481,7 +426,7 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin):
                 output = layer_class.get_out_data_from_opts(**d)
             except AxisDescriptionError as exc:
                 raise exc.with_layer(name) from None
-            mark_dims_created_by(name, output, _input_dims(d))
+            mark_dims_created_by(name, output, input_dims(d))
             n_out = d.get("n_out", NotSpecified)
             if n_out not in (NotSpecified, None) and output.dim is not None and output.dim != n_out:
                 raise LayerShapeError(layer=name, layer_class=layer_class.layer_class,
@@ -517,7 +462,7 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin):
         # getter (LayerBase.__init__)
         with absolute_variable_scope(self.get_layer_scope_name(name, d.get("name_scope")), reuse=True):
             try:
-                layer = layer_class(output=output, **d)
+                layer = layer_class(output=output, **layer_init_kwargs(layer_class, d))
             except AxisDescriptionError as exc:
                 raise exc.with_layer(name) from None
             if layer.use_batch_norm and layer.output.placeholder is not None:
@@ -560,7 +505,7 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin):
     def _debug_print_template(self, name: str, output: Tensor) -> None:
         """``layer /'name': [B,T|...] float32``, as the reference: at verbosity 3, or 1 with
         ``debug_print_layer_output_template``"""
-        stream = log.v1 if self.config.bool("debug_print_layer_output_template", False) else log.v3
+        stream = log.v1 if self.options.debug_print_layer_output_template else log.v3
         if not stream.is_enabled():  # every layer passes here: no repr when nobody reads it
             return
         text = f"layer {self.get_absolute_name_prefix() or '/'}{name!r}: {output.get_dims_repr()} {output.dtype}"
@@ -595,7 +540,7 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin):
         try:
             if output is None:
                 output = layer_class.get_out_data_from_opts(**d)
-                mark_dims_created_by(name, output, _input_dims(d))
+                mark_dims_created_by(name, output, input_dims(d))
             return self._instantiate_layer(name, layer_class, d, output, layer_desc)
         finally:
             self._constructing.pop()
@@ -651,98 +596,6 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin):
     def get_num_params(self) -> int:
         return int(sum(int(np.prod(p.shape.as_list())) for p in self.get_params_list()))
 
-    # ---- losses / objective
-    def get_losses_initialized(self, reduce_func: Any = None, with_total: bool = False
-                               ) -> Tuple[Dict[str, LossHolder], Any, Any]:
-        """:return: (losses dict name → LossHolder, total loss, total constraints); with ``with_total`` the totals are
-            tf scalars or 0.0 when there are none; without, both are None"""
-        if not self.losses_dict:
-            # as the reference (observed): the main network's losses by layer name, then those of extra networks
-            # ("extra.search:x") by their name there ("x"), or the full name where the main network has "x" too
-            # each layer class's get_losses (a config's layer class may add its own loss there)
-            holders = [holder for name, layer in self.layers.items()
-                       if not (self.search_flag and layer.loss_only_on_non_search)
-                       for holder in type(layer).get_losses(name=name, network=self, output=layer.output,
-                                                            loss=layer.loss, layer=layer, loss_scale=layer.loss_scale)]
-            extra = [(split_extra_name(holder.name), holder) for holder in holders]
-            for split, holder in sorted(extra, key=lambda item: item[0] is not None):
-                if split is not None and split[1] not in self.losses_dict:
-                    holder.name = split[1]
-                self.losses_dict[holder.name] = holder
-        total_loss: Any = None
-        total_constraints: Any = None
-        if with_total:
-            with tf.name_scope("objective/"):
-                for holder in self.losses_dict.values():
-                    value = holder.get_loss_value_for_objective()
-                    if value is not None:
-                        if reduce_func is not None:
-                            value = reduce_func(value)
-                        total_loss = value if total_loss is None else total_loss + value
-                for layer in self.layers.values():
-                    c = layer.get_constraints_value()
-                    if c is not None:
-                        total_constraints = c if total_constraints is None else total_constraints + c
-            total_loss = 0.0 if total_loss is None else total_loss
-            total_constraints = 0.0 if total_constraints is None else total_constraints
-        return self.losses_dict, total_loss, total_constraints
-
-    def maybe_construct_objective(self) -> None:
-        """Builds total loss, constraints and objective once."""
-        if self._objective_built:
-            return
-        _, total_loss, total_constraints = self.get_losses_initialized(with_total=True)
-        self.total_loss = tf.convert_to_tensor(total_loss, tf.float32)
-        self.total_constraints = tf.convert_to_tensor(total_constraints, tf.float32)
-        self.total_objective = self.total_loss + self.total_constraints
-        self._objective_built = True
-
-    def get_total_loss(self) -> tf.Tensor:
-        """:return: sum of all layer losses (for the objective) -- summed over frames, scaled"""
-        self.maybe_construct_objective()
-        return self.total_loss
-
-    def get_total_constraints(self) -> tf.Tensor:
-        """:return: sum of L2/darc1/spatial_smoothing terms"""
-        self.maybe_construct_objective()
-        return self.total_constraints
-
-    def get_objective(self) -> tf.Tensor:
-        """:return: total loss + total constraints (what the updater minimises)"""
-        self.maybe_construct_objective()
-        return self.total_objective
-
-    def get_fetches_dict(self, config: Any = None, should_train: bool = False, should_eval: bool = False,
-                         with_summary: bool = False, with_size: bool = False, horovod_collected_reduce_inputs: Any = None
-                         ) -> Dict[str, tf.Tensor]:
-        """:return: ``loss`` (the total loss of the objective, as the reference), ``cost:<loss>`` (summed loss),
-        ``error:<loss>``, ``loss_norm_factor:<loss>`` (1/frames, as the reference), ``num_frames:<loss>``,
-        ``post_control_dependencies`` (a list of ops, when registered), with ``with_size`` ``size:<key>:<axis>`` for
-        used extern data, with ``with_summary`` ``summary`` (all summaries merged, if there are any)."""
-        d: Dict[str, tf.Tensor] = {"loss": self.get_total_loss()}
-        losses, _, _ = self.get_losses_initialized()
-        for name, holder in losses.items():
-            value = holder.get_loss_value()
-            if value is not None:
-                d[f"cost:{name}"] = value
-            error = holder.get_error_value()
-            if error is not None:
-                d[f"error:{name}"] = error
-            d[f"loss_norm_factor:{name}"] = holder.get_norm_factor()
-            d[f"num_frames:{name}"] = holder.get_num_frames()
-        post_deps = self.get_post_control_dependencies()
-        if post_deps:  # e.g. hdf_dump: run with every step (as the reference's key)
-            d["post_control_dependencies"] = post_deps
-        if with_summary:
-            summary = tf.compat.v1.summary.merge_all()
-            if summary is not None:
-                d["summary"] = summary
-        if with_size:
-            for key in self.get_used_data_keys():
-                for axis, size in self.extern_data.data[key].size_placeholder.items():
-                    d[f"size:{key}:{axis}"] = size
-        return d
-
     # ---- info
     def print_network_info(self, name: str = "Network") -> None:
         """Prints the layer topology, ``net params #: N`` and the trainable params, as the reference."""
@@ -763,16 +616,6 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin):
 
     def get_global_batch_info(self) -> None:
         return None
-
-
-# layer classes that need no "from" (the reference's, observed with the latest behavior_version: its other
-# layers raise _MISSING_FROM, "length" included). Besides layers without any input, those that name their inputs
-# in other options (edit_distance's a/b, a loss layer's logits/targets, switch's condition/true_from/false_from,
-# ...) are exempt; the check does not depend on whether the layer dict is nested in another layer's option.
-_NO_FROM_NEEDED = {"source", "constant", "variable", "subnetwork", "range", "train_flag",
-                   "global_train_step", "switch", "rand_int", "random", "random_state_init",
-                   "edit_distance", "sparse_softmax_cross_entropy_with_logits", "ctc_loss", "search_sorted",
-                   "variable_read", "variable_assign", "gradient", "generic_attention", "rec_last_output"}
 
 
 def get_layer_class_for_name(name: str) -> Any:

@@ -20,10 +20,11 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import tensorflow as tf
 
-from returnn.errors import LayerArgError, LayerShapeError
-from returnn.tensor import Dim, FeatureDim, NotSpecified, Tensor
-from returnn.tf.layers.core.common_args import COMMON_LAYER_ARGS
+from returnn.errors import LayerArgError
+from returnn.tensor import NotSpecified, Tensor
+from returnn.tf.layers.core.common_args import COMMON_LAYER_ARGS, CommonLayerArgs, split_layer_kwargs
 from returnn.tf.layers.core.loss_holder import LossHolder
+from returnn.tf.layers.core.out_template import base_out_template
 from returnn.tf.layers.core.registry import LOSSES, get_loss_class
 from returnn.tf.layers.core.reuse_params import ReuseParams
 from returnn.tf.layers.core.scope_names import get_valid_scope_name_from_str, scope_prefix_of
@@ -33,108 +34,136 @@ from returnn.tf.util.gradient_checkpoint import gradient_checkpoint_scope
 from returnn.util.suggest import close_matches
 
 
+class _CommonArg:
+    """Attribute of :class:`LayerBase` for one field of its ``common_args`` (``layer.loss`` is
+    ``layer.common_args.loss``); assigning the attribute of a layer gives that layer its own value."""
+
+    def __init__(self, field: str):
+        self.field = field
+
+    def __get__(self, layer: Any, owner: Any = None) -> Any:
+        if layer is None:
+            return self
+        return getattr(layer.common_args, self.field)
+
+
 class LayerBase:
     """Base class of all layers.
 
     Common args (every layer dict): the table :data:`returnn.tf.layers.core.common_args.LAYER_ARGS` (name, group,
-    status supported / no effect / unsupported, meaning); ``__init__`` takes the same names (a test keeps them
-    equal): ``from`` (as ``sources``), ``n_out``, ``out_type``, ``loss``, ``loss_scale``, ``loss_opts``, ``target``,
-    ``trainable``, ``L2``, ``darc1``, ``spatial_smoothing``, ``dropout``, ``updater_opts``, ``reuse_params``, ...
+    status supported / no effect / unsupported, meaning), received as one value,
+    :class:`returnn.tf.layers.core.common_args.CommonLayerArgs` (``common_args``); ``__init__`` accepts them one by
+    one too (the reference's signature): ``from`` (as ``sources``), ``n_out``, ``out_type``, ``loss``,
+    ``loss_scale``, ``loss_opts``, ``target``, ``trainable``, ``L2``, ``darc1``, ``spatial_smoothing``, ``dropout``,
+    ``updater_opts``, ``reuse_params``, ... The attributes of the reference (``layer.loss``, ``layer.target``,
+    ``layer.trainable``, ``layer.L2``, ...) read them.
     """
 
     layer_class: Optional[str] = None
     recurrent = False
     supports_input_dropout = False  # ConcatInputLayer applies ``dropout`` to its input
 
+    # the common arguments as attributes (the reference's names), read from ``common_args``; a layer class may
+    # assign its own value (``self.loss = ...``), which then wins for that layer
+    n_out = _CommonArg("n_out")
+    loss = _CommonArg("loss")
+    target = _CommonArg("target")
+    loss_scale = _CommonArg("loss_scale")
+    loss_opts = _CommonArg("loss_opts")
+    size_target = _CommonArg("size_target")
+    loss_only_on_non_search = _CommonArg("loss_only_on_non_search")
+    name_scope = _CommonArg("name_scope")  # the layer dict's name_scope (see get_absolute_name_scope_prefix)
+    trainable = _CommonArg("trainable")
+    L2 = _CommonArg("L2")
+    darc1 = _CommonArg("darc1")
+    spatial_smoothing = _CommonArg("spatial_smoothing")
+    dropout = _CommonArg("dropout")
+    dropout_noise_shape = _CommonArg("dropout_noise_shape")
+    dropout_on_forward = _CommonArg("dropout_on_forward")
+    only_on_eval = _CommonArg("only_on_eval")
+    register_as_extern_data = _CommonArg("register_as_extern_data")
+    is_output_layer_flag = _CommonArg("is_output_layer")
+    use_batch_norm = _CommonArg("batch_norm")  # True or batch_norm layer options: the network normalizes the output
+
     def __init__(self, name: str, network: Any, output: Tensor, sources: Sequence[LayerBase] = (),
-                 n_out: Any = NotSpecified, out_dim: Optional[Dim] = None, out_type: Optional[Dict] = None,
-                 out_shape: Any = None, in_dim: Optional[Dim] = None,
-                 loss: Any = None, target: Optional[str] = None, loss_scale: float = 1.0,
-                 loss_opts: Optional[Dict] = None, size_target: Optional[str] = None,
-                 loss_only_on_non_search: bool = False, copy_output_loss_from_source_idx: Optional[int] = None,
-                 reuse_params: Any = None, name_scope: Optional[str] = None, param_device: Optional[str] = None,
-                 trainable: bool = True, L2: Optional[float] = None, darc1: Optional[float] = None,  # noqa: N803
-                 spatial_smoothing: float = 0.0, param_variational_noise: Optional[float] = None,
-                 param_dropout: Optional[float] = None, param_dropout_min_ndim: Optional[int] = None,
-                 updater_opts: Optional[Dict] = None, custom_param_importer: Any = None, batch_norm: Any = False,
-                 dropout: float = 0.0, dropout_noise_shape: Any = None, dropout_on_forward: bool = False,
-                 initial_output: Any = None, state: Any = None, need_last: bool = False, encapsulate: bool = False,
-                 only_on_eval: bool = False, only_on_search: bool = False,
-                 collocate_with: Any = None, extra_deps: Sequence[Any] = (), is_output_layer: Optional[bool] = None,
-                 register_as_extern_data: Optional[str] = None, debug_print_layer_output: Any = None,
-                 control_dependencies_on_output: Any = None, _target_layers: Optional[Dict[str, LayerBase]] = None,
-                 rec_previous_layer: Any = None, _network: Any = None, _name: Optional[str] = None,
-                 _src_common_search_choices: Any = None, **kwargs: Any):
-        if kwargs:
-            key = sorted(kwargs)[0]
-            raise LayerArgError(layer=name, layer_class=self.layer_class or type(self).__name__, arg=key,
-                                problem="unknown argument", suggestions=close_matches(key, sorted(COMMON_LAYER_ARGS)))
-        if out_shape is not None:
-            output.verify_out_shape(out_shape)
+                 common_args: Optional[CommonLayerArgs] = None, **kwargs: Any):
+        """
+        :param name: the layer's name in ``network``
+        :param network: the :class:`returnn.tf.network.TFNetwork` building the layer
+        :param output: the output template (from :meth:`get_out_data_from_opts`); ``__init__`` of the layer class
+            sets its raw tensor
+        :param sources: the source layers (the layer dict's ``from``, resolved)
+        :param common_args: the common arguments (:data:`returnn.tf.layers.core.common_args.LAYER_ARGS`), parsed
+            once by the network from the layer dict; default: all at their defaults
+        :param kwargs: common arguments given one by one, the reference's signature (``n_out=``, ``loss=``,
+            ``trainable=``, ..., as a config's layer class passes them on with ``super().__init__(**kwargs)``): they
+            win over ``common_args``
+        :raises LayerArgError: an argument that is no common argument (no layer class took it; names the closest
+            common one), or ``dropout`` on a layer class that does not apply it
+        """
+        args, unknown = split_layer_kwargs(kwargs, base=common_args)
+        self._check_common_args(name, args, unknown)
+        if args.out_shape is not None:
+            output.verify_out_shape(args.out_shape)
         self.name = name
         self.network = network
         self.output = output
+        self.common_args: CommonLayerArgs = args
         self.sources: List[LayerBase] = list(sources)
-        self.extra_deps: List[LayerBase] = list(extra_deps or ())
-        self.n_out = n_out
-        self.loss = loss
-        if getattr(loss, "recurrent", False):  # e.g. ctc: over whole sequences (as the reference)
+        self.extra_deps: List[LayerBase] = list(args.extra_deps or ())
+        if getattr(args.loss, "recurrent", False):  # e.g. ctc: over whole sequences (as the reference)
             self.recurrent = True
-        self.target = target
-        self.loss_scale = loss_scale
-        self.loss_opts = loss_opts
-        self.size_target = size_target
-        self.loss_only_on_non_search = loss_only_on_non_search
-        self.reuse_params: Optional[ReuseParams] = reuse_params if reuse_params is None or isinstance(
-            reuse_params, ReuseParams) else ReuseParams.from_config_dict(
-            reuse_params, network=network, get_layer=network.get_layer, layer_name=name,
+        self.reuse_params: Optional[ReuseParams] = args.reuse_params if args.reuse_params is None or isinstance(
+            args.reuse_params, ReuseParams) else ReuseParams.from_config_dict(
+            args.reuse_params, network=network, get_layer=network.get_layer, layer_name=name,
             layer_class=self.layer_class or type(self).__name__)
-        self.name_scope = name_scope  # the layer dict's name_scope (see get_absolute_name_scope_prefix)
-        self.trainable = trainable
-        self.L2 = L2
-        self.darc1 = darc1
-        self.spatial_smoothing = spatial_smoothing
-        self.param_variational_noise = param_variational_noise
-        self.dropout = dropout
-        self.dropout_noise_shape = dropout_noise_shape
-        self.dropout_on_forward = dropout_on_forward
-        self.only_on_eval = only_on_eval
-        self.is_output_layer_flag = is_output_layer
-        self.use_batch_norm = batch_norm  # True or batch_norm layer options: the network normalizes the output
-        self.register_as_extern_data = register_as_extern_data
-        self.updater_opts = dict(updater_opts or {})
+        self.updater_opts = dict(args.updater_opts or {})
+        self.target_layers: Dict[str, LayerBase] = dict(args.target_layers or {})
         self.params: Dict[str, tf.Variable] = {}
         self.saveable_param_replace: Dict[Any, Any] = {}
         self.stats: Dict[str, Any] = {}
-        self.target_layers = dict(_target_layers or {})
         self.output_before_activation: Optional[OutputWithActivation] = None
-        if dropout and not self.supports_input_dropout:
+        self._train_params: Dict[int, tf.Variable] = {}  # id(noisy/dropped param tensor) -> its variable
+        self.param_variational_noise = self._set_param_getter(args)
+
+    def _check_common_args(self, name: str, args: CommonLayerArgs, unknown: Dict[str, Any]) -> None:
+        """:raises LayerArgError: ``unknown`` is not empty (an argument nobody took), or ``dropout`` is given to a
+        class without input dropout. (Invalid values, unsupported and no-effect arguments: the validation of the
+        layer dict, :func:`returnn.tf.layers.core.spec.check_common_arg_values`.)"""
+        class_name = self.layer_class or type(self).__name__
+        if unknown:
+            key = sorted(unknown)[0]
+            raise LayerArgError(layer=name, layer_class=class_name, arg=key, problem="unknown argument",
+                                suggestions=close_matches(key, sorted(COMMON_LAYER_ARGS)))
+        if args.dropout and not self.supports_input_dropout:
             raise LayerArgError(layer=name, layer_class=self.layer_class, arg="dropout",
                                 problem="not supported by this layer class:",
                                 hint='put a {"class": "dropout"} layer in front instead')
-        # unsupported / no-effect common args (out_shape, ...) are handled by the validation
-        # (returnn.tf.layers.core.spec.check_common_arg_values), from the table in common_args
-        self._train_params: Dict[int, tf.Variable] = {}  # id(noisy/dropped param tensor) -> its variable
-        if network is not None:  # the config's param_dropout etc. are the defaults (as the reference)
-            config = network.get_config()
-            if param_dropout is None:
-                param_dropout = config.float("param_dropout", 0.0)
-            if param_dropout_min_ndim is None:
-                param_dropout_min_ndim = config.int("param_dropout_min_ndim", 0)
-            if param_variational_noise is None:
-                param_variational_noise = config.float("param_variational_noise", 0.0)
-            self.param_variational_noise = param_variational_noise
+
+    def _set_param_getter(self, args: CommonLayerArgs) -> Optional[float]:
+        """Installs the custom getter of the layer's variable scope (the scope the network opened for the layer:
+        its ``get_variable`` calls go through it) for ``reuse_params``, ``param_dropout`` and
+        ``param_variational_noise`` (their defaults: the network's options, i.e. the config's keys, as the
+        reference).
+
+        :return: the layer's ``param_variational_noise`` (with that default)
+        """
+        dropout, min_ndim, noise = args.param_dropout, args.param_dropout_min_ndim, args.param_variational_noise
+        if self.network is not None:
+            defaults = self.network.options
+            dropout = defaults.param_dropout if dropout is None else dropout
+            min_ndim = defaults.param_dropout_min_ndim if min_ndim is None else min_ndim
+            noise = defaults.param_variational_noise if noise is None else noise
         getter = None
         if self.reuse_params is not None:  # the params of other layers (or given by the spec)
             getter = functools.partial(self._reuse_param_getter, self.reuse_params)
-        if param_dropout or param_variational_noise:
+        if dropout or noise:
             getter = functools.partial(
-                self._training_param_getter, dropout=param_dropout or 0.0, min_ndim=param_dropout_min_ndim or 0,
-                noise=param_variational_noise or 0.0, inner=getter,
-                name_scope=tf.compat.v1.get_default_graph().get_name_scope())
+                self._training_param_getter, dropout=dropout or 0.0, min_ndim=min_ndim or 0, noise=noise or 0.0,
+                inner=getter, name_scope=tf.compat.v1.get_default_graph().get_name_scope())
         if getter is not None:
-            # the variable scope the network opened for this layer: its get_variable calls go through the getter
             tf.compat.v1.get_variable_scope().set_custom_getter(getter)
+        return noise
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.network.get_absolute_name_prefix() if self.network else ''}{self.name!r} out_type={self.output.get_description(with_name=False)}>"
@@ -508,92 +537,6 @@ def _construct_extern_data_provider(network: Any, key: str) -> bool:
     """
     construct = getattr(network, "construct_extern_data_provider", None)
     return bool(construct is not None and construct(key))
-
-
-def get_target_template(network: Any, target: str, target_layers: Optional[Dict[str, Any]] = None) -> Tensor:
-    """:return: the template of ``target`` (an extern data key, or ``"layer:<name>"``)
-    :raises LayerArgError: (via the network) if the key is not in ``extern_data``
-    """
-    if target.startswith("layer:"):
-        if target_layers and target in target_layers:
-            return target_layers[target].output
-        return network.get_layer(target[len("layer:"):]).output
-    return network.get_extern_data(target, mark_data_key_as_used=True)
-
-
-def base_out_template(cls: Any, *, name: str, network: Any, sources: Sequence[LayerBase], n_out: Any = NotSpecified,
-                      out_type: Optional[Dict] = None, out_dim: Any = None, target: Any = None,
-                      target_layers: Any = None, loss: Any = None, sources_template: Optional[Tensor] = None,
-                      out_dim_description: Optional[str] = None, require_n_out: bool = False) -> Tensor:
-    """Shared template logic: take ``sources_template`` (default: first source; without sources the target's
-    template), replace the feature dim.
-
-    The new feature dim is, in order: ``out_dim``; ``out_type["dim"]``; ``n_out``; the target's dim when a loss
-    is set (plus the loss's extra classes, e.g. the CTC blank) or, without a loss, when ``n_out`` is not set (as the
-    reference). When a loss target is given, the target's sparse dim object itself is used as the feature dim if
-    the sizes agree; without a loss only when the dim comes from the target.
-
-    :raises LayerShapeError: ``n_out`` disagrees with the target's dim
-    :raises LayerArgError: ``require_n_out`` and no output dim can be determined
-    """
-    if out_type and "dim" in out_type and n_out is NotSpecified:
-        n_out = out_type["dim"]
-    if out_dim is not None:
-        n_out = out_dim.dimension
-    target_dim_obj: Optional[Dim] = None
-    target_tmpl: Optional[Tensor] = None
-    if loss is not None and target and not isinstance(target, (list, tuple)):
-        target_tmpl = get_target_template(network, target, target_layers)
-        target_dim = target_tmpl.dim
-        extra = loss.get_auto_output_layer_dim_extra() if hasattr(loss, "get_auto_output_layer_dim_extra") else 0
-        if target_dim is not None:
-            expected = target_dim + extra
-            if n_out is NotSpecified or n_out is None:
-                n_out = expected
-            elif n_out != expected:
-                raise LayerShapeError(layer=name, layer_class=cls.layer_class,
-                                      problem=f"n_out={n_out} does not match the dim of target {target!r}",
-                                      expected=f"n_out={expected} (target dim {target_dim}"
-                                               + (f" + {extra} for loss {loss.class_name!r}" if extra else "") + ")",
-                                      got=f"n_out={n_out}", hint="remove n_out (it is taken from the target) or fix it")
-            if extra == 0:
-                target_dim_obj = target_tmpl.feature_dim_or_sparse_dim
-            else:
-                target_dim_obj = FeatureDim(f"({target_tmpl.feature_dim_or_sparse_dim.description})+{extra}", expected)
-    elif target and not isinstance(target, (list, tuple)) and (n_out is NotSpecified or n_out is None):
-        # as the reference: without a loss, a target still gives the output dim when n_out is not set
-        target_tmpl = get_target_template(network, target, target_layers)
-        if target_tmpl.dim is not None:
-            n_out = target_tmpl.dim
-            target_dim_obj = target_tmpl.feature_dim_or_sparse_dim
-    if sources_template is None:
-        if sources:
-            sources_template = sources[0].output
-        elif target_tmpl is not None:  # no sources: the target's dims (dense), as the reference
-            sources_template = target_tmpl
-        else:
-            sources_template = Tensor(name=f"{name}_output", shape=(), batch_dim_axis=0)
-    out = sources_template.copy_template(name=f"{name}_output")
-    if n_out is NotSpecified or n_out is None:
-        if require_n_out:
-            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="n_out", problem="missing required argument",
-                                hint="set n_out (or out_dim), or set loss + target to take it from the target")
-        return out
-    new_dim = out_dim if out_dim is not None else target_dim_obj
-    if new_dim is None:
-        new_dim = FeatureDim(out_dim_description or f"{name}:feature-dense", n_out)
-    dtype = (out_type or {}).get("dtype", "float32")
-    if out.sparse:
-        dims = list(out.dims) + [new_dim]
-        return Tensor(name=f"{name}_output", dims=dims, dtype=dtype, time_dim_axis=out.time_dim_axis,
-                      feature_dim_axis=len(dims) - 1)
-    if out.feature_dim_axis is None:
-        dims = list(out.dims) + [new_dim]
-        return Tensor(name=f"{name}_output", dims=dims, dtype=dtype, time_dim_axis=out.time_dim_axis,
-                      feature_dim_axis=len(dims) - 1)
-    res = out.copy_template_replace_dim(out.feature_dim_axis, new_dim)
-    res.dtype = dtype
-    return res
 
 
 def _loss_target_data(self: LayerBase) -> Tensor:

@@ -22,7 +22,8 @@ import tensorflow as tf
 
 from returnn.errors import LayerArgError
 from returnn.tensor import FeatureDim, NotSpecified, Tensor
-from returnn.tf.layers.core.layer_base import LayerBase, get_target_template
+from returnn.tf.layers.core.layer_base import LayerBase
+from returnn.tf.layers.core.out_template import get_target_template
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.ops.edit_distance import initial_row, next_row, optimal_completions
 

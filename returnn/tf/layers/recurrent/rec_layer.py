@@ -22,7 +22,7 @@ import tensorflow as tf
 from returnn.errors import LayerArgError, LayerShapeError
 from returnn.tensor import NotSpecified, Tensor
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
-from returnn.tf.layers.core.layer_base import base_out_template
+from returnn.tf.layers.core.out_template import base_out_template
 from returnn.tf.layers.core.sources import concat_sources_template
 from returnn.tf.layers.recurrent.units import RecUnit, get_unit
 from returnn.tf.ops.init import get_initializer

@@ -17,7 +17,7 @@ import tensorflow as tf
 from returnn.errors import LayerArgError, LayerShapeError
 from returnn.tensor import NotSpecified, Tensor
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
-from returnn.tf.layers.core.layer_base import base_out_template
+from returnn.tf.layers.core.out_template import base_out_template
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.core.sources import concat_sources_template
 from returnn.util.signal import mel_filterbank_matrix

@@ -18,10 +18,12 @@ from returnn.tf.network import TFNetwork
 from returnn.tf.updater import Updater
 
 
-def test_layer_base_signature_is_the_table():
+def test_layer_base_takes_the_table_as_one_value():
     params = inspect.signature(LayerBase.__init__).parameters
-    names = {n for n, p in params.items() if p.kind is not p.VAR_KEYWORD} - {"self"} - common_args.INTERNAL_LAYER_KWARGS
-    assert names | {"from"} == set(common_args.COMMON_LAYER_ARGS)
+    assert list(params) == ["self", "name", "network", "output", "sources", "common_args", "kwargs"]
+    fields = {f.name: f.default for f in dataclasses.fields(common_args.CommonLayerArgs)}
+    assert set(fields) == (set(common_args.COMMON_LAYER_ARGS) - {"from"}) | {"target_layers"}
+    assert all(fields[a.name] is a.default for a in common_args.LAYER_ARGS if a.name != "from")
     assert set(common_args.LAYER_ARGS_BY_NAME) == common_args.COMMON_LAYER_ARGS
     assert {a.status for a in common_args.LAYER_ARGS} <= {"supported", "no effect", "unsupported"}
     assert common_args.LAYER_ARGS_BY_NAME["updater_opts"].status == "supported"
