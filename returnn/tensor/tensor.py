@@ -113,29 +113,8 @@ class Tensor(TensorAxesMixin, TensorCopyMixin, TensorRawMixin, TensorOutShapeMix
                                      got=repr(self._dims))
         else:
             self._init_dims_from_shape(name, shape, sparse, dim, batch_dim_axis, time_dim_axis, feature_dim_axis)
-        ndim = len(self._dims)
-        for axis in (time_dim_axis, feature_dim_axis):
-            if axis is not NotSpecified and axis is not None and not -ndim <= axis < ndim:
-                raise TensorArgError(f"Tensor {name!r}", f"axis {axis} out of range for dims {self._dims}")
-        self._time_dim_axis: Any = time_dim_axis % ndim if isinstance(time_dim_axis, int) else time_dim_axis
-        self._feature_dim_axis: Any = (feature_dim_axis % ndim if isinstance(feature_dim_axis, int)
-                                       else feature_dim_axis)
-        if sparse and self._feature_dim_axis is not NotSpecified and self._feature_dim_axis is not None:
-            raise TensorArgError(f"Tensor {name!r}", "a sparse tensor cannot have a feature axis",
-                                 got=f"feature_dim_axis={feature_dim_axis}")
-        if self.time_dim_axis is not None and self.time_dim_axis == self.batch_dim_axis:
-            raise TensorArgError(f"Tensor {name!r}", f"time_dim_axis ({self.time_dim_axis}) must be different from "
-                                 f"batch_dim_axis ({self.batch_dim_axis})")
-        if sparse:
-            if sparse_dim is NotSpecified or sparse_dim is None:
-                sparse_dim = FeatureDim(f"{name}:sparse-dim", None if dim is NotSpecified else dim)
-            elif dim is not NotSpecified and dim is not None and sparse_dim.dimension != dim:
-                raise TensorArgError(f"Tensor {name!r}", f"dim {dim} does not match sparse_dim {sparse_dim}")
-            self.sparse_dim: Optional[Dim] = sparse_dim
-        else:
-            self.sparse_dim = None
-            if not auto_dims and dim is not NotSpecified and dim is not None and self.dim != dim:
-                raise TensorArgError(f"Tensor {name!r}", f"dim={dim} does not match the dims {self._dims}")
+        self._init_axes(name, time_dim_axis, feature_dim_axis, sparse)
+        self.sparse_dim: Optional[Dim] = self._checked_sparse_dim(name, sparse, sparse_dim, dim, auto_dims)
         self.dtype = dtype or ("int32" if sparse else "float32")
         if self.batch_dim_axis is not None:
             for d in self._dims:
@@ -156,6 +135,44 @@ class Tensor(TensorAxesMixin, TensorCopyMixin, TensorRawMixin, TensorOutShapeMix
             self._init_sizes(size_placeholder, rename=auto_dims)
         if auto_create_placeholders and placeholder is None:
             self._create_placeholders()
+
+    def _init_axes(self, name: str, time_dim_axis: Any, feature_dim_axis: Any, sparse: bool) -> None:
+        """Sets the time and feature axis as given (NotSpecified: found from the dims when asked for; negative: from
+        the end).
+
+        :raises TensorArgError: an axis out of range, a feature axis of a sparse tensor, the time axis on the batch
+            axis
+        """
+        ndim = len(self._dims)
+        for axis in (time_dim_axis, feature_dim_axis):
+            if axis is not NotSpecified and axis is not None and not -ndim <= axis < ndim:
+                raise TensorArgError(f"Tensor {name!r}", f"axis {axis} out of range for dims {self._dims}")
+        self._time_dim_axis: Any = time_dim_axis % ndim if isinstance(time_dim_axis, int) else time_dim_axis
+        self._feature_dim_axis: Any = (feature_dim_axis % ndim if isinstance(feature_dim_axis, int)
+                                       else feature_dim_axis)
+        if sparse and self._feature_dim_axis is not NotSpecified and self._feature_dim_axis is not None:
+            raise TensorArgError(f"Tensor {name!r}", "a sparse tensor cannot have a feature axis",
+                                 got=f"feature_dim_axis={feature_dim_axis}")
+        if self.time_dim_axis is not None and self.time_dim_axis == self.batch_dim_axis:
+            raise TensorArgError(f"Tensor {name!r}", f"time_dim_axis ({self.time_dim_axis}) must be different from "
+                                 f"batch_dim_axis ({self.batch_dim_axis})")
+
+    def _checked_sparse_dim(self, name: str, sparse: bool, sparse_dim: Any, dim: Any, auto_dims: bool
+                            ) -> Optional[Dim]:
+        """:return: the sparse dim (for a sparse tensor without one: a new ``'<name>:sparse-dim'`` of size ``dim``),
+        or None for a dense tensor
+        :raises TensorArgError: ``dim`` disagrees with ``sparse_dim``, or (dense, dims given) with the feature dim
+        """
+        if sparse:
+            if sparse_dim is NotSpecified or sparse_dim is None:
+                return FeatureDim(f"{name}:sparse-dim", None if dim is NotSpecified else dim)
+            if dim is not NotSpecified and dim is not None and sparse_dim.dimension != dim:
+                raise TensorArgError(f"Tensor {name!r}", f"dim {dim} does not match sparse_dim {sparse_dim}")
+            return sparse_dim
+        self.sparse_dim = None  # self.dim below reads it
+        if not auto_dims and dim is not NotSpecified and dim is not None and self.dim != dim:
+            raise TensorArgError(f"Tensor {name!r}", f"dim={dim} does not match the dims {self._dims}")
+        return None
 
     def _create_placeholders(self) -> None:
         """``auto_create_placeholders``: names the dynamic dims as extern data (``'time:var:extern_data:<name>'``)

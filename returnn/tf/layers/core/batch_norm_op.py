@@ -3,7 +3,7 @@ common layer arg ``batch_norm``). See :mod:`returnn.tf.layers.norm.batch_norm` f
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Dict, Tuple
 
 import tensorflow as tf
 
@@ -39,23 +39,9 @@ def batch_norm_tensor(self: Any, data: Tensor, use_shift: bool = True, use_std: 
     if param_version not in (0, 1, 2):
         raise LayerArgError(layer=self.name, layer_class=self.layer_class, arg="param_version",
                             problem="invalid value for", expected="0, 1 or 2", got=param_version)
-    mask = valid_frames_mask(inp, inp.get_dynamic_axes()) if masked_time is not False else None
-    if mask is not None:
-        w = tf.cast(tf.broadcast_to(mask, tf.shape(x)), x.dtype)
-        count = tf.reduce_sum(w, axis=red_axes, keepdims=True)
-        mean = tf.reduce_sum(x * w, axis=red_axes, keepdims=True) / count
-        var = tf.reduce_sum(tf.square(x - mean) * w, axis=red_axes, keepdims=True) / count
-    else:
-        mean, var = tf.nn.moments(x, axes=red_axes, keepdims=True)
-    kinds = [("mean", 0.0, False), ("variance", 1.0, False)] + ([("gamma", gamma_init, True)] if use_std else []) \
-        + ([("beta", beta_init, True)] if use_shift else [])
-    prefix = {0: f"{self.name}_{self.name}_output_", 1: "", 2: "v2_"}[param_version]
-    var_shape = [inp.dim] if param_version == 2 else shape
-    with tf.compat.v1.variable_scope("batch_norm"):
-        created = {kind: _var(self, prefix + kind, var_shape, init, trainable) for kind, init, trainable in kinds}
-    # registered relative to the layer's scope ("batch_norm/<layer>_<layer>_output_gamma"); gamma and beta as
-    # the layer uses them (in training with param_dropout / param_variational_noise: a tensor)
-    created = {kind: self.add_param(var) for kind, var in created.items()}
+    mean, var = _batch_moments(inp, x, red_axes, masked=masked_time is not False)
+    created = _create_params(self, param_version, [inp.dim] if param_version == 2 else shape, use_std=use_std,
+                             use_shift=use_shift, gamma_init=gamma_init, beta_init=beta_init)
     moving_mean, moving_var = created["mean"], created["variance"]
     gamma, beta = created.get("gamma"), created.get("beta")
     fused = param_version == 2 and masked_time is False
@@ -87,17 +73,52 @@ def batch_norm_tensor(self: Any, data: Tensor, use_shift: bool = True, use_std: 
             y = y * gamma
         if beta is not None:
             y = y + beta
-    if update_sample_only_in_training and not isinstance(train_flag, bool):
-        # a train flag known only at run time: outside training the update writes back what it read
-        updated = (new_mean, new_var)
-        new_mean, new_var = cond_on_train_flag(train_flag, lambda: updated, lambda: (old_mean, old_var))
     if not (update_sample_only_in_training and train_flag is False):
-        if param_version == 2:
-            new_mean, new_var = tf.reshape(new_mean, [inp.dim]), tf.reshape(new_var, [inp.dim])
-        with tf.control_dependencies([old_mean, old_var]):
-            updates = tf.group(moving_mean.assign(new_mean), moving_var.assign(new_var))
-        tf.compat.v1.add_to_collection(tf.compat.v1.GraphKeys.UPDATE_OPS, updates)
+        _add_update(train_flag, moving_mean, moving_var, (old_mean, old_var), (new_mean, new_var),
+                    only_in_training=update_sample_only_in_training, flat_dim=inp.dim if param_version == 2 else None)
     return y
+
+
+def _batch_moments(inp: Tensor, x: Any, red_axes: Any, masked: bool) -> Tuple[Any, Any]:
+    """:return: (mean, variance) of ``x`` over ``red_axes`` (kept as axes of size 1); with ``masked`` over the valid
+    frames of ``inp``'s dynamic axes only"""
+    mask = valid_frames_mask(inp, inp.get_dynamic_axes()) if masked else None
+    if mask is None:
+        return tf.nn.moments(x, axes=red_axes, keepdims=True)
+    w = tf.cast(tf.broadcast_to(mask, tf.shape(x)), x.dtype)
+    count = tf.reduce_sum(w, axis=red_axes, keepdims=True)
+    mean = tf.reduce_sum(x * w, axis=red_axes, keepdims=True) / count
+    var = tf.reduce_sum(tf.square(x - mean) * w, axis=red_axes, keepdims=True) / count
+    return mean, var
+
+
+def _create_params(self: Any, param_version: int, var_shape: Any, *, use_std: bool, use_shift: bool, gamma_init: Any,
+                   beta_init: Any) -> Dict[str, Any]:
+    """:return: kind (mean, variance, gamma, beta) -> the param as the layer uses it, created in ``batch_norm/`` of
+    the current variable scope with the names of ``param_version`` and registered as the layer's params
+    (``batch_norm/<layer>_<layer>_output_gamma``; in training with param_dropout / param_variational_noise gamma and
+    beta are tensors)"""
+    kinds = [("mean", 0.0, False), ("variance", 1.0, False)] + ([("gamma", gamma_init, True)] if use_std else []) \
+        + ([("beta", beta_init, True)] if use_shift else [])
+    prefix = {0: f"{self.name}_{self.name}_output_", 1: "", 2: "v2_"}[param_version]
+    with tf.compat.v1.variable_scope("batch_norm"):
+        created = {kind: _var(self, prefix + kind, var_shape, init, trainable) for kind, init, trainable in kinds}
+    return {kind: self.add_param(var) for kind, var in created.items()}
+
+
+def _add_update(train_flag: Any, moving_mean: Any, moving_var: Any, old: Tuple[Any, Any], new: Tuple[Any, Any],
+                only_in_training: bool, flat_dim: Any) -> None:
+    """Adds the assignment of ``new`` (mean, variance) to the moving statistics to ``tf.GraphKeys.UPDATE_OPS``,
+    after ``old`` (their read) was computed; with ``only_in_training`` and a train flag known only at run time,
+    outside training it writes back ``old``. ``flat_dim``: the statistics' ``[F]`` shape (param version 2)."""
+    new_mean, new_var = new
+    if only_in_training and not isinstance(train_flag, bool):
+        new_mean, new_var = cond_on_train_flag(train_flag, lambda: new, lambda: old)
+    if flat_dim is not None:
+        new_mean, new_var = tf.reshape(new_mean, [flat_dim]), tf.reshape(new_var, [flat_dim])
+    with tf.control_dependencies(list(old)):
+        updates = tf.group(moving_mean.assign(new_mean), moving_var.assign(new_var))
+    tf.compat.v1.add_to_collection(tf.compat.v1.GraphKeys.UPDATE_OPS, updates)
 
 
 def _var(self: Any, name: str, shape: Any, init: Any, trainable: bool) -> Any:
