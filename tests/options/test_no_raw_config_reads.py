@@ -48,9 +48,7 @@ NOT_CONVERTED_YET: Dict[str, str] = {
     "tf/network/extern_data.py": "cfg-data",
     "tf/updater/updater.py": "cfg-data",
     "tf/util/amp.py": "cfg-data",
-    # layer-args / rec-loop
-    "tf/network/tfnetwork.py": "layer-args",
-    "tf/layers/core/layer_base.py": "layer-args",
+    # rec-loop
     "tf/layers/recurrent/subnet/cell.py": "rec-loop",
 }
 
