@@ -233,10 +233,6 @@ class CommonLayerArgs(_CommonLayerArgsFields):
                  if getattr(self, name) is not default]
         return f"CommonLayerArgs({', '.join(given)})"
 
-    def as_layer_kwargs(self) -> Dict[str, Any]:
-        """:return: the layer kwargs of this value (flat, as a layer dict names them; ``_target_layers``)"""
-        return {_KWARG_OF_FIELD.get(name, name): getattr(self, name) for name in self.field_names()}
-
 
 _FIELD_OF_KWARG = {"_target_layers": "target_layers"}
 _FIELD_DEFAULTS = {f.name: f.default for f in dataclasses.fields(CommonLayerArgs)}
