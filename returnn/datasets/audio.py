@@ -37,6 +37,7 @@ from returnn.errors import DataFileError, DatasetArgError
 from returnn.datasets.dataset import Dataset, DatasetSeq
 from returnn.datasets.epoch_wise_filter import EpochWiseFilter
 from returnn.datasets.registry import register_dataset
+from returnn.datasets.util.feature_cache import make_feature_cache
 from returnn.datasets.util.feature_extraction import make_feature_extractor
 from returnn.datasets.util.vocabulary import Utf8ByteTargets, Vocabulary
 
@@ -166,6 +167,25 @@ class _Source:
             raise DataFileError(self.path, f"OggZipDataset: sequence {seq_tag!r}: cannot read the audio member "
                                            f"{member!r}: {exc}") from None
 
+    def audio_identity(self, filename: str, seq_tag: str) -> str:
+        """The feature cache's sequence key of one audio file: its location and content identity (a zip member's
+        CRC-32 and size; a plain file's size and modification time)."""
+        if self.is_dir:
+            fn = os.path.join(self.path, filename)
+            try:
+                st = os.stat(fn)
+            except OSError as exc:
+                raise DataFileError(fn, f"OggZipDataset: sequence {seq_tag!r}: cannot read the audio file: "
+                                        f"{exc}") from None
+            return f"{os.path.abspath(fn)}|{st.st_size}|{st.st_mtime_ns}"
+        member = f"{self.name}/{filename}" if self.name_prefix else filename
+        try:
+            info = self._zipfile().getinfo(member)
+        except KeyError:
+            raise DataFileError(self.path, f"OggZipDataset: sequence {seq_tag!r}: no audio member {member!r} in the "
+                                           f"zip") from None
+        return f"{os.path.abspath(self.path)}:{member}|{info.CRC}|{info.file_size}"
+
     def __getstate__(self):
         state = dict(self.__dict__)
         state["_zip"] = None
@@ -191,6 +211,10 @@ class OggZipDataset(Dataset):
     :param fixed_random_subset: an int ``n`` or a fraction: a fixed random subset (shuffled with
         ``numpy.random.RandomState(fixed_random_subset_seed)``, the first ``n`` kept in that order)
     :param epoch_wise_filter: see :class:`returnn.datasets.epoch_wise_filter.EpochWiseFilter`
+    :param feature_cache: not in the reference: keep the extracted ``"data"`` features of a sequence across epochs,
+        ``None`` (default: computed at every load), ``"memory"`` (in this process) or a directory path (``.npy``
+        files shared between processes and runs); entries are per ``audio`` options and audio file content, so
+        changing either recomputes. See :mod:`returnn.datasets.util.feature_cache`. Not with ``random_permute``.
     :raises DataFileError: see the module doc
     :raises DatasetArgError: bad option values
     """
@@ -201,7 +225,7 @@ class OggZipDataset(Dataset):
                  use_cache_manager: bool = False, segment_file: Optional[str] = None,
                  zip_audio_files_have_name_as_prefix: bool = True,
                  fixed_random_subset: Union[None, float, int] = None, fixed_random_subset_seed: int = 42,
-                 epoch_wise_filter: Optional[Dict] = None, **kwargs):
+                 epoch_wise_filter: Optional[Dict] = None, feature_cache: Optional[str] = None, **kwargs):
         paths = [path] if isinstance(path, str) else list(path)
         if not paths:
             raise DatasetArgError("OggZipDataset: 'path' must be a zip file, a directory or a non-empty list")
@@ -218,6 +242,7 @@ class OggZipDataset(Dataset):
             raise DatasetArgError(f"OggZipDataset: 'audio' must be a dict of feature options or None, got {audio!r}")
         self._audio_opts = audio
         self.feature_extractor = make_feature_extractor(audio, "OggZipDataset") if audio is not None else None
+        self.feature_cache = make_feature_cache(feature_cache, self.feature_extractor, "OggZipDataset")
         self.targets = make_vocab(targets, "OggZipDataset")
         self.targets_post_process = make_post_process(targets_post_process, "OggZipDataset targets_post_process")
         self.segment_file = segment_file
@@ -311,10 +336,22 @@ class OggZipDataset(Dataset):
         text = self._text(corpus_idx)
         features = text_features(text, self.targets, self.targets_post_process, tag, src.list_file())
         if self.feature_extractor is not None:
-            raw = src.read_audio(entry["file"], tag)
-            self.feature_extractor.random_state = np.random.RandomState(self._audio_seed(corpus_idx))
-            features["data"] = self._decode(raw, src, entry["file"], tag)
+            features["data"] = self._audio_features(corpus_idx, src, entry["file"], tag)
         return DatasetSeq(corpus_idx, features, seq_tag=tag)
+
+    def _audio_features(self, corpus_idx: int, src: _Source, filename: str, tag: str) -> np.ndarray:
+        cache_key = None
+        if self.feature_cache is not None:
+            cache_key = src.audio_identity(filename, tag)
+            cached = self.feature_cache.get(cache_key)
+            if cached is not None:
+                return cached
+        raw = src.read_audio(filename, tag)
+        self.feature_extractor.random_state = np.random.RandomState(self._audio_seed(corpus_idx))
+        data = self._decode(raw, src, filename, tag)
+        if cache_key is not None:
+            self.feature_cache.put(cache_key, data)
+        return data
 
     def _audio_seed(self, corpus_idx: int) -> int:
         seed = self._get_epoch_seed(self.epoch or 1)

@@ -132,6 +132,7 @@ def test_random_permute_is_seeded_augmentation():
                      "rnd_zoom_upper": 0.9})
     assert zoomed.shape == (4320, 1)  # the reference gives 4320 samples for a 0.9 zoom as well
     np.testing.assert_array_equal(run(7, True), run(7, True))
+    assert not np.array_equal(run(7, True), run(7, None))  # True: the default options (a gain in [0.8, 1)), not off
     with pytest.raises(DatasetArgError, match="rnd_scale_lowr"):
         run(0, {"rnd_scale_lowr": 1})
 

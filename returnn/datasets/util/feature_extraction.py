@@ -260,7 +260,8 @@ class ExtractAudioFeatures:
         self.feature_options = dict(feature_options or {})
         if random_permute is True:
             random_permute = {}
-        self.random_permute_opts = random_permute or None
+        # True: the default options ({}); None / False: off
+        self.random_permute_opts = random_permute if isinstance(random_permute, dict) else None
         if random_permute is not None and random_permute is not False and not isinstance(random_permute, dict):
             raise DatasetArgError(f"audio option 'random_permute': expected None, True or a dict of options, got "
                                   f"{type(random_permute).__name__}: {random_permute!r}")
