@@ -97,3 +97,50 @@ def test_ctc_greedy_decode_bpe(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert ast.literal_eval((tmp_path / "h.py").read_text()) == {"t/0": "hello you"}
+
+
+def _demo_datasets(prepared, monkeypatch, workers: str, cache: str):
+    """The train dataset dict of blstm-ctc-bpe.config for the given ASR_SYNTH_ZIP_WORKERS / _FEATURE_CACHE."""
+    from returnn.config import Config
+
+    monkeypatch.setenv("ASR_SYNTH_ZIP_DATA", str(prepared))
+    monkeypatch.setenv("ASR_SYNTH_ZIP_WORKERS", workers)
+    monkeypatch.setenv("ASR_SYNTH_ZIP_FEATURE_CACHE", cache)
+    config = Config()
+    config.load_file(os.path.join(ASR_DIR, "blstm-ctc-bpe.config"))
+    return config.typed_value("train")
+
+
+@needs_data[0]
+@needs_data[1]
+@needs_data[2]
+def test_bpe_config_multi_proc_and_feature_cache(prepared, monkeypatch, tmp_path):
+    """The demo's default data path (one MultiProcDataset worker, the feature cache) yields, epoch after epoch, the
+    sequences of the plain MetaDataset (no worker, no cache)."""
+    from returnn.datasets import init_dataset
+
+    plain = _demo_datasets(prepared, monkeypatch, "0", "none")
+    assert plain["class"] == "MetaDataset" and "feature_cache" not in plain["datasets"]["zip_dataset"]
+    fast = _demo_datasets(prepared, monkeypatch, "1", str(tmp_path / "cache"))
+    assert fast["class"] == "MultiProcDataset" and fast["num_workers"] == 1
+    assert fast["dataset"]["datasets"]["zip_dataset"]["feature_cache"] == str(tmp_path / "cache")
+    ds_plain, ds_fast = init_dataset(plain), init_dataset(fast)
+    try:
+        for epoch in (1, 2, 3):  # epoch 1 filtered to the short utterances; from epoch 2 on the features are cached
+            got = []
+            for ds in (ds_plain, ds_fast):
+                ds.init_seq_order(epoch=epoch)
+                seqs, i = [], 0
+                while ds.is_less_than_num_seqs(i):
+                    ds.load_seqs(i, i + 1)
+                    seqs.append((ds.get_tag(i), ds.get_data(i, "data"), ds.get_data(i, "classes").tolist()))
+                    i += 1
+                got.append(seqs)
+            assert [s[0] for s in got[1]] == [s[0] for s in got[0]] and len(got[0]) > 0
+            for (_, d1, c1), (_, d0, c0) in zip(got[1], got[0]):
+                np.testing.assert_array_equal(d1, d0)
+                assert c1 == c0
+        files = [f for _, _, fs in os.walk(tmp_path / "cache") for f in fs if f.endswith(".npy")]
+        assert len(files) == NUM["train"]
+    finally:
+        ds_fast.__del__()
