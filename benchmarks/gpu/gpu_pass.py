@@ -155,7 +155,7 @@ def write_table(out_dir: str, info: Dict[str, Any], results: List[Dict[str, Any]
     lines = ["# GPU pass%s" % (" (DRY RUN: CPU, tiny sizes, bfloat16 for float16)" if dry else ""), "",
              "card: %s; TensorFlow %s (CUDA %s, cuDNN %s); TF's GPUs: %s" % (
                  info.get("gpu"), info.get("tf"), info.get("cuda"), info.get("cudnn"), info.get("gpus")), "",
-             ("**Not measured: %s**" % note) if note else "", "",
+             *(["**Not measured: %s**" % note, ""] if note else []),
              "| run | dtype | median step (s) | min step (s) | steps | epoch (s) | wall (s) | raw TF median step (s) "
              "| ours / raw TF | status |", "|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
@@ -209,6 +209,9 @@ def main():
     out_dir = os.path.abspath(args.out)
     work = os.path.abspath(args.work)
     os.makedirs(out_dir, exist_ok=True)
+    import shutil
+
+    shutil.rmtree(work, ignore_errors=True)  # this pass's models and logs only
     os.makedirs(os.path.join(work, "logs"), exist_ok=True)
     start = time.time()
     info = environment(out_dir, dry)
