@@ -183,6 +183,9 @@ def _worker(args) -> None:
             session = tf.compat.v1.Session(config=_session_proto(tf, args.session_opts))
         times["session_create"] = time.time() - t
         times["graph_ops"] = len(graph.get_operations())
+        for op in graph.get_operations() if args.list_ops else ():  # --list-ops TYPE...: where those ops come from
+            if op.type in args.list_ops:
+                print(f"OP {op.type} {op.name} " + ",".join(str(o.shape) for o in op.outputs), flush=True)
         if args.first_noop:  # a trivial first run: what TensorFlow does once for the whole graph
             t1 = time.time()
             session.run(tf.constant(0))
@@ -264,16 +267,18 @@ def _worker(args) -> None:
         times["startup"] = time.time() - args.t0
         for feed in feeds[1:args.warmup]:
             session.run(optim_op, feed_dict=feed)
-        steps = []
+        steps, cpu = [], []
         for feed in feeds[args.warmup:]:
-            t = time.time()
+            t, c = time.time(), time.process_time()
             session.run(optim_op, feed_dict=feed)
             steps.append(time.time() - t)
+            cpu.append(time.process_time() - c)  # CPU seconds of all the process's threads
         if args.trace:
             _print_trace(tf, session, optim_op, feeds[-1], args.trace, "training step", args.trace_nodes)
     steps_sorted = sorted(steps)
     times["step_median"] = steps_sorted[len(steps) // 2]
     times["step_min"] = steps_sorted[0]
+    times["step_cpu"] = sorted(cpu)[len(cpu) // 2]  # median: steadier than the wall time on a loaded machine
     print("RESULT " + json.dumps(times), flush=True)
 
 
@@ -433,6 +438,12 @@ def _print_trace(tf, session, fetch, feed, top: int, what: str, nodes: int = 0) 
 # ---------------------------------------------------------------------------------------------- the parent
 
 
+def _set_args(python: str, args) -> list:
+    """``--set`` for both sides, ``--set-ours`` for ours only, as the worker's ``--set``."""
+    items = list(args.set or []) + (list(args.set_ours or []) if python == args.ours else [])
+    return ["--set"] + items if items else []
+
+
 def _run_one(python: str, name: str, args) -> dict:
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # both sides read their bytecode caches
@@ -449,12 +460,13 @@ def _run_one(python: str, name: str, args) -> dict:
         + (["--grads"] if args.grads else [])
         + (["--stage", args.stage] if args.stage != "train" else [])
         + (["--values", args.values] if args.values else [])
-        + (["--set"] + args.set if args.set else [])
+        + _set_args(python, args)
+        + (["--list-ops"] + args.list_ops if args.list_ops else [])
         + (["--session-opts", args.session_opts] if args.session_opts else []),
         cwd="/tmp", env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=args.timeout)
     wall = time.time() - t0
     for line in proc.stdout.splitlines():
-        if line.startswith("TRACE "):
+        if line.startswith(("TRACE ", "OP ")):
             print(line, flush=True)
         if line.startswith("RESULT "):
             result = json.loads(line[len("RESULT "):])
@@ -468,7 +480,7 @@ def _run_one(python: str, name: str, args) -> dict:
 
 
 PARTS = ["interpreter", "import_tf", "import_returnn", "config", "network", "updater", "session", "first_step",
-         "startup", "step_median"]
+         "startup", "step_median", "step_min", "step_cpu"]
 
 
 def main() -> None:
@@ -515,6 +527,10 @@ def main() -> None:
     parser.add_argument("--first-noop", action="store_true", help="time a trivial first Session.run (own column)")
     parser.add_argument("--set", nargs="*", metavar="KEY=JSON",
                         help="config values for both sides, e.g. tf_amp='\"bfloat16\"' (with --sides ours)")
+    parser.add_argument("--list-ops", nargs="*", metavar="TYPE",
+                        help="print the graph's ops of these types (name, output shapes), e.g. Transpose")
+    parser.add_argument("--set-ours", nargs="*", default=[], metavar="KEY=JSON",
+                        help="config values for ours only, e.g. tf_amp='\"bfloat16\"' against the reference's float32")
     parser.add_argument("--sides", nargs="*", default=["ours", "ref"], help="which sides to run (ours, ref)")
     parser.add_argument("--ours", default=sys.executable,
                         help="Python for this project (its worker imports the returnn of this checkout first)")

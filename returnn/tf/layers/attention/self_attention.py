@@ -29,6 +29,7 @@ from returnn.tensor import FeatureDim, NotSpecified, Tensor
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.core.sources import concat_sources_template
+from returnn.tf.ops.dense import dense_matmul
 from returnn.tf.ops.init import get_initializer
 
 
@@ -77,8 +78,10 @@ class SelfAttentionLayer(ConcatInputLayer):
         if inp.sparse:
             x = tf.one_hot(x, n_in)
         amp = self.network.amp  # tf_amp: the products in bfloat16/float16, results (softmax input) float32
-        qkv = amp.call(lambda x_, w_: tf.tensordot(x_, w_, axes=[[2], [0]]), x, qkv_w)  # [B, T, 2K + V]
         batch, length = tf.shape(x)[0], tf.shape(x)[1]
+        # [B, T, F] as [B*T, F] for one MatMul (tf.tensordot would add a copying transpose and shape ops)
+        qkv = amp.call(dense_matmul, tf.reshape(x, [-1, n_in]), qkv_w)
+        qkv = tf.reshape(qkv, [batch, length, 2 * total_key_dim + n_out])  # [B, T, 2K + V]
         dk, dv = total_key_dim // heads, n_out // heads
         qkv = tf.transpose(tf.reshape(qkv, [batch, length, heads, 2 * dk + dv]), [0, 2, 1, 3])  # [B, H, T, 2k + v]
         q, k, v = tf.split(qkv, [dk, dk, dv], axis=3)  # [B, H, T, d] each
@@ -92,7 +95,8 @@ class SelfAttentionLayer(ConcatInputLayer):
         if attention_left_only:
             causal = tf.linalg.band_part(tf.ones([length, length], tf.bool), -1, 0)[None, None]
             mask = tf.logical_and(mask, causal)
-        energy = tf.where(tf.broadcast_to(mask, tf.shape(energy)), energy, tf.fill(tf.shape(energy), -1e30))
+        # the mask broadcast by the select itself (no mask or fill tensor of the energy's size)
+        energy = tf.where(mask, energy, tf.constant(-1e30, energy.dtype))
         weights = tf.nn.softmax(energy, axis=-1)
         if attention_dropout:
             from returnn.tf.ops.dropout import apply_dropout
