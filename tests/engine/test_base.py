@@ -47,4 +47,6 @@ def test_existing_models_and_start_epoch(tmp_path):
     assert EngineBase.get_train_start_epoch(config) == 3
     assert EngineBase.get_epoch_model(Config({"model": model, "task": "eval"})) == (2, model + ".002")
     assert EngineBase.get_start_epoch_no_existing_model(Config({"start_epoch": 4})) == 4
+    # observed with the reference: "auto" (the default of start_epoch) gives 1 here too
+    assert EngineBase.get_start_epoch_no_existing_model(Config({"start_epoch": "auto"})) == 1
 

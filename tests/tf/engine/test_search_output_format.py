@@ -33,3 +33,19 @@ def test_search_output_nbest_py_and_txt(tmp_path, capsys):
     assert txt_file.read_text().splitlines() == [str(h) for h in best.values()]
     for tag, hyp in best.items():  # the decided hypothesis is the best of the n-best list (copy task: equal lengths)
         assert hyp == nbest[tag][0][1]
+
+
+def test_bad_search_output_file_format_stops_before_the_search(tmp_path, capsys):
+    """The format is checked once, by SearchOptions (choices "txt"/"py"), when task search parses its options:
+    one ConfigValueError naming the key, the valid values and the closest one; no network is built."""
+    import pytest
+
+    from returnn.errors import ConfigValueError
+
+    with pytest.raises(ConfigValueError) as info:
+        run_task(_config(tmp_path, task="search", search_output_file=str(tmp_path / "out.txt"),
+                         search_output_file_format="tx"), capsys=capsys)
+    text = str(info.value)
+    assert "search_output_file_format" in text and "'txt' or 'py'" in text and "'tx'" in text
+    assert "Search with network" not in capsys.readouterr().out
+    assert not (tmp_path / "out.txt").exists()
