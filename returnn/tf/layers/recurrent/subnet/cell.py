@@ -18,13 +18,15 @@ Phases (see :mod:`.template`, :mod:`.loop`, :mod:`.move_out`):
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Set
+import contextlib
+from typing import Any, Dict, Iterator, List, Optional, Set
 
 from returnn.errors import LayerArgError, LayerShapeError, AxisDescriptionError
 from returnn.log import log
 from returnn.tensor import Dim, SpatialDim, Tensor
 from returnn.tf.layers.core.scope_names import scope_prefix_of
 from returnn.tf.layers.recurrent.subnet.initial import check_initial_output
+from returnn.tf.layers.recurrent.subnet.max_seq_len import max_seq_len_base_layers
 from returnn.tf.layers.recurrent.subnet.template import SubnetTemplates, TemplateLayer, builds_loss
 from returnn.tf.layers.search.beam import beam_dim
 
@@ -106,6 +108,8 @@ class SubnetworkRecCell:
         self.sub_net = TFNetwork(parent_net=parent_net, absolute_name_prefix=self.sub_prefix, name=rec_name,
                                  is_inside_rec_layer=True, absolute_name_scope_prefix=self.sub_scope_prefix)
         self.net = self.sub_net  # after build: the network of the loop's step (see build)
+        # the network of the layers moved out of the loop (before and after it: one network here), set by build();
+        # the reference's names: its layers are e.g. ``cell.output_layers_net.layers["x"]``
         self.input_layers_net: Any = None
         self.output_layers_net: Any = None
         if not isinstance(unit, dict) or "output" not in unit:
@@ -113,21 +117,16 @@ class SubnetworkRecCell:
                                 problem="the recurrent subnetwork (unit dict) needs a layer named 'output' in",
                                 got=sorted(unit) if isinstance(unit, dict) else unit,
                                 hint="the rec layer's output is the unit's 'output' layer")
-        try:
+        with self._errors_naming_sub_layers():
             self.templates = SubnetTemplates(rec_name, unit, self.sub_net, self.time_dim, self.source_template)
-            self.layers: Dict[str, TemplateLayer] = self._build_templates()
-        except (LayerArgError, LayerShapeError, AxisDescriptionError) as exc:
-            names = [n for n in unit if getattr(exc, "layer", None) == n]
-            if names:
-                raise rename_layer_error(exc, f"{rec_name}/{names[0]}", names[0]) from None
-            raise
+            self.layers: Dict[str, TemplateLayer] = self.templates.build()
         # in a search, all choices in the order a step runs them; one with "search": False extends each hypothesis
         # by its target (a "forced" choice: the hypotheses stay, their scores add the target's log-probability)
-        self.forced_choices = {n for n, l in self.layers.items()
-                               if l.is_choice() and unit[n].get("search") not in (None, True)}
-        self.choices = self._ordered_choices([n for n, l in self.layers.items() if l.is_choice()])
+        self.forced_choices = {name for name, layer in self.layers.items()
+                               if layer.is_choice() and unit[name].get("search") not in (None, True)}
+        self.choices = self._ordered_choices([name for name, layer in self.layers.items() if layer.is_choice()])
         self.beam_size = 1  # the loop's beam (the hypotheses carried from step to step): the last search's
-        searching = [n for n in self.choices if n not in self.forced_choices]
+        searching = [name for name in self.choices if name not in self.forced_choices]
         if self.search and searching:
             self.beam_size = int(unit[searching[-1]].get("beam_size", 1))
         self.end_layer = "end" if "end" in unit else None
@@ -139,15 +138,10 @@ class SubnetworkRecCell:
                                      "to the unit, or set max_seq_len (e.g. \"max_len_from('base:encoder') * 3\")")
         # as the reference (observed): the layers max_seq_len refers to are built with the rec layer, also when
         # the loop's length comes from its input or target (their params exist, e.g. a frozen encoder's)
-        from returnn.tf.layers.recurrent.subnet.loop import max_seq_len_base_layers
         for name in max_seq_len_base_layers(max_seq_len):
             self.get_base_layer(name)
         self._classify()
         self._check_initial_outputs()
-        # the network of the layers moved out of the loop (before and after it: one network here), set by build();
-        # the reference's names: its layers are e.g. ``cell.output_layers_net.layers["x"]``
-        self.input_layers_net: Any = None
-        self.output_layers_net: Any = None
 
     # ---- phase 1
     def _fixed_time_dim(self) -> Optional[Dim]:
@@ -187,18 +181,11 @@ class SubnetworkRecCell:
             return data.dims[unstack_axis(f"{self.rec_name}/{name}", data, desc.get("axis"))]
         return None
 
-    def _build_templates(self) -> Dict[str, TemplateLayer]:
-        return self.templates.build()
-
     def get_output_template(self) -> Tensor:
         """:return: the rec layer's output: the unit's ``output`` frame with the loop's time axis first"""
         frame = self.layers["output"].output
-        time_dim = self.time_dim
-        if time_dim is None:
-            time_dim = SpatialDim(f"dyn-time:{self.rec_name}")
-            self.time_dim_out = time_dim
-        else:
-            self.time_dim_out = time_dim
+        time_dim = self.time_dim if self.time_dim is not None else SpatialDim(f"dyn-time:{self.rec_name}")
+        self.time_dim_out = time_dim
         if self.search and self.beam_size > 1 and self.time_dim is not None:
             # hypotheses are B*K: the lengths are the target's, repeated (the same axis per hypothesis: decide
             # gives the target's axis back, as the reference)
@@ -237,112 +224,154 @@ class SubnetworkRecCell:
 
     # ---- phase 2
     def _classify(self) -> None:
-        t = self.templates
-        layers = self.layers
-        stateful = {n for n, l in layers.items() if _has_rec_state(l)}
-        self.stateful = stateful
+        """Sorts the needed layers into those moved out before the loop (:attr:`inputs`), those in the loop
+        (:attr:`loop`) and those moved out after it (:attr:`outputs`); sets what the loop carries and
+        accumulates and, in search, each layer's choice level."""
+        self.stateful = {name for name, layer in self.layers.items() if _has_rec_state(layer)}
         move_out = self.optimize_move_layers_out and not self.search
-        inputs: Set[str] = set()
-        if move_out:
-            changed = True
-            while changed:
-                changed = False
-                for n, l in layers.items():
-                    if n in inputs:
-                        continue
-                    if l.layer_desc.get("masked_from"):  # over other frames than the loop's when moved out
-                        continue
-                    if n in stateful:  # e.g. rnn_cell: over the whole sequence, base: only in initial_state
-                        if not self._can_run_over_time(n):
-                            continue
-                    elif l.base_deps and not getattr(l.cls, "unstacks_over_loop", False):
-                        continue
-                    if any(not self._on_loop_axis(dd) for dd in l.data_deps):
-                        continue
-                    if all(d in inputs for d in l.deps) and all(p in inputs for p in l.prev_deps):
-                        inputs.add(n)
-                        changed = True
-            # only layers that actually have the loop's time axis (through an input frame) move out
-            with_axis: Set[str] = set()
-            changed = True
-            while changed:
-                changed = False
-                for n in inputs - with_axis:
-                    l = layers[n]
-                    if (any(self._on_loop_axis(dd) for dd in l.data_deps) or getattr(l.cls, "unstacks_over_loop", False)
-                            or any(d in with_axis for d in l.deps + l.prev_deps)):
-                        with_axis.add(n)
-                        changed = True
-            inputs = with_axis
-        needed_roots = {"output"}
-        needed_roots |= {n for n in layers if builds_loss(self.unit[n], self.sub_net)}
-        # as the reference: "is_output_layer": True makes a sub layer available outside the loop ("rec/x")
-        # "need_last": True: its last frame is read after the loop (rec_last_output)
-        output_layers = {n for n, l in layers.items()
-                         if l.layer_desc.get("is_output_layer") or l.layer_desc.get("need_last")}
-        needed_roots |= output_layers
-        if self.time_dim is None and self.end_layer:
-            needed_roots.add(self.end_layer)
-        if self.search:
-            needed_roots |= set(self.choices)
+        inputs = self._layers_over_loop_axis(self._computable_before_loop()) if move_out else set()
+        output_layers = self._output_layers()
+        needed_roots = self._needed_roots(output_layers)
         needed = self._prev_closure(needed_roots)
         inputs &= needed
-        if move_out:
-            # stateful layers that can run over time may also be moved out after the loop (as the reference)
-            over_time = {n for n in stateful if self._can_run_over_time(n)}
-            roots = ((stateful - inputs - over_time) & needed) | {p for n in needed for p in layers[n].prev_deps}
-            roots |= needed_roots - {"output"} - {n for n in needed_roots if layers[n].loss}
-            if self.time_dim is None:  # the step index exists only in the loop (else also over the whole time)
-                roots |= {n for n in needed if ":i" in layers[n].data_deps}
-            roots -= inputs
-        else:
-            roots = set(needed)
-        loop = t.same_step_closure(roots) - inputs
-        # a loop layer whose frame has an axis only known inside the loop (e.g. cum_concat's history) cannot be
-        # accumulated over the steps: the layers using it stay in the loop too
-        local = {n for n in loop if _has_loop_local_axis(layers[n].output)}
+        loop = self._with_loop_local_users(self._loop_roots(needed, needed_roots, inputs, move_out), needed, inputs)
+        self.inputs = inputs
+        self.loop = loop
+        self.inputs_before_loop = self._inputs_read_by_loop()
+        self.outputs = needed - loop - inputs
+        self.unused = set(self.layers) - needed
+        self.prev_in_loop = sorted({prev for name in loop for prev in self.layers[name].prev_deps} - inputs)
+        self._set_accumulated(output_layers)
+        self._set_choice_levels()
+        self._print_summary()
+
+    def _computable_before_loop(self) -> Set[str]:
+        """:return: the layers that only depend on the input frames on the loop's axis, targets on it and (via
+        ``prev:`` too) other such layers: computable over the whole sequence before the loop"""
+        over_time: Set[str] = set()
+        changed = True
+        while changed:
+            changed = False
+            for name, layer in self.layers.items():
+                if name not in over_time and self._can_move_before_loop(name, layer) and all(
+                        dep in over_time for dep in layer.deps + layer.prev_deps):
+                    over_time.add(name)
+                    changed = True
+        return over_time
+
+    def _can_move_before_loop(self, name: str, layer: TemplateLayer) -> bool:
+        """:return: whether the layer itself (apart from its dependencies) can run over the whole sequence"""
+        if layer.layer_desc.get("masked_from"):  # over other frames than the loop's when moved out
+            return False
+        if name in self.stateful:  # e.g. rnn_cell: over the whole sequence, base: only in initial_state
+            if not self._can_run_over_time(name):
+                return False
+        elif layer.base_deps and not getattr(layer.cls, "unstacks_over_loop", False):
+            return False
+        return all(self.on_loop_axis(data) for data in layer.data_deps)
+
+    def _layers_over_loop_axis(self, candidates: Set[str]) -> Set[str]:
+        """:return: those of ``candidates`` that have the loop's time axis (through an input frame, directly or via
+        another such layer): only these move out"""
+        with_axis: Set[str] = set()
+        changed = True
+        while changed:
+            changed = False
+            for name in candidates - with_axis:
+                layer = self.layers[name]
+                if (any(self.on_loop_axis(data) for data in layer.data_deps)
+                        or getattr(layer.cls, "unstacks_over_loop", False)
+                        or any(dep in with_axis for dep in layer.deps + layer.prev_deps)):
+                    with_axis.add(name)
+                    changed = True
+        return with_axis
+
+    def _output_layers(self) -> Set[str]:
+        """:return: as the reference: the sub layers available outside the loop (``"is_output_layer": True``,
+        ``"rec/x"``) or whose last frame is read after it (``"need_last": True``, ``rec_last_output``)"""
+        return {name for name, layer in self.layers.items()
+                if layer.layer_desc.get("is_output_layer") or layer.layer_desc.get("need_last")}
+
+    def _needed_roots(self, output_layers: Set[str]) -> Set[str]:
+        """:return: the layers needed in their own right: ``output``, those with a loss, the output layers, the
+        ``end`` layer of a dynamic length, in search the choices"""
+        roots = {"output"} | {name for name in self.layers if builds_loss(self.unit[name], self.sub_net)}
+        roots |= output_layers
+        if self.time_dim is None and self.end_layer:
+            roots.add(self.end_layer)
+        if self.search:
+            roots |= set(self.choices)
+        return roots
+
+    def _loop_roots(self, needed: Set[str], needed_roots: Set[str], inputs: Set[str], move_out: bool) -> Set[str]:
+        """:return: the layers in the loop: with moving out, those that must run per step (stateful ones that
+        cannot run over time, ``prev:`` targets, the needed roots but ``output`` and losses, the step index
+        without a known length) and their same-step dependencies; else all needed layers"""
+        if not move_out:
+            return self.templates.same_step_closure(set(needed)) - inputs
+        # stateful layers that can run over time may also be moved out after the loop (as the reference)
+        over_time = {name for name in self.stateful if self._can_run_over_time(name)}
+        roots = ((self.stateful - inputs - over_time) & needed) | {
+            prev for name in needed for prev in self.layers[name].prev_deps}
+        roots |= needed_roots - {"output"} - {name for name in needed_roots if self.layers[name].loss}
+        if self.time_dim is None:  # the step index exists only in the loop (else also over the whole time)
+            roots |= {name for name in needed if ":i" in self.layers[name].data_deps}
+        return self.templates.same_step_closure(roots - inputs) - inputs
+
+    def _with_loop_local_users(self, loop: Set[str], needed: Set[str], inputs: Set[str]) -> Set[str]:
+        """:return: ``loop`` plus the needed layers using a loop layer whose frame has an axis only known inside
+        the loop (e.g. ``cum_concat``'s history): such a frame cannot be accumulated over the steps"""
+        loop = set(loop)
+        local = {name for name in loop if _has_loop_local_axis(self.layers[name].output)}
         changed = bool(local)
         while changed:
             changed = False
-            for n in needed - loop - inputs:
-                if set(layers[n].deps) & local:
-                    loop |= t.same_step_closure({n}) - inputs
-                    local |= {n} if _has_loop_local_axis(layers[n].output) else set()
+            for name in needed - loop - inputs:
+                if set(self.layers[name].deps) & local:
+                    loop |= self.templates.same_step_closure({name}) - inputs
+                    if _has_loop_local_axis(self.layers[name].output):
+                        local.add(name)
                     changed = True
-        self.inputs = inputs
-        self.loop = loop
-        # moved-out input layers the loop reads (directly or through other such layers): built before the loop, in
-        # the reference's order; the other moved-out layers are built after the loop
+        return loop
+
+    def _inputs_read_by_loop(self) -> List[str]:
+        """:return: the moved-out input layers the loop reads (directly or through other such layers), in the
+        reference's order (they are built before the loop; the other moved-out layers after it)"""
+        def read_inputs(name: str) -> List[str]:
+            return [dep for dep in self.layers[name].deps + self.layers[name].prev_deps if dep in self.inputs]
+
         before: Set[str] = set()
-        todo = [d for n in loop for d in layers[n].deps + layers[n].prev_deps if d in inputs]
+        todo = [dep for name in self.loop for dep in read_inputs(name)]
         while todo:
-            n = todo.pop()
-            if n not in before:
-                before.add(n)
-                todo.extend(d for d in layers[n].deps + layers[n].prev_deps if d in inputs)
-        self.inputs_before_loop = [n for n in t.discovery_order() if n in before]
-        self.outputs = needed - loop - inputs
-        self.unused = set(layers) - needed
-        self.prev_in_loop = sorted({p for n in loop for p in layers[n].prev_deps} - inputs)
-        # loop layers whose values are needed after the loop
-        acc = {"output"} & loop
-        for n in self.outputs:
-            acc |= (set(layers[n].deps) | set(layers[n].prev_deps)) & loop
-        used_after = set(acc) | (output_layers & loop)
+            name = todo.pop()
+            if name not in before:
+                before.add(name)
+                todo.extend(read_inputs(name))
+        return [name for name in self.templates.discovery_order() if name in before]
+
+    def _set_accumulated(self, output_layers: Set[str]) -> None:
+        """Sets :attr:`accumulated` (the loop layers whose per-step values are kept: read after the loop, output
+        layers, losses) and :attr:`search_loss_only`."""
+        used_after = {"output"} & self.loop
+        for name in self.outputs:
+            used_after |= (set(self.layers[name].deps) | set(self.layers[name].prev_deps)) & self.loop
+        used_after |= output_layers & self.loop
         # in a search, a loss is over the hypotheses of each step as they were (not followed back from the final
         # ones, as the reference: observed sums of an in-loop error count)
-        self.search_loss_only = {n for n in loop if self.search_reports_loss(n)} - used_after
-        acc = used_after | {n for n in loop if builds_loss(self.unit[n], self.sub_net)}
-        self.accumulated = sorted(acc)
-        # search: the level of a layer is the number of the step's choices it comes after (0: before the first;
-        # its rows are the hypotheses of the previous step, else those of the level's choice)
+        self.search_loss_only = {name for name in self.loop if self.search_reports_loss(name)} - used_after
+        self.accumulated = sorted(used_after | {name for name in self.loop
+                                                if builds_loss(self.unit[name], self.sub_net)})
+
+    def _set_choice_levels(self) -> None:
+        """Sets :attr:`choice_level`: in search, the number of the step's choices a layer comes after (0: before
+        the first; its rows are the hypotheses of the previous step, else those of the level's choice)."""
         self.choice_level: Dict[str, int] = {}
         if self.search:
-            for name in layers:
-                closure = t.same_step_closure({name})
-                self.choice_level[name] = max((j + 1 for j, c in enumerate(self.choices) if c in closure), default=0)
-        self.choice_dependent = {n for n, level in self.choice_level.items() if level > 0}
-        self._print_summary()
+            for name in self.layers:
+                closure = self.templates.same_step_closure({name})
+                self.choice_level[name] = max((j + 1 for j, choice in enumerate(self.choices) if choice in closure),
+                                              default=0)
+        self.choice_dependent = {name for name, level in self.choice_level.items() if level > 0}
 
     def search_reports_loss(self, name: str) -> bool:
         """:return: whether the loss of sub layer ``name`` is computed in a search, as the reference (observed): with
@@ -364,18 +393,19 @@ class SubnetworkRecCell:
         return getattr(layer.cls, "can_run_over_time", False) and name not in layer.prev_deps
 
     def _prev_closure(self, names: Set[str]) -> Set[str]:
+        """:return: ``names`` plus all layers they depend on, in the same step or via ``prev:``, transitively"""
         result = set(names)
         todo = list(names)
         while todo:
-            n = todo.pop()
-            for d in self.templates.same_step_closure({n}):
-                for p in self.layers[d].prev_deps + [d]:
-                    if p not in result:
-                        result.add(p)
-                        todo.append(p)
+            for dep in self.templates.same_step_closure({todo.pop()}):
+                for name in self.layers[dep].prev_deps + [dep]:
+                    if name not in result:
+                        result.add(name)
+                        todo.append(name)
         return result
 
-    def _on_loop_axis(self, data_name: str) -> bool:
+    def on_loop_axis(self, data_name: str) -> bool:
+        """:return: whether input ``data_name`` (``data:X``, ``data:source``, ``:i``) has the loop's time axis"""
         if data_name == ":i":  # moved out: the step of each frame, on the loop's (known) time axis
             return self.time_dim is not None
         if data_name == "data:source":
@@ -385,12 +415,10 @@ class SubnetworkRecCell:
         return data is not None and self.time_dim is not None and data.time_dim == self.time_dim
 
     def _check_initial_outputs(self) -> None:
-        for n in {p for l in self.layers.values() for p in l.prev_deps}:
-            if n in self.unused:
-                continue
-            tmpl = self.layers[n]
-            check_initial_output(f"{self.rec_name}/{n}", tmpl.layer_class, self.unit[n].get("initial_output"),
-                                 tmpl.output, self.get_base_layer)
+        for name in {prev for layer in self.layers.values() for prev in layer.prev_deps} - self.unused:
+            layer = self.layers[name]
+            check_initial_output(f"{self.rec_name}/{name}", layer.layer_class, self.unit[name].get("initial_output"),
+                                 layer.output, self.get_base_layer)
 
     def get_base_layer(self, name: str) -> Any:
         """:return: a layer of the enclosing network (``"base:X"`` or ``"X"``)"""
@@ -427,10 +455,16 @@ class SubnetworkRecCell:
         :attr:`input_layers_net` the network of the layers moved out of the loop (one network here, holding both;
         ``input_layers_net`` is None when no layer moved out before the loop)."""
         from returnn.tf.layers.recurrent.subnet.loop import build_loop
-        try:
+        with self._errors_naming_sub_layers():
             build_loop(self, rec_layer)
+
+    @contextlib.contextmanager
+    def _errors_naming_sub_layers(self) -> Iterator[None]:
+        """A layer error raised inside that names a sub layer ``x`` is re-raised naming it ``<rec>/x``."""
+        try:
+            yield
         except (LayerArgError, LayerShapeError, AxisDescriptionError) as exc:
-            names = [n for n in self.unit if getattr(exc, "layer", None) == n]
+            names = [name for name in self.unit if getattr(exc, "layer", None) == name]
             if names:
                 raise rename_layer_error(exc, f"{self.rec_name}/{names[0]}", names[0]) from None
             raise
