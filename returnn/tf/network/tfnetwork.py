@@ -43,6 +43,7 @@ from returnn.tf.network.run_hooks import NetworkRunHooksMixin
 from returnn.tf.layers.core.search_choices import find_search_choices
 from returnn.tf.ops.dropout import cond_on_train_flag
 from returnn.tf.util.device import set_configured_device
+from returnn.tf.util.train_flag import enter_construction, leave_construction
 from returnn.util.behavior_version import BehaviorVersion
 from returnn.util.suggest import close_matches
 
@@ -411,6 +412,7 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin, NetworkObjectiveMixin)
                                     version=1)
         net_dict = self.layers_desc if net_dict is None else net_dict
         self._constructing.append(name)
+        enter_construction(self)  # get_current_network() in the layer's code (configs' eval/custom layers)
         try:
             d = {key: self.extern_data.map_user_dim(value) for key, value in layer_desc.items()}
             d.pop("class")
@@ -439,6 +441,7 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin, NetworkObjectiveMixin)
                                       problem=f"out_dim {out_dim!r} does not match the output", got=repr(output))
             return self._instantiate_layer(name, layer_class, d, output, layer_desc)
         finally:
+            leave_construction(self)
             self._constructing.pop()
 
     def _instantiate_layer(self, name: str, layer_class: Any, d: Dict[str, Any], output: Tensor,
@@ -537,12 +540,14 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin, NetworkObjectiveMixin)
         d = dict(layer_desc, name=name, network=self)
         output = d.pop("output", None)
         self._constructing.append(name)
+        enter_construction(self)  # get_current_network() in the layer's code (configs' eval/custom layers)
         try:
             if output is None:
                 output = layer_class.get_out_data_from_opts(**d)
                 mark_dims_created_by(name, output, input_dims(d))
             return self._instantiate_layer(name, layer_class, d, output, layer_desc)
         finally:
+            leave_construction(self)
             self._constructing.pop()
 
     @property

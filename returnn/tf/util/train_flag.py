@@ -8,8 +8,8 @@ chosen in python; scalar bool tensor: ``tf.cond``); outside any network a graph-
 
 from __future__ import annotations
 
-import sys
-from typing import Any, Callable, Optional
+import threading
+from typing import Any, Callable, List, Optional
 
 import tensorflow as tf
 
@@ -20,24 +20,35 @@ from returnn.tf.util.errors import TFUtilValueError
 _GLOBAL_TRAIN_FLAG_ATTR = "_returnn_global_train_flag"
 
 
-def get_current_network(must_exist: bool = True) -> Any:
-    """:return: the TFNetwork whose layer (or which itself) is being constructed further up the Python call
-        stack: the innermost ``self`` that is a network, or a layer (its ``network``), or a local ``network``
-    :raises LookupError: none found and ``must_exist``
-    """
-    from returnn.tf.network.tfnetwork import TFNetwork  # lazy: the network imports the layers, which import us
+class _NetworksUnderConstruction(threading.local):
+    """Per thread: the networks constructing a layer right now, innermost last."""
 
-    frame = sys._getframe(1)  # noqa: SLF001 (the caller chain is where the network under construction lives)
-    while frame is not None:
-        f_locals = frame.f_locals
-        for key in ("self", "network"):
-            obj = f_locals.get(key)
-            if isinstance(obj, TFNetwork):
-                return obj
-            net = getattr(obj, "network", None) if key == "self" and obj is not None else None
-            if isinstance(net, TFNetwork):
-                return net
-        frame = frame.f_back
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: List[Any] = []
+
+
+_under_construction = _NetworksUnderConstruction()
+
+
+def enter_construction(network: Any) -> None:
+    """Marks ``network`` as the one whose layer is being constructed, until :func:`leave_construction` (the network
+    calls both around each layer's construction; nested for the networks of sub networks and rec loops)."""
+    _under_construction.stack.append(network)
+
+
+def leave_construction(network: Any) -> None:
+    """Ends :func:`enter_construction` of ``network`` (the innermost one)."""
+    assert _under_construction.stack and _under_construction.stack[-1] is network, "unbalanced construction marks"
+    _under_construction.stack.pop()
+
+
+def get_current_network(must_exist: bool = True) -> Any:
+    """:return: the innermost network constructing a layer right now (see :func:`enter_construction`)
+    :raises LookupError: none and ``must_exist``
+    """
+    if _under_construction.stack:
+        return _under_construction.stack[-1]
     if must_exist:
         raise LookupError("no TFNetwork is being constructed here (not called from a layer)")
     return None

@@ -76,3 +76,33 @@ def test_cond_on_train_inside_network_with_flag_placeholder(session):
     out = net.get_layer("output").output.placeholder
     assert np.all(session.run(out, feed) == 1.0)
     assert np.all(session.run(out, {**feed, flag: True}) == 2.0)
+
+
+def test_current_network_is_the_one_constructing():
+    """get_current_network(): the network that constructs the layer whose code asks (the innermost one: a
+    subnetwork's), None outside any construction; no stack frames are inspected."""
+    from returnn.tf.util.train_flag import get_current_network
+
+    seen = []
+
+    def record(source, **_kwargs):
+        seen.append(get_current_network())
+        return source(0)
+
+    net = build_net({
+        "outer": {"class": "eval", "from": "data", "eval": record},
+        "sub": {"class": "subnetwork", "from": "data", "subnetwork": {
+            "inner": {"class": "eval", "from": "data", "eval": record},
+            "output": {"class": "copy", "from": "inner"}}},
+        "output": {"class": "copy", "from": ["outer", "sub"]}})
+    assert len(seen) == 2
+    assert seen[0] is net
+    assert seen[1] is not net and seen[1].parent_net is net
+    assert get_current_network(must_exist=False) is None
+
+    def helper(network):  # a network in a caller's locals is not one under construction
+        return get_current_network(must_exist=False)
+
+    assert helper(net) is None
+    with pytest.raises(LookupError, match="no TFNetwork is being constructed"):
+        get_current_network()
