@@ -26,7 +26,6 @@ from typing import Any, Dict, List, Optional, Sequence, Set, TextIO, Union
 NUM_LEVELS = 6
 #: verbosity before :meth:`Log.initialize` is called (library use)
 DEFAULT_VERBOSITY = 3
-_FORMATS = ("default", "raw", "timed", "verbose")
 
 
 class _Target:
@@ -201,17 +200,19 @@ class Log:
         self.print_warning(text, prefix_text="DEPRECATION WARNING:", extra_text=extra)
 
     def init_by_config(self, config) -> None:
-        """Initializes from the config keys ``log``, ``log_verbosity`` and ``log_format``."""
-        logs = config.list("log", [])
-        verbosity = config.int_list("log_verbosity", [DEFAULT_VERBOSITY])
-        formatter = config.list("log_format", []) or None
-        for fmt in formatter or []:
-            if fmt not in _FORMATS:
-                from returnn.errors import ConfigValueError
-                from returnn.util.suggest import close_matches
-                raise ConfigValueError("log_format", expected=" | ".join(_FORMATS), got=fmt,
-                                       suggestions=close_matches(fmt, _FORMATS))
-        self.initialize(logs=logs, verbosity=verbosity, formatter=formatter)
+        """Initializes from the config keys ``log``, ``log_verbosity`` and ``log_format`` (parsed as
+        :class:`~returnn.options.logging.LogOptions`).
+
+        :raises ConfigValueError: an unknown ``log_format`` entry (names it, with did-you-mean)
+        """
+        from returnn.options.logging import LogOptions
+
+        self.init_by_options(LogOptions.from_config(config))
+
+    def init_by_options(self, opts) -> None:
+        """Initializes from the parsed :class:`~returnn.options.logging.LogOptions`."""
+        self.initialize(logs=list(opts.log), verbosity=list(opts.log_verbosity),
+                        formatter=list(opts.log_format) or None)
 
     def write(self, level: int, text: str) -> None:
         """Writes ``text`` to every target whose verbosity is at least ``level``."""

@@ -287,14 +287,11 @@ class DistributeFilesDataset(CachedDataset2):
 
 def _distributed_rank_and_size(distrib_info: Optional[Dict[str, int]]) -> Tuple[int, int]:
     """(num shards, shard index) for ``distrib_shard_files`` (see the module doc)."""
-    from returnn.config import get_global_config
+    from returnn.options.distributed import DistributedKeys
+    from returnn.options.global_config import read_global
 
-    config = get_global_config(raise_exception=False)
-    value = config.typed_value("__debug_dummy_distributed_rank_and_size") if config is not None else None
+    value = read_global(DistributedKeys, "__debug_dummy_distributed_rank_and_size")
     if value is not None:
-        if not (isinstance(value, (tuple, list)) and len(value) == 2):
-            raise DatasetArgError(f"DistributeFilesDataset: config '__debug_dummy_distributed_rank_and_size': "
-                                  f"expected (rank, size), got {value!r}")
         rank, size = int(value[0]), int(value[1])
     elif distrib_info:
         rank, size = int(distrib_info["_shard_index"]), int(distrib_info["_num_shards"])

@@ -25,6 +25,7 @@ from typing import Any, Dict, Iterable, Optional
 
 from returnn.errors import ConfigValueError
 from returnn.datasets.dataset import Dataset
+from returnn.options.data import DataOptions
 
 DEPRECATION_NUM_IO = ("Using num_inputs/num_outputs instead of extern_data is deprecated and might be removed in "
                       "future versions")
@@ -102,18 +103,23 @@ def _num_outputs_entry(key: str, value: Any, default_input: str) -> Any:
 
 
 def extern_data_from_config(config, *, print_warnings: bool = False) -> Optional[Dict[str, Dict[str, Any]]]:
-    """The data keys the config describes (``extern_data``, or ``num_inputs``/``num_outputs``), as Tensor kwargs
-    per key in the reference's order; None if the config describes none.
+    """:func:`extern_data_from_options` of ``config`` parsed as :class:`DataOptions`."""
+    return extern_data_from_options(DataOptions.from_config(config), print_warnings=print_warnings)
+
+
+def extern_data_from_options(opts: DataOptions, *, print_warnings: bool = False
+                             ) -> Optional[Dict[str, Dict[str, Any]]]:
+    """The data keys the parsed data options describe (``extern_data``, or ``num_inputs``/``num_outputs``), as
+    Tensor kwargs per key in the reference's order; None if they describe none.
 
     :param print_warnings: print the reference's deprecation / ignored-keys warnings (log level 2)
     :raises ConfigValueError: a malformed entry (names the key), ``num_inputs`` or ``num_outputs`` missing
     """
     from returnn.log import log
-    default_input = config.value("default_input", "data")
-    default_target = config.value("target", "classes")
-    has_num_io = config.has("num_inputs") or config.has("num_outputs")
-    if config.has("extern_data") and config.typed_value("extern_data") is not None:
-        extern = config.typed_value("extern_data")
+    default_input, default_target = opts.default_input, opts.target
+    has_num_io = opts.num_inputs is not None or opts.num_outputs is not None
+    if opts.extern_data is not None:
+        extern = opts.extern_data
         if not isinstance(extern, dict):
             raise ConfigValueError("extern_data", expected="a dict data key -> Tensor kwargs or (dim, ndim)",
                                    got=extern)
@@ -126,8 +132,7 @@ def extern_data_from_config(config, *, print_warnings: bool = False) -> Optional
         return None
     if print_warnings:
         log.print_deprecation_warning(DEPRECATION_NUM_IO)  # once per process
-    num_inputs = config.typed_value("num_inputs") if config.has("num_inputs") else None
-    num_outputs = config.typed_value("num_outputs") if config.has("num_outputs") else None
+    num_inputs, num_outputs = opts.num_inputs, opts.num_outputs
     if isinstance(num_inputs, (tuple, list)) and num_inputs:
         num_inputs = num_inputs[0]
     if isinstance(num_outputs, dict) and default_input in num_outputs and not num_inputs:
@@ -136,7 +141,7 @@ def extern_data_from_config(config, *, print_warnings: bool = False) -> Optional
     if not num_inputs or not num_outputs:
         missing = "num_inputs" if not num_inputs else "num_outputs"
         raise ConfigValueError(missing, expected="both num_inputs and num_outputs, or extern_data",
-                               got=config.typed_value(missing) if config.has(missing) else None,
+                               got=getattr(opts, missing),
                                hint="provide extern_data in the config, e.g. extern_data = {'data': {'dim': 40}, "
                                     "'classes': {'dim': 10, 'sparse': True}}")
     spec: Dict[str, Any] = {}
@@ -174,16 +179,21 @@ def get_extern_data_dict_from_dataset(dataset: Dataset) -> Dict[str, Dict[str, A
 
 
 def get_extern_data_from_config(config, dataset: Optional[Dataset] = None) -> Dict[str, Dict[str, Any]]:
-    """``extern_data`` of the config; else derived from ``num_inputs``/``num_outputs``; else from ``dataset``.
-    When both the config and ``dataset`` are given, they are checked against each other.
+    """:func:`get_extern_data_from_options` of ``config`` parsed as :class:`DataOptions`."""
+    return get_extern_data_from_options(DataOptions.from_config(config), dataset)
 
-    :raises ConfigValueError: see :func:`extern_data_from_config`; no config entry and no dataset; a mismatch
+
+def get_extern_data_from_options(opts: DataOptions, dataset: Optional[Dataset] = None
+                                 ) -> Dict[str, Dict[str, Any]]:
+    """``extern_data`` of the data options; else derived from ``num_inputs``/``num_outputs``; else from
+    ``dataset``. When both the options and ``dataset`` describe data, they are checked against each other.
+
+    :raises ConfigValueError: see :func:`extern_data_from_options`; no config entry and no dataset; a mismatch
     """
-    extern = extern_data_from_config(config)
+    extern = extern_data_from_options(opts)
     if extern is not None:
         if dataset is not None:
-            key = "extern_data" if config.has("extern_data") and config.typed_value("extern_data") is not None \
-                else "num_outputs"
+            key = "extern_data" if opts.extern_data is not None else "num_outputs"
             check_extern_data_against_dataset(extern, dataset, config_key=key)
         return extern
     if dataset is None:

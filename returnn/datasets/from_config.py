@@ -1,4 +1,5 @@
-"""Building the ``train`` / ``dev`` / ``eval`` / ``eval_datasets`` datasets from a config, as the reference.
+"""Building the ``train`` / ``dev`` / ``eval`` / ``eval_datasets`` datasets from the parsed data options
+(:class:`~returnn.options.data.DataOptions`), as the reference.
 
 Config keys applied (observed on the reference):
 
@@ -17,64 +18,94 @@ from returnn.errors import ConfigValueError
 from returnn.log import log
 from returnn.datasets.dataset import Dataset
 from returnn.datasets.init import init_dataset
+from returnn.options.data import DataOptions, dataset_spec_of_key
 
 
-def _defaults(config, *, name: str, is_train: bool) -> Dict[str, Any]:
+def _defaults(opts: DataOptions, *, name: str, is_train: bool) -> Dict[str, Any]:
     kwargs: Dict[str, Any] = {"name": name}
-    if is_train and config.has("batching") and config.value("batching", None):
-        kwargs["seq_ordering"] = config.value("batching", "default")
-    if is_train or config.bool("chunk_eval", False):
-        chunking = config.typed_value("chunking", None) if config.is_typed("chunking") else config.value("chunking",
-                                                                                                          None)
-        if chunking not in (None, 0, "0", ""):
-            kwargs["chunking"] = chunking
-            if config.has("min_chunk_size"):
-                kwargs["min_chunk_size"] = config.int("min_chunk_size", 0)
-    window = config.int("window", 1) if config.has("window") else 1
-    if window not in (0, 1):
-        kwargs["window"] = window
+    if is_train and opts.batching:
+        kwargs["seq_ordering"] = opts.batching
+    if (is_train or opts.chunk_eval) and opts.chunking not in (None, 0, "0", ""):
+        kwargs["chunking"] = opts.chunking
+        if opts.min_chunk_size is not None:
+            kwargs["min_chunk_size"] = opts.min_chunk_size
+    if opts.window not in (0, 1):
+        kwargs["window"] = opts.window
     return kwargs
 
 
-def _get_spec(config, key: str) -> Any:
-    if not config.has(key):
-        return None
-    if config.is_typed(key):
-        return config.typed_value(key)
-    return config.value(key, None)
+#: the config keys of the datasets :func:`init_datasets` builds (an ``eval_datasets`` entry has its own name)
+DATASET_KEYS = ("train", "dev", "eval")
 
 
-def init_dataset_from_config_key(config, key: str, *, name: Optional[str] = None, is_train: bool = False
-                                 ) -> Optional[Dataset]:
-    """The dataset of config key ``key`` (None if unset or empty)."""
-    spec = _get_spec(config, key)
+def init_dataset_of_key(opts: DataOptions, key: str, *, name: Optional[str] = None, is_train: bool = False
+                        ) -> Optional[Dataset]:
+    """The dataset of the data key ``key`` (``"train"``, ``"dev"`` or ``"eval"``) of the parsed data options, with
+    the defaults of the module doc; None if unset or empty.
+
+    :raises UnknownNameError, DatasetArgError: from :func:`init_dataset`
+    """
+    if key not in DATASET_KEYS:
+        raise ValueError(f"init_dataset_of_key: key {key!r}: expected one of {DATASET_KEYS}")
+    return init_dataset_of_spec(opts, getattr(opts, key), name=name or key, is_train=is_train)
+
+
+def init_dataset_of_spec(opts: DataOptions, spec: Any, *, name: str, is_train: bool = False) -> Optional[Dataset]:
+    """The dataset of ``spec`` (a dataset dict or string spec) with the defaults of the module doc from ``opts``;
+    None if ``spec`` is unset or empty.
+
+    :raises UnknownNameError, DatasetArgError: from :func:`init_dataset`
+    """
     if spec is None or spec == "" or spec == {}:
         return None
-    return init_dataset(spec, default_kwargs=_defaults(config, name=name or key, is_train=is_train))
+    return init_dataset(spec, default_kwargs=_defaults(opts, name=name, is_train=is_train))
 
 
-def init_datasets_from_config(config) -> Dict[str, Any]:
-    """Builds all datasets of a config.
+def init_extra_eval_datasets(opts: DataOptions) -> Dict[str, Dataset]:
+    """The datasets of ``eval_datasets`` (name -> dataset dict), each named by its key.
+
+    :raises ConfigValueError: if ``eval_datasets`` is not a dict
+    :raises UnknownNameError, DatasetArgError: from :func:`init_dataset`
+    """
+    extra = opts.eval_datasets
+    if not extra:
+        return {}
+    if not isinstance(extra, dict):
+        raise ConfigValueError("eval_datasets", expected="a dict name -> dataset dict", got=extra)
+    return {name: init_dataset(spec, default_kwargs=_defaults(opts, name=name, is_train=False))
+            for name, spec in extra.items()}
+
+
+def init_datasets(opts: DataOptions) -> Dict[str, Any]:
+    """Builds all datasets of the parsed data options.
 
     :return: ``{"train": Dataset|None, "dev": Dataset|None, "eval": Dataset|None, "eval_datasets": {name: Dataset}}``
         (``init_seq_order`` not called yet)
     :raises ConfigValueError: if ``eval_datasets`` is not a dict
     :raises UnknownNameError, DatasetArgError: from :func:`init_dataset`
     """
-    result: Dict[str, Any] = {
-        "train": init_dataset_from_config_key(config, "train", is_train=True),
-        "dev": init_dataset_from_config_key(config, "dev"),
-        "eval": init_dataset_from_config_key(config, "eval"),
-        "eval_datasets": {},
+    return {
+        "train": init_dataset_of_key(opts, "train", is_train=True),
+        "dev": init_dataset_of_key(opts, "dev"),
+        "eval": init_dataset_of_key(opts, "eval"),
+        "eval_datasets": init_extra_eval_datasets(opts),
     }
-    extra = config.typed_value("eval_datasets", None) if config.has("eval_datasets") else None
-    if extra:
-        if not isinstance(extra, dict):
-            raise ConfigValueError("eval_datasets", expected="a dict name -> dataset dict", got=extra)
-        for name, spec in extra.items():
-            result["eval_datasets"][name] = init_dataset(spec, default_kwargs=_defaults(config, name=name,
-                                                                                        is_train=False))
-    return result
+
+
+def init_dataset_from_config_key(config, key: str, *, name: Optional[str] = None, is_train: bool = False
+                                 ) -> Optional[Dataset]:
+    """The dataset of config key ``key``: ``train``/``dev``/``eval`` as :func:`init_dataset_of_key` (``config``
+    parsed as :class:`DataOptions`), another key (a tool's ``config:<key>``) read by
+    :func:`~returnn.options.data.dataset_spec_of_key`; None if unset or empty."""
+    opts = DataOptions.from_config(config)
+    if key in DATASET_KEYS:
+        return init_dataset_of_key(opts, key, name=name, is_train=is_train)
+    return init_dataset_of_spec(opts, dataset_spec_of_key(config, key), name=name or key, is_train=is_train)
+
+
+def init_datasets_from_config(config) -> Dict[str, Any]:
+    """:func:`init_datasets` of ``config`` parsed as :class:`DataOptions` (for callers holding a config)."""
+    return init_datasets(DataOptions.from_config(config))
 
 
 def dataset_summary_lines(dataset: Dataset, *, with_dims: bool = False) -> List[str]:

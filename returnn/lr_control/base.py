@@ -95,8 +95,13 @@ class LearningRateControl:
 
     @classmethod
     def load_initial_from_config(cls, config) -> "LearningRateControl":
-        """Builds this control from the config."""
-        return cls(**cls.load_initial_kwargs_from_config(config))
+        """Builds this control from the config (parsed as :class:`LearningRateControlOptions`)."""
+        return cls.from_options(LearningRateControlOptions.from_config(config))
+
+    @classmethod
+    def from_options(cls, opts: LearningRateControlOptions) -> "LearningRateControl":
+        """Builds this control from the parsed options."""
+        return cls(**cls.kwargs_from_options(opts))
 
     # ------------------------------------------------------------------ rates
 

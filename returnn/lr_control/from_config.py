@@ -7,6 +7,7 @@ from typing import Any, Optional
 from returnn.errors import ConfigValueError, UnknownLearningRateControlError, UnknownNameError
 from returnn.log import log
 from returnn.lr_control.base import LearningRateControl
+from returnn.options.lr_control import LearningRateControlOptions
 from returnn.lr_control.strategies import ConstantLearningRate, NewbobAbs, NewbobMultiEpoch, NewbobRelative
 from returnn.util.registry import Registry
 
@@ -30,11 +31,17 @@ def learning_rate_control_type(type_name: str) -> type:
 
 
 def load_learning_rate_control_from_config(config) -> LearningRateControl:
-    """The :class:`LearningRateControl` selected by ``learning_rate_control`` (default ``"constant"``), with
-    its options and ``learning_rate_file`` loaded from ``config``."""
-    control_type = config.value("learning_rate_control", "constant")
-    cls = learning_rate_control_type(control_type)
-    return cls.load_initial_from_config(config)
+    """:func:`learning_rate_control_from_options` of ``config`` parsed as :class:`LearningRateControlOptions`."""
+    return learning_rate_control_from_options(LearningRateControlOptions.from_config(config))
+
+
+def learning_rate_control_from_options(opts: LearningRateControlOptions) -> LearningRateControl:
+    """The :class:`LearningRateControl` selected by ``learning_rate_control`` (default ``"constant"``), with its
+    options and ``learning_rate_file`` loaded.
+
+    :raises UnknownLearningRateControlError: an unknown ``learning_rate_control`` (with did-you-mean)
+    """
+    return learning_rate_control_type(opts.learning_rate_control).from_options(opts)
 
 
 _LAST_BEST_OPTS = ("modulo", "first_epoch", "only_last_epochs", "filter_score", "only_last_n", "min_score_dist")

@@ -7,6 +7,7 @@ and of the keys other parts read (checked against the code by ``tests/options/te
 :mod:`.unknown_keys` warns at start-up about a config name that is close to a known key but not one.
 """
 
+from returnn.options.backend import BackendOptions as BackendOptions
 from returnn.options.batching import BatchingOptions as BatchingOptions
 from returnn.options.checkpoints import CheckpointOptions as CheckpointOptions
 from returnn.options.data import DataOptions as DataOptions
@@ -15,9 +16,11 @@ from returnn.options.declare import OptionGroup as OptionGroup
 from returnn.options.declare import option as option
 from returnn.options.distributed import DistributedKeys as DistributedKeys
 from returnn.options.frontend import FrontendOptions as FrontendOptions
+from returnn.options.logging import LogOptions as LogOptions
 from returnn.options.lr_control import LearningRateControlOptions as LearningRateControlOptions
 from returnn.options.network import NetworkOptions as NetworkOptions
 from returnn.options.precision import PrecisionOptions as PrecisionOptions
+from returnn.options.pretrain import PretrainOptions as PretrainOptions
 from returnn.options.run import RunOptions as RunOptions
 from returnn.options.tasks import AnalysisOptions as AnalysisOptions
 from returnn.options.tasks import EvalOptions as EvalOptions
@@ -27,6 +30,6 @@ from returnn.options.training import TrainingOptions as TrainingOptions
 from returnn.options.updater import UpdaterOptions as UpdaterOptions
 
 #: every options group, in the order of the docs
-GROUPS = (RunOptions, DataOptions, CheckpointOptions, TrainingOptions, BatchingOptions, UpdaterOptions,
-          LearningRateControlOptions, EvalOptions, ForwardOptions, SearchOptions, AnalysisOptions, DistributedKeys,
-          PrecisionOptions, FrontendOptions, NetworkOptions)
+GROUPS = (RunOptions, BackendOptions, LogOptions, DataOptions, CheckpointOptions, TrainingOptions, BatchingOptions,
+          UpdaterOptions, LearningRateControlOptions, PretrainOptions, EvalOptions, ForwardOptions, SearchOptions,
+          AnalysisOptions, DistributedKeys, PrecisionOptions, FrontendOptions, NetworkOptions)

@@ -6,7 +6,20 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Optional
 
-from returnn.options.declare import OptionGroup, option
+from returnn.options.declare import OptionGroup, borrowed, option
+from returnn.options.run import RunOptions
+
+
+def _typed_or_literal(config, key: str, default: Any) -> Any:
+    """The typed value; a line-based config's text as the Python literal it spells (``"9"`` -> 9), as the
+    reference reads ``num_inputs 9``."""
+    if config.is_typed(key):
+        return config.typed_value(key, default)
+    if config.has(key):
+        from returnn.config import parse_literal
+
+        return parse_literal(config.value(key))
+    return default
 
 
 @dataclasses.dataclass(frozen=True)
@@ -30,7 +43,21 @@ class DataOptions(OptionGroup):
     window: int = option(1, "stack this many neighbouring frames of the input", kind="int")
     extern_data: Any = option(None, "the data keys of the network: a dict key -> {'dim', 'shape', 'sparse', "
                                     "'dim_tags', ...}", kind="any")
-    num_inputs: Any = option(None, "old style: the input feature dim (with num_outputs)", kind="any")
+    num_inputs: Any = option(None, "old style: the input feature dim (with num_outputs)", kind="any",
+                             reader=_typed_or_literal)
     num_outputs: Any = option(None, "old style: dict data key -> dim or [dim, ndim] (or the target dim)",
-                              kind="any")
+                              kind="any", reader=_typed_or_literal)
     default_input: str = option("data", "the data key that a layer without 'from' reads", kind="str")
+    #: the default target data key (declared in :class:`RunOptions`)
+    target: str = borrowed(RunOptions, "target")
+
+
+def dataset_spec_of_key(config, key: str) -> Any:
+    """The dataset spec of the config key ``key`` that a user names (a tool's ``--dataset config:<key>``): the
+    typed value, or the string of a line-based config; None if unset. A key of :class:`DataOptions` is read (and
+    checked) as declared there."""
+    if key in {opt.key for opt in DataOptions.declared()}:
+        return DataOptions.read_one(config, key)
+    if config.is_typed(key):
+        return config.typed_value(key)
+    return config.value(key, None)

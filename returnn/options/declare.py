@@ -17,7 +17,12 @@ so line-based configs and ``++key value`` overrides convert as everywhere else):
 * ``"str"``: :meth:`Config.value` (a string, or the default);
 * ``"any"``: :meth:`Config.typed_value` (the Python value, e.g. a dict or a function);
 * ``"any_or_str"``: the typed value when the key has one, else the string of a line-based config;
+* ``"list"``: :meth:`Config.list` (a list; a line-based ``a,b`` value split), ``"int_list"``: :meth:`Config.int_list`;
 * ``"has"``: whether the key is set at all (for keys whose value another part reads).
+
+A group whose component also needs a key declared in another group holds it as a :func:`borrowed` field: read and
+validated by that group's declaration (the key stays declared once), so ``from_config`` gives the component
+everything it reads.
 
 A value outside the valid range raises :class:`~returnn.errors.ConfigValueError` naming the key, what is valid
 (``valid``) and the value found: ``min``/``max`` bound numbers, ``choices`` lists the accepted values (with
@@ -32,7 +37,7 @@ from typing import Any, Callable, ClassVar, Dict, List, Optional, Sequence, Tupl
 
 from returnn.errors import ConfigValueError
 
-KINDS = ("int", "float", "bool", "str", "any", "any_or_str", "has")
+KINDS = ("int", "float", "bool", "str", "any", "any_or_str", "list", "int_list", "has")
 #: how a key is supported here: ``"supported"`` (read and used), ``"no effect"`` (accepted, ignored, e.g. a
 #: Theano/GPU-era switch of the reference)
 STATUSES = ("supported", "no effect")
@@ -115,6 +120,8 @@ _READERS: Dict[str, Callable[[Any, str, Any], Any]] = {
     "str": lambda config, key, default: config.value(key, default),
     "any": lambda config, key, default: config.typed_value(key, default),
     "any_or_str": _any_or_str,
+    "list": lambda config, key, default: list(config.list(key, default)),
+    "int_list": lambda config, key, default: config.int_list(key, default),
     "has": lambda config, key, default: config.has(key),
 }
 
@@ -123,13 +130,14 @@ def option(default: Any, doc: str, *, kind: str, valid: Optional[str] = None, mi
            max: Optional[float] = None, choices: Optional[Sequence[Any]] = None,
            check: Optional[Callable[[Any], Optional[str]]] = None, status: str = "supported",
            reader: Optional[Callable[[Any, str, Any], Any]] = None, none_ok: bool = True,
-           hint: Optional[str] = None) -> Any:
+           hint: Optional[str] = None, key: Optional[str] = None) -> Any:
     """A dataclass field declaring one config key of an :class:`OptionGroup` (see module doc).
 
     :param reader: ``reader(config, key, default)`` instead of the getter of ``kind`` (``kind`` then documents the
         type only)
     :param none_ok: False: an explicit ``key = None`` is checked too (and rejected by ``check``)
     :param hint: advice added to the error for an invalid value
+    :param key: the config key when it is not the field name (a key that is no attribute name)
     """
     if kind not in KINDS:
         raise ValueError(f"option kind {kind!r}: expected one of {KINDS}")
@@ -137,8 +145,20 @@ def option(default: Any, doc: str, *, kind: str, valid: Optional[str] = None, mi
         raise ValueError(f"option status {status!r}: expected one of {STATUSES}")
     spec = dict(default=default, doc=doc, kind=kind, valid=valid, min=min, max=max,
                 choices=tuple(choices) if choices is not None else None, check=check, status=status, reader=reader,
-                none_ok=none_ok, hint=hint)
+                none_ok=none_ok, hint=hint, key=key)
     return dataclasses.field(default=default, metadata={"option": spec})
+
+
+def borrowed(group: Type["OptionGroup"], key: str) -> Any:
+    """A dataclass field holding the key ``key`` that ``group`` declares (read and validated by that declaration
+    in :meth:`OptionGroup.from_config`; not a declaration of its own: :meth:`OptionGroup.declared` omits it).
+
+    :raises KeyError: ``group`` does not declare ``key``
+    """
+    declared = {opt.key: opt for opt in group.declared()}
+    if key not in declared:
+        raise KeyError(f"{key!r} is not declared in {group.__name__}")
+    return dataclasses.field(default=declared[key].default, metadata={"borrowed": (group, key)})
 
 
 class OptionGroup:
@@ -150,7 +170,18 @@ class OptionGroup:
     @classmethod
     def declared(cls) -> List[Option]:
         """The :class:`Option` of every field, in declaration order."""
-        return [Option(key=f.name, **f.metadata["option"]) for f in dataclasses.fields(cls) if "option" in f.metadata]
+        return [opt for _name, opt in cls._declared_fields()]
+
+    @classmethod
+    def _declared_fields(cls) -> List[Tuple[str, Option]]:
+        """(field name, :class:`Option`) of every declared field; the key is the field name unless the field was
+        declared with ``key=`` (a config key that is no Python attribute name, e.g. ``__debug_...``)."""
+        result = []
+        for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+            if "option" in f.metadata:
+                spec = dict(f.metadata["option"])
+                result.append((f.name, Option(key=spec.pop("key", None) or f.name, **spec)))
+        return result
 
     @classmethod
     def read_one(cls, config, key: str) -> Any:
@@ -171,14 +202,18 @@ class OptionGroup:
         :raises ConfigValueError: a value of the wrong type, or outside the key's valid range (names the key)
         """
         values = {}
-        for opt in cls.declared():
+        for field in dataclasses.fields(cls):  # type: ignore[arg-type]
+            if "borrowed" in field.metadata:
+                group, key = field.metadata["borrowed"]
+                values[field.name] = overrides[key] if key in overrides else group.read_one(config, key)
+        for name, opt in cls._declared_fields():
             if opt.key in overrides:
                 value = overrides[opt.key]
                 if value is not None or not opt.none_ok:
                     opt.validate(value)
-                values[opt.key] = value
+                values[name] = value
             else:
-                values[opt.key] = opt.read(config)
+                values[name] = opt.read(config)
         return cls(**values)
 
 

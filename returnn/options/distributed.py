@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any, Optional
 
 from returnn.options.declare import OptionGroup, option
 
 REDUCE_TYPES = ("grad", "param")
 DATASET_DISTRIBUTIONS = ("shard", "random_seed_offset")
+
+
+def _check_rank_and_size(value: Any) -> Optional[str]:
+    return None if isinstance(value, (tuple, list)) and len(value) == 2 else "(rank, size)"
 
 
 def _check_positive(value: float):
@@ -37,3 +42,7 @@ class DistributedKeys(OptionGroup):
                                                    check=_check_positive)
     distributed_start_timeout: float = option(600.0, "seconds start-up and epoch-end operations may wait for a peer",
                                               kind="float", check=_check_positive)
+    debug_dummy_rank_and_size: Any = option(None, "(rank, size) of a simulated distributed run, for "
+                                                  "DistributeFilesDataset's distrib_shard_files (testing)",
+                                            kind="any", check=_check_rank_and_size,
+                                            key="__debug_dummy_distributed_rank_and_size")

@@ -12,15 +12,7 @@ from typing import Dict, FrozenSet
 
 #: keys read by parts without an options group: key -> (module that reads it, meaning)
 OTHER_KEYS: Dict[str, str] = {
-    "backend": "returnn.util.backend: 'tensorflow' (the only backend provided)",
-    "use_theano": "returnn.util.backend: True asks for the Theano backend (an error here)",
-    "log": "returnn.log: log files (a list; 'stdout' for the terminal)",
-    "log_verbosity": "returnn.log: verbosity per log (0..5, default 3)",
-    "log_format": "returnn.log: format per log",
-    "pretrain": "returnn.pretrain: layer-wise pretraining (a dict, 'default', or None)",
     "optimize_move_layers_out": "returnn.tf.layers.recurrent: move layers out of a rec loop where possible",
-    "__debug_dummy_distributed_rank_and_size": "returnn.datasets.distrib_files: (rank, size) of a simulated "
-                                               "distributed run, for DistributeFilesDataset's distrib_shard_files",
 }
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Optional
 
-from returnn.options.declare import OptionGroup, option
+from returnn.options.declare import OptionGroup, borrowed, option
+from returnn.options.run import RunOptions
 
 #: the values of ``tf_amp`` that switch mixed precision on
 TF_AMP_CHOICES = ("bfloat16", "float16")
@@ -23,3 +24,5 @@ class PrecisionOptions(OptionGroup):
               "losses and normalization statistics stay float32. Unset/None: float32 everywhere (as the reference)",
         kind="any_or_str", choices=TF_AMP_CHOICES,
         hint="mixed precision computes the matmuls and convolutions in bfloat16 or float16; unset it for float32")
+    #: 'float16' needs a GPU: not with device 'cpu' (declared in :class:`RunOptions`)
+    device: Optional[str] = borrowed(RunOptions, "device")

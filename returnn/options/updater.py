@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Optional
+from typing import Any, Dict, Optional
 
-from returnn.options.declare import OptionGroup, option
+from returnn.errors import ConfigValueError
+from returnn.options.declare import OptionGroup, borrowed, option
+from returnn.options.precision import PrecisionOptions
+from returnn.options.run import RunOptions
 
 #: the reference's pre-``optimizer`` switches: ``adam = True`` selects Adam, ...
 LEGACY_OPTIMIZER_FLAGS = ("adam", "nadam", "adamw", "adadelta", "adagrad", "rmsprop")
@@ -13,10 +16,6 @@ LEGACY_OPTIMIZER_FLAGS = ("adam", "nadam", "adamw", "adadelta", "adagrad", "rmsp
 
 def _check_callable(value: Any) -> Optional[str]:
     return None if callable(value) else "a function (*, network, global_train_step, learning_rate, **kwargs)"
-
-
-def _read_optimizer(config, key: str, default: Any) -> Any:
-    return config.typed_value(key, default) if config.is_typed(key) else config.value(key, default)
 
 
 def _check_optimizer(value: Any) -> Optional[str]:
@@ -27,13 +26,13 @@ def _check_optimizer(value: Any) -> Optional[str]:
 
 @dataclasses.dataclass(frozen=True)
 class UpdaterOptions(OptionGroup):
-    """The updater (:class:`returnn.tf.updater.Updater`)."""
+    """The updater (:class:`returnn.tf.updater.Updater`): every key it reads, parsed and checked here once."""
 
     topic = "updater"
 
     optimizer: Any = option(None, "the optimizer: a dict {'class': 'adam', ...} or a class name; unset: a legacy "
                                   "flag (adam = True, ...), else momentum SGD (momentum > 0), else SGD",
-                            kind="any_or_str", reader=_read_optimizer, check=_check_optimizer)
+                            kind="any_or_str", check=_check_optimizer)
     adam: bool = option(False, "legacy: use Adam (when 'optimizer' is not set)", kind="bool")
     nadam: bool = option(False, "legacy: use Nadam (when 'optimizer' is not set)", kind="bool")
     adamw: bool = option(False, "legacy: use AdamW (when 'optimizer' is not set)", kind="bool")
@@ -61,3 +60,28 @@ class UpdaterOptions(OptionGroup):
     dynamic_learning_rate: Any = option(None, "function (*, network, global_train_step, learning_rate) -> the step's "
                                               "learning rate tensor (e.g. warmup)", kind="any",
                                         check=_check_callable)
+    #: with behavior_version >= 2 an ``optimizer`` is required (declared in :class:`RunOptions`)
+    behavior_version: Optional[int] = borrowed(RunOptions, "behavior_version")
+    #: float16 loss scaling of the updater (declared in :class:`PrecisionOptions`)
+    tf_amp: Optional[str] = borrowed(PrecisionOptions, "tf_amp")
+    #: the device, for ``tf_amp`` without a network (declared in :class:`RunOptions`)
+    device: Optional[str] = borrowed(RunOptions, "device")
+
+    def optimizer_dict(self) -> Dict[str, Any]:
+        """The optimizer: ``optimizer`` (a class name becomes ``{"class": name}``); unset: the first legacy flag set
+        (``adam = True``, ...), else momentum SGD with ``momentum > 0``, else SGD.
+
+        :raises ConfigValueError: no ``optimizer`` with ``behavior_version >= 2``
+        """
+        value = self.optimizer
+        if value is not None:
+            return {"class": value} if isinstance(value, str) else dict(value)
+        for flag in LEGACY_OPTIMIZER_FLAGS:
+            if getattr(self, flag):
+                return {"class": flag}
+        if (self.behavior_version or 0) >= 2:
+            raise ConfigValueError("optimizer", expected='an optimizer, e.g. optimizer = {"class": "adam"} '
+                                                         "(required with behavior_version >= 2)", got=None)
+        if self.momentum:
+            return {"class": "momentum", "momentum": self.momentum}
+        return {"class": "sgd"}

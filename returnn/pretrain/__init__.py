@@ -11,4 +11,5 @@ from returnn.pretrain.errors import PretrainError as PretrainError
 from returnn.pretrain.errors import PretrainOptionError as PretrainOptionError
 from returnn.pretrain.schedule import Pretrain as Pretrain
 from returnn.pretrain.schedule import pretrain_from_config as pretrain_from_config
+from returnn.pretrain.schedule import pretrain_from_options as pretrain_from_options
 from returnn.pretrain.wrap_epoch_value import WrapEpochValue as WrapEpochValue

@@ -18,6 +18,7 @@ from typing import List, Optional
 def demo(argv: Optional[List[str]] = None) -> None:
     """The command line tool (see module doc)."""
     from returnn.config import Config, set_global_config
+    from returnn.options.pretrain import PretrainOptions
     from returnn.pretrain.schedule import pretrain_from_config
     from returnn.tf.engine.net_dict_diff import net_dict_diff
 
@@ -31,7 +32,7 @@ def demo(argv: Optional[List[str]] = None) -> None:
     config.load_file(args.config)
     config.parse_cmd_args(args.other_returnn_args)
     set_global_config(config)
-    if not config.typed_value("pretrain", None):
+    if not PretrainOptions.read_one(config, "pretrain"):
         print("config option 'pretrain' not set, will set it for this demo to 'default'")
         config.set("pretrain", "default")
     pretrain = pretrain_from_config(config)

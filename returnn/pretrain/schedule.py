@@ -214,10 +214,18 @@ def _make_repetitions(repetitions: Repetitions, nets: List[NetDict]) -> List[int
 
 
 def pretrain_from_config(config) -> Optional[Pretrain]:
-    """The :class:`Pretrain` of config ``pretrain``, or None when it is unset/empty/False.
+    """:func:`pretrain_from_options` of ``config`` parsed as :class:`~returnn.options.pretrain.PretrainOptions`."""
+    from returnn.options.pretrain import PretrainOptions
+
+    return pretrain_from_options(PretrainOptions.from_config(config))
+
+
+def pretrain_from_options(options) -> Optional[Pretrain]:
+    """The :class:`Pretrain` of the parsed :class:`~returnn.options.pretrain.PretrainOptions`, or None when
+    ``pretrain`` is unset/empty/False.
 
     ``pretrain`` is ``"default"`` (or True) or a dict of :class:`Pretrain` options; ``construction_algo``,
-    ``repetitions``, ``greedy`` and ``copy_output_layer`` not in the dict are read from the config keys
+    ``repetitions``, ``greedy`` and ``copy_output_layer`` not in the dict are taken from the config keys
     ``pretrain_<option>`` when set (as the reference). The final network is config ``network``.
 
     :raises ConfigValueError: ``pretrain`` has another value, or ``network`` is not set
@@ -227,7 +235,7 @@ def pretrain_from_config(config) -> Optional[Pretrain]:
     from returnn.errors import ConfigValueError
     from returnn.util.suggest import close_matches
 
-    value = config.typed_value("pretrain", None)
+    value = options.pretrain
     if isinstance(value, (list, tuple)) and len(value) == 1:
         value = value[0]
     if isinstance(value, dict) and value:
@@ -244,10 +252,9 @@ def pretrain_from_config(config) -> Optional[Pretrain]:
             raise PretrainOptionError("config key 'pretrain': unknown option %r (options: %s)%s" % (
                 key, ", ".join(OPTIONS), "".join("\n  did you mean: %r?" % s for s in close_matches(key, OPTIONS)[:1])))
     for key in CONFIG_KEY_OPTIONS:
-        if key not in opts and config.has("pretrain_" + key):
-            opts[key] = config.typed_value("pretrain_" + key)
-    network = config.typed_value("network", None)
-    if network is None:
+        if key not in opts and getattr(options, "pretrain_" + key) is not None:
+            opts[key] = getattr(options, "pretrain_" + key)
+    if options.network is None:
         raise ConfigValueError("network", expected="the final network dict for 'pretrain' (a 'get_network' function "
                                                    "is not used for it)", got=None)
-    return Pretrain(original_network_json=network, **opts)
+    return Pretrain(original_network_json=options.network, **opts)

@@ -29,12 +29,15 @@ class BackendEngine:
         :raises BackendError: for ``backend = "torch"``/``"jax"``/``"theano"`` or ``use_theano = True``
         """
         if engine is None and config is not None:
-            backend = config.value("backend", None)
+            from returnn.options.backend import BackendOptions
+
+            options = BackendOptions.from_config(config)
+            backend = options.backend
             if backend is not None and str(backend).lower() not in _TF_NAMES:
                 raise BackendError(
                     f"config key 'backend': {backend!r} is not provided by this project; only the TensorFlow "
                     f"backend is (use backend = \"tensorflow\" or use_tensorflow = True)")
-            if config.bool("use_theano", False):
+            if options.use_theano:
                 raise BackendError(
                     "config key 'use_theano': the Theano backend is not provided by this project; only the "
                     "TensorFlow backend is (set use_tensorflow = True)")

@@ -73,3 +73,36 @@ def test_extern_data_from_config_legacy():
     with pytest.raises(ConfigValueError, match="num_outputs"):
         get_extern_data_from_config(_config(num_inputs=9, num_outputs=5), ds)
     assert get_extern_data_from_config(_config(), ds)["data"]["dim"] == 9
+
+
+def test_datasets_from_the_parsed_data_options():
+    from returnn.datasets.from_config import init_dataset_from_config_key, init_dataset_of_key, init_datasets
+    from returnn.options import DataOptions
+
+    config = _config(train={"class": "Task12AXDataset", "num_seqs": 6}, chunking="4:2", chunk_eval=True,
+                     dev={"class": "Task12AXDataset", "num_seqs": 2}, min_chunk_size=2,
+                     my_data={"class": "Task12AXDataset", "num_seqs": 3})
+    opts = DataOptions.from_config(config)
+    ds = init_datasets(opts)
+    assert ds["train"].get_total_num_seqs() == 6 and ds["dev"].name == "dev"
+    assert ds["dev"].chunk_size["data"] == 4 and ds["dev"].min_chunk_size == 2  # chunk_eval: the dev data too
+    assert init_dataset_of_key(opts, "eval") is None
+    with pytest.raises(ValueError, match="expected one of"):
+        init_dataset_of_key(opts, "my_data")
+    # a key the user names (a tool's config:<key>) is not one of DataOptions: read as given
+    other = init_dataset_from_config_key(config, "my_data")
+    assert other.name == "my_data" and other.get_total_num_seqs() == 3
+    assert init_dataset_from_config_key(config, "no_such_key") is None
+
+
+def test_num_inputs_of_a_line_based_config():
+    """Observed on the reference: ``num_inputs 9`` / ``num_outputs 2`` lines give data (dim 9, dense) and classes
+    (dim 2, sparse)."""
+    from returnn.datasets.extern_data import extern_data_from_config
+
+    config = Config()
+    config.add_line("num_inputs", "9")
+    config.add_line("num_outputs", "2")
+    ext = extern_data_from_config(config)
+    assert ext["data"]["dim"] == 9 and not ext["data"].get("sparse")
+    assert ext["classes"]["dim"] == 2 and ext["classes"]["sparse"]

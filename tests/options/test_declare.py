@@ -101,3 +101,55 @@ def test_own_group():
         MyOptions.from_config(Config({"name": "c"}))
     with pytest.raises(ValueError):
         option(1, "x", kind="integer")
+
+
+def test_borrowed_key_read_and_checked_by_its_own_group():
+    from returnn.options import DataOptions, PrecisionOptions, RunOptions, UpdaterOptions
+
+    assert DataOptions.from_config(Config({"target": "bpe"})).target == "bpe"
+    assert DataOptions.from_config(Config()).target == "classes"  # RunOptions' default
+    assert UpdaterOptions.from_config(Config({"behavior_version": "12"})).behavior_version == 12
+    with pytest.raises(ConfigValueError, match="config key 'tf_amp': expected one of 'bfloat16', 'float16', got "
+                                               "'fp16'"):
+        UpdaterOptions.from_config(Config({"tf_amp": "fp16"}))
+    assert UpdaterOptions.from_config(Config(), tf_amp="bfloat16").tf_amp == "bfloat16"  # an override by its key
+    # declared once: the borrowing groups do not list the key
+    assert "target" not in {opt.key for opt in DataOptions.declared()}
+    assert "target" in {opt.key for opt in RunOptions.declared()}
+    assert "device" not in {opt.key for opt in PrecisionOptions.declared()}
+
+
+def test_key_that_is_no_attribute_name():
+    config = Config({"__debug_dummy_distributed_rank_and_size": (1, 3)})
+    assert DistributedKeys.from_config(config).debug_dummy_rank_and_size == (1, 3)
+    assert DistributedKeys.read_one(config, "__debug_dummy_distributed_rank_and_size") == (1, 3)
+    with pytest.raises(ConfigValueError, match="__debug_dummy_distributed_rank_and_size': expected .rank, size., "
+                                               "got 5"):
+        DistributedKeys.from_config(Config({"__debug_dummy_distributed_rank_and_size": 5}))
+
+
+def test_list_kinds():
+    from returnn.options import LogOptions
+
+    config = Config()
+    config.add_line("log", "a.log,stdout")  # a line-based config
+    config.add_line("log_verbosity", "5,4")
+    opts = LogOptions.from_config(config)
+    assert (opts.log, opts.log_verbosity, opts.log_format) == (["a.log", "stdout"], [5, 4], [])
+    assert LogOptions.from_config(Config({"log_verbosity": 2})).log_verbosity == [2]
+    assert LogOptions.from_config(Config()).log_verbosity == [3]
+    with pytest.raises(ConfigValueError) as info:
+        LogOptions.from_config(Config({"log_format": ["timed", "timd"]}))
+    assert info.value.key == "log_format" and info.value.got == "timd" and info.value.suggestions == ("timed",)
+
+
+def test_global_config_reads():
+    from returnn.config import global_config_ctx
+    from returnn.options.global_config import global_options, read_global
+
+    with global_config_ctx(None):  # no global config: the declared default
+        assert read_global(DistributedKeys, "horovod_reduce_type") == "grad"
+        assert global_options(DistributedKeys) is None
+    with global_config_ctx(Config({"horovod_reduce_type": "param"})):
+        assert read_global(DistributedKeys, "horovod_reduce_type") == "param"
+        assert global_options(DistributedKeys).horovod_reduce_type == "param"

@@ -8,18 +8,19 @@ from __future__ import annotations
 from typing import Optional
 
 from . import cluster
-from .options import get_options, is_enabled
+from .options import DistributedOptions, get_options, is_enabled
 
 
 class HorovodContext:
     """This worker's rank and size and the distributed options of ``config`` (:mod:`.options`).
 
-    :param config: :class:`returnn.config.Config` with ``use_horovod`` or ``distributed`` set
+    :param config: :class:`returnn.config.Config` with ``use_horovod`` or ``distributed`` set (parsed here), or
+        the parsed :class:`~.options.DistributedOptions`
     :raises ConfigValueError: invalid distributed keys
     """
 
     def __init__(self, config):
-        self._options = get_options(config)
+        self._options = config if isinstance(config, DistributedOptions) else get_options(config)
 
     def rank(self) -> int:
         """0-based index of this worker."""
@@ -86,11 +87,12 @@ def get_ctx(config=None) -> Optional[HorovodContext]:
     """None when ``config`` (default: the global config) does not enable multi-worker training, else the
     :class:`HorovodContext`."""
     if config is None:
-        from returnn.config import get_global_config
+        from returnn.options.distributed import DistributedKeys
+        from returnn.options.global_config import global_options, read_global
 
-        config = get_global_config(raise_exception=False)
-        if config is None:
-            return None
+        if not (read_global(DistributedKeys, "use_horovod") or read_global(DistributedKeys, "distributed")):
+            return None  # also without a global config
+        return HorovodContext(DistributedOptions.from_keys(global_options(DistributedKeys)))
     if not is_enabled(config):
         return None
     return HorovodContext(config)

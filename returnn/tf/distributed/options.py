@@ -1,4 +1,5 @@
-"""Config keys of multi-process data-parallel training, read and validated in one place.
+"""The settings of multi-process data-parallel training, from its config keys (declared, read and validated in
+:class:`returnn.options.distributed.DistributedKeys`).
 
 The reference's Horovod keys keep their names and meaning:
 
@@ -27,10 +28,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from returnn.errors import ConfigValueError
-
-REDUCE_TYPES = ("grad", "param")
-DATASET_DISTRIBUTIONS = ("shard", "random_seed_offset")
+from returnn.options.distributed import DATASET_DISTRIBUTIONS as DATASET_DISTRIBUTIONS
+from returnn.options.distributed import REDUCE_TYPES as REDUCE_TYPES
+from returnn.options.distributed import DistributedKeys
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,51 +45,33 @@ class DistributedOptions:
     collective_timeout: float = 120.0
     start_timeout: float = 600.0
 
+    @classmethod
+    def from_keys(cls, keys: DistributedKeys) -> DistributedOptions:
+        """The settings of the parsed (and validated) distributed config keys."""
+        return cls(enabled=bool(keys.use_horovod) or bool(keys.distributed), reduce_type=keys.horovod_reduce_type,
+                   param_sync_step=keys.horovod_param_sync_step,
+                   dataset_distribution=keys.horovod_dataset_distribution, scale_lr=bool(keys.horovod_scale_lr),
+                   collective_timeout=float(keys.distributed_collective_timeout),
+                   start_timeout=float(keys.distributed_start_timeout))
+
 
 def is_enabled(config) -> bool:
-    """Whether the config asks for data-parallel training: ``use_horovod = True`` or ``distributed = True``.
+    """Whether the config asks for data-parallel training: ``use_horovod = True`` or ``distributed = True`` (only
+    these two keys are parsed).
 
     :param config: :class:`returnn.config.Config`
     :raises ConfigValueError: one of the keys is not a bool
     """
-    return bool(config.bool("use_horovod", False)) or bool(config.bool("distributed", False))
-
-
-def _choice(config, key: str, choices, default: str) -> str:
-    from returnn.util.suggest import close_matches
-
-    value = config.value(key, default)
-    if value not in choices:
-        raise ConfigValueError(key, expected="one of " + ", ".join(repr(c) for c in choices), got=value,
-                               suggestions=close_matches(str(value), choices) or choices)
-    return value
-
-
-def _positive_float(config, key: str, default: float) -> float:
-    value = config.float(key, default)
-    if not value > 0:
-        raise ConfigValueError(key, expected="a positive number of seconds", got=value)
-    return float(value)
+    return bool(DistributedKeys.read_one(config, "use_horovod")) or bool(DistributedKeys.read_one(config,
+                                                                                                   "distributed"))
 
 
 def get_options(config) -> DistributedOptions:
-    """Reads and validates all distributed keys from ``config``.
+    """Reads and validates all distributed keys from ``config`` (:class:`DistributedKeys`).
 
     :param config: :class:`returnn.config.Config`
     :raises ConfigValueError: naming the key, for an unknown ``horovod_reduce_type`` /
         ``horovod_dataset_distribution`` (with did-you-mean), a ``horovod_param_sync_step`` < 1,
         or a non-positive timeout
     """
-    sync_step = config.int("horovod_param_sync_step", 1)
-    if sync_step < 1:
-        raise ConfigValueError("horovod_param_sync_step", expected="an integer >= 1 (steps between parameter "
-                                                                   "averaging)", got=sync_step)
-    return DistributedOptions(
-        enabled=is_enabled(config),
-        reduce_type=_choice(config, "horovod_reduce_type", REDUCE_TYPES, "grad"),
-        param_sync_step=sync_step,
-        dataset_distribution=_choice(config, "horovod_dataset_distribution", DATASET_DISTRIBUTIONS, "shard"),
-        scale_lr=bool(config.bool("horovod_scale_lr", False)),
-        collective_timeout=_positive_float(config, "distributed_collective_timeout", 120.0),
-        start_timeout=_positive_float(config, "distributed_start_timeout", 600.0),
-    )
+    return DistributedOptions.from_keys(DistributedKeys.from_config(config))

@@ -8,6 +8,7 @@ from typing import List, Sequence
 
 from returnn.errors import DistributedError
 from returnn.log import log
+from returnn.options.logging import LogOptions
 
 from . import cluster
 
@@ -30,10 +31,10 @@ def setup_task(config, task: str) -> bool:
     if not is_enabled(config):
         return True
     if task in ("train", "eval"):
-        logs = config.list("log", [])
+        logs = LogOptions.read_one(config, "log")
         rank_log_config(config)
-        if config.list("log", []) != logs:  # not yet done by rnn.py's start-up
-            _reinit_log(config)
+        if LogOptions.read_one(config, "log") != logs:  # not yet done by rnn.py's start-up
+            log.init_by_config(config)
         cluster.init(config)
         return True
     info = discover_workers()  # no server: the task runs as a single process on rank 0
@@ -61,7 +62,8 @@ def rank_log_config(config) -> None:
 
     from .options import is_enabled
 
-    if not is_enabled(config) or not config.list("log", []):
+    logs = LogOptions.read_one(config, "log")
+    if not is_enabled(config) or not logs:
         return
     rank = 0
     for key in ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK"):
@@ -77,12 +79,7 @@ def rank_log_config(config) -> None:
         except (DistributedError, ValueError, json.JSONDecodeError):
             return  # reported by cluster.init later
     if rank > 0:
-        config.set("log", _rank_log_names(config.list("log", []), rank))
-
-
-def _reinit_log(config) -> None:
-    log.initialize(logs=config.list("log", []), verbosity=config.int_list("log_verbosity", [3]),
-                   formatter=config.list("log_format", []) or None)
+        config.set("log", _rank_log_names(logs, rank))
 
 
 from .horovod_ctx import HorovodContext as HorovodContext  # noqa: E402  (public: returnn.tf.horovod)

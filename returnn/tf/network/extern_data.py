@@ -64,16 +64,22 @@ class ExternData:
 
     # ---- construction
     def init_from_config(self, config: Any, auto_create_placeholders: bool = False) -> None:
-        """Reads ``extern_data`` (dicts of Tensor kwargs or ``(dim, ndim)``) or ``num_inputs``/``num_outputs``
-        (deprecated), and ``target``/``default_input``; see
-        :func:`returnn.datasets.extern_data.extern_data_from_config`.
+        """:meth:`init_from_options` of ``config`` parsed as :class:`~returnn.options.data.DataOptions`."""
+        from returnn.options.data import DataOptions
+
+        self.init_from_options(DataOptions.from_config(config), auto_create_placeholders=auto_create_placeholders)
+
+    def init_from_options(self, opts: Any, auto_create_placeholders: bool = False) -> None:
+        """Registers the data of the parsed :class:`~returnn.options.data.DataOptions`: ``extern_data`` (dicts of
+        Tensor kwargs or ``(dim, ndim)``) or ``num_inputs``/``num_outputs`` (deprecated), and
+        ``target``/``default_input``; see :func:`returnn.datasets.extern_data.extern_data_from_options`.
 
         :raises ConfigValueError: malformed entries (names the key), ``num_inputs``/``num_outputs`` incomplete
         """
-        from returnn.datasets.extern_data import extern_data_from_config
-        self.default_input = config.value("default_input", self.default_input)
-        self.default_target = config.value("target", self.default_target)
-        extern = extern_data_from_config(config, print_warnings=True)
+        from returnn.datasets.extern_data import extern_data_from_options
+        self.default_input = opts.default_input
+        self.default_target = opts.target
+        extern = extern_data_from_options(opts, print_warnings=True)
         # user Dim -> the dim this network uses for it: the Dim itself where an entry names it as an axis or sparse
         # dim (as the reference: the outputs hold the config's Dim objects); a copy where it only appears in
         # same_dim_tags_as (an axis of its own, declared the same)
@@ -304,11 +310,14 @@ def extern_data_types_from_config(config: Any) -> Dict[str, Dict[str, Any]]:
     :raises ConfigValueError: the config describes no data (neither ``extern_data`` nor ``num_inputs``/
         ``num_outputs``), or a malformed entry
     """
-    from returnn.datasets.extern_data import extern_data_entry_to_kwargs, extern_data_from_config
-    extern = extern_data_from_config(config, print_warnings=True)
+    from returnn.datasets.extern_data import extern_data_entry_to_kwargs, extern_data_from_options
+    from returnn.options.data import DataOptions
+
+    data_opts = DataOptions.from_config(config)
+    extern = extern_data_from_options(data_opts, print_warnings=True)
     if extern is None:
         raise ConfigValueError("extern_data", expected="extern_data (or num_inputs/num_outputs) in the config")
-    default_input, default_target = config.value("default_input", "data"), config.value("target", "classes")
+    default_input, default_target = data_opts.default_input, data_opts.target
     result = {}
     for key, opts in extern.items():
         kwargs = extern_data_entry_to_kwargs(key, opts, default_input=default_input, default_target=default_target,

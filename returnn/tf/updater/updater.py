@@ -37,12 +37,15 @@ Config keys (defaults as the reference):
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import tensorflow as tf
 
 from returnn.errors import ConfigValueError
 from returnn.log import log
+from returnn.options.precision import PrecisionOptions
+from returnn.options.updater import LEGACY_OPTIMIZER_FLAGS as LEGACY_OPTIMIZER_FLAGS
+from returnn.options.updater import UpdaterOptions
 from returnn.tf.updater import gradients as grad_ops
 from returnn.tf.updater.optimizers import (
     Optimizer, TFV1OptimizerWrapper, create_optimizer, is_resource_variable, root_variable_scope)
@@ -53,7 +56,6 @@ from returnn.tf.util.meta_losses import MetaLossCollector
 
 TF = tf.compat.v1
 
-LEGACY_OPTIMIZER_FLAGS = ("adam", "nadam", "adamw", "adadelta", "adagrad", "rmsprop")
 _PARAM_OPTS = ("optimizer", "learning_rate_multiplier", "gradient_clip", "gradient_clip_norm", "gradient_noise",
                "grad_filter", "gradient_nan_inf_filter", "max_norm", "accum_grad_multiple_step")
 
@@ -80,33 +82,19 @@ def get_param_updater_opts(var) -> Dict[str, Any]:
 
 
 def optimizer_dict_from_config(config) -> Dict[str, Any]:
-    """The ``optimizer`` dict, from the key itself or the legacy flags (see module docstring).
+    """The ``optimizer`` dict of ``config``: :meth:`UpdaterOptions.optimizer_dict` of the parsed updater keys.
 
     :raises ConfigValueError: for an invalid ``optimizer`` value, or none with ``behavior_version >= 2``
     """
-    value = config.typed_value("optimizer", None) if config.is_typed("optimizer") else config.value("optimizer", None)
-    if isinstance(value, str):
-        value = {"class": value}
-    if value is not None:
-        if not isinstance(value, dict) or "class" not in value:
-            raise ConfigValueError("optimizer", expected='a dict with "class", e.g. {"class": "adam"}', got=value)
-        return dict(value)
-    for flag in LEGACY_OPTIMIZER_FLAGS:
-        if config.bool(flag, False):
-            return {"class": flag}
-    if (config.int("behavior_version", 0) or 0) >= 2:
-        raise ConfigValueError("optimizer", expected='an optimizer, e.g. optimizer = {"class": "adam"} '
-                                                     "(required with behavior_version >= 2)", got=None)
-    momentum = config.float("momentum", 0.0)
-    if momentum:
-        return {"class": "momentum", "momentum": momentum}
-    return {"class": "sgd"}
+    return UpdaterOptions.from_config(config).optimizer_dict()
 
 
 class Updater:
     """Builds the training op for ``loss`` w.r.t. ``var_list`` (or the network's objective and trainable params).
 
-    :param config: :class:`returnn.config.Config`
+    :param config: the parsed :class:`~returnn.options.updater.UpdaterOptions` (every key the updater reads:
+        optimizer, gradient processing, ``accum_grad_multiple_step``, ...), or a :class:`returnn.config.Config`
+        (the reference's signature), which is parsed into them once here
     :param network: a ``TFNetwork`` (``get_objective()``, ``get_trainable_params()``, ``global_train_step``), or None
     :param initial_learning_rate: initial value of the ``learning_rate`` variable
     :param loss: scalar float tensor to minimize (required without ``network``)
@@ -114,41 +102,36 @@ class Updater:
     :param strategy: the run's :class:`returnn.tf.distributed.strategy.DistributionStrategy` (the engine passes
         its own, see ``returnn/tf/engine/build.py``); it builds the graph side of multi-worker training (gradient
         all-reduce or parameter averaging, ``horovod_scale_lr``). Default: one process (nothing added).
+    :raises ConfigValueError: an invalid updater key (see :class:`~returnn.options.updater.UpdaterOptions`)
     """
 
-    def __init__(self, config, network=None, initial_learning_rate: float = 1.0, *, loss: Optional[tf.Tensor] = None,
-                 var_list: Optional[Sequence[tf.Variable]] = None, strategy=None):
+    def __init__(self, config: Union[UpdaterOptions, Any], network=None, initial_learning_rate: float = 1.0, *,
+                 loss: Optional[tf.Tensor] = None, var_list: Optional[Sequence[tf.Variable]] = None, strategy=None):
         if strategy is None:
             from returnn.tf.distributed.strategy import SingleProcessStrategy
 
             strategy = SingleProcessStrategy()
-        self.config = config
+        options = config if isinstance(config, UpdaterOptions) else UpdaterOptions.from_config(config)
+        self.options = options
         self.strategy = strategy
         self.network = network
         self.initial_learning_rate = float(initial_learning_rate)
         self._loss = loss
         self._var_list: Optional[List[tf.Variable]] = list(var_list) if var_list is not None else None
-        self.optimizer_dict = optimizer_dict_from_config(config)
-        self.optimizer_epsilon = config.float("optimizer_epsilon", 1e-16)
-        self.momentum = config.float("momentum", 0.0)
-        self.gradient_clip = config.float("gradient_clip", 0.0)
-        self.gradient_clip_norm = config.float("gradient_clip_norm", 0.0)
-        self.gradient_clip_global_norm = config.float("gradient_clip_global_norm", 0.0)
-        self.gradient_noise = config.float("gradient_noise", 0.0)
-        self.gradient_nan_inf_filter = config.bool("gradient_nan_inf_filter", False)
-        self.accum_grad_multiple_step = config.int("accum_grad_multiple_step", 0) or 0
-        self.reset_updater_vars_mod_step = config.int("reset_updater_vars_mod_step", 0) or 0
-        self.decouple_constraints = config.bool("decouple_constraints", False)
-        self.decouple_constraints_factor = config.float("decouple_constraints_factor", 0.025)
-        self.debug_add_check_numerics_ops = config.bool("debug_add_check_numerics_ops", False)
-        if self.accum_grad_multiple_step < 0:
-            raise ConfigValueError("accum_grad_multiple_step", expected="a number of steps >= 0",
-                                   got=self.accum_grad_multiple_step)
-        self.dynamic_learning_rate = config.typed_value("dynamic_learning_rate", None)
-        if self.dynamic_learning_rate is not None and not callable(self.dynamic_learning_rate):
-            raise ConfigValueError("dynamic_learning_rate",
-                                   expected="a function (*, network, global_train_step, learning_rate, **kwargs)",
-                                   got=self.dynamic_learning_rate)
+        self.optimizer_dict = options.optimizer_dict()
+        self.optimizer_epsilon = options.optimizer_epsilon
+        self.momentum = options.momentum
+        self.gradient_clip = options.gradient_clip
+        self.gradient_clip_norm = options.gradient_clip_norm
+        self.gradient_clip_global_norm = options.gradient_clip_global_norm
+        self.gradient_noise = options.gradient_noise
+        self.gradient_nan_inf_filter = options.gradient_nan_inf_filter
+        self.accum_grad_multiple_step = options.accum_grad_multiple_step or 0
+        self.reset_updater_vars_mod_step = options.reset_updater_vars_mod_step or 0
+        self.decouple_constraints = options.decouple_constraints
+        self.decouple_constraints_factor = options.decouple_constraints_factor
+        self.debug_add_check_numerics_ops = options.debug_add_check_numerics_ops
+        self.dynamic_learning_rate = options.dynamic_learning_rate
         with root_variable_scope():
             self.learning_rate_var = TF.Variable(self.initial_learning_rate, name="learning_rate", trainable=False,
                                                  dtype=tf.float32, use_resource=True)
@@ -230,12 +213,14 @@ class Updater:
         """:return: the dynamic loss scale of ``tf_amp = "float16"`` (:mod:`returnn.tf.util.amp`), else None"""
         from returnn.tf.util.amp import AmpPolicy, DynamicLossScale, policy_of_network
 
-        policy = policy_of_network(self.network) if self.network is not None else AmpPolicy.from_config(self.config)
+        if self.network is not None:
+            policy = policy_of_network(self.network)
+        else:
+            policy = AmpPolicy.from_options(PrecisionOptions(tf_amp=self.options.tf_amp, device=self.options.device))
         if not policy.loss_scaling:
             return None
         if self.accum_grad_multiple_step > 1:
-            raise ConfigValueError("tf_amp", expected="'bfloat16' or no tf_amp with accum_grad_multiple_step > 1 "
-                                   "(float16 loss scaling skips whole steps)", got=policy.dtype)
+            _reject_loss_scale_with_accumulation(policy.dtype)
         if self._loss_scale is None:
             with root_variable_scope():
                 self._loss_scale = DynamicLossScale()
@@ -469,8 +454,7 @@ class Updater:
         variables; on every ``num_steps``-th step (``global_train_step % num_steps == num_steps - 1``) the sum is
         applied (with the decoupled constraint step) and the accumulators are reset."""
         if loss_scale is not None:
-            raise ConfigValueError("tf_amp", expected="'bfloat16' or no tf_amp with accum_grad_multiple_step > 1 "
-                                   "(float16 loss scaling skips whole steps)", got=self.config.value("tf_amp", None))
+            _reject_loss_scale_with_accumulation("float16")
         for _, var in grads_and_vars:
             if isinstance(self._optimizer_for(var)[1], TFV1OptimizerWrapper):
                 raise ConfigValueError("accum_grad_multiple_step", expected="an optimizer of "
@@ -491,6 +475,12 @@ class Updater:
             return tf.group(*[a.assign_add(g, read_value=False) for a, (g, _) in zip(accums, grads_and_vars)])
 
         return tf.cond(is_apply_step, apply_branch, accumulate_branch)
+
+
+def _reject_loss_scale_with_accumulation(tf_amp: Optional[str]) -> None:
+    """:raises ConfigValueError: always: float16 loss scaling (which skips whole steps) cannot accumulate gradients"""
+    raise ConfigValueError("tf_amp", expected="'bfloat16' or no tf_amp with accum_grad_multiple_step > 1 "
+                                              "(float16 loss scaling skips whole steps)", got=tf_amp)
 
 
 def _as_op(update: Any) -> tf.Operation:

@@ -50,18 +50,26 @@ class AmpPolicy:
 
     @classmethod
     def from_config(cls, config: Any) -> AmpPolicy:
-        """Reads ``tf_amp`` from ``config``.
+        """The policy of ``config``'s ``tf_amp`` (parsed as :class:`PrecisionOptions`; None: :data:`OFF`).
 
-        :raises ConfigValueError: ``tf_amp`` is not None/``"bfloat16"``/``"float16"`` (names the key, the value and
-            the valid choices); ``"float16"`` where TensorFlow sees no GPU or ``device`` is ``"cpu"`` (float16
-            training needs a GPU's float16 kernels)
+        :raises ConfigValueError: see :meth:`from_options`; ``tf_amp`` is not None/``"bfloat16"``/``"float16"``
+            (names the key, the value and the valid choices)
         """
         if config is None:
             return OFF
-        value = PrecisionOptions.read_one(config, "tf_amp")
+        return cls.from_options(PrecisionOptions.from_config(config))
+
+    @classmethod
+    def from_options(cls, options: PrecisionOptions) -> AmpPolicy:
+        """The policy of the parsed ``tf_amp`` (and ``device``).
+
+        :raises ConfigValueError: ``"float16"`` where TensorFlow sees no GPU or ``device`` is ``"cpu"`` (float16
+            training needs a GPU's float16 kernels)
+        """
+        value = options.tf_amp
         if value is None:
             return OFF
-        if value == "float16" and not _gpu_in_use(config):
+        if value == "float16" and not _gpu_in_use(options.device):
             raise ConfigValueError("tf_amp", expected="'bfloat16' on a CPU ('float16' needs a GPU)", got=value,
                                    suggestions=["bfloat16"],
                                    hint="no GPU is used (TensorFlow lists none, or device = 'cpu')")
@@ -118,10 +126,11 @@ class AmpPolicy:
 OFF = AmpPolicy()
 
 
-def _gpu_in_use(config: Any) -> bool:
+def _gpu_in_use(device: Optional[str]) -> bool:
+    """Whether a GPU computes: TensorFlow lists one and neither ``TF_DEVICE`` nor config ``device`` says cpu."""
     import os
 
-    device = os.environ.get("TF_DEVICE") or config.value("device", None)
+    device = os.environ.get("TF_DEVICE") or device
     if device and str(device).lower().startswith("cpu"):
         return False
     return bool(tf.config.list_physical_devices("GPU"))
