@@ -1,5 +1,5 @@
-"""Only ``returnn/options/`` (and ``returnn/config.py`` itself) read the config: every other module of ``returnn/``
-receives the parsed option group it needs.
+"""Only ``returnn/options/`` (and ``returnn/config.py`` itself, with its pickling) read the config: every other
+module of ``returnn/`` receives the parsed option group it needs.
 
 A raw read is a call ``<x>.<getter>(...)`` where ``<x>``'s source names a config (contains ``config`` or ``cfg``,
 e.g. ``config``, ``self.config``, ``net.get_config()``) and ``<getter>`` is one of the Config readers
@@ -24,30 +24,15 @@ READERS = frozenset({
     "int_list", "float_list", "dict_value", "get_of_type", "bool_or_other", "is_of_type", "int_pair",
 })
 
-#: paths (relative to returnn/, "/" separated) where reading the config is their job
-CONFIG_READERS = ("options/", "config.py")
+#: paths (relative to returnn/, "/" separated) where reading the config is their job: the option groups, the Config
+#: class, and the Config's own pickling (its typed values and whether it is the process's global config)
+CONFIG_READERS = ("options/", "config.py", "config_pickle.py")
 
 #: files still reading the config raw: path relative to returnn/ -> who converts it (issue 31 item 1)
 NOT_CONVERTED_YET: Dict[str, str] = {
     # cfg-engine
     "__main__.py": "cfg-engine",
     "tf/engine/frontend/config_entry.py": "cfg-engine",
-    # cfg-data
-    "config_pickle.py": "cfg-data",
-    "log.py": "cfg-data",
-    "util/backend.py": "cfg-data",
-    "datasets/distrib_files.py": "cfg-data",
-    "datasets/extern_data.py": "cfg-data",
-    "datasets/from_config.py": "cfg-data",
-    "lr_control/from_config.py": "cfg-data",
-    "pretrain/cli.py": "cfg-data",
-    "pretrain/schedule.py": "cfg-data",
-    "tf/distributed/horovod_ctx.py": "cfg-data",
-    "tf/distributed/options.py": "cfg-data",
-    "tf/distributed/startup.py": "cfg-data",
-    "tf/network/extern_data.py": "cfg-data",
-    "tf/updater/updater.py": "cfg-data",
-    "tf/util/amp.py": "cfg-data",
     # rec-loop
     "tf/layers/recurrent/subnet/cell.py": "rec-loop",
 }
