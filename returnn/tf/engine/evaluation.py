@@ -12,6 +12,7 @@ from typing import Dict, Optional, Tuple
 
 from returnn.errors import ConfigValueError
 from returnn.log import log
+from returnn.tf.engine.frontend.network import epoch_feed
 from returnn.tf.engine.runner import LossFetches, PassResult, Runner
 from returnn.tf.engine.state import RunState
 
@@ -59,6 +60,7 @@ def eval_dataset(state: RunState, name: str, dataset, epoch: int, *, summary_wri
     batches = dataset.generate_batches(epoch=epoch, **state.options.batching.generate_batches_kwargs(
         train=False, recurrent_net=state.network.recurrent))
     feed = {state.train_flag: False} if state.train_flag is not None else {}
+    feed.update(epoch_feed(state.network, epoch))  # an RF model's rf.get_run_ctx().epoch
     runner = Runner(state, network=state.network, dataset=dataset, batches=batches,
                     name="%s %r eval" % (state.epoch_str(epoch), name), loss_fetches=loss_fetches(state),
                     feed_extra=feed, summary_writer=summary_writer, global_step_offset=global_step_offset)

@@ -32,6 +32,7 @@ from returnn.errors import ConfigValueError
 from returnn.tf.engine import model_io, step_checkpoints
 from returnn.tf.engine.build import saveable_variables, sync_model
 from returnn.tf.engine.evaluation import eval_dataset, format_dataset_results, format_values, loss_fetches, score_keys
+from returnn.tf.engine.frontend.network import epoch_feed
 from returnn.tf.engine.network_change import init_network_for_epoch
 from returnn.tf.engine.runner import CancelTrainingException, NonFiniteLossError, Runner
 from returnn.tf.engine.state import RunState
@@ -265,7 +266,8 @@ def _train_pass(state: RunState, epoch: int, epoch_name: str, *, learning_rate: 
                                  learning_rate=learning_rate)
     runner = Runner(state, network=state.network, dataset=dataset, batches=batches, name=name,
                     loss_fetches=loss_fetches(state), train_op=state.optim_op,
-                    feed_extra={state.train_flag: True}, nonfinite_callback=_nonfinite_handler(state, epoch, name),
+                    feed_extra={state.train_flag: True, **epoch_feed(state.network, epoch)},
+                    nonfinite_callback=_nonfinite_handler(state, epoch, name),
                     summary_writer=writer, global_step_offset=global_step_start, sync=sync,
                     start_step=progress.steps_done if progress is not None else 0,
                     skipped_batch_check=_batch_check(progress) if progress is not None else None,

@@ -6,7 +6,10 @@ The network has the extern data placeholders of every ``TFNetwork`` (from config
 checkpoint names, :mod:`~.param_names`), then ``train_step(model=, extern_data=)`` (its marked losses become the
 network's losses, :mod:`~.losses`) or ``forward_step(model=, extern_data=)`` (its marked outputs become
 :attr:`RFNetwork.rf_outputs`). The train flag is the engine's placeholder in training graphs (so one graph trains
-and scores), else False.
+and scores), else False. ``rf.get_run_ctx().epoch`` is a scalar int32 ``Tensor`` of the placeholder
+:attr:`RFNetwork.epoch_placeholder` (default: the build epoch), which training and evaluation feed with the epoch
+they run (:func:`epoch_feed`), so that an epoch-dependent schedule in the step function changes between epochs in
+the same graph; ``get_model(epoch=)`` gets the build epoch as an int.
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ class RFNetwork(TFNetwork):
     :ivar rf_params: checkpoint name → TF variable of each parameter (sorted by name)
     :ivar rf_outputs: output name → ``Tensor`` marked by ``forward_step`` (``mark_as_output``)
     :ivar step_func_name: ``train_step`` or ``forward_step``
+    :ivar epoch_placeholder: scalar int32 placeholder (default: the build epoch) of ``rf.get_run_ctx().epoch``;
+        None before :meth:`build_rf`
     """
 
     def __init__(self, *args: Any, **kwargs: Any):
@@ -39,6 +44,7 @@ class RFNetwork(TFNetwork):
         self.rf_params: Dict[str, tf.Variable] = {}
         self.rf_outputs: Dict[str, Any] = {}
         self.step_func_name: Optional[str] = None
+        self.epoch_placeholder: Optional[tf.Tensor] = None
 
     @property
     def recurrent(self) -> bool:
@@ -63,8 +69,9 @@ class RFNetwork(TFNetwork):
             lambda: check_model(get_model(epoch=epoch, step=step)), net_seed=self.rnd_seed)
         extern_data = rf_api.tensor_dict_of(self.extern_data)
         step = self._global_train_step_tensor()  # the run context's step: the graph's global step, as the reference
+        epoch_tensor = self._epoch_tensor(epoch)  # the run context's epoch: fed per epoch, as the reference's Tensor
         if step_func_name == "train_step":
-            rf_api.init_train_step_run_ctx(train_flag=self.train_flag, step=step, epoch=epoch)
+            rf_api.init_train_step_run_ctx(train_flag=self.train_flag, step=step, epoch=epoch_tensor)
             func(model=self.rf_model, extern_data=extern_data)
             losses = rf_api.run_ctx_losses()
             if not losses:
@@ -75,7 +82,7 @@ class RFNetwork(TFNetwork):
                 self.losses_dict[loss.name] = RFLossHolder.from_run_ctx_loss(loss)
         else:
             rf_api.init_forward_step_run_ctx(expected_outputs=frontend.model_outputs,
-                                             step=step, epoch=epoch)
+                                             step=step, epoch=epoch_tensor)
             func(model=self.rf_model, extern_data=extern_data)
             self.rf_outputs = rf_api.run_ctx_outputs()
             if not self.rf_outputs:
@@ -93,6 +100,17 @@ class RFNetwork(TFNetwork):
         with tf.compat.v1.variable_scope(root_scope, auxiliary_name_scope=False), tf.compat.v1.name_scope(None):
             raw = tf.cast(self.global_train_step.read_value(), tf.int64, name="global_train_step")
         return Tensor("global_train_step", dims=(), dtype="int64", raw_tensor=raw)
+
+    def _epoch_tensor(self, epoch: int) -> Any:
+        """:return: scalar int32 ``Tensor`` of :attr:`epoch_placeholder` (created here, at the graph's root, with the
+            default ``epoch``): what ``rf.get_run_ctx().epoch`` is in the reference's TF backends (observed with
+            ``tensorflow-net-dict``: ``Tensor{'epoch_output', [], dtype='int32'}``)"""
+        from returnn.tensor import Tensor
+
+        with tf.compat.v1.name_scope(None):
+            self.epoch_placeholder = tf.compat.v1.placeholder_with_default(
+                tf.constant(int(epoch), dtype=tf.int32), shape=(), name="epoch")
+        return Tensor("epoch", dims=(), dtype="int32", raw_tensor=self.epoch_placeholder)
 
     def get_params_list(self) -> List[tf.Variable]:
         """:return: the model's parameter variables, sorted by checkpoint name"""
@@ -125,3 +143,11 @@ def create_rf_network(config, *, extern_data, train_flag: Any, eval_flag: bool, 
     network.build_rf(step_func_name=step_func_name(train=train_flag is not False, eval_flag=eval_flag),
                      epoch=epoch or 1)
     return network
+
+
+def epoch_feed(network: Any, epoch: Optional[int]) -> Dict[tf.Tensor, int]:
+    """:return: the feed of ``rf.get_run_ctx().epoch`` for a pass of ``epoch`` over ``network``: ``{placeholder:
+        epoch}`` for an :class:`RFNetwork` (when ``epoch`` is given), else empty"""
+    if epoch is None or not isinstance(network, RFNetwork) or network.epoch_placeholder is None:
+        return {}
+    return {network.epoch_placeholder: int(epoch)}

@@ -329,3 +329,48 @@ def test_run_ctx_step_is_the_global_train_step(tmp_path, capsys):
     errors = [float(x) for x in re.findall(r"^train epoch \d+, step \d+, .*error:step (\S+),", out, re.M)]
     assert steps == [0, 1, 2, 0, 1, 2]
     assert errors == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+
+
+_get_model_epochs = []
+
+
+def _counting_get_model(*, epoch, step, **_kwargs):
+    _get_model_epochs.append(epoch)
+    return LinearModel()
+
+
+def _epoch_schedule_train_step(*, model, extern_data, **_kwargs):
+    epoch = rf.get_run_ctx().epoch
+    assert isinstance(epoch, rf.Tensor) and epoch.dims == () and epoch.dtype == "int32"  # as the reference (observed)
+    linear_train_step(model=model, extern_data=extern_data)
+    # an epoch-dependent schedule: 0.5 in epoch 1, then 10 * epoch
+    value = rf.where(epoch >= 2, rf.cast(epoch, "float32") * 10.0, 0.5)
+    value.mark_as_loss(name="sched", as_error=True)
+
+
+def test_run_ctx_epoch_is_fed_per_epoch(tmp_path, capsys):
+    # rf.get_run_ctx().epoch is a scalar int32 Tensor fed with the epoch of each training and evaluation pass: the
+    # schedule's value changes between epochs although the model (and graph) is built once (get_model called once)
+    from returnn.lr_control.file_format import read_learning_rate_file
+    del _get_model_epochs[:]
+    config = make_config(tmp_path, train_step=_epoch_schedule_train_step, get_model=_counting_get_model,
+                         num_epochs=3)
+    out = run_task(config, capsys=capsys)
+    errors = [float(x) for x in re.findall(r"^train epoch (?:\d+), step \d+, .*error:sched (\S+),", out, re.M)]
+    steps_per_epoch = len(errors) // 3
+    assert steps_per_epoch >= 1 and errors == [0.5] * steps_per_epoch + [20.0] * steps_per_epoch + \
+        [30.0] * steps_per_epoch
+    assert _get_model_epochs == [1]
+    epochs = read_learning_rate_file(str(tmp_path / "lr"))
+    assert [epochs[e].error["dev_error_sched"] for e in (1, 2, 3)] == [0.5, 20.0, 30.0]
+    assert [epochs[e].error["train_error_sched"] for e in (1, 2, 3)] == [0.5, 20.0, 30.0]
+
+
+def test_run_ctx_epoch_in_eval_task_is_the_loaded_epoch(tmp_path, capsys):
+    config = make_config(tmp_path, train_step=_epoch_schedule_train_step, num_epochs=2)
+    run_task(config, capsys=capsys)
+    config = make_config(tmp_path, train_step=_epoch_schedule_train_step, task="eval", load_epoch=2,
+                         eval_output_file=str(tmp_path / "eval.txt"))
+    out = run_task(config, capsys=capsys)
+    assert re.search(r"^epoch 2 'dev' eval, step 0, .*error:sched 20\.0,", out, re.M)
+    assert re.search(r"^dev: score \S+ error fer \S+ sched 20\.0$", out, re.M)
