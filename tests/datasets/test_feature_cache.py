@@ -201,3 +201,30 @@ def test_multi_proc_over_ogg_zip_yields_the_same(tmp_path, cache):
         key_dir = os.path.join(str(tmp_path / "cache"), alone.feature_cache.options_key)
         assert len([f for f in os.listdir(key_dir) if f.endswith(".npy")]) == 9
         shutil.rmtree(str(tmp_path / "cache"))
+
+
+def _scaled_post_process(factor):
+    def post(feature_data, seq_name=None):
+        return feature_data * factor
+    return post
+
+
+def test_options_key_covers_function_code_and_closures(corpus, tmp_path):
+    from returnn.datasets.util.feature_cache import feature_options_key
+    from returnn.datasets.util.feature_extraction import ExtractAudioFeatures
+
+    def key(**opts):
+        return feature_options_key(ExtractAudioFeatures(**dict(AUDIO, **opts)))
+
+    assert key(post_process=_scaled_post_process(2.0)) == key(post_process=_scaled_post_process(2.0))  # stable
+    assert key(post_process=_scaled_post_process(2.0)) != key(post_process=_scaled_post_process(3.0))  # closure
+    assert key(post_process=lambda feature_data, seq_name=None: feature_data + 1) != \
+        key(post_process=lambda feature_data, seq_name=None: feature_data + 2)  # code constants
+    # and the features follow: the cached ones of another closure value are not reused
+    cache = str(tmp_path / "cache")
+    a = _all_features(OggZipDataset(path=corpus, audio=dict(AUDIO, post_process=_scaled_post_process(2.0)),
+                                    targets=None, feature_cache=cache))
+    b = _all_features(OggZipDataset(path=corpus, audio=dict(AUDIO, post_process=_scaled_post_process(3.0)),
+                                    targets=None, feature_cache=cache))
+    for tag in a:
+        np.testing.assert_allclose(b[tag], a[tag] * 1.5, rtol=1e-6)

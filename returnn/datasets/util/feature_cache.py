@@ -14,7 +14,8 @@ features of a sequence are kept across epochs, so that the audio is decoded and 
 What makes an entry valid: the *options key* is a SHA-1 digest of everything that determines the features
 (:func:`feature_options_key`: feature type, window/step length, filters, deltas, frame joining, the normalization
 *values* (also when given as files), pre-emphasis, peak normalization, sample rate, channels, the
-``feature_options``, the code of ``pre_process`` / ``post_process`` / a feature function, and a format version),
+``feature_options``, the code, default arguments and captured closure values of ``pre_process`` / ``post_process`` /
+a feature function, and a format version; module globals such a function reads are not part of it),
 and the *sequence key* names the audio file and its content identity (the zip member's CRC-32 and size, or a
 plain file's size and modification time). Changing any ``audio`` option therefore looks up a different set of
 entries (the old ones stay on disk until the directory is removed); a rewritten zip or audio file does too.
@@ -39,15 +40,36 @@ from returnn.errors import DatasetArgError
 CACHE_FORMAT_VERSION = 1
 
 
+def _code_digest(code) -> str:
+    """SHA-1 of a code object's bytecode, names and constants (nested code objects by their own digest, so that no
+    memory address enters the key)."""
+    digest = hashlib.sha1(code.co_code)
+    digest.update(repr(code.co_names).encode("utf8"))
+    for const in code.co_consts:
+        text = _code_digest(const) if hasattr(const, "co_code") else repr(const)
+        digest.update(text.encode("utf8", "backslashreplace"))
+    return digest.hexdigest()
+
+
 def _describe_callable(func: Any) -> Dict[str, Any]:
-    """A stable description of a callable option: its name and a digest of its bytecode and constants."""
+    """A stable description of a callable option: its name, a digest of its code, its default arguments and the
+    values its closure captured (module globals it reads are not covered)."""
     code = getattr(func, "__code__", None)
-    desc = {"name": "%s.%s" % (getattr(func, "__module__", "?"), getattr(func, "__qualname__", type(func).__name__))}
+    desc: Dict[str, Any] = {
+        "name": "%s.%s" % (getattr(func, "__module__", "?"), getattr(func, "__qualname__", type(func).__name__))}
     if code is not None:
-        digest = hashlib.sha1(code.co_code)
-        digest.update(repr(code.co_consts).encode("utf8", "backslashreplace"))
-        desc["code"] = digest.hexdigest()
+        desc["code"] = _code_digest(code)
+        desc["defaults"] = _describe_value(list(getattr(func, "__defaults__", None) or ()))
+        cells = getattr(func, "__closure__", None) or ()
+        desc["closure"] = [_describe_value(_cell_value(c)) for c in cells]
     return desc
+
+
+def _cell_value(cell) -> Any:
+    try:
+        return cell.cell_contents
+    except ValueError:  # an empty cell
+        return None
 
 
 def _describe_value(value: Any) -> Any:
@@ -62,7 +84,7 @@ def _describe_value(value: Any) -> Any:
         return {str(k): _describe_value(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
     if callable(value):
         return _describe_callable(value)
-    return repr(value)
+    return "%s:%s" % (type(value).__name__, repr(value))
 
 
 def feature_options_description(extractor) -> Dict[str, Any]:
