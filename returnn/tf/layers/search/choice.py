@@ -76,16 +76,21 @@ class ChoiceLayer(LayerBase):
                  debug: bool = False, _cheating_target: Any = None, **kwargs: Any):
         """
         :param explicit_search_source: one layer name, as ``explicit_search_sources`` with one entry
-        :param scheduled_sampling: accepted for compatibility with the reference; no effect here (no sampling of the
-            fed-back label)
+        :param scheduled_sampling: the reference's sampling of the fed-back label in training; not supported here:
+            a value (e.g. ``{"gold_mixin_prob": 0.5}``) raises LayerArgError where the layer returns the target
         :param cheating: keep the target's (gold) hypothesis in the beam during search (``"exclusive"``: the
             searched hypotheses leave the gold extension out)
         :param prob_scale: factor on the log-probabilities before they are added to the scores (default 1)
-        :param base_beam_score_scale: accepted for compatibility with the reference; no effect here
-        :param random_sample_scale: accepted for compatibility with the reference; no effect here
-        :param length_normalization_exponent: accepted for compatibility with the reference; no effect here
-        :param source_beam_sizes: accepted for compatibility with the reference; no effect here
-        :param separate_beams: accepted for compatibility with the reference; no effect here
+        :param base_beam_score_scale: the reference's factor on the hypotheses' scores in search; not supported here:
+            a value other than 1 raises LayerArgError where the layer searches (no effect in training, as there)
+        :param random_sample_scale: the reference's scale of random noise on the scores in search (sampling); not
+            supported here: a value other than 0 raises LayerArgError where the layer searches
+        :param length_normalization_exponent: the reference's exponent of the length in the length normalization;
+            not supported here: a value other than 1 raises LayerArgError where the layer searches
+        :param source_beam_sizes: the reference's beam sizes of several sources searched together; not supported
+            here: a value raises LayerArgError where the layer searches
+        :param separate_beams: the reference's separate beams of several sources; not supported here: True raises
+            LayerArgError where the layer searches
         :param debug: accepted for compatibility with the reference; no effect here
         """
         super().__init__(**kwargs)
@@ -99,6 +104,10 @@ class ChoiceLayer(LayerBase):
         self.explicit_search_sources = list(explicit_search_sources or []) + (
             [explicit_search_source] if explicit_search_source is not None else [])
         do_search = _do_search(self.network, search)
+        self._reject_unsupported(do_search, scheduled_sampling=scheduled_sampling,
+                                 base_beam_score_scale=base_beam_score_scale, random_sample_scale=random_sample_scale,
+                                 length_normalization_exponent=length_normalization_exponent,
+                                 source_beam_sizes=source_beam_sizes, separate_beams=separate_beams)
         if not do_search:
             target = self._target_frame()
             # int32 labels; a dense target (input_type "regression") keeps its dtype
@@ -109,54 +118,76 @@ class ChoiceLayer(LayerBase):
         if search_state is None:
             raise LayerArgError(layer=self.name, layer_class=self.layer_class, arg="search",
                                 problem="beam search needs the choice layer inside a rec unit:", got=True)
+        logp3, num_classes = self._step_log_probs(input_type, prob_scale if custom_score_combine is None else 1.0,
+                                                  search_state)
+        scores_in = _scores_of_extended(search_state, length_normalization)
+        if not do_search:
+            self._extend_by_target(scores_in, logp3, search_state["beam"])
+            return
+        self._search(logp3, num_classes, scores_in, search_state, custom_score_combine=custom_score_combine,
+                     cheating=cheating, cheating_target=_cheating_target, keep_beams=keep_beams)
+
+    def _reject_unsupported(self, do_search: bool, **values: Any) -> None:
+        """:raises LayerArgError: an argument this implementation does not support given with a value where it
+            would take effect (``scheduled_sampling`` where the layer returns the target, the search options where
+            it searches), as for the unsupported common layer arguments"""
+        for key, value in values.items():
+            takes_effect = (not do_search) if key == "scheduled_sampling" else do_search
+            default = _UNSUPPORTED_DEFAULTS[key]
+            if takes_effect and (bool(value) if default in (False, None) else value != default):
+                raise LayerArgError(layer=self.name, layer_class=self.layer_class, arg=key,
+                                    problem="is not supported (yet) in this implementation:", got=value,
+                                    expected=f"the default {default!r}")
+
+    def _step_log_probs(self, input_type: str, prob_scale: float, search_state: Dict[str, Any]) -> Any:
+        """:return: (``[B, k, V]`` the log-probabilities of the step's labels for each of the ``k`` hypotheses this
+        choice extends (times ``prob_scale``; an ended hypothesis extends by label 0 at no cost, by nothing else),
+        ``V`` as an int32 scalar)"""
         src = self.sources[0]
-        probs = src.output.copy_as_batch_major()
-        x = probs.placeholder
-        owa = getattr(src, "output_before_activation", None)
+        x = src.output.copy_as_batch_major().placeholder
+        before_activation = getattr(src, "output_before_activation", None)
         if input_type == "log_prob":
             logp = x
-        elif owa is not None and owa.is_softmax_act_func() and src.output.is_batch_major:
-            logp = tf.nn.log_softmax(owa.x)  # from the logits: exact and cheaper than log(softmax)
+        elif (before_activation is not None and before_activation.is_softmax_act_func()
+              and src.output.is_batch_major):
+            logp = tf.nn.log_softmax(before_activation.x)  # from the logits: exact and cheaper than log(softmax)
         else:
             logp = tf.math.log(tf.maximum(x, 1e-30))
-        if prob_scale != 1.0 and custom_score_combine is None:  # as the reference: not with a custom combination
+        if prob_scale != 1.0:  # as the reference: not with a custom combination (the caller passes 1 then)
             logp = logp * prob_scale
         num_classes = tf.shape(logp)[-1]
-        k = search_state["beam"]  # the hypotheses this choice extends (the previous choice's / step's)
-        ended = search_state["ended"]  # [B*k] bool
-        # an ended hypothesis is extended by label 0 at no cost (its score stays), by nothing else
         ended_logp = tf.one_hot(0, num_classes, on_value=0.0, off_value=NEG_INF)  # [V]
-        logp = tf.where(ended[:, None], ended_logp[None, :], logp)
-        scores_in = search_state["scores"]  # [B, K]
-        if length_normalization and search_state.get("rescale_ended"):
-            # as the reference (observed): the score of a hypothesis that ended at step e is rescaled at each later
-            # step t to its length-normalized value at length t + 1, score_e * (t + 1) / (e + 1), so it competes
-            # with the longer running hypotheses by normalized score
-            t = tf.cast(search_state["step"], scores_in.dtype)
-            factor = tf.where(tf.reshape(ended, tf.shape(scores_in)), (t + 1.0) / tf.maximum(t, 1.0), 1.0)
-            scores_in = scores_in * factor
-        logp3 = tf.reshape(logp, [-1, k, num_classes])
-        if not do_search:
-            # as the reference (observed): the target's label extends each of the k hypotheses, its log-probability
-            # added to the hypothesis' score
-            labels = tf.reshape(tf.cast(self.output.placeholder, tf.int32), [-1, k])
-            self.search_scores = scores_in + tf.gather(logp3, labels, batch_dims=2)
-            self.search_src_beams = tf.broadcast_to(tf.range(k)[None, :], tf.shape(labels))
-            self.search_src_rows = flat_beam_indices(self.search_src_beams, k)
-            return
+        logp = tf.where(search_state["ended"][:, None], ended_logp[None, :], logp)
+        return tf.reshape(logp, [-1, search_state["beam"], num_classes]), num_classes
+
+    def _extend_by_target(self, scores_in: tf.Tensor, logp3: tf.Tensor, k: int) -> None:
+        """A choice with ``"search": False`` in a searching loop, as the reference (observed): the target's label
+        extends each of the ``k`` hypotheses, its log-probability added to the hypothesis' score."""
+        labels = tf.reshape(tf.cast(self.output.placeholder, tf.int32), [-1, k])
+        self.search_scores = scores_in + tf.gather(logp3, labels, batch_dims=2)
+        self.search_src_beams = tf.broadcast_to(tf.range(k)[None, :], tf.shape(labels))
+        self.search_src_rows = flat_beam_indices(self.search_src_beams, k)
+
+    def _search(self, logp3: tf.Tensor, num_classes: tf.Tensor, scores_in: tf.Tensor,
+                search_state: Dict[str, Any], *, custom_score_combine: Any, cheating: Any, cheating_target: Any,
+                keep_beams: bool) -> None:
+        """The best ``beam_size`` extensions of each sequence's ``k`` hypotheses: sets the output labels
+        ``{B*K}``, :attr:`search_scores`, :attr:`search_src_beams` and :attr:`search_src_rows`."""
+        k = search_state["beam"]
         if custom_score_combine is not None:
-            total3 = self._custom_combined_scores(custom_score_combine, logp3, scores_in, ended, search_state)
+            total3 = self._custom_combined_scores(custom_score_combine, logp3, scores_in, search_state["ended"],
+                                                  search_state)
         else:
             total3 = scores_in[:, :, None] + logp3
         gold = None
-        if _cheating_target is not None:
-            gold = _gold_extension(scores_in, logp3, _cheating_target.output, search_state)
+        if cheating_target is not None:
+            gold = _gold_extension(scores_in, logp3, cheating_target.output, search_state)
             if cheating == "exclusive":  # the searched ones leave the gold hypothesis' extension out
                 gold_label, gold_src, _ = gold
                 is_gold = (tf.equal(tf.range(k), gold_src)[None, :, None]
                            & tf.equal(tf.range(num_classes)[None, :], gold_label[:, None])[:, None, :])
                 total3 = tf.where(is_gold, NEG_INF, total3)
-        new_scores, idx = tf.math.top_k(tf.reshape(total3, [-1, k * num_classes]), k=beam_size, sorted=True)
+        new_scores, idx = tf.math.top_k(tf.reshape(total3, [-1, k * num_classes]), k=self.beam_size, sorted=True)
         src_beams, labels = idx // num_classes, idx % num_classes
         if keep_beams:
             new_scores, src_beams, labels = self._best_per_hypothesis(total3, (new_scores, src_beams, labels),
@@ -278,6 +309,25 @@ class ChoiceLayer(LayerBase):
                          time_dim_axis=out.time_dim_axis)
         out.available_for_inference = True
         return out
+
+
+def _scores_of_extended(search_state: Dict[str, Any], length_normalization: bool) -> tf.Tensor:
+    """:return: ``[B, k]`` the scores of the hypotheses the choice extends; with ``length_normalization``, as the
+    reference (observed), the score of a hypothesis that ended at step ``e`` rescaled at each later step ``t`` to its
+    length-normalized value at length ``t + 1``, ``score_e * (t + 1) / (e + 1)``, so that it competes with the longer
+    running hypotheses by normalized score"""
+    scores_in = search_state["scores"]
+    if not (length_normalization and search_state.get("rescale_ended")):
+        return scores_in
+    t = tf.cast(search_state["step"], scores_in.dtype)
+    ended = tf.reshape(search_state["ended"], tf.shape(scores_in))
+    return scores_in * tf.where(ended, (t + 1.0) / tf.maximum(t, 1.0), 1.0)
+
+
+#: the arguments this implementation does not support, with the default (the only value accepted where they would
+#: take effect)
+_UNSUPPORTED_DEFAULTS = {"scheduled_sampling": False, "base_beam_score_scale": 1.0, "random_sample_scale": 0.0,
+                         "length_normalization_exponent": 1.0, "source_beam_sizes": None, "separate_beams": False}
 
 
 def _first_step_with_one_live(search_state: Dict[str, Any]) -> Optional[tf.Tensor]:
