@@ -28,13 +28,29 @@ def get_output_layer(state: RunState, output_layer=None):
         return output_layer
     name = output_layer or state.options.get(ForwardOptions).forward_output_layer
     if not name:
-        return network.get_default_output_layer()
+        return _default_forward_layer(network)
     if name not in network.layers:
         from returnn.util.suggest import close_matches
 
         raise ConfigValueError("forward_output_layer", expected="a layer of the network", got=name,
                                suggestions=close_matches(name, list(network.layers)))
     return network.get_layer(name)
+
+
+def _default_forward_layer(network):
+    """:return: the layer task forward writes without ``forward_output_layer``, as the reference (observed): the
+    ``output`` layer, else the one layer marked ``is_output_layer`` (a layer with a loss does not count: the forward
+    network is built without the train flag)
+    :raises ConfigValueError: none (the reference stops with "output layer not defined. set forward_output_layer")
+    """
+    if "output" in network.layers:
+        return network.layers["output"]
+    marked = [layer for layer in network.layers.values() if layer.is_output_layer_flag]
+    if len(marked) == 1:
+        return marked[0]
+    raise ConfigValueError("forward_output_layer", expected="the layer to forward: the network has no 'output' layer",
+                           suggestions=[layer.name for layer in marked],
+                           hint="set forward_output_layer = '<layer name>' in the config (or name a layer 'output')")
 
 
 def _output_fetches(state: RunState, layer) -> Dict[str, Any]:
