@@ -11,9 +11,7 @@ from __future__ import annotations
 from typing import Dict, FrozenSet
 
 #: keys read by parts without an options group: key -> (module that reads it, meaning)
-OTHER_KEYS: Dict[str, str] = {
-    "optimize_move_layers_out": "returnn.tf.layers.recurrent: move layers out of a rec loop where possible",
-}
+OTHER_KEYS: Dict[str, str] = {}
 
 
 

@@ -29,6 +29,9 @@ class NetworkOptions(OptionGroup):
                                                 "limit)", kind="bool")
     debug_print_layer_output_template: bool = option(False, "print each layer's output template when it is built "
                                                             "(at verbosity 1 instead of 3)", kind="bool")
+    optimize_move_layers_out: bool = option(True, "every rec layer's default optimize_move_layers_out: in training, "
+                                                  "the layers of a rec unit that do not need the loop run over the "
+                                                  "whole sequence before or after it", kind="bool")
 
 
 def network_config(config: Any = None) -> Any:

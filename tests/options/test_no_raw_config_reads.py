@@ -33,8 +33,6 @@ NOT_CONVERTED_YET: Dict[str, str] = {
     # cfg-engine
     "__main__.py": "cfg-engine",
     "tf/engine/frontend/config_entry.py": "cfg-engine",
-    # rec-loop
-    "tf/layers/recurrent/subnet/cell.py": "rec-loop",
 }
 
 

@@ -90,7 +90,7 @@ class SubnetworkRecCell:
         self.axis = axis if isinstance(axis, Dim) else None  # the rec layer's "axis": the dim to loop over
         self.search = bool(parent_net.search_flag)
         if optimize_move_layers_out is None:
-            optimize_move_layers_out = parent_net.config.bool("optimize_move_layers_out", True)
+            optimize_move_layers_out = parent_net.options.optimize_move_layers_out
         self.optimize_move_layers_out = bool(optimize_move_layers_out)
         self.source_template: Optional[Tensor] = None
         if sources:
