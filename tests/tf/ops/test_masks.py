@@ -52,3 +52,22 @@ def test_public_paths_are_this_implementation():
 
     assert tf_util.sequence_mask is sequence_mask
     assert tf_util.sequence_mask_time_major is sequence_mask_time_major
+
+
+def test_no_other_function_of_these_names_under_returnn_tf():
+    """One implementation: under returnn/tf, only tf/ops/masks.py defines sequence_mask(_time_major); the raw backend's
+    method of that name (the interface returnn.tensor calls) delegates to it; no time_mask anywhere."""
+    import ast
+    import pathlib
+
+    import returnn.tf
+
+    root = pathlib.Path(returnn.tf.__file__).parent
+    found = []
+    for path in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef) and node.name in ("sequence_mask", "sequence_mask_time_major",
+                                                                   "time_mask"):
+                found.append((str(path.relative_to(root)), node.name))
+    assert sorted(found) == [("ops/masks.py", "sequence_mask"), ("ops/masks.py", "sequence_mask_time_major"),
+                             ("ops/raw.py", "sequence_mask")]
