@@ -251,8 +251,13 @@ class LayerBase:
         """Context for ``tf.compat.v1.get_variable`` calls in ``__init__`` (``with self.var_creation_scope(): ...``,
         as layers written for the reference do). The network already opened the layer's variable scope
         (``<scope prefix><name>``, see :meth:`get_absolute_name_scope_prefix`) around ``__init__``, so this changes
-        nothing; the keyword args of the reference (variable scope options) are accepted and ignored."""
-        return contextlib.nullcontext()
+        nothing; the keyword args of the reference (variable scope options) are accepted and ignored.
+
+        :return: a context manager whose value (``with self.var_creation_scope() as scope``) is that
+            ``tf.compat.v1.VariableScope`` (``scope.name``: ``"sub/output"`` for layer ``output`` of subnetwork
+            ``sub``, as observed from the reference)
+        """
+        return contextlib.nullcontext(tf.compat.v1.get_variable_scope())
 
     def _reuse_param_getter(self, reuse_params: ReuseParams, getter: Any, name: str, *args: Any,
                             **kwargs: Any) -> Any:

@@ -113,3 +113,32 @@ def test_network_without_config_uses_the_global_one():
     with tf.Graph().as_default(), global_config_ctx(Config({"extern_data": EXTERN, "param_dropout": 0.1})):
         net = TFNetwork(train_flag=False)
         assert net.options.param_dropout == 0.1 and "classes" in net.extern_data.data
+
+
+class _ScopeNameLayer(LayerBase):
+    layer_class = "test_common_args_scope_name"
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        with self.var_creation_scope() as scope:
+            self.scope_name = scope.name
+            weights = self.add_param(tf.compat.v1.get_variable("w", shape=(self.sources[0].output.dim,)))
+        self.output.placeholder = self.sources[0].output.placeholder * weights
+
+    @classmethod
+    def get_out_data_from_opts(cls, name, sources, **kwargs):
+        return sources[0].output.copy_template(name="%s_output" % name)
+
+
+def test_var_creation_scope_gives_the_layer_variable_scope():
+    # observed from the reference: VariableScope 'sub/output' for layer "output" of subnetwork "sub"
+    register_layer_class(_ScopeNameLayer)
+    with tf.Graph().as_default():
+        net = _net()
+        net.construct_from_dict({
+            "sub": {"class": "subnetwork", "from": "data",
+                    "subnetwork": {"output": {"class": "test_common_args_scope_name", "from": "data"}}},
+            "output": {"class": "test_common_args_scope_name", "from": "sub"}})
+        assert net.get_layer("sub/output").scope_name == "sub/output"
+        assert net.get_layer("output").scope_name == "output"
+        assert [p.name for p in net.get_trainable_params()] == ["output/w:0", "sub/output/w:0"]
