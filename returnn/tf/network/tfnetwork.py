@@ -347,7 +347,7 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin, NetworkObjectiveMixin)
         if self.parent_net is not None and key not in self.layers_desc:
             return self.parent_net.get_layer(layer_name)
         if key not in self.extern_data.data:
-            raise self._not_found(layer_name, referenced_by=self._constructing[-1] if self._constructing else None)
+            raise self._not_found(layer_name, referenced_by=self.layer_under_construction)
         self.get_extern_data(key)
         return self._create_layer(layer_name, {"class": "source", "data_key": key, "from": []})
 
@@ -385,7 +385,7 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin, NetworkObjectiveMixin)
                 return self._construct_source(name)
             if name.startswith("base:") and self.parent_net is not None:
                 return self.parent_net.get_layer(name[len("base:"):])
-            raise self._not_found(name, referenced_by=self._constructing[-1] if self._constructing else None)
+            raise self._not_found(name, referenced_by=self.layer_under_construction)
         return self._create_layer(name, net_dict[name], net_dict=net_dict, get_layer=get_layer)
 
     def _get_sub_layer(self, net_dict: Dict[str, Dict[str, Any]], name: str) -> LayerBase:
@@ -400,8 +400,13 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin, NetworkObjectiveMixin)
         if sub is None:
             raise LayerNotFound(f"layer {base!r} ({parent.layer_class}) has no sub layer {rest!r} (asked for as "
                                 f"{name!r} in {self})", layer_name=name, network=self,
-                                referenced_by=self._constructing[-1] if self._constructing else None)
+                                referenced_by=self.layer_under_construction)
         return sub
+
+    @property
+    def layer_under_construction(self) -> Optional[str]:
+        """:return: the name of the innermost layer of this network being constructed now, or None"""
+        return self._constructing[-1] if self._constructing else None
 
     def _create_layer(self, name: str, layer_desc: Dict[str, Any], net_dict: Optional[Dict] = None,
                       get_layer: Optional[Callable[[str], LayerBase]] = None) -> LayerBase:

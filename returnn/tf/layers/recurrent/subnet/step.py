@@ -60,9 +60,9 @@ class LoopStep:
         layers when the beam sizes differ) is gathered by the source rows of the choices in between"""
         layer = self._resolve(src)
         cell = self.cell
-        if self.search_state is None or self.all_beams_one or not self.net._constructing:  # noqa: SLF001
+        consumer = self.net.layer_under_construction
+        if self.search_state is None or self.all_beams_one or consumer is None:
             return layer
-        consumer = self.net._constructing[-1]  # noqa: SLF001
         # a choice reads its input on the level before its own
         high = cell.choices.index(consumer) if consumer in cell.choices else cell.choice_level.get(consumer, 0)
         low = self._level_of(src)
