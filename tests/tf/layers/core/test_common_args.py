@@ -1,5 +1,5 @@
-"""The common layer arguments come from one table (``common_args.LAYER_ARGS``): ``LayerBase`` takes the same
-names, validation applies their rules (invalid values, unsupported, no effect), and ``updater_opts`` works per
+"""The common layer arguments come from one table (``common_args.LAYER_ARGS``): ``LayerBase`` receives them as one
+value whose fields and defaults are the table's (``CommonLayerArgs``), validation applies their rules (invalid values, unsupported, no effect), and ``updater_opts`` works per
 layer (its params get the options; the updater applies them), as the reference."""
 
 import dataclasses
