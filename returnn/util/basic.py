@@ -80,6 +80,7 @@ from returnn.util.process import sys_exec_out as sys_exec_out
 from returnn.util.process import sys_exec_ret_code as sys_exec_ret_code
 from returnn.util.process import terminal_size as terminal_size
 from returnn.util.process import which as which
+from returnn.util.process import which_pip as which_pip
 from returnn.util.py_compat import PY3 as PY3
 from returnn.util.py_compat import as_str as as_str
 from returnn.util.py_compat import long as long

@@ -1,5 +1,5 @@
 """Running shell commands and reading the environment: ``sys_cmd_out_lines``, ``sys_exec_out``,
-``sys_exec_ret_code``, ``which``, ``expand_env_vars``, ``terminal_size``, ``is_tty``, ``custom_exec``."""
+``sys_exec_ret_code``, ``which``, ``which_pip``, ``expand_env_vars``, ``terminal_size``, ``is_tty``, ``custom_exec``."""
 
 from __future__ import annotations
 
@@ -43,6 +43,25 @@ def which(program: str) -> Optional[str]:
     """The full path of ``program`` in ``$PATH`` (or ``program`` itself when it is an executable path), else
     None."""
     return shutil.which(program)
+
+
+def which_pip() -> str:
+    """The path of the ``pip`` script that installs into the running interpreter: ``pip`` (or ``pip3``,
+    ``pipX.Y``) next to ``sys.executable`` when there, else the first of these names in ``$PATH``.
+
+    :raises FileNotFoundError: no pip is found (naming the places searched)
+    """
+    bin_dir = os.path.dirname(sys.executable)
+    names = ["pip", "pip3", "pip%i.%i" % sys.version_info[:2]]
+    for name in names:
+        path = os.path.join(bin_dir, name)
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    for name in names:
+        path = shutil.which(name)
+        if path:
+            return path
+    raise FileNotFoundError("no pip found: looked for %s in %s and in $PATH" % (", ".join(names), bin_dir))
 
 
 def expand_env_vars(s: str) -> str:

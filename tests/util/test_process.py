@@ -39,3 +39,23 @@ def test_custom_exec_traceback_shows_source():
     import traceback
     text = "".join(traceback.format_exception(exc_info.value))
     assert "raise ValueError('boom')" in text and "<my-source>" in text
+
+
+def test_which_pip_prefers_the_interpreters_own_dir(tmp_path, monkeypatch):
+    import sys
+    from returnn.util.basic import which_pip
+    fake_pip = tmp_path / "pip3"
+    fake_pip.write_text("#!/bin/sh\n")
+    fake_pip.chmod(0o755)
+    (tmp_path / "pip").write_text("not executable")
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "python3"))
+    assert which_pip() == str(fake_pip)
+
+
+def test_which_pip_none_found(tmp_path, monkeypatch):
+    import sys
+    from returnn.util.basic import which_pip
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "python3"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(FileNotFoundError, match="no pip found"):
+        which_pip()
