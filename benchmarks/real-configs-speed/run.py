@@ -178,7 +178,12 @@ def _worker(args) -> None:
         if args.session_opts:
             config.set("tf_session_opts", json.loads(args.session_opts))
         if new_session:
-            session = new_session(config, graph)
+            try:  # the session options parsed once (RunOptions), since dc321ef; the Config before
+                from returnn.options import RunOptions
+
+                session = new_session(RunOptions.from_config(config), graph)
+            except ImportError:
+                session = new_session(config, graph)
         else:
             session = tf.compat.v1.Session(config=_session_proto(tf, args.session_opts))
         times["session_create"] = time.time() - t
