@@ -10,6 +10,7 @@ from returnn.tf.layers.attention.relative_positional_encoding import (
     RelativePositionalEncodingLayer as RelativePositionalEncodingLayer,
 )
 from returnn.tf.layers.attention.self_attention import SelfAttentionLayer as SelfAttentionLayer
+from returnn.tf.layers.recurrent.cells.base_rnn_cell import BaseRNNCell as BaseRNNCell
 from returnn.tf.layers.recurrent.cells.layer_norm_lstm import LayerNormVariantsLSTMCell as LayerNormVariantsLSTMCell
 from returnn.tf.layers.recurrent.cells.zoneout_lstm import ZoneoutLSTMCell as ZoneoutLSTMCell
 from returnn.tf.layers.recurrent.cum_concat import CumConcatLayer as CumConcatLayer

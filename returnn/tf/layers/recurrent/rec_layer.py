@@ -24,7 +24,7 @@ from returnn.tensor import NotSpecified, Tensor
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.out_template import base_out_template
 from returnn.tf.layers.core.sources import concat_sources_template
-from returnn.tf.layers.recurrent.units import RecUnit, get_unit
+from returnn.tf.layers.recurrent.units import USER_CELLS, RecUnit, get_unit
 from returnn.tf.ops.init import get_initializer
 
 _CONST_STATES = {"zeros": 0.0, "ones": 1.0}
@@ -119,10 +119,27 @@ class StringUnitRecLayer(ConcatInputLayer):
             init_state = _initial_states(self.name, self._unit, initial_state, tf.shape(x)[1], n_out)
             y, self.final_state = self._unit.run(x, inp.get_sequence_lengths(), params, n_out, self.direction,
                                                  init_state)
+        for param in getattr(self._unit, "created_params", ()):  # a user cell's own variables
+            self.add_param(param)
         if back_prop is False:
             y = tf.stop_gradient(y)
         y.set_shape(self.output.batch_shape)
         self.output.placeholder = y
+
+    #: user-registered TF RNN cell classes by lower-case unit name (see :meth:`_create_rnn_cells_dict`)
+    _rnn_cells_dict: Dict[str, Any] = USER_CELLS
+
+    @classmethod
+    def _create_rnn_cells_dict(cls) -> Dict[str, Any]:
+        """The registry of user cell classes, as the reference's (its only API to add a cell class):
+        ``RecLayer._create_rnn_cells_dict(); RecLayer._rnn_cells_dict["mycell"] = MyCell`` makes
+        ``{"class": "rec", "unit": "mycell", "n_out": n}`` build ``MyCell(n, **unit_opts)`` (a
+        ``tf.compat.v1.nn.rnn_cell.RNNCell``, e.g. a :class:`returnn.tf.layers.rec.BaseRNNCell`) and run it over time.
+        Names are lower case; a registered name takes precedence over the built-in unit of that name.
+
+        :return: the registry (the same dict each call)
+        """
+        return cls._rnn_cells_dict
 
     @classmethod
     def transform_config_dict(cls, d: Dict[str, Any], network: Any, get_layer: Any) -> None:

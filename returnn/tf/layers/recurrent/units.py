@@ -300,6 +300,68 @@ class StepCellUnit(RecUnit):
         return self.cell.step(self.cell.project_input(x, params, n_in, n), state, params, n_in, n)
 
 
+class TFCellUnit(RecUnit):
+    """A user-registered TF RNN cell class (``RecLayer._rnn_cells_dict[name] = cls``, e.g. a subclass of
+    :class:`returnn.tf.layers.recurrent.cells.BaseRNNCell`): built as ``cls(n, **unit_opts)``, run over time with
+    ``tf.compat.v1.nn.dynamic_rnn`` (output zero in padded frames, final state at each sequence's end). The cell
+    creates its own variables (under ``<layer>/rec/``); they are the layer's params. One state ``"h"`` of
+    ``[B, cell.state_size]`` (cells with a nested state are not supported).
+
+    :ivar created_params: the trainable variables the cell created (set by :meth:`run`/:meth:`step`)
+    """
+
+    def __init__(self, name: str, unit_opts: Optional[Dict[str, Any]] = None, *, cell_class: Any = None):
+        super().__init__(name, unit_opts)
+        self.cell_class = cell_class
+        self.allowed_unit_opts = tuple(self.unit_opts)  # passed on to the cell's constructor
+        self.created_params: Sequence[tf.Variable] = ()
+
+    def param_specs(self, n_in, n):
+        return []  # the cell creates its own variables
+
+    def _call_cell(self, n: int, func: Any) -> Any:
+        cell = self.cell_class(n, **self.unit_opts)
+        before = {id(v) for v in tf.compat.v1.trainable_variables()}
+        with tf.compat.v1.variable_scope("rec") as scope:
+            result = func(cell, scope)
+        self.created_params = [v for v in tf.compat.v1.trainable_variables() if id(v) not in before]
+        return result
+
+    def run(self, x, seq_len, params, n, direction, initial_state):
+        if direction == -1:
+            x = reverse_by_length(x, seq_len)
+
+        def func(cell, scope):
+            if hasattr(cell, "get_input_transformed"):
+                x_ = cell.get_input_transformed(x, batch_dim=tf.shape(x)[1])
+            else:
+                x_ = x
+            # the cell's variables directly under <layer>/rec/ (as the reference, observed), not under .../rnn/
+            return tf.compat.v1.nn.dynamic_rnn(cell, x_, sequence_length=seq_len, initial_state=initial_state["h"],
+                                               time_major=True, scope=scope)
+
+        y, final = self._call_cell(n, func)
+        if direction == -1:
+            y = reverse_by_length(y, seq_len)
+        return y, {"h": final}
+
+    def step(self, x, state, params, n):
+        def func(cell, scope):
+            if hasattr(cell, "get_input_transformed"):
+                x_ = cell.get_input_transformed(x, batch_dim=tf.shape(x)[0])
+            else:
+                x_ = x
+            return cell(x_, state["h"])
+
+        y, new_state = self._call_cell(n, func)
+        return y, {"h": new_state}
+
+
+#: user-registered TF RNN cell classes by lower-case unit name (``RecLayer._rnn_cells_dict``); they take
+#: precedence over the built-in units of the same name
+USER_CELLS: Dict[str, Any] = {}
+
+
 # factories: (name, unit_opts, layer_name) -> RecUnit
 UNITS: Registry[Any] = Registry("rec unit", normalize=str.lower)
 for _name in ("lstm", "lstmp", "nativelstm2", "lstmblock"):
@@ -331,4 +393,6 @@ def get_unit(name: str, unit_opts: Optional[Dict[str, Any]] = None, *, context: 
     :raises UnknownNameError: unknown unit, with close matches
     :raises LayerArgError: invalid ``unit_opts`` of a step-cell unit
     """
+    if isinstance(name, str) and name.lower() in USER_CELLS:
+        return TFCellUnit(name.lower(), unit_opts, cell_class=USER_CELLS[name.lower()])
     return UNITS.get(name, context=context or None)(name.lower(), unit_opts, layer_name)
