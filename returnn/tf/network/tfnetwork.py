@@ -65,6 +65,10 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin, NetworkObjectiveMixin)
         :meth:`get_absolute_name_scope_prefix`
     """
 
+    #: the reference's epoch-step tensor of the network; None (as the reference's networks built from a config,
+    #: observed); callers feed it only when it is a tensor
+    epoch_step: Optional[tf.Tensor] = None
+
     def __init__(self, config: Any = None, extern_data: Optional[ExternData] = None, rnd_seed: Optional[int] = None,
                  train_flag: Any = None, eval_flag: Any = None, search_flag: Any = None,
                  parent_layer: Optional[LayerBase] = None, parent_net: Optional[TFNetwork] = None,

@@ -439,13 +439,22 @@ class SubnetworkRecCell:
     # ---- the reference's names of the parts
     @property
     def input_layers_moved_out(self) -> List[str]:
-        """:return: the unit's layers computed over the whole sequence before the loop (sorted names)"""
-        return sorted(self.inputs)
+        """:return: the unit's layers computed over the whole sequence before the loop that the loop reads (directly
+        or through other such layers), sorted names; as the reference (observed), a layer moved out that no loop
+        layer reads counts as moved out after the loop (:attr:`output_layers_moved_out`), e.g. all of them when
+        no layer is left in the loop"""
+        return sorted(self.inputs_before_loop)
 
     @property
     def output_layers_moved_out(self) -> List[str]:
-        """:return: the unit's layers computed over the whole sequence after the loop (sorted names)"""
-        return sorted(self.outputs)
+        """:return: the unit's other layers computed over the whole sequence (after the loop, or before it but not
+        read by the loop), sorted names"""
+        return sorted(self.outputs | (set(self.inputs) - set(self.inputs_before_loop)))
+
+    @property
+    def layers_in_loop(self) -> List[str]:
+        """:return: the unit's layers computed step by step in the loop (sorted names)"""
+        return sorted(self.loop)
 
     # ---- phase 3
     def build(self, rec_layer: Any) -> None:
