@@ -15,6 +15,7 @@ from returnn.config import Config
 from returnn.errors import ConfigValueError, UnknownNameError
 from returnn.log import log
 from returnn.options.named_keys import named_value
+from returnn.util.backend import BackendEngine
 from returnn.util.suggest import close_matches
 
 _ENGINE_TASKS = "returnn.tf.engine.tasks:"
@@ -98,7 +99,7 @@ def run_task(config: Config, task: str) -> None:
     if task.startswith(_PREFIX_TASKS):
         _config_function_task(config, task)
         return
-    if task_needs_tensorflow(task):
+    if task_needs_tensorflow(task) or BackendEngine.selected_explicitly:
         print_tensorflow_version()
     module_name, func_name = TASKS[task]["run"].split(":")
     getattr(importlib.import_module(module_name), func_name)(config)

@@ -46,3 +46,24 @@ def test_every_task_of_the_table_names_a_function_taking_the_config():
     with pytest.raises(ConfigValueError) as info:
         check_task("analyze")
     assert "'analyze'" in str(info.value) and "analyze_data" in str(info.value)
+
+
+@pytest.mark.parametrize("keys, expect_line", [({}, False), ({"use_tensorflow": True}, True),
+                                               ({"backend": "tensorflow"}, True)])
+def test_nop_prints_the_tensorflow_line_when_the_config_names_tensorflow(capsys, keys, expect_line):
+    # observed on the reference: `rnn.py -x nop` prints no "TensorFlow: " line, with ++use_tensorflow 1 or
+    # ++backend tensorflow it prints one
+    from returnn.config import Config
+    from returnn.tasks import run_task
+    from returnn.util.backend import BackendEngine
+
+    config = Config()
+    config.update(dict(keys))
+    BackendEngine.select_engine(config=config)
+    try:
+        run_task(config, "nop")
+    finally:
+        BackendEngine.select_engine(config=Config())
+    out = capsys.readouterr().out
+    assert ("TensorFlow: " in out) == expect_line, out
+    assert "Task: No-operation" in out

@@ -22,7 +22,6 @@ def _accepted(why: str, keys: str) -> Dict[str, str]:
 #: keys the reference reads (observed: the keys its Config is asked for in train/eval/forward/search/compute_priors
 #: runs) that are accepted here without effect: key -> why
 ACCEPTED_WITHOUT_EFFECT: Dict[str, str] = {
-    "use_tensorflow": "TensorFlow is the only backend here",
     **_accepted("a debugging switch of the reference's engine or network",
                 "debug_add_check_numerics_on_output debug_grad_summaries "
                 "debug_objective_loss_summaries debug_print_layer_output debug_print_layer_output_shape "

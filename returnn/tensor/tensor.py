@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+import numpy
+
 from returnn.errors import TensorArgError
 from returnn.tensor import _special_axes as _special
 from returnn.tensor import axes as _axes
@@ -263,10 +265,12 @@ class Tensor(TensorAxesMixin, TensorCopyMixin, TensorRawMixin, TensorOutShapeMix
             dims[axis].dyn_size = size
         self._dims = tuple(dims)
 
-    # ---- pickling / copy.copy: the raw tensor belongs to one graph and is dropped (as the reference)
+    # ---- pickling / copy.copy: a numpy raw tensor is kept (the same array object in a copy.copy), any other
+    # (a TF tensor belongs to one graph) is dropped, as the reference does
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
-        state["placeholder"] = None
+        if not isinstance(state.get("placeholder"), numpy.ndarray):
+            state["placeholder"] = None
         return state
 
     # ---- basic properties

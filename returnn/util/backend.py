@@ -21,6 +21,8 @@ class BackendEngine:
     TensorFlow = 1
     Torch = 2
     selected_engine: Optional[int] = None
+    #: whether the config named TensorFlow (``use_tensorflow`` / ``backend``), set by :meth:`select_engine`
+    selected_explicitly: bool = False
 
     @classmethod
     def select_engine(cls, engine: Optional[int] = None, config=None) -> None:
@@ -42,6 +44,7 @@ class BackendEngine:
                     "config key 'use_theano': the Theano backend is not provided by this project; only the "
                     "TensorFlow backend is (set use_tensorflow = True)")
             engine = cls.TensorFlow
+            cls.selected_explicitly = options.tensorflow_explicit
         if engine not in (None, cls.TensorFlow):
             raise BackendError(f"backend {engine!r} is not provided by this project; only TensorFlow is")
         cls.selected_engine = cls.TensorFlow

@@ -140,3 +140,20 @@ def test_axis_error_pickles():
         data.get_axes_from_description("foo")
     copy = pickle.loads(pickle.dumps(info.value.with_layer("out")))
     assert str(copy) == str(info.value.with_layer("out")) and copy.layer == "out"
+
+
+def test_pickle_and_copy_keep_a_numpy_raw_tensor_drop_others():
+    # observed on the reference: a numpy raw tensor survives pickle (equal values) and copy.copy (same object);
+    # a raw tensor of another backend (here a stand-in object) is dropped
+    import copy
+    import pickle
+    import numpy
+    from returnn.tensor import Dim, Tensor
+    t = Tensor("data", dims=[Dim(10)], dtype="int32", raw_tensor=numpy.arange(10, dtype="int32"))
+    t2 = pickle.loads(pickle.dumps(t))
+    assert t2.name == "data" and t2.dtype == "int32"
+    numpy.testing.assert_array_equal(t2.raw_tensor, numpy.arange(10))
+    assert copy.copy(t).raw_tensor is t.raw_tensor
+    t3 = Tensor("x", dims=[Dim(3)], dtype="float32")
+    t3.placeholder = object()
+    assert copy.copy(t3).placeholder is None
