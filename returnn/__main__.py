@@ -18,7 +18,7 @@ from returnn import __long_version__
 from returnn.config import NAMED_OPTIONS, Config, set_global_config
 from returnn.errors import ReturnnError
 from returnn.log import log
-from returnn.options import RunOptions
+from returnn.options import LogOptions, RunOptions
 from returnn.options.unknown_keys import warn_misspelled_keys
 from returnn.util.backend import BackendEngine
 from returnn.util.behavior_version import BehaviorVersion
@@ -274,7 +274,7 @@ def _wants_traceback(argv: Sequence[str]) -> bool:
         return True
     if config is not None:
         try:
-            return max(config.int_list("log_verbosity", [0])) >= 5
+            return max(LogOptions.read_one(config, "log_verbosity") or [0]) >= 5
         except ReturnnError:
             return False
     for i, arg in enumerate(argv[:-1]):

@@ -97,6 +97,7 @@ def main(argv: Optional[List[str]] = None) -> None:
     from returnn.config import Config, set_global_config
     from returnn.errors import ConfigValueError
     from returnn.log import log
+    from returnn.options import DataOptions
     from returnn.util.behavior_version import BehaviorVersion
 
     if args.rec_step_by_step or args.rec_step_by_step_output_file:
@@ -124,7 +125,7 @@ def main(argv: Optional[List[str]] = None) -> None:
             train_flag = tf.compat.v1.placeholder_with_default(False, shape=(), name="train_flag")
         else:
             train_flag = bool(args.train)
-        extern_data = network_setup.create_extern_data(config)
+        extern_data = network_setup.create_extern_data(DataOptions.from_config(config))
         net_dict = network_setup.get_net_dict(config)
         network = network_setup.create_network(config, extern_data=extern_data, net_dict=net_dict,
                                                train_flag=train_flag, eval_flag=bool(args.eval) or args.train != 0,

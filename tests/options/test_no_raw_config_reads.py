@@ -30,9 +30,6 @@ CONFIG_READERS = ("options/", "config.py", "config_pickle.py")
 
 #: files still reading the config raw: path relative to returnn/ -> who converts it (issue 31 item 1)
 NOT_CONVERTED_YET: Dict[str, str] = {
-    # cfg-engine
-    "__main__.py": "cfg-engine",
-    "tf/engine/frontend/config_entry.py": "cfg-engine",
 }
 
 

@@ -40,12 +40,12 @@ def _setup(tmp_path, num_epochs=10):
 
 
 def _cleanup(config):
-    from returnn.options import RunOptions, TrainingOptions
+    from returnn.options import LearningRateControlOptions, RunOptions, TrainingOptions
     from returnn.tf.engine.cleanup import cleanup_old_models
     from returnn.tf.engine.network_setup import create_learning_rate_control
 
     return cleanup_old_models(RunOptions.read_one(config, "model"), TrainingOptions.from_config(config),
-                              create_learning_rate_control(config))
+                              create_learning_rate_control(LearningRateControlOptions.from_config(config)))
 
 
 def _epochs(tmp_path):

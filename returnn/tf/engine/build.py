@@ -8,9 +8,9 @@ from typing import Any, Callable, Dict, List, Optional
 import tensorflow as tf
 
 from returnn.log import log
-from returnn.options import FrontendOptions
+from returnn.options import DataOptions, FrontendOptions, UpdaterOptions
 from returnn.tf.engine import epoch_network, network_setup
-from returnn.tf.engine.frontend.config_entry import is_rf_config
+from returnn.tf.engine.frontend.config_entry import is_rf_model
 from returnn.tf.engine.checkpoints import CheckpointLoader, CheckpointSaver, var_name
 from returnn.tf.engine.seeds import run_seeds
 from returnn.tf.engine.session import get_device_kind, new_session
@@ -49,7 +49,7 @@ def build(state: RunState, *, train: bool, epoch: Optional[int] = None, eval_fla
     with state.graph.as_default():
         graph_seed, net_seed = run_seeds(run_opts.random_seed)
         tf1.set_random_seed(graph_seed)
-        extern_data = network_setup.create_extern_data(config, state.datasets.all())
+        extern_data = network_setup.create_extern_data(state.options.get(DataOptions), state.datasets.all())
         if net_dict_post_proc:
             net_dict = net_dict_post_proc(net_dict)
         step_seeded = train and state.options.training.step_checkpoints_enabled
@@ -62,7 +62,7 @@ def build(state: RunState, *, train: bool, epoch: Optional[int] = None, eval_fla
         else:
             state.train_flag = None
             train_flag = False
-        if is_rf_config(config):  # an RF model (get_model, train_step/forward_step)
+        if is_rf_model(run_opts, state.options.get(FrontendOptions)):  # an RF model (get_model, train_step/forward_step)
             state.network = network_setup.create_rf_network(
                 config, extern_data=extern_data, train_flag=train_flag, eval_flag=eval_flag or train,
                 search_flag=search_flag, rnd_seed=net_seed, epoch=epoch)
@@ -77,7 +77,7 @@ def build(state: RunState, *, train: bool, epoch: Optional[int] = None, eval_fla
         state.updater = None
         state.optim_op = None
         if train and with_updater:
-            state.updater = network_setup.create_updater(config, state.network,
+            state.updater = network_setup.create_updater(state.options.get(UpdaterOptions), state.network,
                                                          state.options.learning_rate_control.learning_rate,
                                                          strategy=state.strategy)
             if hasattr(state.network, "get_trainable_params") and not state.network.get_trainable_params():

@@ -29,11 +29,12 @@ from returnn.options import (
     DataOptions,
     ForwardOptions,
     FrontendOptions,
+    PretrainOptions,
     RunOptions,
     SearchOptions,
 )
-from returnn.pretrain import pretrain_from_config
-from returnn.tf.engine.frontend.config_entry import check_config as check_rf_config
+from returnn.pretrain import pretrain_from_options
+from returnn.tf.engine.frontend.config_entry import check_options as check_rf_options
 from returnn.tf.distributed.strategy import get_strategy
 from returnn.tf.engine import build, model_io, network_setup
 from returnn.tf.engine.model_selection import ModelChoice, choose_model_for_eval, choose_model_for_train
@@ -221,9 +222,9 @@ class Engine(EngineBase):
             model_io.check_model_dir_writable(state)
         if state.datasets.train is not None:
             state.strategy.prepare_train_data(state.datasets.train)
-        state.learning_rate_control = network_setup.create_learning_rate_control(state.config)
-        check_rf_config(state.config)
-        state.pretrain = pretrain_from_config(state.config)
+        state.learning_rate_control = network_setup.create_learning_rate_control(state.options.learning_rate_control)
+        check_rf_options(state.options.run, state.options.get(FrontendOptions), state.options.get(PretrainOptions))
+        state.pretrain = pretrain_from_options(state.options.get(PretrainOptions))
         choice = choose_model_for_train(state.options.checkpoints, state.model_filename, pretrain=state.pretrain)
         start_epoch = (choice.epoch or 0) + 1 if not choice.params_only else 1
         state.start_epoch = state.strategy.agree_int(start_epoch, "start_epoch")  # rank 0's, when distributed
@@ -236,11 +237,9 @@ class Engine(EngineBase):
         build.sync_model(state)
 
     def _config_eval_datasets(self) -> Dict[str, Any]:
-        if not self.state.options.get(DataOptions).eval_datasets:
-            return {}
-        from returnn.datasets.from_config import init_datasets_from_config
+        from returnn.datasets.from_config import init_extra_eval_datasets
 
-        return init_datasets_from_config(self.config)["eval_datasets"]
+        return init_extra_eval_datasets(self.state.options.get(DataOptions))
 
     def init_network_from_config(self, config: Optional[Config] = None, *, task: str = "eval",
                                  net_dict_post_proc=None, eval_flag: Optional[bool] = None) -> None:
@@ -256,14 +255,14 @@ class Engine(EngineBase):
         else:
             state.options.refresh()
         state.model_filename = state.options.run.model
-        check_rf_config(state.config)
-        state.pretrain = pretrain_from_config(state.config)
+        check_rf_options(state.options.run, state.options.get(FrontendOptions), state.options.get(PretrainOptions))
+        state.pretrain = pretrain_from_options(state.options.get(PretrainOptions))
         choice = choose_model_for_eval(state.options.checkpoints, state.model_filename, task=task)
         state.epoch = choice.epoch or 0
         if task == "eval":
             print("Evaluate epoch %i" % state.epoch, file=log.v3)
             if state.learning_rate_control is None:  # the scores go there (saved with a learning_rate_file)
-                state.learning_rate_control = network_setup.create_learning_rate_control(state.config)
+                state.learning_rate_control = network_setup.create_learning_rate_control(state.options.learning_rate_control)
         search = task == "search" or (task == "forward" and state.options.get(ForwardOptions).forward_use_search)
         if eval_flag is None:
             eval_flag = task == "eval" or (task == "search" and state.options.get(SearchOptions).search_do_eval)
@@ -413,6 +412,6 @@ class Engine(EngineBase):
 
         state = self.state
         state.options.refresh()  # the keys as they are now
-        lrc = state.learning_rate_control or network_setup.create_learning_rate_control(state.config)
+        lrc = state.learning_rate_control or network_setup.create_learning_rate_control(state.options.learning_rate_control)
         cleanup_old_models(state.options.run.model, state.options.training, lrc,
                            ask_for_confirmation=ask_for_confirmation, dry_run=dry_run)

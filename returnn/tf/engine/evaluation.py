@@ -98,7 +98,7 @@ def eval_model(state: RunState, output_file: Optional[str] = None) -> Dict[str, 
     if epoch and state.strategy.is_root:  # as the reference: the scores go to the LR control, saved with a file
         from returnn.tf.engine import network_setup
 
-        lrc = state.learning_rate_control or network_setup.create_learning_rate_control(state.config)
+        lrc = state.learning_rate_control or network_setup.create_learning_rate_control(state.options.learning_rate_control)
         errors = dict(lrc.get_epoch_error_dict(epoch)) if epoch in lrc.epoch_data else {}
         for name, result in results.items():
             errors.update(score_keys(name, result))

@@ -59,20 +59,21 @@ def apply_epoch_config(state: RunState, net_dict, epoch: int) -> None:
 
 
 def _reinit_datasets(state: RunState, keys) -> None:
-    from returnn.datasets.from_config import init_dataset_from_config_key, init_datasets_from_config
+    from returnn.datasets.from_config import init_dataset_of_key, init_extra_eval_datasets
+    from returnn.options import DataOptions
 
-    config = state.config
+    data = state.options.get(DataOptions)  # parsed after the epoch's #config was applied
     old = state.datasets
     new = Datasets(train=old.train, dev=old.dev, eval=old.eval, extra=dict(old.extra))
     if "train" in keys and old.train is not None:
-        new.train = init_dataset_from_config_key(config, "train", is_train=True)
+        new.train = init_dataset_of_key(data, "train", is_train=True)
         state.strategy.prepare_train_data(new.train)
     if "dev" in keys:
-        new.dev = init_dataset_from_config_key(config, "dev")
+        new.dev = init_dataset_of_key(data, "dev")
     if "eval" in keys:
-        new.eval = init_dataset_from_config_key(config, "eval")
+        new.eval = init_dataset_of_key(data, "eval")
     if "eval_datasets" in keys:
-        new.extra = init_datasets_from_config(config)["eval_datasets"]
+        new.extra = init_extra_eval_datasets(data)
     state.datasets = new
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional, Sequence
 
+from returnn.options import DataOptions, LearningRateControlOptions, UpdaterOptions
+
 
 
 def get_net_dict(config, epoch: Optional[int] = None) -> Dict[str, Any]:
@@ -24,29 +26,26 @@ def get_net_dict(config, epoch: Optional[int] = None) -> Dict[str, Any]:
                                   epoch or 1)
 
 
-def has_extern_data_config(config) -> bool:
+def has_extern_data(data: DataOptions) -> bool:
     """Whether the config describes the data itself (``extern_data`` or ``num_inputs``/``num_outputs``)."""
-    from returnn.options import DataOptions
-
-    data = DataOptions.from_config(config)
     return any(value is not None for value in (data.extern_data, data.num_inputs, data.num_outputs))
 
 
-def create_extern_data(config, datasets: Sequence = ()):
-    """``ExternData`` from the config (``extern_data``, ``num_inputs``/``num_outputs``), else from the first
+def create_extern_data(data: DataOptions, datasets: Sequence = ()):
+    """``ExternData`` from the parsed ``extern_data`` (or ``num_inputs``/``num_outputs``), else from the first
     given dataset; config and datasets are checked against each other.
 
     :raises ConfigValueError: neither config nor a dataset describes the data, or they disagree (names the key)
     """
-    from returnn.datasets.extern_data import get_extern_data_from_config
+    from returnn.datasets.extern_data import get_extern_data_from_options
     from returnn.tf.network import ExternData
 
     datasets = [d for d in datasets if d is not None]
     for dataset in datasets or [None]:
-        get_extern_data_from_config(config, dataset)  # validates
+        get_extern_data_from_options(data, dataset)  # validates
     extern_data = ExternData()
-    if has_extern_data_config(config):
-        extern_data.init_from_config(config)
+    if has_extern_data(data):
+        extern_data.init_from_options(data)
     else:
         extern_data.init_from_dataset(datasets[0])
     return extern_data
@@ -73,17 +72,17 @@ def create_rf_network(config, *, extern_data, train_flag: Any, eval_flag: bool, 
                   search_flag=search_flag, rnd_seed=rnd_seed, epoch=epoch)
 
 
-def create_updater(config, network, initial_learning_rate: float, *, strategy=None):
-    """The :class:`returnn.tf.updater.Updater` for the network's objective; ``strategy`` (the run's
-    :class:`~returnn.tf.distributed.strategy.DistributionStrategy`, default one process) builds its multi-worker
-    part."""
+def create_updater(options: UpdaterOptions, network, initial_learning_rate: float, *, strategy=None):
+    """The :class:`returnn.tf.updater.Updater` (of the parsed ``optimizer``, ``gradient_clip``, ...) for the
+    network's objective; ``strategy`` (the run's :class:`~returnn.tf.distributed.strategy.DistributionStrategy`,
+    default one process) builds its multi-worker part."""
     from returnn.tf.updater import Updater
 
-    return Updater(config=config, network=network, initial_learning_rate=initial_learning_rate, strategy=strategy)
+    return Updater(config=options, network=network, initial_learning_rate=initial_learning_rate, strategy=strategy)
 
 
-def create_learning_rate_control(config):
-    """The learning-rate control (``learning_rate_control``, ``learning_rate_file``, ...)."""
-    from returnn.learning_rate_control import load_learning_rate_control_from_config
+def create_learning_rate_control(options: LearningRateControlOptions):
+    """The learning-rate control of the parsed ``learning_rate_control``, ``learning_rate_file``, ..."""
+    from returnn.lr_control.from_config import learning_rate_control_from_options
 
-    return load_learning_rate_control_from_config(config)
+    return learning_rate_control_from_options(options)

@@ -14,7 +14,15 @@ from typing import Any, Dict, Iterator, Optional
 
 from returnn.errors import ConfigValueError
 from returnn.log import log
-from returnn.options import AnalysisOptions, EvalOptions, ForwardOptions, RunOptions, SearchOptions, TrainingOptions
+from returnn.options import (
+    AnalysisOptions,
+    EvalOptions,
+    ForwardOptions,
+    LearningRateControlOptions,
+    RunOptions,
+    SearchOptions,
+    TrainingOptions,
+)
 
 
 def _start(config, task: str, *, with_data: bool = True) -> Optional[Dict[str, Any]]:
@@ -184,4 +192,4 @@ def cleanup_old_models(config) -> None:
     from returnn.tf.engine.network_setup import create_learning_rate_control
 
     cleanup(RunOptions.read_one(config, "model"), TrainingOptions.from_config(config),
-            create_learning_rate_control(config), ask_for_confirmation=True)
+            create_learning_rate_control(LearningRateControlOptions.from_config(config)), ask_for_confirmation=True)

@@ -21,7 +21,7 @@ import numpy
 from returnn.errors import ConfigValueError
 from returnn.log import log
 from returnn.options import RunOptions
-from returnn.options.named_keys import named_value
+from returnn.options.data import dataset_spec_of_key
 from returnn.tf.tools import common
 from returnn.util.stats import Stats
 
@@ -164,7 +164,7 @@ def _dataset(rnn, config, data: str, *, partition_epoch: Optional[int], seq_orde
     """``--data``: a dataset dict of the config (with the ``--reset_*`` values), else as
     :func:`~returnn.tf.tools.common.dataset_from_arg` finds it."""
     key = data[len("config:"):] if data.startswith("config:") else data
-    if isinstance(named_value(config, key), dict):
+    if isinstance(dataset_spec_of_key(config, key), dict):
         from returnn.datasets import init_dataset
 
         return init_dataset(common.reset_dataset_dict(

@@ -80,9 +80,9 @@ def reset_dataset_dict(config, key: str, *, partition_epoch: Optional[int], seq_
     :raises ConfigValueError: the config has no dataset dict under ``key``
     """
     from returnn.log import log
-    from returnn.options.named_keys import named_value
+    from returnn.options.data import dataset_spec_of_key
 
-    value = named_value(config, key)
+    value = dataset_spec_of_key(config, key)
     if not isinstance(value, dict):
         raise ConfigValueError(key, expected="a dataset dict in the config (for the --reset_* options)", got=value)
     value = dict(value)

@@ -129,7 +129,7 @@ class StandInNetwork:
 
 
 class StandInUpdater:
-    def __init__(self, config, network, initial_learning_rate):
+    def __init__(self, updater_options, network, initial_learning_rate):
         self.network = network
         self.lr = tf1.get_variable("learning_rate", shape=(), dtype=tf.float32,
                                    initializer=tf1.constant_initializer(initial_learning_rate), trainable=False)
@@ -158,7 +158,7 @@ def install(monkeypatch, n_in=9, n_out=2):
 
     created = []
 
-    def create_extern_data(config, datasets=()):
+    def create_extern_data(data_options, datasets=()):
         return StandInExternData(n_in, n_out)
 
     def create_network(config, *, extern_data, net_dict, train_flag, eval_flag, search_flag=False, rnd_seed=None):
@@ -166,8 +166,8 @@ def install(monkeypatch, n_in=9, n_out=2):
         created.append(net)
         return net
 
-    def create_updater(config, network, initial_learning_rate, *, strategy=None):
-        return StandInUpdater(config, network, initial_learning_rate)
+    def create_updater(updater_options, network, initial_learning_rate, *, strategy=None):
+        return StandInUpdater(updater_options, network, initial_learning_rate)
 
     monkeypatch.setattr(network_setup, "create_extern_data", create_extern_data)
     monkeypatch.setattr(network_setup, "create_network", create_network)

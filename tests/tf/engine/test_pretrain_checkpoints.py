@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from returnn.config import Config
 from returnn.engine.checkpoint_files import get_epoch_model_filename, get_existing_checkpoints
-from returnn.options import CheckpointOptions, TrainingOptions
+from returnn.options import CheckpointOptions, LearningRateControlOptions, TrainingOptions
 from returnn.pretrain import Pretrain
 from returnn.tf.engine.network_setup import create_learning_rate_control
 from returnn.tf.engine.cleanup import cleanup_old_models
@@ -52,5 +52,5 @@ def test_cleanup_deletes_pretrain_checkpoints(tmp_path, capsys):
     config.update({"model": model, "num_epochs": 5, "cleanup_old_models": {"keep_last_n": 1, "keep_best_n": 0,
                                                                            "keep": [2]}})
     assert cleanup_old_models(model, TrainingOptions.from_config(config),
-                              create_learning_rate_control(config)) == [1, 3, 4]
+                              create_learning_rate_control(LearningRateControlOptions.from_config(config))) == [1, 3, 4]
     assert get_existing_checkpoints(model) == {2: model + ".pretrain.002", 5: model + ".005"}

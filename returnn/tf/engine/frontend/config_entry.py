@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from returnn.errors import ConfigValueError
-from returnn.options import FrontendOptions, RunOptions
+from returnn.options import FrontendOptions, PretrainOptions, RunOptions
 
 #: the task → the step function it runs
 STEP_FUNC_OF_TASK = {"train": "train_step", "eval": "train_step", "forward": "forward_step",
@@ -48,13 +48,20 @@ def get_step_func(frontend: FrontendOptions, name: str) -> Callable[..., Any]:
 
 
 def check_config(config) -> None:
-    """The checks that apply to an RF config before anything is built (nothing for a layer config).
+    """The checks that apply to an RF config before anything is built (nothing for a layer config), see
+    :func:`check_options`."""
+    check_options(RunOptions.from_config(config), FrontendOptions.from_config(config),
+                  PretrainOptions.from_config(config))
+
+
+def check_options(run: RunOptions, frontend: FrontendOptions, pretrain_options: PretrainOptions) -> None:
+    """The checks that apply to an RF model before anything is built (nothing for a layer config).
 
     :raises ConfigValueError: ``pretrain`` set with an RF model (the reference has no pretrain for RF models)
     """
-    if not is_rf_config(config):
+    if not is_rf_model(run, frontend):
         return
-    pretrain = config.typed_value("pretrain", None)
+    pretrain = pretrain_options.pretrain
     if pretrain not in (None, False, "", {}):
         raise ConfigValueError("pretrain", expected="no pretrain with an RF model (get_model): the model of every "
                                                     "epoch is the one get_model returns", got=pretrain)
