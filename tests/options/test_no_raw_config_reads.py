@@ -29,8 +29,7 @@ READERS = frozenset({
 CONFIG_READERS = ("options/", "config.py", "config_pickle.py")
 
 #: files still reading the config raw: path relative to returnn/ -> who converts it (issue 31 item 1)
-NOT_CONVERTED_YET: Dict[str, str] = {
-}
+NOT_CONVERTED_YET: Dict[str, str] = {}
 
 
 def _names_config(node: ast.AST) -> bool:
