@@ -55,6 +55,9 @@ class _HDFFile:
         except Exception as exc:  # h5py raises various errors for damaged files
             raise DatasetFileError(filename, f"cannot read seqLengths/seqTags (damaged file?): {exc}") from None
         self.num_seqs = int(seq_lens.shape[0])
+        #: ``[num_seqs + 1, columns]``: the running sums of ``seqLengths`` (each sequence's start per column)
+        self.seq_starts = np.concatenate([np.zeros((1, seq_lens.shape[1]), dtype=seq_lens.dtype),
+                                          np.cumsum(seq_lens, axis=0)], axis=0)
         if len(self.tags) != self.num_seqs:
             raise DatasetFileError(filename, f"seqTags has {len(self.tags)} entries but seqLengths has "
                                              f"{self.num_seqs} rows")
@@ -140,6 +143,11 @@ class HDFDataset(Dataset):
                                   "(set cache_byte_size=0)")
         self._files: List[_HDFFile] = []
         self._file_starts: List[int] = []
+        #: the reference's public bookkeeping: the added file names, the corpus index where each file starts
+        #: (``[0, n1, n1 + n2, ...]``) and per file its sequences' start frames (``seqLengths`` running sums)
+        self.files: List[str] = []
+        self.file_start: List[int] = [0]
+        self.file_seq_start: List[np.ndarray] = []
         self._total = 0
         self._data_dtypes: Dict[str, str] = {}
         self._all_lens: Dict[str, List[int]] = {}
@@ -176,6 +184,9 @@ class HDFDataset(Dataset):
         self._files.append(hf)
         self._file_starts.append(self._total)
         self._total += hf.num_seqs
+        self.files.append(filename)
+        self.file_start.append(self._total)
+        self.file_seq_start.append(hf.seq_starts)
         first = self._files[0]
         self._all_lens = {k: np.concatenate([f.lens[k] for f in self._files]).tolist() for k in first.streams}
 
@@ -246,6 +257,19 @@ class HDFDataset(Dataset):
     def get_tag(self, seq_idx: int) -> str:
         self._check_seq_idx(seq_idx)
         return self._get_corpus_seq_tag(self._seq_order_list[seq_idx])
+
+    # -- pickle / copy.deepcopy: the h5py handles are not stored, the files are opened again when read back
+    def __getstate__(self) -> Dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_files"] = [hf.filename for hf in self._files]
+        state["_block"] = None
+        state["_last_corpus_idx"] = -2
+        return state
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        filenames = state.pop("_files")
+        self.__dict__.update(state)
+        self._files = [_HDFFile(filename) for filename in filenames]
 
     def close(self) -> None:
         """Closes the files."""

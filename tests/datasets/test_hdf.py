@@ -210,3 +210,34 @@ def test_hdf_dataset_writer_without_data_key(tmp_path):
     loaded.load_seqs(0, 3)
     assert loaded.get_data_keys() == ["classes"] and loaded.get_data_dim("classes") == 100
     assert [loaded.get_data(i, "classes").tolist() for i in range(3)] == [s["classes"].tolist() for s in seqs]
+
+
+def test_public_file_bookkeeping(tmp_path):
+    # observed on the reference: empty: file_start [0], files [], file_seq_start []; with two files of 2 and 1
+    # seqs (lens 3, 2 and 4, one data key): file_start [0, 2, 3] and per file the running sums of seqLengths
+    empty = HDFDataset()
+    assert empty.file_start == [0] and empty.files == [] and empty.file_seq_start == []
+    fn1, fn2 = str(tmp_path / "a.hdf"), str(tmp_path / "b.hdf")
+    for fn, lens in [(fn1, [3, 2]), (fn2, [4])]:
+        writer = SimpleHDFWriter(fn, dim=2)
+        writer.insert_batch(np.ones((len(lens), max(lens), 2), "float32"), seq_len=lens,
+                            seq_tag=["%s-%i" % (os.path.basename(fn), i) for i in range(len(lens))])
+        writer.close()
+    ds = HDFDataset(files=[fn1, fn2])
+    assert ds.files == [fn1, fn2] and ds.file_start == [0, 2, 3]
+    np.testing.assert_array_equal(ds.file_seq_start[0][:, 0], [0, 3, 5])
+    np.testing.assert_array_equal(ds.file_seq_start[1][:, 0], [0, 4])
+
+
+def test_pickle_and_deepcopy_reopen_the_files(tmp_path):
+    import copy
+    import pickle
+    fn = str(tmp_path / "a.hdf")
+    x, _, _, _ = _write(fn)
+    ds = HDFDataset(files=[fn])
+    ds.init_seq_order(epoch=1)
+    for other in [pickle.loads(pickle.dumps(ds)), copy.deepcopy(ds)]:
+        assert other.epoch == 1 and other.files == [fn]
+        other.load_seqs(0, 3)
+        for i, n in enumerate((4, 2, 3)):
+            np.testing.assert_array_equal(other.get_data(i, "data"), x[i, :n])
