@@ -200,14 +200,16 @@ class TranslationDataset(Dataset):
 
     Keys: ``"data"`` (source) and ``"classes"`` (target), sparse ``int32 [T]``; ``source_postfix`` /
     ``target_postfix`` are appended to each line before splitting (e.g. ``" </S>"``). Unknown words map to
-    ``unknown_label`` if given, else raise. ``source_only`` / ``search_without_reference``: no ``"classes"``.
+    ``unknown_label`` if given (one label for both sides, or a dict ``{"data": ..., "classes": ...}`` per side,
+    as the reference), else raise. ``source_only`` / ``search_without_reference``: no ``"classes"``.
 
     :raises DatasetFileError: missing files, different line counts, unknown word without ``unknown_label``
     """
 
     def __init__(self, path: str, file_postfix: str, source_postfix: str = "", target_postfix: str = "",
                  source_only: bool = False, search_without_reference: bool = False,
-                 unknown_label: Optional[str] = None, seq_list_file: Optional[str] = None,
+                 unknown_label: Union[None, str, Dict[str, Optional[str]]] = None,
+                 seq_list_file: Optional[str] = None,
                  use_cache_manager: bool = False, **kwargs):
         super().__init__(**kwargs)
         sides = [("data", "source", source_postfix)]
@@ -216,9 +218,18 @@ class TranslationDataset(Dataset):
         self._streams: Dict[str, List[np.ndarray]] = {}
         self.labels = {}
         self.num_outputs = {}
+        if isinstance(unknown_label, dict):
+            unknown_labels = dict(unknown_label)
+            bad_keys = sorted(set(unknown_labels) - {"data", "classes"})
+            if bad_keys:
+                raise DatasetArgError(f"TranslationDataset: unknown_label keys must be 'data' / 'classes', got "
+                                      f"{bad_keys}")
+        else:
+            unknown_labels = {"data": unknown_label, "classes": unknown_label}
         for key, side, postfix in sides:
             vocab_file = find_file_or_gz(path, f"{side}.vocab.pkl")
             vocab = load_vocab_file(vocab_file)
+            unknown_label = unknown_labels.get(key)
             if unknown_label is not None and unknown_label not in vocab:
                 raise DatasetArgError(f"TranslationDataset: unknown_label {unknown_label!r} is not in {vocab_file!r}")
             filename = find_file_or_gz(path, f"{side}.{file_postfix}")

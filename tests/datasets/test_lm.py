@@ -86,6 +86,17 @@ def test_translation(tmp_path):
     with pytest.raises(DataFileError, match="'foo'"):
         init_dataset({"class": "TranslationDataset", "path": str(tmp_path), "file_postfix": "train"})
     assert np.array_equal(ds.get_data(0, "data"), [0, 1, 2])
+    # a dict names the unknown label per side (observed on the reference: {"classes": "<UNK>"} maps unknown
+    # target words, an unknown source word still raises)
+    base = {"class": "TranslationDataset", "path": str(tmp_path), "file_postfix": "train"}
+    (tmp_path / "source.train").write_text("hello world\nhello\n")
+    ds = init_dataset(dict(base, unknown_label={"classes": "<UNK>"}))
+    assert [s[1] for s in _all(ds)] == [{"data": [0, 1], "classes": [0, 1]}, {"data": [0], "classes": [4, 3]}]
+    (tmp_path / "source.train").write_text("hello world\nfoo\n")
+    with pytest.raises(DataFileError, match="'foo'"):
+        init_dataset(dict(base, unknown_label={"classes": "<UNK>"}))
+    assert [s[1]["data"] for s in _all(init_dataset(dict(base, unknown_label={"data": "<UNK>", "classes": "<UNK>"})))
+            ] == [[0, 1], [3]]
 
 
 def test_orth_vocab_and_lazy_loading(tmp_path):
