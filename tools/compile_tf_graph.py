@@ -91,9 +91,13 @@ def write_graph(graph, saver, filename: str) -> None:
 def main(argv: Optional[List[str]] = None) -> None:
     """Parses the arguments, builds the graph and writes the requested files.
 
+    :param argv: the command line as ``sys.argv`` has it, program name first (the reference's ``main(argv)``
+        convention); default ``sys.argv``
     :raises ReturnnError: a config the network cannot be built from
     """
-    args, rest = _arg_parser().parse_known_args(argv)
+    if argv is None:
+        argv = sys.argv
+    args, rest = _arg_parser().parse_known_args(list(argv[1:]))
     from returnn.config import Config, set_global_config
     from returnn.errors import ConfigValueError
     from returnn.log import log

@@ -37,7 +37,7 @@ def test_meta_graph_with_params_and_saver(tool, tmp_path):
     config = tmp_path / "tiny.config"
     config.write_text(CONFIG)
     out = tmp_path / "graph.meta"
-    tool.main([str(config), "--train", "-1", "--eval", "1", "--output_file", str(out),
+    tool.main([TOOL, str(config), "--train", "-1", "--eval", "1", "--output_file", str(out),
                "--output_file_model_params_list", str(tmp_path / "params.txt"),
                "--output_file_state_vars_list", str(tmp_path / "state.txt")])
     assert (tmp_path / "params.txt").read_text() == "hidden/W\nhidden/b\noutput/W\noutput/b\n"
@@ -64,12 +64,12 @@ def test_pbtxt_and_pb(tool, tmp_path):
 
     config = tmp_path / "tiny.config"
     config.write_text(CONFIG)
-    tool.main([str(config), "--output_file", str(tmp_path / "g.pbtxt")])
+    tool.main([TOOL, str(config), "--output_file", str(tmp_path / "g.pbtxt")])
     graph_def = text_format.Parse((tmp_path / "g.pbtxt").read_text(), tf.compat.v1.GraphDef())
     names = {node.name for node in graph_def.node}
     assert {"hidden/W", "hidden/b", "output/W", "output/b", "save/restore_all"} <= names
     assert "train_flag" not in names  # --train 0: a fixed mode, no placeholder
-    tool.main([str(config), "--output_file", str(tmp_path / "g.pb")])
+    tool.main([TOOL, str(config), "--output_file", str(tmp_path / "g.pb")])
     graph_def = tf.compat.v1.GraphDef.FromString((tmp_path / "g.pb").read_bytes())
     assert "output/W" in {node.name for node in graph_def.node}
 
@@ -80,7 +80,7 @@ def test_errors(tool, tmp_path):
     config = tmp_path / "tiny.config"
     config.write_text(CONFIG)
     with pytest.raises(ConfigValueError, match="--output_file"):
-        tool.main([str(config), "--output_file", str(tmp_path / "g.txt")])
+        tool.main([TOOL, str(config), "--output_file", str(tmp_path / "g.txt")])
     no_data = tmp_path / "no_data.config"
     no_data.write_text(CONFIG.replace('extern_data = {"data": {"dim": 3}, "classes": {"dim": 4, "sparse": True}}', ""))
     proc = subprocess.run([sys.executable, TOOL, str(no_data), "--output_file", str(tmp_path / "g.meta")],
