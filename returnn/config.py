@@ -97,7 +97,7 @@ def get_config_file_type(filename: str) -> str:
 
 
 def _content_type(filename: str, content: str) -> str:
-    if filename.endswith(".py") or content.startswith("#!"):
+    if filename.endswith(".py") or content.lstrip().startswith("#!"):
         return "py"
     if content.lstrip().startswith("{"):
         return "js"

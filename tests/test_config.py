@@ -322,3 +322,18 @@ def test_json_config_with_comments():
     assert config.typed_value("hidden_type") == ["forward", "lstm"]
     with pytest.raises(ConfigFileError, match="line 2"):
         Config().load_file(io.StringIO("{\n 'a': 1}\n"))
+
+
+def test_python_config_after_blank_lines(tmp_path):
+    # observed on the reference: "\n#!rnn.py\nnetwork = {\n ...\n}\n" loads as a Python config (tests/test_tools.py
+    # writes its configs this way); without "#!" the same text is a line-based config
+    from returnn.config import Config
+    from returnn.errors import ConfigFileError
+    fn = tmp_path / "a.config"
+    fn.write_text('\n\n#!rnn.py\nnetwork = {\n "a": 1\n}\n')
+    config = Config()
+    config.load_file(str(fn))
+    assert config.typed_dict["network"] == {"a": 1}
+    fn.write_text('\nnetwork = {\n "a": 1\n}\n')
+    with pytest.raises(ConfigFileError):
+        Config().load_file(str(fn))
