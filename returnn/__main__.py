@@ -192,6 +192,26 @@ def init_faulthandler(sigusr1_chain: bool = False) -> None:
     _init(sigusr1_chain=sigusr1_chain)
 
 
+def init_thread_exc_hook() -> None:
+    """Installs ``threading.excepthook``: an exception that ends a thread (other than ``SystemExit``) is printed
+    with its traceback after ``Unhandled exception in thread <thread>, going to interrupt main thread:`` and the
+    main thread gets a ``KeyboardInterrupt``, so that a crashed helper thread stops the run (as the reference's
+    ``rnn.py``; the main thread then exits with the interrupt status)."""
+    import _thread
+    import threading
+    import traceback
+
+    def _hook(args: threading.ExceptHookArgs) -> None:
+        if args.exc_type is SystemExit:
+            return
+        print(f"Unhandled exception in thread {args.thread}, going to interrupt main thread:", file=sys.stderr)
+        traceback.print_exception(args.exc_type, args.exc_value, args.exc_traceback, file=sys.stderr)
+        sys.stderr.flush()
+        _thread.interrupt_main()
+
+    threading.excepthook = _hook
+
+
 def init_thread_join_hack() -> None:
     """Accepted for the reference's scripts; nothing to do here (``Thread.join`` is interruptible by Ctrl+C in
     the Python versions this project supports)."""
@@ -312,6 +332,7 @@ def main(argv: Optional[List[str]] = None) -> None:
     if any(a in ("-V", "--version") for a in args):
         print(f"RETURNN version {__long_version__}")
         sys.exit(0)
+    init_thread_exc_hook()
     try:
         init_config(command_line_options=args)
         _start_up(config, argv[1:])

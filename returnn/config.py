@@ -205,7 +205,7 @@ class Config:
                                   source_line=exc.text) from None
         try:
             exec(code, namespace)
-        except SystemExit:
+        except (SystemExit, KeyboardInterrupt):  # an exit or an interrupt while the config runs is not its error
             raise
         except BaseException as exc:
             line, source = _innermost_config_frame(exc, filename)

@@ -144,3 +144,17 @@ def test_tensorflow_backend_accepted():
 def test_unknown_named_option():
     rc, out, err = run_rnn(cfg("lines.config"), "--num_epoch", "3")
     _assert_one_clear_error(rc, out, err, "--num_epoch", "did you mean: '--num_epochs'?")
+
+
+def test_a_crashed_thread_interrupts_the_main_thread(tmp_path):
+    # observed on the reference: the thread's traceback after "Unhandled exception in thread ..., going to
+    # interrupt main thread:", then a KeyboardInterrupt in the main thread and a non-zero exit
+    config = tmp_path / "thread.config"
+    config.write_text('#!rnn.py\ntask = "nop"\nimport threading, time\n'
+                      't = threading.Thread(target=lambda: 1 / 0)\nt.start()\nt.join()\n'
+                      'for _ in range(100):\n    time.sleep(0.05)\n')
+    code, out, err = run_rnn(str(config))
+    text = out + err
+    assert code == 130, text
+    assert "going to interrupt main thread:" in text and "ZeroDivisionError" in text
+    assert "KeyboardInterrupt" in text and "ConfigFileError" not in text
