@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import ast
+import os
 from typing import Any, Dict, Optional
 
-from returnn.errors import DatasetArgError
+from returnn.errors import DatasetArgError, UnknownNameError
 from returnn.datasets.dataset import Dataset, invalid_kwarg
 from returnn.datasets.registry import accepted_kwargs, get_dataset_class
 
@@ -17,8 +18,24 @@ def _parse_value(text: str) -> Any:
         return text
 
 
+def _looks_like_hdf_files(text: str) -> bool:
+    """Whether a dataset string names HDF files (comma-separated paths) rather than a class: one of the parts
+    exists as a file, or has a path separator or the ``.hdf`` suffix (a missing file then fails in HDFDataset,
+    naming it; a bare misspelled class name still gets the unknown-class error with suggestions)."""
+    name = text.partition(":")[0].strip()
+    if name.isidentifier():
+        try:
+            get_dataset_class(name, context="dataset string")
+            return False  # "ClassName:key=/some/path,..."
+        except UnknownNameError:
+            pass
+    parts = text.split(",")
+    return any(os.path.isfile(p) or os.sep in p or p.endswith(".hdf") for p in parts)
+
+
 def _parse_string(spec: str) -> Dict[str, Any]:
-    """``"{'class': ...}"`` (a dict literal), ``"ClassName"`` or ``"ClassName:key=value,key=value"``."""
+    """``"{'class': ...}"`` (a dict literal), ``"ClassName"``, ``"ClassName:key=value,key=value"``, or HDF file
+    names ``"a.hdf,b.hdf"`` (an ``HDFDataset`` of these files, as the reference)."""
     text = spec.strip()
     if text.startswith("{"):
         try:
@@ -28,6 +45,8 @@ def _parse_string(spec: str) -> Dict[str, Any]:
         if not isinstance(value, dict):
             raise DatasetArgError(f"dataset string {spec!r}: expected a dict literal")
         return value
+    if _looks_like_hdf_files(text):
+        return {"class": "HDFDataset", "files": text.split(",")}
     name, _, rest = text.partition(":")
     result: Dict[str, Any] = {"class": name.strip()}
     if rest.strip():

@@ -241,3 +241,21 @@ def test_pickle_and_deepcopy_reopen_the_files(tmp_path):
         other.load_seqs(0, 3)
         for i, n in enumerate((4, 2, 3)):
             np.testing.assert_array_equal(other.get_data(i, "data"), x[i, :n])
+
+
+def test_dataset_string_of_hdf_file_names(tmp_path):
+    # observed on the reference: init_dataset("<file>") and "<file1>,<file2>" give an HDFDataset of these files
+    # (whatever the suffix); a class string with a path argument stays a class string
+    from returnn.errors import UnknownNameError
+    fn1, fn2 = str(tmp_path / "a.hdf"), str(tmp_path / "b.data")
+    _write(fn1)
+    _write(fn2)
+    ds = init_dataset(fn1)
+    assert isinstance(ds, HDFDataset) and ds.files == [fn1]
+    assert init_dataset(fn1 + "," + fn2).files == [fn1, fn2]
+    with pytest.raises(DatasetFileError, match="does not exist"):
+        init_dataset(str(tmp_path / "missing.hdf"))
+    with pytest.raises(UnknownNameError):
+        init_dataset("Task12AXDatset")
+    ds = init_dataset("HDFDataset:files=" + fn1)
+    assert isinstance(ds, HDFDataset)
