@@ -129,8 +129,9 @@ class HDFDataset(Dataset):
 
     :param files: list of HDF file paths (a single str is accepted)
     :param use_cache_manager: accepted for compatibility; ignored
-    :param cache_byte_size: accepted for compatibility (reading is always lazy); must not be combined with
-        ``partition_epoch > 1`` (reference rule)
+    :param cache_byte_size: accepted for compatibility (reading is always lazy; the reference's split of it is
+        reported as ``cache_byte_size_limit_at_start`` (2/3) and ``cache_byte_size_total_limit`` (the rest), 0
+        by default); must not be combined with ``partition_epoch > 1`` (reference rule)
     :raises DatasetFileError: a file is missing, not HDF5, truncated, or has inconsistent lengths; a later file
         lacks a key of the first, or the dims differ
     """
@@ -141,6 +142,11 @@ class HDFDataset(Dataset):
         if cache_byte_size and self.partition_epoch > 1:
             raise DatasetArgError("HDFDataset: cache_byte_size cannot be combined with partition_epoch > 1 "
                                   "(set cache_byte_size=0)")
+        # the reference's cache budget split (observed: 2/3 for the preload at the start, the rest while
+        # reading); reported only, reading here is lazy with a bounded read-ahead
+        cache_bytes = int(cache_byte_size or 0)
+        self.cache_byte_size_limit_at_start = cache_bytes * 2 // 3
+        self.cache_byte_size_total_limit = cache_bytes - self.cache_byte_size_limit_at_start
         self._files: List[_HDFFile] = []
         self._file_starts: List[int] = []
         #: the reference's public bookkeeping: the added file names, the corpus index where each file starts

@@ -259,3 +259,13 @@ def test_dataset_string_of_hdf_file_names(tmp_path):
         init_dataset("Task12AXDatset")
     ds = init_dataset("HDFDataset:files=" + fn1)
     assert isinstance(ds, HDFDataset)
+
+
+def test_cache_byte_size_split_is_reported(tmp_path):
+    # observed on the reference: cache_byte_size=1000 -> limit at start 666, total limit 334; default 0 and 0
+    fn = str(tmp_path / "a.hdf")
+    _write(fn)
+    ds = HDFDataset(files=[fn], cache_byte_size=1000)
+    assert (ds.cache_byte_size_limit_at_start, ds.cache_byte_size_total_limit) == (666, 334)
+    ds = HDFDataset(files=[fn])
+    assert (ds.cache_byte_size_limit_at_start, ds.cache_byte_size_total_limit) == (0, 0)
