@@ -154,6 +154,12 @@ class StaticDataset(Dataset):
         self.target_list = target_list if target_list is not None else [k for k in keys if k != "data"]
 
     @property
+    def data(self) -> List[Dict[str, np.ndarray]]:
+        """The sequences as given (corpus order): one dict key -> numpy array per sequence (the reference's
+        public attribute)."""
+        return self._data
+
+    @property
     def num_seqs(self) -> int:
         """Sequences in the current epoch; before :meth:`init_seq_order` all of them, as the reference."""
         return len(self._data) if self.epoch is None else len(self._seq_order_list)

@@ -109,3 +109,11 @@ def test_dataset_seq():
     seq = DatasetSeq(3, np.zeros((4, 2)), targets={"classes": np.zeros(2, "int32")})
     assert seq.seq_tag == "seq-3"
     assert seq.num_frames["data"] == 4 and seq.num_frames["classes"] == 2
+
+
+def test_static_dataset_data_is_the_given_sequences():
+    data = [{"data": np.ones((3, 2), "float32"), "classes": np.array([0, 1, 2])},
+            {"data": np.zeros((1, 2), "float32"), "classes": np.array([1])}]
+    ds = StaticDataset(data)
+    assert len(ds.data) == 2 and [len(d["data"]) for d in ds.data] == [3, 1]
+    np.testing.assert_array_equal(ds.data[0]["classes"], [0, 1, 2])

@@ -102,6 +102,7 @@ class Engine(EngineBase):
 
     graph = _state_attr("graph", "the TF graph of the current network")
     session = _state_attr("session", "the session on :attr:`graph`")
+    tf_session = _state_attr("tf_session", "the same as :attr:`session` (the reference's name)", target="session")
     network = _state_attr("network", "the ``TFNetwork``")
     net_dict = _state_attr("net_dict", "the network dict of the current graph")
     updater = _state_attr("updater", "the updater (training)")

@@ -22,3 +22,15 @@ def test_star_import_names():
                 "ForwardCallbackIface", "FeedDictDataProvider", "BackendEngine", "help_on_tf_exception", "hms", "log",
                 "pretrain_from_config", "pprint", "os", "sys", "time", "util")
     assert [name for name in observed if name not in namespace] == []
+
+
+def test_tf_session_is_the_session():
+    # the reference's engine names its session tf_session (its tests/test_TFEngine.py reads engine.tf_session)
+    from returnn.config import Config
+    from returnn.tf.engine import Engine
+
+    engine = Engine(Config())
+    assert engine.tf_session is None and engine.session is None
+    marker = object()
+    engine.tf_session = marker
+    assert engine.session is marker and engine.state.session is marker
