@@ -40,7 +40,9 @@ class StringUnitRecLayer(ConcatInputLayer):
     :param unit_opts: options of the unit: ``forget_bias`` (``standardlstm``/``basiclstm``), those of
         ``zoneoutlstm`` and ``layernormvariantslstm`` (see :mod:`returnn.tf.layers.recurrent.cells`)
     :param direction: 1 (forward, default) or -1 (backward)
-    :param initial_state: None/``"zeros"`` (default), ``"ones"``, a number, the name of a layer with output
+    :param initial_state: None/``"zeros"`` (default), ``"ones"``, a number, ``"var"`` (a trainable variable of
+        shape ``[n_out]`` starting at zero, the same for every sequence: ``rec/initial_c`` and ``rec/initial_h`` for
+        the LSTM units, ``rec/initial_var`` for one-state units, as the reference), the name of a layer with output
         ``{B, F=n_out}``, or a dict state name -> one of those (LSTM states ``"c"``, ``"h"``; others ``"h"``)
     :param forward_weights_init: initializer of the input weights (default ``glorot_uniform``)
     :param recurrent_weights_init: initializer of the recurrent weights (default ``glorot_uniform``); also of the
@@ -108,6 +110,7 @@ class StringUnitRecLayer(ConcatInputLayer):
                 param = tf.compat.v1.get_variable(param_name, shape=list(shape), dtype=tf.float32, initializer=init,
                                                   trainable=self.trainable)
                 params[param_name] = self.add_param(param)
+        initial_state = self._create_state_vars(initial_state, n_out)
         self._unit.train_flag = self.network.train_flag  # used by units with zoneout/dropout
         self._unit.amp = self.network.amp  # tf_amp: the LSTM units' gate matmuls
         if one_step:
@@ -148,11 +151,11 @@ class StringUnitRecLayer(ConcatInputLayer):
         state = d.get("initial_state")
 
         def resolve(value: Any) -> Any:
-            if isinstance(value, str) and value not in _CONST_STATES:
-                if value in ("var", "keep_over_epoch", "keep_over_epoch_no_init"):
+            if isinstance(value, str) and value not in _CONST_STATES and value != "var":
+                if value in ("keep_over_epoch", "keep_over_epoch_no_init"):
                     raise LayerArgError(layer=d["name"], layer_class=cls.layer_class, arg="initial_state",
                                         problem="is not supported (yet) in this implementation:", got=value,
-                                        expected='"zeros", "ones", a number, a layer name or a dict of those')
+                                        expected='"zeros", "ones", "var", a number, a layer name or a dict of those')
                 return get_layer(value)
             return value
 
@@ -185,6 +188,22 @@ class StringUnitRecLayer(ConcatInputLayer):
                                  sources_template=inp if not inp.sparse else inp.copy_as_dense_template(),
                                  out_dim_description=f"{name}:feature", require_n_out=True)
 
+    def _create_state_vars(self, spec: Any, n_out: int) -> Any:
+        """:return: ``spec`` with each ``"var"`` replaced by its trainable variable ``[n_out]`` (zeros), a param of
+        this layer: ``rec/initial_<state>`` with several states, ``rec/initial_var`` with one (as the reference)"""
+        names = self._unit.state_names
+        specs = dict(spec) if isinstance(spec, dict) else {key: spec for key in names}
+        if "var" not in [v for v in specs.values() if isinstance(v, str)]:
+            return spec
+        with tf.compat.v1.variable_scope("rec"):
+            for key in names:
+                if specs.get(key) == "var":
+                    var_name = f"initial_{key}" if len(names) > 1 else "initial_var"
+                    specs[key] = self.add_param(tf.compat.v1.get_variable(
+                        var_name, shape=[n_out], dtype=tf.float32, initializer=tf.zeros_initializer(),
+                        trainable=self.trainable))
+        return specs
+
     @classmethod
     def get_rec_initial_state(cls, batch_size: tf.Tensor, *, name: str, n_out: int, unit: Any = "lstm",
                               unit_opts: Any = None, initial_state: Any = None,
@@ -193,6 +212,11 @@ class StringUnitRecLayer(ConcatInputLayer):
 
         :return: state name -> float32 ``[B, n_out]`` before the first step, from ``initial_state``
         """
+        specs = initial_state.values() if isinstance(initial_state, dict) else [initial_state]
+        if "var" in [v for v in specs if isinstance(v, str)]:
+            raise LayerArgError(layer=name, layer_class="rec", arg="initial_state",
+                                problem='"var" is not supported (yet) inside a rec loop in this implementation:',
+                                got=initial_state, expected='"zeros", "ones", a number or a layer name')
         return _initial_states(name, _get_checked_unit(name, unit, unit_opts), initial_state, batch_size, n_out)
 
     def get_last_hidden_state(self, key: Any = "*") -> tf.Tensor:
@@ -236,6 +260,8 @@ def _state_value(name: str, spec: Any, batch: tf.Tensor, n_out: int) -> tf.Tenso
         spec = _CONST_STATES[spec]
     if isinstance(spec, (int, float)):
         return tf.fill(tf.stack([batch, n_out]), tf.constant(float(spec), tf.float32))
+    if isinstance(spec, (tf.Variable, tf.Tensor)):  # "var": [n_out], the same for every sequence
+        return tf.tile(tf.expand_dims(tf.convert_to_tensor(spec), 0), tf.stack([batch, 1]))
     out = spec.output.copy_as_batch_major()  # a layer
     if out.batch_ndim != 2 or out.dim != n_out:
         raise LayerArgError(layer=name, layer_class="rec", arg="initial_state",

@@ -227,3 +227,34 @@ def test_get_last_hidden_state_wrong_n_out(session):
     with pytest.raises(LayerShapeError, match="n_out=8"):
         build_net({"l": {"class": "rec", "unit": "lstm", "n_out": 4, "from": "data"},
                    "output": {"class": "get_last_hidden_state", "from": "l", "n_out": 4}})
+
+
+@pytest.mark.parametrize("unit, names", [
+    ("nativelstm2", ["output/rec/initial_c", "output/rec/initial_h"]),
+    ("standardlstm", ["output/rec/initial_c", "output/rec/initial_h"]),
+    ("gru", ["output/rec/initial_var"])])
+def test_rec_initial_state_var(session, unit, names):
+    """``initial_state: "var"``: trainable zero-initialized ``[n_out]`` params (names observed from the reference);
+    the output equals that with explicit initial states of the variables' values (loaded as non-zero)."""
+    net = build_net({"output": {"class": "rec", "unit": unit, "n_out": N_OUT, "initial_state": "var",
+                                "from": "data"}}, train_flag=False)
+    params = {p.name[:-2]: p for p in net.get_params_list()}
+    assert sorted(k for k in params if "initial" in k) == names
+    trainable = set(tf.compat.v1.trainable_variables())
+    assert all(params[k] in trainable and params[k].shape.as_list() == [N_OUT] for k in names)
+    session.run(tf.compat.v1.global_variables_initializer())
+    assert all(not session.run(params[k]).any() for k in names)
+    rng = np.random.RandomState(3)
+    values = {k: rng.uniform(-.5, .5, params[k].shape.as_list()).astype("float32") for k in sorted(params)}
+    for k, v in values.items():
+        params[k].load(v, session)
+    x = rng.uniform(-1, 1, (2, 4, N_IN)).astype("float32")
+    lens = np.array([4, 3], "int32")
+    y = session.run(net.get_layer("output").output.copy_as_batch_major().placeholder,
+                    feed_dict=make_feed(net, {"data": x}, {"data": lens}))
+    if len(names) == 2:
+        initial = [(values["output/rec/initial_c"], values["output/rec/initial_h"])] * 2
+    else:
+        initial = [values["output/rec/initial_var"]] * 2
+    expected, _ = run_per_seq(x, lens, _np_step(unit, values), N_OUT, initial=initial)
+    np.testing.assert_allclose(y, expected, atol=1e-5)
