@@ -54,7 +54,8 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin, NetworkObjectiveMixin)
     :param extern_data: if None, created from ``config``
     :param rnd_seed: seed for the network's random generator (dropout seeds, initializers); default 42
     :param train_flag: python bool or scalar bool tf placeholder; enables dropout
-    :param eval_flag: whether losses are evaluated
+    :param eval_flag: whether losses are evaluated; default: the parent network's, else True for a training
+        network (``train_flag`` True or a tensor) and False otherwise (as the reference)
     :param search_flag: search mode (losses with ``loss_only_on_non_search`` are skipped)
     :param parent_net: enclosing network (subnetworks)
     :param parent_layer: enclosing layer (subnetworks)
@@ -100,7 +101,9 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin, NetworkObjectiveMixin)
         if train_flag is None:
             train_flag = parent_net.train_flag if parent_net is not None else False
         self.train_flag = train_flag
-        self.eval_flag = bool(eval_flag) if eval_flag is not None else (parent_net.eval_flag if parent_net else False)
+        if eval_flag is None:  # as the reference (observed): a training network (True or a flag tensor) evaluates
+            eval_flag = parent_net.eval_flag if parent_net is not None else train_flag is not False
+        self.eval_flag = bool(eval_flag)
         self.search_flag = bool(search_flag) if search_flag is not None else (parent_net.search_flag if parent_net else False)
         self.rnd_seed = 42 if rnd_seed is None else rnd_seed
         self.random = np.random.RandomState(self.rnd_seed)

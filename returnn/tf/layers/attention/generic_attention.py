@@ -94,6 +94,8 @@ class GenericAttentionLayer(LayerBase):
     def __init__(self, weights: LayerBase, base: LayerBase, weights_axis: Any = None, auto_squeeze: bool = True,
                  **kwargs: Any):
         super().__init__(**kwargs)
+        self.weights = weights  # the reference's attributes: the weights and base layers
+        self.base = base
         b = base.output.copy_as_batch_major()
         w, w_t, w_rest = _weights_axes(weights.output, weights_axis, b)
         b_t, b_f, b_rest, mapping, matched, kept = _match(self.name, w, w_rest, b, auto_squeeze)

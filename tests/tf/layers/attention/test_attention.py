@@ -39,6 +39,9 @@ def test_generic_attention_weighted_sum(session):
                      "output": {"class": "generic_attention", "weights": "weights", "base": "data"}})
     out = net.get_layer("output").output
     assert out.batch_ndim == 2 and out.dim == 3
+    # the reference's attributes of the layer
+    assert net.get_layer("output").weights is net.get_layer("weights")
+    assert net.get_layer("output").base is net.get_layer("data")
     session.run(tf.compat.v1.global_variables_initializer())
     feed = make_feed(net, {"data": X}, {"data": LENS})
     w, y = session.run([net.get_layer("weights").output.placeholder, out.placeholder], feed)

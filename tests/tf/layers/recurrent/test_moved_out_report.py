@@ -29,3 +29,11 @@ def test_loop_reads_moved_out_input():
         assert cell.input_layers_moved_out == ["lin"]
         assert cell.layers_in_loop == ["acc"]
         assert cell.output_layers_moved_out == ["output"]
+
+
+def test_layer_data_templates_per_frame():
+    with tf.Graph().as_default():
+        net = build_net({"output": {"class": "rec", "from": "data", "unit": {
+            "output": {"class": "linear", "from": ["data:source", "prev:output"], "n_out": 5}}}})
+        out = net.layers["output"].cell.layer_data_templates["output"].output
+        assert out.time_dim_axis is None and out.batch_dim_axis == 0 and out.batch_shape == (None, 5)

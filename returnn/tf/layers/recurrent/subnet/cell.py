@@ -452,6 +452,12 @@ class SubnetworkRecCell:
         return sorted(self.outputs | (set(self.inputs) - set(self.inputs_before_loop)))
 
     @property
+    def layer_data_templates(self) -> Dict[str, TemplateLayer]:
+        """:return: the reference's name of the unit's templates: sub layer name -> template layer, whose
+        ``.output`` is the per-frame template (e.g. ``{B, F}`` for a layer with a feature axis)"""
+        return self.layers
+
+    @property
     def layers_in_loop(self) -> List[str]:
         """:return: the unit's layers computed step by step in the loop (sorted names)"""
         return sorted(self.loop)
