@@ -7,6 +7,7 @@ from returnn.datasets.batching import BatchSetGenerator as BatchSetGenerator
 from returnn.datasets.dataset import Dataset as Dataset
 from returnn.datasets.dataset import DatasetSeq as DatasetSeq
 from returnn.datasets.dataset import get_seq_len_as_array as _get_seq_len_as_array
+from returnn.datasets.extern_data import set_config_extern_data_from_dataset as set_config_extern_data_from_dataset
 from returnn.datasets.init import init_dataset as init_dataset
 from returnn.datasets.init import init_dataset_via_str as init_dataset_via_str
 from returnn.datasets.registry import DATASETS as DATASETS

@@ -178,6 +178,18 @@ def get_extern_data_dict_from_dataset(dataset: Dataset) -> Dict[str, Dict[str, A
     return result
 
 
+def set_config_extern_data_from_dataset(config, dataset: Dataset) -> None:
+    """Sets the config key ``extern_data`` (replacing any value) to the data keys of ``dataset``: per key
+    ``batch_dim_axis`` 0, ``time_dim_axis`` 1, ``shape`` (a list, time first), ``dim``, ``sparse``, ``dtype`` and
+    ``available_for_inference`` (True only for ``"data"``), as the reference writes it (observed)."""
+    extern_data: Dict[str, Dict[str, Any]] = {}
+    for key, entry in get_extern_data_dict_from_dataset(dataset).items():
+        extern_data[key] = {"batch_dim_axis": 0, "time_dim_axis": 1, "shape": list(entry["shape"]),
+                            "dim": entry["dim"], "sparse": entry["sparse"], "dtype": entry["dtype"],
+                            "available_for_inference": entry.get("available_for_inference", True)}
+    config.set("extern_data", extern_data)
+
+
 def get_extern_data_from_config(config, dataset: Optional[Dataset] = None) -> Dict[str, Dict[str, Any]]:
     """:func:`get_extern_data_from_options` of ``config`` parsed as :class:`DataOptions`."""
     return get_extern_data_from_options(DataOptions.from_config(config), dataset)

@@ -111,3 +111,18 @@ def test_tuple_form_checked_against_dataset():
     assert ext["data"]["dim"] == 9 and ext["classes"]["sparse"]
     with pytest.raises(ConfigValueError, match="extern_data\\['classes'\\]"):
         get_extern_data_from_config(Config({"extern_data": {"data": (9, 2), "classes": (2, 2)}}), ds)
+
+
+def test_set_config_extern_data_from_dataset():
+    # observed on the reference with Task12AXDataset (an existing extern_data is replaced)
+    from returnn.config import Config
+    from returnn.datasets.basic import set_config_extern_data_from_dataset
+    from returnn.datasets.generating import Task12AXDataset
+
+    config = Config({"extern_data": {"x": {"dim": 3}}})
+    assert set_config_extern_data_from_dataset(config, Task12AXDataset(num_seqs=3)) is None
+    assert config.typed_dict["extern_data"] == {
+        "data": {"batch_dim_axis": 0, "time_dim_axis": 1, "shape": [None, 9], "dim": 9, "sparse": False,
+                 "dtype": "float32", "available_for_inference": True},
+        "classes": {"batch_dim_axis": 0, "time_dim_axis": 1, "shape": [None], "dim": 2, "sparse": True,
+                    "dtype": "int32", "available_for_inference": False}}
