@@ -260,7 +260,9 @@ class SubnetTemplates:
         if init_guess is not None:
             out = init_guess
         elif desc.get("class") == "choice" and desc.get("target"):
-            target = self.sub_net.get_extern_data(desc["target"])
+            # only its dims for the template: not a use of the data (as the reference, observed: a search network
+            # with a choice on a target not available for inference does not use the target)
+            target = self.sub_net.get_extern_data(desc["target"], mark_data_key_as_used=False)
             out = frame_template(target, f"{name}_output")
         else:
             n_out = desc.get("n_out")
