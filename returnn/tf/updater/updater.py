@@ -395,7 +395,9 @@ class Updater:
             apply_op = tf.group(*apply_ops)
             if self.reset_updater_vars_mod_step > 0:
                 apply_op = self._with_periodic_reset(apply_op, self.reset_updater_vars_mod_step)
-            with tf.control_dependencies([apply_op]):
+            # the step counts up after the update and after every read of it in this graph (a step-dependent
+            # schedule, the RF run context's step, an error output of it): they see the step's own number
+            with tf.control_dependencies([apply_op] + _global_step_reads(self.global_train_step)):
                 increment = self.global_train_step.assign_add(
                     tf.constant(1, self.global_train_step.dtype.base_dtype), read_value=False)
             # e.g. the moving statistics of batch_norm layers, updated once per training step
@@ -481,6 +483,15 @@ def _reject_loss_scale_with_accumulation(tf_amp: Optional[str]) -> None:
     """:raises ConfigValueError: always: float16 loss scaling (which skips whole steps) cannot accumulate gradients"""
     raise ConfigValueError("tf_amp", expected="'bfloat16' or no tf_amp with accum_grad_multiple_step > 1 "
                                               "(float16 loss scaling skips whole steps)", got=tf_amp)
+
+
+def _global_step_reads(global_train_step: Any) -> List[Any]:
+    """:return: the ops reading the value of the resource variable ``global_train_step`` directly (outside any
+        loop or cond, whose reads go through their Enter/Switch ops), as built so far; empty for a ref variable"""
+    handle = getattr(global_train_step, "handle", None)
+    if handle is None or not isinstance(handle, tf.Tensor):
+        return []
+    return [op for op in handle.consumers() if op.type == "ReadVariableOp"]
 
 
 def _as_op(update: Any) -> tf.Operation:
