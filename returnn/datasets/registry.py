@@ -9,7 +9,7 @@ registered once: a second class under a taken name raises :class:`DatasetClassRe
 from __future__ import annotations
 
 import inspect
-from typing import Any, List, Optional, Type
+from typing import List, Optional, Type
 
 from returnn.errors import ConfigError, format_details
 from returnn.util.registry import Registry
@@ -21,10 +21,6 @@ class DatasetClassRegistrationError(ConfigError):
     """A dataset class cannot be registered: its name is already taken by another class."""
 
 
-def _qualified_name(klass: Any) -> str:
-    return f"{getattr(klass, '__module__', '?')}.{getattr(klass, '__qualname__', klass)}"
-
-
 def register_dataset(cls: type) -> type:
     """Class decorator: registers ``cls`` under its class name. Registering the same class again (or a class of
     the same module and qualified name: a module reloaded) replaces the entry.
@@ -32,17 +28,10 @@ def register_dataset(cls: type) -> type:
     :return: ``cls``
     :raises DatasetClassRegistrationError: the name is taken by another class (naming both)
     """
-    name = cls.__name__
-    if name in DATASETS:
-        existing = DATASETS.get(name)
-        if existing is not cls and _qualified_name(existing) != _qualified_name(cls):
-            raise DatasetClassRegistrationError("\n".join(
-                [f"cannot register dataset class {_qualified_name(cls)} as {name!r}: that name is already taken by "
-                 f"{_qualified_name(existing)}"]
-                + format_details(hint="every dataset class name is registered once; give the class another name, "
-                                      "or pass the class itself as the dataset dict's 'class'")))
-    DATASETS.register(name, cls, overwrite=True)
-    return cls
+    return DATASETS.register_class(
+        cls.__name__, cls, error=DatasetClassRegistrationError,
+        hint="every dataset class name is registered once; give the class another name, or pass the class itself "
+             "as the dataset dict's 'class'")
 
 
 def _import_all() -> None:

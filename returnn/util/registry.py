@@ -5,9 +5,9 @@ There is one :class:`Registry` per kind of thing: layers, losses, datasets, opti
 
 from __future__ import annotations
 
-from typing import Callable, Dict, Generic, Iterable, List, Optional, TypeVar
+from typing import Any, Callable, Dict, Generic, Iterable, List, Optional, Type, TypeVar
 
-from returnn.errors import UnknownNameError
+from returnn.errors import UnknownNameError, format_details
 from returnn.util.suggest import close_matches
 
 T = TypeVar("T")
@@ -43,6 +43,24 @@ class Registry(Generic[T]):
             self._display[key] = display
         return value
 
+    def register_class(self, name: str, klass: T, *, aliases: Iterable[str] = (), error: Type[Exception],
+                       hint: str) -> T:
+        """Registers the class ``klass`` under ``name`` and each alias, once: the same class again (also a module
+        reloaded: same module and qualified name) replaces its entry.
+
+        :param error: the exception class raised on a clash (constructed with the message)
+        :param hint: the advice the clash message ends with
+        :raises error: a name is taken by another class (the message names both)
+        :return: ``klass``
+        """
+        for display in (name, *aliases):
+            existing = self._entries.get(self._normalize(display))
+            if existing is not None and existing is not klass and qualified_name(existing) != qualified_name(klass):
+                raise error("\n".join(
+                    [f"cannot register {self.kind} {qualified_name(klass)} as {display!r}: that name is already "
+                     f"taken by {qualified_name(existing)}"] + format_details(hint=hint)))
+        return self.register(name, klass, aliases=aliases, overwrite=True)
+
     def get(self, name: str, *, context: Optional[str] = None) -> T:
         """:raises UnknownNameError: listing the known names and the closest matches"""
         key = self._normalize(name)
@@ -63,3 +81,8 @@ class Registry(Generic[T]):
     def names(self) -> List[str]:
         """Sorted display names of all entries (aliases included)."""
         return sorted(self._display[k] for k in self._entries)
+
+
+def qualified_name(obj: Any) -> str:
+    """:return: ``module.QualName`` of a class or function (``?`` for a missing part)"""
+    return f"{getattr(obj, '__module__', '?')}.{getattr(obj, '__qualname__', obj)}"

@@ -24,27 +24,8 @@ LAYER_NAME_HINTS = {
 LAYERS: Registry[Any] = Registry("layer class", hints=LAYER_NAME_HINTS)
 LOSSES: Registry[Any] = Registry("loss class")
 
-
-def _register_once(registry: Registry[Any], kind: str, name: str, klass: Type[Any], aliases: Iterable[str]) -> None:
-    """Registers ``klass`` under ``name`` and ``aliases``; registering the same class again (a module reloaded:
-    same module and qualified name) replaces it.
-
-    :raises LayerClassRegistrationError: a name is taken by another class (naming both)
-    """
-    for key in (name, *aliases):
-        if key in registry:
-            existing = registry.get(key)
-            if existing is not klass and _qualified_name(existing) != _qualified_name(klass):
-                raise LayerClassRegistrationError("\n".join(
-                    [f"cannot register {kind} {_qualified_name(klass)} as {key!r}: that name is already taken by "
-                     f"{_qualified_name(existing)}"]
-                    + format_details(hint="every name is registered once; a config's own LayerBase subclass gets a "
-                                          "name of its own (register_layer_class)")))
-    registry.register(name, klass, aliases=aliases, overwrite=True)
-
-
-def _qualified_name(klass: Any) -> str:
-    return f"{getattr(klass, '__module__', '?')}.{getattr(klass, '__qualname__', klass)}"
+_LAYER_CLASH_HINT = ("every name is registered once; a config's own LayerBase subclass gets a name of its own "
+                     "(register_layer_class)")
 
 
 def register_layer(cls: Type[Any] = None, *, aliases: Iterable[str] = ()) -> Any:
@@ -57,7 +38,8 @@ def register_layer(cls: Type[Any] = None, *, aliases: Iterable[str] = ()) -> Any
     def apply(klass: Type[Any]) -> Type[Any]:
         if not getattr(klass, "layer_class", None):
             raise TypeError(f"{klass.__name__} has no layer_class to register under")
-        _register_once(LAYERS, "layer class", klass.layer_class, klass, aliases)
+        LAYERS.register_class(klass.layer_class, klass, aliases=aliases, error=LayerClassRegistrationError,
+                              hint=_LAYER_CLASH_HINT)
         return klass
 
     if cls is None:
@@ -68,7 +50,8 @@ def register_layer(cls: Type[Any] = None, *, aliases: Iterable[str] = ()) -> Any
 def register_loss(cls: Type[Any] = None, *, aliases: Iterable[str] = ()) -> Any:
     """Class decorator: registers a loss class under ``cls.class_name``."""
     def apply(klass: Type[Any]) -> Type[Any]:
-        _register_once(LOSSES, "loss class", klass.class_name, klass, aliases)
+        LOSSES.register_class(klass.class_name, klass, aliases=aliases, error=LayerClassRegistrationError,
+                              hint=_LAYER_CLASH_HINT)
         return klass
 
     if cls is None:
