@@ -107,6 +107,7 @@ def list_configs(tree: str) -> List[str]:
 def python_version_key(python: str) -> str:
     code = "import returnn; print(getattr(returnn, '__version__', 'unknown'))"
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    env.pop("PYTHONPATH", None)  # as the workers: a PYTHONPATH to this checkout would make the reference's key ours
     out = subprocess.run([python, "-c", code], capture_output=True, text=True, cwd="/", env=env)
     return out.stdout.strip().splitlines()[-1] if out.stdout.strip() else "unknown"
 
