@@ -20,7 +20,7 @@ from typing import Any, Dict, Optional
 import tensorflow as tf
 
 from returnn.errors import LayerArgError, LayerShapeError
-from returnn.tensor import NotSpecified, Tensor
+from returnn.tensor import NotSpecified, Tensor, single_step_dim
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.out_template import base_out_template
 from returnn.tf.layers.core.sources import concat_sources_template
@@ -50,6 +50,8 @@ class StringUnitRecLayer(ConcatInputLayer):
     :param bias_init: initializer of the native units' bias ``b`` (default 0); the other units' biases have fixed
         initial values (0; GRU gate bias 1), as the reference
     :param max_seq_len: accepted for compatibility; only meaningful for recurrent subnetworks (ignored here)
+    :param max_seq_len_via: accepted for compatibility; only meaningful for recurrent subnetworks (a layer whose
+        int scalar value is the loop's maximal length; ignored here)
     :raises LayerArgError: dict ``unit``, bad ``direction``, unknown ``unit_opts``, bad ``initial_state``
     :raises UnknownNameError: unknown ``unit`` (with close matches)
     :raises LayerShapeError: input without a dynamic time axis or with extra axes
@@ -62,10 +64,11 @@ class StringUnitRecLayer(ConcatInputLayer):
 
     def __init__(self, unit: Any = "lstm", unit_opts: Optional[Dict[str, Any]] = None, direction: Optional[int] = None,
                  input_projection: bool = True, initial_state: Any = None, max_seq_len: Any = None,
+                 max_seq_len_via: Any = None,
                  forward_weights_init: Any = None, recurrent_weights_init: Any = None, bias_init: Any = None,
                  optimize_move_layers_out: Any = None, cheating: bool = False, unroll: bool = False,
                  back_prop: Optional[bool] = None, use_global_rec_step_offset: bool = False,
-                 include_eos: bool = False, debug: Any = None, axis: Any = None,
+                 include_eos: bool = False, debug: Any = None, axis: Any = None, state: Any = None,
                  rec_previous_state: Optional[Dict[str, tf.Tensor]] = None, **kwargs: Any):
         """
         :param input_projection: accepted for compatibility with the reference; no effect here
@@ -79,17 +82,31 @@ class StringUnitRecLayer(ConcatInputLayer):
         :param use_global_rec_step_offset: accepted for compatibility with the reference; no effect here
         :param include_eos: count the frame where the ``end`` layer is true in the output's lengths
         :param debug: accepted for compatibility with the reference; no effect here
-        :param axis: a Dim: the loop runs over that dim when the input has no time axis
+        :param axis: a Dim: the loop runs over that dim when the input has no time axis; ``single_step_dim``: one
+            step for every frame of the input on its own (all its axes but the feature axis count as batch)
+        :param state: one step outside a rec loop (the input has no time axis, or ``axis=single_step_dim``): the
+            state before the step, as ``initial_state`` (default zeros)
         :param rec_previous_state: set by the rec loop, not in a config: this layer's state from the previous step
         """
         super().__init__(**kwargs)
         self._unit = _get_checked_unit(self.name, unit, unit_opts)
         self.direction = _check_direction(self.name, direction)
-        one_step = self.input_data.time_dim_axis is None  # one frame inside a rec loop
-        inp = self.input_data.copy_as_batch_major() if one_step else self.input_data.copy_as_time_major()
+        frames = axis is single_step_dim  # every frame of the input is one step on its own
+        one_step = frames or self.input_data.time_dim_axis is None  # one frame (inside a rec loop or not)
+        if one_step and rec_previous_state is None and state is not None:
+            initial_state = state
+        if frames:
+            inp = self.input_data.copy_as_batch_major()
+            if not inp.sparse:
+                inp = inp.copy_move_axis(inp.feature_dim_axis, inp.batch_ndim - 1)
+        else:
+            inp = self.input_data.copy_as_batch_major() if one_step else self.input_data.copy_as_time_major()
         x = inp.placeholder
         if inp.sparse:
             x = tf.one_hot(tf.cast(x, tf.int32), inp.sparse_dim.dimension, dtype=tf.float32)
+        frames_shape = tf.shape(x)[:-1] if frames else None
+        if frames:  # [..., F] -> [N, F]: each frame one step
+            x = tf.reshape(x, [-1, int(x.shape[-1])])
         n_in = int(x.shape[-1])
         n_out = self.output.dim
         seed = self.network.random.randint(2 ** 31)  # one seed for all params (as the reference, observed)
@@ -124,6 +141,8 @@ class StringUnitRecLayer(ConcatInputLayer):
                                                  init_state)
         for param in getattr(self._unit, "created_params", ()):  # a user cell's own variables
             self.add_param(param)
+        if frames:  # back to the input's frames (the output's axis order: see get_out_data_from_opts)
+            y = tf.reshape(y, tf.concat([frames_shape, [n_out]], axis=0))
         if back_prop is False:
             y = tf.stop_gradient(y)
         y.set_shape(self.output.batch_shape)
@@ -148,33 +167,52 @@ class StringUnitRecLayer(ConcatInputLayer):
     def transform_config_dict(cls, d: Dict[str, Any], network: Any, get_layer: Any) -> None:
         """Also resolves layer names in ``initial_state`` to layers."""
         super().transform_config_dict(d, network=network, get_layer=get_layer)
-        state = d.get("initial_state")
+        for key in ("initial_state", "state"):
+            d[key] = cls._resolve_state(d, key, get_layer)
+
+    @classmethod
+    def _resolve_state(cls, d: Dict[str, Any], key: str, get_layer: Any) -> Any:
+        """:return: ``d[key]`` (``initial_state`` or ``state``) with layer names resolved to layers"""
+        state = d.get(key)
 
         def resolve(value: Any) -> Any:
             if isinstance(value, str) and value not in _CONST_STATES and value != "var":
                 if value in ("keep_over_epoch", "keep_over_epoch_no_init"):
-                    raise LayerArgError(layer=d["name"], layer_class=cls.layer_class, arg="initial_state",
+                    raise LayerArgError(layer=d["name"], layer_class=cls.layer_class, arg=key,
                                         problem="is not supported (yet) in this implementation:", got=value,
                                         expected='"zeros", "ones", "var", a number, a layer name or a dict of those')
                 return get_layer(value)
             return value
 
         if isinstance(state, dict):
-            d["initial_state"] = {k: resolve(v) for k, v in state.items()}
-        elif state is not None:
-            d["initial_state"] = resolve(state)
+            return {k: resolve(v) for k, v in state.items()}
+        return resolve(state) if state is not None else None
 
     @classmethod
     def get_out_data_from_opts(cls, name: str, network: Any, sources: Any = (), unit: Any = "lstm",
                                unit_opts: Any = None, direction: Any = None, n_out: Any = NotSpecified,
                                out_type: Any = None, out_dim: Any = None, target: Any = None,
-                               _target_layers: Any = None, loss: Any = None, **kwargs: Any) -> Tensor:
+                               _target_layers: Any = None, loss: Any = None, axis: Any = None,
+                               **kwargs: Any) -> Tensor:
         """:return: time-major ``{T, B, F=n_out}`` (the input's time and batch dims); ``{B, F=n_out}`` for an
-        input frame ``{B, F}`` inside a rec loop"""
+        input frame ``{B, F}`` (one step, inside a rec loop or not); with ``axis=single_step_dim`` the input's
+        dims, batch-major, with the feature dim ``n_out``"""
         _get_checked_unit(name, unit, unit_opts)
         _check_direction(name, direction)
         inp = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
-        one_step = (inp.time_dim_axis is None and inp.batch_dim_axis is not None and network.is_inside_rec_layer()
+        if axis is single_step_dim:
+            if inp.batch_dim_axis is None or (inp.feature_dim_axis is None and not inp.sparse):
+                raise LayerShapeError(layer=name, layer_class=cls.layer_class,
+                                      problem="with axis=single_step_dim the input needs a batch and a feature axis",
+                                      expected="{B, ..., F}", got=inp.get_dims_repr())
+            inp = inp.copy_as_batch_major()
+            if not inp.sparse:
+                inp = inp.copy_move_axis(inp.feature_dim_axis, inp.batch_ndim - 1)
+            return base_out_template(cls, name=name, network=network, sources=sources, n_out=n_out,
+                                     out_type=out_type, out_dim=out_dim, target=target, target_layers=_target_layers,
+                                     loss=loss, sources_template=inp if not inp.sparse else inp.copy_as_dense_template(),
+                                     out_dim_description=f"{name}:feature", require_n_out=True)
+        one_step = (inp.time_dim_axis is None and inp.batch_dim_axis is not None
                     and inp.batch_ndim == (1 if inp.sparse else 2))
         if not one_step and (inp.time_dim_axis is None or inp.batch_dim_axis is None
                              or inp.batch_ndim != (2 if inp.sparse else 3)):

@@ -196,10 +196,15 @@ def test_rec_bad_input(session, layer_dict, error, match):
         build_net({"output": d})
 
 
-def test_rec_needs_time_axis(session):
+def test_rec_without_time_axis_is_one_step(session):
+    """As the reference (observed): an input without time axis is one step, {B, F} -> {B, n_out}; without a batch
+    axis it is an error."""
+    net = build_net({"output": {"class": "rec", "unit": "lstm", "n_out": 4, "from": "data"}},
+                    extern_data={"data": {"dim": 3, "shape": (3,), "time_dim_axis": None}})
+    assert net.get_layer("output").output.batch_shape == (None, 4)
     with pytest.raises(LayerShapeError, match="time"):
         build_net({"output": {"class": "rec", "unit": "lstm", "n_out": 3, "from": "data"}},
-                  extern_data={"data": {"dim": 3, "shape": (3,), "time_dim_axis": None}})
+                  extern_data={"data": {"dim": 3, "shape": (3,), "time_dim_axis": None, "batch_dim_axis": None}})
 
 
 def test_get_last_hidden_state_layer(session):

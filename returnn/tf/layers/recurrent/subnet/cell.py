@@ -149,7 +149,9 @@ class SubnetworkRecCell:
         if self.source_template is not None and self.source_template.time_dim is not None:
             return self.source_template.time_dim
         self.declared_time_dim = self._declared_rec_time()
-        if self.declared_time_dim is None and self.axis is not None:
+        if self.declared_time_dim is None and self.axis is not None and (
+                "end" not in self.unit or self.axis.dimension is not None or self.axis.dyn_size is not None):
+            # a dim whose lengths are known before the loop (else, with an "end" layer, the loop gives them to it)
             self.declared_time_dim = self.axis
         if self.declared_time_dim is not None:
             return self.declared_time_dim
@@ -184,7 +186,9 @@ class SubnetworkRecCell:
     def get_output_template(self) -> Tensor:
         """:return: the rec layer's output: the unit's ``output`` frame with the loop's time axis first"""
         frame = self.layers["output"].output
-        time_dim = self.time_dim if self.time_dim is not None else SpatialDim(f"dyn-time:{self.rec_name}")
+        time_dim = self.time_dim
+        if time_dim is None:  # lengths from the loop: the rec layer's "axis" (without known lengths) or a new dim
+            time_dim = self.axis if self.axis is not None else SpatialDim(f"dyn-time:{self.rec_name}")
         self.time_dim_out = time_dim
         if self.search and self.beam_size > 1 and self.time_dim is not None:
             # hypotheses are B*K: the lengths are the target's, repeated (the same axis per hypothesis: decide

@@ -1,5 +1,6 @@
 """A rec layer's ``max_seq_len``: an int, or an expression over ``max_len_from('base:X')`` (the padded time length of a
-layer of the enclosing network), e.g. ``"max_len_from('base:encoder') * 3"``."""
+layer of the enclosing network), e.g. ``"max_len_from('base:encoder') * 3"``; or (``max_seq_len_via``) a layer of
+the enclosing network with an int scalar value."""
 
 from __future__ import annotations
 
@@ -21,6 +22,12 @@ def eval_max_seq_len(cell: Any, spec: Any) -> tf.Tensor:
     :raises LayerArgError: an expression that cannot be evaluated"""
     if isinstance(spec, int):
         return tf.constant(spec, tf.int32)
+    if hasattr(spec, "output"):  # max_seq_len_via: a layer with an int scalar value
+        out = spec.output
+        if out.batch_ndim != 0:
+            raise LayerArgError(layer=cell.rec_name, layer_class="rec", arg="max_seq_len_via",
+                                problem=f"layer {spec.name!r} must be a scalar, got", got=out.get_dims_repr())
+        return tf.cast(out.placeholder, tf.int32)
 
     def max_len_from(name: str) -> tf.Tensor:
         out = cell.get_base_layer(name).output

@@ -104,7 +104,8 @@ class OutsideNet:
         self.batch_size = batch_size
         self.accumulated: Dict[str, Any] = {}  # loop layers' accumulated outputs, as layers
         # the unit's layer dicts; an out_shape (given per frame) also has the loop's time dim here, as the reference
-        self.unit = {name: _with_time_in_out_shape(desc, cell.time_dim) for name, desc in cell.unit.items()}
+        loop_dim = cell.time_dim if cell.time_dim is not None else getattr(cell, "time_dim_out", None)
+        self.unit = {name: _with_time_in_out_shape(desc, loop_dim) for name, desc in cell.unit.items()}
         self._shifted: Dict[str, Any] = {}
 
     def get_layer(self, src: str) -> Any:
@@ -152,7 +153,8 @@ class OutsideNet:
 
 
 def _with_time_in_out_shape(desc: Any, time_dim: Any) -> Any:
-    """:return: ``desc`` with ``time_dim`` added to its ``out_shape`` (a set of dims; ``{}``: none), or ``desc``"""
+    """:return: ``desc`` with ``time_dim`` added to its ``out_shape`` (a set of dims; ``{}``: none), and the dims of
+        its lengths (e.g. the batch) as optional dims (a scalar per frame over time implies them), or ``desc``"""
     if time_dim is None or not isinstance(desc, dict):
         return desc
     out_shape = desc.get("out_shape")
@@ -160,7 +162,11 @@ def _with_time_in_out_shape(desc: Any, time_dim: Any) -> Any:
         out_shape = set()
     if not isinstance(out_shape, (set, frozenset)) or time_dim in out_shape:
         return desc
-    return {**desc, "out_shape": type(out_shape)(out_shape | {time_dim})}
+    from returnn.tensor.marked_dim import OptionalDim
+    covered = {getattr(d, "tag", d) for d in out_shape}
+    size_dims = time_dim.dyn_size_ext.dims if time_dim.dyn_size_ext is not None else ()
+    implied = {OptionalDim(d) for d in size_dims if d not in covered}
+    return {**desc, "out_shape": type(out_shape)(out_shape | {time_dim} | implied)}
 
 
 def register_losses(cell: Any, rec_layer: Any, full_layers: Dict[str, Any],

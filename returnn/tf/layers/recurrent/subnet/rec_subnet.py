@@ -12,7 +12,8 @@ new dynamic axis whose lengths come from the ``end`` layer (search, or no target
 layer to get ``{B, T}``.
 
 Rec-specific args used with a unit dict: ``max_seq_len`` (int or expression such as
-``"max_len_from('base:encoder') * 3"``), ``optimize_move_layers_out`` (default: config key of the same name, else
+``"max_len_from('base:encoder') * 3"``), ``max_seq_len_via`` (instead: a layer outside the loop with an int scalar
+value), ``optimize_move_layers_out`` (default: config key of the same name, else
 True), ``include_eos`` (count the frame where ``end`` is true), ``size_target``/``target`` (common args), ``axis``
 (a Dim: the loop runs over that dim when the input has no time axis, e.g. a dim of a layer outside that a
 ``rec_unstack`` reads frame by frame).
@@ -25,6 +26,7 @@ from typing import Any, Dict
 
 import tensorflow as tf
 
+from returnn.errors import LayerArgError
 from returnn.tensor import Tensor
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.layer_base import LayerBase
@@ -73,9 +75,16 @@ class RecLayer(StringUnitRecLayer):
             super().transform_config_dict(d, network=network, get_layer=get_layer)
             return
         LayerBase.transform_config_dict.__func__(cls, d, network=network, get_layer=get_layer)
+        max_seq_len = d.get("max_seq_len")
+        if d.get("max_seq_len_via") is not None:
+            if max_seq_len is not None:
+                raise LayerArgError(layer=d["name"], layer_class=cls.layer_class, arg="max_seq_len_via",
+                                    problem="give either max_seq_len or max_seq_len_via, not both:",
+                                    got=d["max_seq_len_via"])
+            d["max_seq_len_via"] = max_seq_len = get_layer(d["max_seq_len_via"])
         d["unit"] = SubnetworkRecCell(
             rec_name=d["name"], unit=unit, parent_net=network, sources=d.get("sources", []),
-            target=d.get("target"), size_target=d.get("size_target"), max_seq_len=d.get("max_seq_len"),
+            target=d.get("target"), size_target=d.get("size_target"), max_seq_len=max_seq_len,
             optimize_move_layers_out=d.get("optimize_move_layers_out"), include_eos=bool(d.get("include_eos")),
             name_scope=d.get("name_scope"), axis=d.get("axis"))
 

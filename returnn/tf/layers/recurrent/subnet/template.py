@@ -29,6 +29,19 @@ _FAILED = object()  # a source left out in the first template pass (see SubnetTe
 SOURCE_KEYS = ("data", "data:source")
 
 
+class BaseLayerError(Exception):
+    """A layer outside the loop (``base:X``) failed while the unit's templates were built: :meth:`SubnetTemplates.build`
+    re-raises :attr:`error` (the layer's own exception) at once, as the reference, instead of treating it as a
+    template that does not fit yet.
+
+    :param error: the exception of the layer outside the loop
+    """
+
+    def __init__(self, error: Exception):
+        super().__init__(str(error))
+        self.error = error
+
+
 class TemplateLayer:
     """Stand-in for a layer during template construction: ``.output`` (template), ``.name``, ``.network``.
 
@@ -162,6 +175,8 @@ class SubnetTemplates:
                     continue
                 try:
                     self._construct(name)
+                except BaseLayerError as exc:  # a layer outside the loop failed: its own error, at once
+                    raise exc.error from None
                 except Exception as exc:  # noqa: BLE001 (first pass: guessed prev: templates may not fit yet)
                     self._constructing.clear()
                     if not tolerant:
@@ -257,6 +272,8 @@ class SubnetTemplates:
                 return TemplateLayer(name, self.sub_net, self.layers[first].output.copy_template(name=f"{name}_output"))
             return self._guess(first, seen)
         init_guess = self._guess_from_initial_output(name, desc)
+        if init_guess is None:
+            init_guess = self._guess_from_out_shape(name, desc)
         if init_guess is not None:
             out = init_guess
         elif desc.get("class") == "choice" and desc.get("target"):
@@ -288,11 +305,48 @@ class SubnetTemplates:
             return None
         return layer.output.copy_template(name=f"{name}_output")
 
+    def _guess_from_out_shape(self, name: str, desc: Dict[str, Any]) -> Optional[Tensor]:
+        """:return: for a layer dict with ``out_shape`` (a set of dims per frame; ``{}``: a scalar), a template with
+            these dims (the batch dim first, the others in their creation order; float32, int32 with an
+            ``ImplicitSparseDim`` as its sparse dim), else None"""
+        out_shape = desc.get("out_shape")
+        if isinstance(out_shape, dict) and not out_shape:
+            out_shape = set()
+        if not isinstance(out_shape, (set, frozenset)):
+            return None
+        from returnn.tensor.marked_dim import ImplicitSparseDim
+        entries = [self.sub_net.extern_data.map_user_dim(d) for d in out_shape]
+        dims = sorted((d for d in entries if isinstance(d, Dim) and d != self.loop_time_dim),
+                      key=lambda d: (not d.is_batch_dim(), d))
+        sparse = [d.tag for d in entries if isinstance(d, ImplicitSparseDim)]
+        if sparse:
+            return Tensor(name=f"{name}_output", dims=dims, dtype="int32", sparse_dim=sparse[0])
+        return Tensor(name=f"{name}_output", dims=dims, dtype="float32")
+
     def _construct(self, name: str) -> TemplateLayer:
         if name in self.layers:
             return self.layers[name]
         if name in self._constructing:
             raise NetworkConstructionDependencyLoopException(self.sub_net, name, self._constructing, self.unit)
+        try:
+            return self._construct_once(name, skip_guessed_prev=False)
+        except (LayerNotFound, BaseLayerError):
+            raise
+        except Exception as exc:  # noqa: BLE001 (retried below in the first pass, else raised)
+            if not self._tolerant:
+                raise
+            # first pass: a guessed "prev:" template may not fit the other inputs (e.g. "prev:output" guessed
+            # {B, F=1} added to a {B, F=5} frame): the template from the other sources, as the reference
+            try:
+                return self._construct_once(name, skip_guessed_prev=True)
+            except (LayerNotFound, BaseLayerError):
+                raise
+            except Exception:  # noqa: BLE001 (the first error is the one to report)
+                raise exc from None
+
+    def _construct_once(self, name: str, skip_guessed_prev: bool) -> TemplateLayer:
+        """:param skip_guessed_prev: leave out the ``prev:X`` sources whose template is only guessed (first pass)
+        :return: the template of unit layer ``name`` (registered in :attr:`layers`)"""
         desc = self.unit[name]
         layer_class = validate_layer_dict(self.full_name(name), desc)
         tmpl = TemplateLayer(name, self.sub_net, None, layer_class, desc)
@@ -305,7 +359,7 @@ class SubnetTemplates:
             d.pop("reuse_params", None)
             d["name"] = name
             d["network"] = self.sub_net
-            get_layer = self._make_get_layer(tmpl)
+            get_layer = self._make_get_layer(tmpl, skip_guessed_prev)
             if self._tolerant:
                 get_layer = self._partial_sources_get_layer(get_layer)
             layer_class.transform_config_dict(d, network=self.sub_net, get_layer=get_layer)
@@ -333,24 +387,29 @@ class SubnetTemplates:
         def partial_get_layer(src: str) -> Any:
             try:
                 return get_layer(src)
-            except LayerNotFound:
+            except (LayerNotFound, BaseLayerError):
                 raise
             except Exception:  # noqa: BLE001 (a guessed prev: template does not fit yet)
                 return _FAILED
         return partial_get_layer
 
-    def _make_get_layer(self, tmpl: TemplateLayer) -> Callable[[str], Any]:
+    def _make_get_layer(self, tmpl: TemplateLayer, skip_guessed_prev: bool = False) -> Callable[[str], Any]:
         def get_layer(src: str) -> Any:
-            return self.resolve(src, tmpl)
+            return self.resolve(src, tmpl, skip_guessed_prev=skip_guessed_prev)
         return get_layer
 
-    def resolve(self, src: str, consumer: TemplateLayer) -> Any:
-        """:return: the template layer (or real parent layer for ``base:``) that ``src`` names in ``consumer``"""
+    def resolve(self, src: str, consumer: TemplateLayer, skip_guessed_prev: bool = False) -> Any:
+        """:param skip_guessed_prev: a ``prev:X`` whose template would only be guessed gives the marker of a
+            left-out source (see :meth:`_construct`)
+        :return: the template layer (or real parent layer for ``base:``) that ``src`` names in ``consumer``
+        :raises BaseLayerError: building a ``base:`` layer failed (its error inside)"""
         if src.startswith("prev:"):
             target = src[len("prev:"):]
             if target not in self.unit:
                 raise self.not_found(src, consumer.name)
             _add(consumer.prev_deps, target)
+            if skip_guessed_prev and target not in self.layers and target not in self._previous:
+                return _FAILED
             if target in self.layers:
                 out = self.layers[target].output
             else:
@@ -369,6 +428,10 @@ class SubnetTemplates:
                                     f"network enclosing rec layer {self.rec_name!r}", layer_name=src,
                                     network=self.sub_net, suggestions=exc.suggestions,
                                     referenced_by=self.full_name(consumer.name)) from None
+            except BaseLayerError:
+                raise
+            except Exception as exc:  # noqa: BLE001 (re-raised as it is by build, not tolerated as a template's)
+                raise BaseLayerError(exc) from exc
         if src == STEP_INDEX:
             _add(consumer.data_deps, src)
             return TemplateLayer(src, self.sub_net, Tensor(name=STEP_INDEX, shape=(), dtype="int32",

@@ -1,0 +1,105 @@
+"""Templates of a rec unit's ``prev:`` cycles: a layer's ``out_shape`` gives the first guess of its ``prev:``
+template (a scalar counter, no feature axis), a guess that does not fit the layer's other inputs is left out in the
+first pass (the template comes from those), and an error of a layer outside the loop is raised as it is."""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from returnn.tensor import Dim, batch_dim
+from returnn.util.behavior_version import BehaviorVersion
+from tf_net_helpers import build_net, make_feed
+
+tf.compat.v1.disable_eager_execution()
+
+
+@pytest.fixture(autouse=True)
+def _latest_behavior_version():
+    """As the reference's tests: the latest behavior version (a combine of {B, F=1} and {B, F=5} is an error)."""
+    BehaviorVersion._reset()
+    BehaviorVersion.set(BehaviorVersion._latest_behavior_version)
+    yield
+    BehaviorVersion._reset()
+
+
+def test_scalar_counter_with_out_shape(session):
+    time_dim, feat_dim = Dim(None, name="time"), Dim(4, name="feat")
+    unit = {
+        "one": {"class": "constant", "value": 1.0},
+        "i": {"class": "combine", "from": ["prev:i", "one"], "kind": "add", "out_shape": {}},
+        "limit": {"class": "constant", "value": 3.0, "shape": [batch_dim]},
+        "end": {"class": "compare", "from": ["i", "limit"], "kind": "greater_equal", "out_shape": {batch_dim}},
+        "output": {"class": "combine", "from": ["i", "base:mean"], "kind": "mul", "out_shape": {batch_dim, feat_dim}},
+    }
+    net = build_net({"mean": {"class": "reduce", "mode": "mean", "axis": time_dim, "from": "data"},
+                     "output": {"class": "rec", "from": [], "unit": unit, "max_seq_len": 10, "include_eos": True}},
+                    extern_data={"data": {"dim_tags": (batch_dim, time_dim, feat_dim)}}, train_flag=False)
+    assert net.get_layer("output").cell.layers["i"].output.batch_shape == ()
+    x = np.arange(2 * 5 * 4, dtype="float32").reshape(2, 5, 4)
+    out = net.get_layer("output").output.copy_as_batch_major()
+    y, lens = session.run((out.placeholder, out.get_sequence_lengths()),
+                          feed_dict=make_feed(net, {"data": x}, {"data": [5, 2]}))
+    np.testing.assert_array_equal(lens, [3, 3])  # i = 1, 2, 3: ends at i >= 3, counted (include_eos)
+    mean = np.stack([x[0].mean(axis=0), x[1, :2].mean(axis=0)])
+    np.testing.assert_allclose(y, mean[:, None, :] * np.array([1.0, 2.0, 3.0])[None, :, None], rtol=1e-6)
+
+
+def test_prev_guess_left_out_of_sum_with_unstacked_frame(session):
+    time_dim = Dim(None, name="time")
+    net = build_net({"output": {"class": "rec", "from": [], "axis": time_dim, "unit": {
+        "input": {"class": "rec_unstack", "from": "base:data:data"},
+        "output": {"class": "combine", "kind": "add", "from": ["prev:output", "input"]}}}},
+        extern_data={"data": {"dim": 5, "same_dim_tags_as": {"T": time_dim}}}, train_flag=False)
+    cell = net.get_layer("output").cell
+    assert cell.layers["output"].output.dim == 5
+    assert cell.input_layers_moved_out == ["input"] and cell.layers_in_loop == ["output"]
+    x = np.random.RandomState(3).uniform(-1, 1, size=(2, 4, 5)).astype("float32")
+    out = net.get_layer("output").output.copy_as_batch_major()
+    y = session.run(out.placeholder, feed_dict=make_feed(net, {"data": x}, {"data": [4, 4]}))
+    np.testing.assert_allclose(y, np.cumsum(x, axis=1), rtol=1e-5, atol=1e-6)
+
+
+class _EncoderError(Exception):
+    pass
+
+
+def test_error_of_base_layer_is_raised_as_it_is():
+    calls = []
+
+    def enc(source, **_kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            raise _EncoderError("first call fails")
+        return source(0)
+
+    net_dict = {
+        "encoder": {"class": "eval", "from": "data", "eval": enc},
+        "enc_mean": {"class": "reduce", "mode": "mean", "axis": "T", "from": "encoder"},
+        "output": {"class": "rec", "from": [], "target": "classes", "unit": {
+            "embed": {"class": "linear", "from": "prev:output", "n_out": 3},
+            "prob": {"class": "softmax", "from": ["embed", "base:enc_mean"], "loss": "ce", "target": "classes"},
+            "output": {"class": "choice", "beam_size": 2, "from": "prob", "target": "classes", "initial_output": 0},
+            "end": {"class": "compare", "from": "output", "value": 0}}}}
+    with tf.Graph().as_default():
+        with pytest.raises(_EncoderError):
+            build_net(net_dict)
+    assert len(calls) == 1  # not retried as a template that does not fit yet
+
+
+def test_max_seq_len_via_layer(session):
+    loop_dim = Dim(None, name="loop")
+    unit = {
+        "i": {"class": "eval", "from": "prev:i", "eval": "source(0) + 1.0", "initial_output": "base:zeros",
+              "out_shape": {batch_dim}},
+        "end": {"class": "compare", "from": "i", "kind": "greater_equal", "value": 100.0, "out_shape": {batch_dim}},
+        "output": {"class": "copy", "from": "i", "out_shape": {batch_dim}},
+    }
+    net = build_net({"n": {"class": "constant", "value": 4},
+                     "zeros": {"class": "constant", "value": 0.0, "shape": [batch_dim]},
+                     "output": {"class": "rec", "from": [], "unit": unit, "max_seq_len_via": "n", "axis": loop_dim}},
+                    extern_data={"data": {"dim": 2}}, train_flag=False)
+    out = net.get_layer("output").output.copy_as_batch_major()
+    y, lens = session.run((out.placeholder, out.get_sequence_lengths()),
+                          feed_dict=make_feed(net, {"data": np.zeros((3, 2, 2), "float32")}, {"data": [2, 2, 1]}))
+    np.testing.assert_array_equal(lens, [4, 4, 4])
+    np.testing.assert_array_equal(y, np.tile([1.0, 2.0, 3.0, 4.0], (3, 1)))
