@@ -141,7 +141,7 @@ LAYER_ARGS: Tuple[LayerArg, ...] = (
     # rec
     LayerArg("initial_output", "rec", SUPPORTED, "inside a rec loop: the output before the first step (prev:)"),
     LayerArg("state", "rec", NO_EFFECT, "the reference's explicit rec state of a layer; the loop carries states "
-             "here"),
+             "here (a string-unit rec layer running one step outside a loop takes it as the state before the step)"),
     LayerArg("need_last", "rec", SUPPORTED, "inside a rec loop: keep the last frame (rec_last_output)", default=False),
     LayerArg("encapsulate", "rec", NO_EFFECT, "the reference's flag to hide sub layers from the parent network", default=False),
     # mode
