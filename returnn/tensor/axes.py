@@ -26,6 +26,7 @@ description                axes (B = batch axis, T = time axis, F = feature axis
 ``stag:<description>``     the axis whose Dim (or its same-base Dim) has this description (or the part before its
                            first ``:``); else the one spatial axis whose dim description, or the name of the layer
                            that created the dim, contains it (error if several do)
+``stag-single:<i>:<desc>``  the i-th (negative counts from the end) of the axes ``stag:<desc>`` gives
 ``dim:<n>``                the axes with static size ``n``
 int                        that axis (negative counts from the end; counts the batch axis)
 Dim                        the axis with that Dim (a batch dim: the batch axis, also a merged one)
@@ -141,6 +142,14 @@ def _one_string(tensor: Tensor, description: str, orig: Any) -> List[int]:
     if ":" in low:
         prefix, _, rest = desc.partition(":")
         prefix = prefix.lower()
+        if prefix == "stag-single":  # "stag-single:<i>:<name>": the i-th of the axes "stag:<name>" matches
+            index, _, name = rest.partition(":")
+            try:
+                number = int(index)
+            except ValueError:
+                raise AxisDescriptionError(orig, tensor=repr(tensor),
+                                           problem="is not valid: 'stag-single:<int>:<name>' expected") from None
+            return _pick(tensor, _one_string(tensor, "stag:" + name, orig), number, orig)
         if prefix == "stag":
             names = [{d.description, d.get_same_base().description} - {None} for d in tensor.dims]
             found = [i for i, n in enumerate(names) if rest in n]

@@ -58,3 +58,17 @@ def test_dim_twice_picks_the_higher_match_priority_else_is_ambiguous():
     assert Tensor("x", dims=[feat, feat.copy(match_priority=1)]).get_axis_from_description(feat) == 1
     x = Tensor("x", dims=[feat.copy(match_priority=-1), feat])
     assert x.get_axis_from_description(feat.copy(match_priority=1)) == 1
+
+
+def test_stag_single_picks_one_of_several_matches():
+    """``stag-single:<i>:<name>``: the i-th of the axes ``stag:<name>`` finds (the reference's form, used e.g. on
+    attention energies moved out of a rec loop with the same time Dim twice)."""
+    time = SpatialDim("time", None)
+    y = Tensor("y", dims=[batch_dim, time, FeatureDim("heads", 2), time], time_dim_axis=1, feature_dim_axis=2)
+    assert y.get_axes_from_description("stag:time") == [1, 3]
+    assert y.get_axes_from_description("stag-single:-1:time") == [3]
+    assert y.get_axes_from_description("stag-single:0:time") == [1]
+    with pytest.raises(AxisDescriptionError, match="out of range"):
+        y.get_axes_from_description("stag-single:2:time")
+    with pytest.raises(AxisDescriptionError, match="stag-single"):
+        y.get_axes_from_description("stag-single:x:time")

@@ -20,7 +20,7 @@ import tensorflow as tf
 import returnn.tf.layers  # noqa: F401  (registers all layers and losses)
 from returnn.errors import AxisDescriptionError, ConfigValueError, LayerArgError, LayerShapeError
 from returnn.log import log
-from returnn.tensor import NotSpecified, Tensor
+from returnn.tensor import Dim, NotSpecified, Tensor
 from returnn.tensor.axes import mark_dims_created_by
 from returnn.tf.layers.core.init_kwargs import layer_init_kwargs
 from returnn.tf.layers.core.internal import RecStepInfoLayer
@@ -98,6 +98,10 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin, NetworkObjectiveMixin)
             raise ValueError(f"absolute_name_scope_prefix: '' or ending with '/' expected, got {absolute_name_scope_prefix!r}")
         self._absolute_name_scope_prefix = absolute_name_scope_prefix
         self._inside_rec_loop = bool(is_inside_rec_layer)
+        #: the dim a rec unit's loop runs over, on the rec unit's own networks (set by the rec layer): the network of
+        #: one step (inside the loop) and the network of the layers moved out of the loop (over the whole
+        #: sequence); None on all other networks (see :meth:`get_inside_rec_time_dim`)
+        self.rec_loop_dim: Optional[Dim] = None
         if train_flag is None:
             train_flag = parent_net.train_flag if parent_net is not None else False
         self.train_flag = train_flag
@@ -151,6 +155,19 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin, NetworkObjectiveMixin)
     def is_inside_rec_layer(self) -> bool:
         """:return: whether this is the per-step network of a rec unit (its layers see one frame ``{B, ...}``)"""
         return self._inside_rec_loop
+
+    def get_inside_rec_time_dim(self, inside_loop: bool = True) -> Optional[Dim]:
+        """The reference's name.
+
+        :param inside_loop: True: only for the network of a loop step (and the networks nested in it); False: also
+            for the network of the layers a rec unit moved out of its loop (and those nested in it)
+        :return: the dim the nearest enclosing rec unit's loop runs over, or None outside of a rec unit"""
+        net: Optional[TFNetwork] = self
+        while net is not None:
+            if net.rec_loop_dim is not None:
+                return net.rec_loop_dim if (not inside_loop or net.is_inside_rec_layer()) else None
+            net = net.parent_net
+        return None
 
     def get_absolute_name_prefix(self) -> str:
         """:return: ``""`` for the root, ``"<sub>/"`` for a subnetwork"""

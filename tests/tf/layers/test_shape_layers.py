@@ -284,3 +284,19 @@ def test_merge_dims_keeps_the_default_feature_axis_unspecified(session):
     out = net.layers["output"].output
     assert out.batch_shape == (None, None, 12) and out.feature_dim_axis == 2
     assert out.feature_dim_axis_or_unspecified is NotSpecified
+
+
+def test_slice_of_time_to_static_size_keeps_explicit_time_axis():
+    """Observed from the reference: slicing a derived time axis to a static size leaves no time axis
+    (``[B, 's:slice-end'(1), F]``, time axis None); an explicitly set time axis (here a dot layer's output) stays on
+    the sliced axis, so that ``"axis": "t"`` still finds it after the slice."""
+    net = build_net({
+        "s": {"class": "slice", "from": "data", "axis": "T", "slice_end": 1},
+        "e": {"class": "dot", "red1": "F", "red2": "F", "from": ["data", "data:data2"], "var1": "T", "var2": "T"},
+        "es": {"class": "slice", "from": "e", "axis": "T", "slice_end": 1},
+        "sq": {"class": "squeeze", "from": "es", "axis": "t"},
+        "output": {"class": "copy", "from": ["s", "sq"]}}, {"data": {"dim": 4}, "data2": {"dim": 4}})
+    assert net.get_layer("s").output.time_dim_axis is None
+    es = net.get_layer("es").output
+    assert es.time_dim_axis is not None and es.batch_shape[es.time_dim_axis] == 1
+    assert net.get_layer("sq").output.batch_ndim == es.batch_ndim - 1

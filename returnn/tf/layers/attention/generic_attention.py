@@ -37,7 +37,10 @@ def _weights_axes(weights: Tensor, weights_axis: Any, base: Tensor) -> Tuple[Ten
     w = weights.copy_as_batch_major() if weights.batch_dim_axis is not None else weights
     base_time = base.dims[base.time_dim_axis] if base.time_dim_axis is not None else None
     if weights_axis is None and base_time is not None and base_time in w.dims:
-        t_axis = w.dims.index(base_time)
+        # the weights' time axis where it has that Dim (e.g. weights {B, T, T} of an encoder and a decoder of the
+        # same length, moved out of a rec loop: the softmax's axis, as the reference), else the first with it
+        t_axis = w.time_dim_axis if w.time_dim_axis is not None and w.dims[w.time_dim_axis] == base_time \
+            else w.dims.index(base_time)
     else:
         t_axis = w.get_axis_from_description(weights_axis or "T")
     rest = [i for i in range(w.batch_ndim) if i not in (w.batch_dim_axis, t_axis)]

@@ -12,7 +12,9 @@ Arguments (as the reference's):
   only as the same Dim (``feat(5)`` and ``other-feat(5)`` stay two axes). Given: the axes neither reduced nor
   listed are common and pair up batch with batch, the same Dim with itself, then a remaining static axis of ``a``
   with the first remaining static axis of ``b`` of the same size (e.g. the heads axes of two separate
-  ``split_dims`` layers); ``var*=None`` means no free axes; an unmatched axis is an error. Below
+  ``split_dims`` layers); ``var*=None`` means no free axes; an unmatched axis is an error. Moved out of a
+  rec loop (training), the loop's time axis that only one input has (e.g. the query of an attention) is a free
+  axis of that input (appended to its ``var`` axes), as the reference (observed). Below
   ``behavior_version`` 3 the defaults are the old ``red1=-1, red2=-2, var1=-2, var2=-1`` (ints count the batch
   axis; deprecated, an error from version 3 on, as leaving the reduce axes out).
 - ``add_var2_if_empty`` (old mode only, default True below ``behavior_version`` 3): without ``var2`` axes a
@@ -82,6 +84,13 @@ def _choose_masks(layers: Sequence[LayerBase], data: Sequence[Tensor], plan: Dot
     return ",".join(dict.fromkeys(infos)), masks
 
 
+def _moved_out_loop_dim(network: Any) -> Optional[Dim]:
+    """:return: the loop's dim where ``network`` holds layers a rec unit moved out of its loop, else None"""
+    if network is None or network.is_inside_rec_layer():
+        return None
+    return network.get_inside_rec_time_dim(inside_loop=False)
+
+
 def _sources_of(name: str, sources: Sequence[Any]) -> List[Tensor]:
     if len(sources) != 2:
         raise LayerShapeError(layer=name, layer_class="dot", problem="needs exactly two sources",
@@ -110,7 +119,8 @@ class DotLayer(LayerBase):
         """
         super().__init__(**kwargs)
         a, b = _sources_of(self.name, self.sources)
-        plan = make_plan(a, b, resolve_args(self.name, reduce, red1, red2, var1, var2, add_var2_if_empty), self.name)
+        plan = make_plan(a, b, resolve_args(self.name, reduce, red1, red2, var1, var2, add_var2_if_empty), self.name,
+                         loop_dim=_moved_out_loop_dim(self.network))
         self._info_reduce_mask, masks = _choose_masks(self.sources, (a, b), plan, use_mask)
         x = [tf.cast(a.placeholder, tf.float32), tf.cast(b.placeholder, tf.float32)]
         for src, _, mask in masks:
@@ -143,7 +153,8 @@ class DotLayer(LayerBase):
         :raises AxisDescriptionError: a reduce Dim not in an input, or not unique there
         """
         a, b = _sources_of(name, sources)
-        plan = make_plan(a, b, resolve_args(name, reduce, red1, red2, var1, var2, add_var2_if_empty), name)
+        plan = make_plan(a, b, resolve_args(name, reduce, red1, red2, var1, var2, add_var2_if_empty), name,
+                         loop_dim=_moved_out_loop_dim(network))
         dims = plan.out_dims(a, b)
         if plan.add_dummy:
             dims.append(SpatialDim(f"{name}:dot:dummy-var2", 1))

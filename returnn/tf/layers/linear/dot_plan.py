@@ -151,8 +151,11 @@ def match_common(a: Tensor, b: Tensor, common_a: List[int], common_b: List[int],
     return [(i, match[i]) for i in common_a]
 
 
-def make_plan(a: Tensor, b: Tensor, args: DotArgs, name: str) -> DotPlan:
-    """:raises LayerShapeError: reduce axes that do not pair up, or (explicit mode) unmatched common axes
+def make_plan(a: Tensor, b: Tensor, args: DotArgs, name: str, loop_dim: Optional[Dim] = None) -> DotPlan:
+    """:param loop_dim: for a layer a rec unit moved out of its loop: the loop's dim. In the explicit mode, where
+        only one input has it (not named in red/var), it is a free axis of that input (appended to its var axes),
+        as the reference (observed): the same layer in the loop did not see it
+    :raises LayerShapeError: reduce axes that do not pair up, or (explicit mode) unmatched common axes
     :raises AxisDescriptionError: an axis description or Dim that is not in its input (or not unique there)"""
     ra, rb = _axes(a, args.red1), _axes(b, args.red2)
     if len(ra) != len(rb) or any(not _same_size(a.dims[i], b.dims[j]) for i, j in zip(ra, rb)):
@@ -182,6 +185,15 @@ def make_plan(a: Tensor, b: Tensor, args: DotArgs, name: str) -> DotPlan:
                                   hint="leave var1/var2 out to take the free axes automatically")
     common_a = [i for i in range(a.batch_ndim) if i not in ra and i not in va]
     common_b = [j for j in range(b.batch_ndim) if j not in rb and j not in vb]
+    if loop_dim is not None:
+        loop_a = [i for i in common_a if a.dims[i] == loop_dim]
+        loop_b = [j for j in common_b if b.dims[j] == loop_dim]
+        if loop_a and not loop_b:
+            common_a = [i for i in common_a if i not in loop_a]
+            va = va + loop_a
+        elif loop_b and not loop_a:
+            common_b = [j for j in common_b if j not in loop_b]
+            vb = vb + loop_b
     pairs = match_common(a, b, common_a, common_b, name)
     return DotPlan(red_a=ra, red_b=rb, common=pairs, var_a=va, var_b=vb, add_dummy=not vb and args.add_var2_if_empty)
 

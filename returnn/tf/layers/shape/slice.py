@@ -12,7 +12,7 @@ from typing import Any, Optional
 
 import tensorflow as tf
 
-from returnn.tensor import FeatureDim, SpatialDim, Tensor
+from returnn.tensor import FeatureDim, NotSpecified, SpatialDim, Tensor
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.core.sources import concat_sources_template
@@ -77,8 +77,10 @@ class SliceLayer(ConcatInputLayer):
             size = len(range(d.dimension if d.dimension is not None else slice_end)[slice(slice_start, slice_end, step)])
             make = FeatureDim if d.is_feature_dim() else SpatialDim
             out = inp.copy_template_replace_dim(ax, make(f"{name}:slice-end", size))
-            if out.time_dim_axis == ax and d.dimension is None:
-                out.time_dim_axis = None
+            if out.time_dim_axis == ax and d.dimension is None and inp.time_dim_axis_or_unspecified is NotSpecified:
+                # as the reference (observed): a time axis derived from the dims goes with the dynamic dim; one set
+                # explicitly (e.g. a dot layer's output in a rec loop) stays on the sliced axis
+                out.time_dim_axis = NotSpecified
             return out
         desc = d.description
         if slice_start:

@@ -232,3 +232,25 @@ def test_generic_attention_weights_with_a_second_time_axis(session):
     observed = [-0.1725655049085617, -0.7503706812858582, -0.12743458151817322, -0.35511985421180725,
                 -0.017266439273953438, 0.5299254655838013, -0.5018091201782227, -0.04011917486786842]
     np.testing.assert_allclose(y.ravel()[:8], observed, rtol=1e-5, atol=1e-6)
+
+
+def test_generic_attention_weights_with_the_base_time_dim_twice(session):
+    """weights ``{B, T, T}`` with the same Dim on both axes (a decoder loop over the encoder's own frames, moved
+    out): the sum runs over the weights' time axis (the softmax axis), as the reference (observed)."""
+    net = build_net({
+        "e": {"class": "dot", "red1": "F", "red2": "F", "var1": "T", "var2": "T", "from": ["data", "data"]},
+        "w": {"class": "softmax_over_spatial", "from": "e"},
+        "output": {"class": "generic_attention", "weights": "w", "base": "data"}},
+        extern_data={"data": {"dim": 3}})
+    w = net.get_layer("w").output
+    assert w.dims[1] == w.dims[2] and w.time_dim_axis == 2
+    rng = np.random.RandomState(3)
+    x = rng.randn(2, 4, 3).astype("float32")
+    lens = [4, 2]
+    y = session.run(net.get_layer("output").output.copy_as_batch_major().placeholder,
+                    make_feed(net, {"data": x}, {"data": lens}))
+    energy = np.einsum("bsf,btf->bts", x, x)  # [B, T (query), T (softmax)]
+    weights = _masked_softmax_np(energy.transpose(0, 2, 1), lens).transpose(0, 2, 1)
+    want = np.einsum("bts,bsf->btf", weights, x)
+    for b, n in enumerate(lens):
+        np.testing.assert_allclose(y[b, :n], want[b, :n], rtol=1e-5, atol=1e-6)

@@ -107,6 +107,7 @@ class SubnetworkRecCell:
             else scope_prefix_of(parent_net.get_layer_scope_name(rec_name, name_scope))
         self.sub_net = TFNetwork(parent_net=parent_net, absolute_name_prefix=self.sub_prefix, name=rec_name,
                                  is_inside_rec_layer=True, absolute_name_scope_prefix=self.sub_scope_prefix)
+        self.sub_net.rec_loop_dim = self.time_dim
         self.net = self.sub_net  # after build: the network of the loop's step (see build)
         # the network of the layers moved out of the loop (before and after it: one network here), set by build();
         # the reference's names: its layers are e.g. ``cell.output_layers_net.layers["x"]``
@@ -309,15 +310,18 @@ class SubnetworkRecCell:
 
     def _loop_roots(self, needed: Set[str], needed_roots: Set[str], inputs: Set[str], move_out: bool) -> Set[str]:
         """:return: the layers in the loop: with moving out, those that must run per step (stateful ones that
-        cannot run over time, ``prev:`` targets, the needed roots but ``output`` and losses, the step index
-        without a known length) and their same-step dependencies; else all needed layers"""
+        cannot run over time, ``prev:`` targets, the ``end`` layer of a dynamic length, the step index without a
+        known length) and their same-step dependencies; else all needed layers"""
         if not move_out:
             return self.templates.same_step_closure(set(needed)) - inputs
         # stateful layers that can run over time may also be moved out after the loop (as the reference)
         over_time = {name for name in self.stateful if self._can_run_over_time(name)}
         roots = ((self.stateful - inputs - over_time) & needed) | {
             prev for name in needed for prev in self.layers[name].prev_deps}
-        roots |= needed_roots - {"output"} - {name for name in needed_roots if self.layers[name].loss}
+        # as the reference (observed): output layers ("is_output_layer", "need_last") and layers with a loss may move
+        # out too; a dynamic length's end layer must run per step
+        if self.time_dim is None and self.end_layer:
+            roots.add(self.end_layer)
         if self.time_dim is None:  # the step index exists only in the loop (else also over the whole time)
             roots |= {name for name in needed if ":i" in self.layers[name].data_deps}
         return self.templates.same_step_closure(roots - inputs) - inputs

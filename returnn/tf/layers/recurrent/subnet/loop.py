@@ -78,6 +78,7 @@ class _Loop:
                                 name=cell.rec_name, rnd_seed=after_seed if before_seed is None else before_seed,
                                 absolute_name_scope_prefix=cell.sub_scope_prefix)
         self.after_loop_seed = after_seed
+        outside_net.rec_loop_dim = cell.time_dim if cell.time_dim is not None else cell.time_dim_out
         self.outside = OutsideNet(cell, outside_net, self.full_source, self.batch_size)
         cell.input_layers_net = cell.output_layers_net = outside_net
 

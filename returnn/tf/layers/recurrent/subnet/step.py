@@ -27,6 +27,7 @@ class LoopStep:
         self.net = TFNetwork(parent_net=cell.parent_net, absolute_name_prefix=cell.sub_prefix,
                              name=cell.rec_name, is_inside_rec_layer=True, rnd_seed=cell.loop_seed,
                              absolute_name_scope_prefix=cell.sub_scope_prefix)
+        self.net.rec_loop_dim = cell.time_dim if cell.time_dim is not None else cell.time_dim_out
         self.net.layer_templates.update({n: tmpl.output for n, tmpl in cell.layers.items()})  # reuse_params stand-ins
         self.unit: Dict[str, Dict[str, Any]] = {}
         for name, desc in cell.unit.items():
