@@ -26,9 +26,15 @@ def matmul(a: Tensor, b: Tensor, *, reduce: Union[Dim, Sequence[Dim]], use_mask:
         raise FrontendError("matmul", f"both operands need the same dtype; {a.name!r} is {a.dtype}, {b.name!r} is "
                                       f"{b.dtype}")
     if use_mask:
+        # zeros in the padded frames of one operand suffice (for finite values the sum is the same, bit for bit):
+        # the smaller one, e.g. the values [B, H, T, D] rather than the attention weights [B, H, T, T]
+        masked_b = _size_key(b) < _size_key(a)
         for d in reduce:
             if d.need_masking():
-                a = mask_value(a, d, 0)
+                if masked_b:
+                    b = mask_value(b, d, 0)
+                else:
+                    a = mask_value(a, d, 0)
     a_red = _reduce_axes(a, reduce)
     b_red = _reduce_axes(b, reduce)
     a_rest = [i for i in range(len(a.dims)) if i not in a_red]
@@ -74,3 +80,13 @@ def _reduce_axes(x: Tensor, reduce: Sequence[Dim]) -> list:
 
 
 dot = matmul
+
+
+def _size_key(x: Tensor) -> tuple:
+    """:return: a key ordering tensors by size without knowing dynamic sizes: the number of dynamic dims (the batch
+    counts as one), then the product of the static ones"""
+    static = 1
+    for d in x.dims:
+        if d.dimension is not None:
+            static *= d.dimension
+    return sum(1 for d in x.dims if d.dimension is None), static

@@ -121,6 +121,31 @@ def test_embedding_and_dropout(g):
         rf.dropout(x, 1.5)
 
 
+def test_grouped_conv_one_kernel_as_numpy(g):
+    """``groups`` 3, 6 in and 6 out channels (2 filters per group): each group's outputs see only its inputs
+    (numpy), computed by one convolution op, not one per group."""
+    rng = np.random.RandomState(3)
+    time = Dim(7, name="t7")
+    c_in, c_out, k = Dim(6, name="cin"), Dim(6, name="cout"), Dim(3, name="k3")
+    xv = rng.randn(2, 7, 6).astype("float32")
+    fv = rng.randn(6, 2, 3).astype("float32")  # [out, in / groups, k]
+    x = g.const("x", [batch_dim, time, c_in], xv)
+    f = g.const("f", [c_out, Dim(2, name="in/g"), k], fv)
+    before = {op.name for op in g.graph.get_operations()}
+    y, (out_time,) = rf.conv(x, in_dim=c_in, out_dim=c_out, in_spatial_dims=[time], filter=f, filter_size=[k],
+                             padding="valid", groups=3)
+    conv_ops = [op.type for op in g.graph.get_operations() if op.name not in before and op.type.startswith("Conv")]
+    assert len(conv_ops) == 1
+    yv = g.run(y)
+    assert y.dims == (batch_dim, out_time, c_out)
+    expected = np.zeros((2, 5, 6), "float32")
+    for o in range(6):
+        grp = o // 2
+        for t in range(5):
+            expected[:, t, o] = np.einsum("bki,ik->b", xv[:, t:t + 3, 2 * grp:2 * grp + 2], fv[o])
+    np.testing.assert_allclose(yv, expected, rtol=1e-5, atol=1e-5)
+
+
 def test_conv_use_mask_as_reference(g):
     """Observed in the reference (depthwise kernel of ones, 3 frames, padded frames 100): the padded frames count
     unless masked (``use_mask=True``, the default from behavior_version 23 on)."""

@@ -46,6 +46,49 @@ def test_ctc_loss(g):
         assert v[b] == pytest.approx(_ctc_nll_bruteforce(lp, targets_v[b, :m], 2), rel=1e-4)
 
 
+@pytest.mark.parametrize("blank", [0, 1, 3])
+def test_ctc_loss_blank_anywhere_value_and_gradient(g, blank):
+    """The blank at the start, in the middle and last: the value against the sum over all alignments, the gradient
+    against TF's dense-label CTC (``tf.nn.ctc_loss`` with ``blank_index``, an implementation of its own)."""
+    rng = np.random.RandomState(1)
+    time, tgt = g.time_dim([4, 3], "t"), g.time_dim([2, 1], "s")
+    classes = Dim(4, name="classes")
+    logits_v = rng.randn(2, 4, 4).astype("float32")
+    labels = [c for c in range(4) if c != blank]
+    targets_v = np.array([[labels[0], labels[2]], [labels[1], 0]], "int32")
+    raw_logits = tf.constant(logits_v)
+    logits = Tensor("logits", [batch_dim, time, classes], "float32", feature_dim=classes, raw_tensor=raw_logits)
+    targets = g.const("targets", [batch_dim, tgt], targets_v, sparse_dim=Dim(3, name="labels"))
+    loss = rf.ctc_loss(logits=logits, targets=targets, input_spatial_dim=time, targets_spatial_dim=tgt,
+                       blank_index=blank)
+    (grad,) = tf.gradients(tf.reduce_sum(loss.raw_tensor), [raw_logits])
+    dense = tf.nn.ctc_loss(labels=tf.constant(targets_v), logits=tf.transpose(raw_logits, [1, 0, 2]),
+                           label_length=tf.constant([2, 1]), logit_length=tf.constant([4, 3]),
+                           logits_time_major=True, blank_index=blank)
+    (dense_grad,) = tf.gradients(tf.reduce_sum(dense), [raw_logits])
+    v, gv, dv, dgv = g.run(loss, grad, dense, dense_grad)
+    for b, (n, m) in enumerate([(4, 2), (3, 1)]):
+        lp = logits_v[b, :n] - np.log(np.exp(logits_v[b, :n]).sum(-1, keepdims=True))
+        assert v[b] == pytest.approx(_ctc_nll_bruteforce(lp, targets_v[b, :m], blank), rel=1e-4)
+    np.testing.assert_allclose(v, dv, rtol=1e-5)
+    np.testing.assert_allclose(gv, dgv, atol=1e-5)
+
+
+def test_ctc_loss_builds_no_loop(g):
+    """One CTC kernel, not the while loops of the dense-label forward-backward sums (the step's CPU)."""
+    time, tgt = g.time_dim([4, 3], "t"), g.time_dim([2, 1], "s")
+    classes = Dim(3, name="classes")
+    logits = g.const("logits", [batch_dim, time, classes], np.zeros((2, 4, 3), "float32"))
+    logits = Tensor("logits", logits.dims, "float32", feature_dim=classes, raw_tensor=logits.raw_tensor)
+    targets = g.const("targets", [batch_dim, tgt], [[0, 1], [1, 0]], "int32", sparse_dim=Dim(2, name="labels"))
+    before = {op.name for op in g.graph.get_operations()}
+    loss = rf.ctc_loss(logits=logits, targets=targets, input_spatial_dim=time, targets_spatial_dim=tgt,
+                       blank_index=-1)
+    tf.gradients(tf.reduce_sum(loss.raw_tensor), [logits.raw_tensor])
+    new = [op.type for op in g.graph.get_operations() if op.name not in before]
+    assert "CTCLoss" in new and "Enter" not in new and "While" not in new and "StatelessWhile" not in new
+
+
 def test_edit_distance_and_greedy_decode(g):
     ta, tb = g.time_dim([3, 2], "ta"), g.time_dim([2, 2], "tb")
     a = g.const("a", [batch_dim, ta], [[1, 2, 3], [4, 5, 0]], "int32")

@@ -118,3 +118,25 @@ def test_cast_and_clip(g):
     assert c.dtype == "int32"
     np.testing.assert_array_equal(g.run(c), XV.astype("int32"))
     np.testing.assert_allclose(g.run(rf.clip_by_value(x, -1.0, 1.0)), np.clip(XV, -1, 1))
+
+
+@pytest.mark.parametrize("smaller", ["a", "b"])
+def test_matmul_over_dynamic_dim_ignores_padded_frames_of_both(g, smaller):
+    """Padded frames hold garbage (finite) in both operands: the product sums over the valid frames only, whichever
+    operand is the smaller one (the one masked)."""
+    from returnn.tensor import batch_dim
+    time = g.time_dim([4, 2], "tm")
+    feat = Dim(3, name="feat")
+    rng = np.random.RandomState(2)
+    small_v = rng.randn(2, 4).astype("float32")
+    big_v = rng.randn(2, 4, 3).astype("float32")
+    small_v[1, 2:] = 1e3
+    big_v[1, 2:] = -7e2
+    small = g.const("small", [batch_dim, time], small_v)
+    big = g.const("big", [batch_dim, time, feat], big_v)
+    out = rf.matmul(small, big, reduce=time) if smaller == "a" else rf.matmul(big, small, reduce=time)
+    assert set(out.dims) == {batch_dim, feat}
+    v = g.run(out)
+    v = v if out.dims == (batch_dim, feat) else v.T
+    mask = np.array([[1, 1, 1, 1], [1, 1, 0, 0]], "float32")
+    np.testing.assert_allclose(v, np.einsum("bt,btf->bf", small_v * mask, big_v * mask[:, :, None]), rtol=1e-5)

@@ -183,7 +183,10 @@ class TFBackend(Backend):
         def _conv(x: Any, f: Any) -> Any:
             return tf.nn.convolution(x, f, padding=padding.upper(), strides=list(strides),
                                      dilations=list(dilation_rate))
-        if groups == 1:
+        if groups == 1 or n_spatial <= 2 and filter_raw.shape[-2] is not None and raw.shape[-1] is not None and \
+                filter_raw.shape[-2] * groups == raw.shape[-1]:
+            # TF's convolution groups by itself when the filter has in_channels / groups inputs (one kernel
+            # instead of one per group: the conformer's depthwise convolution had 96 per block)
             return _conv(raw, filter_raw)
         xs = tf.split(raw, groups, axis=-1)
         fs = tf.split(filter_raw, groups, axis=-1)
@@ -223,8 +226,25 @@ class TFBackend(Backend):
         return tf.zeros_like(x) if grad is None else tf.convert_to_tensor(grad)
 
     def ctc_loss(self, logits: Any, logits_lens: Any, targets: Any, target_lens: Any, blank_index: int) -> Any:
-        return tf.nn.ctc_loss(labels=targets, logits=logits, label_length=target_lens, logit_length=logits_lens,
-                              logits_time_major=True, blank_index=blank_index)
+        """TF's ``CTCLoss`` kernel (sparse labels, the blank last: the classes are rotated when it is not).
+        ``tf.nn.ctc_loss`` with dense labels would build the forward-backward sums as while loops of small ops
+        (``ctc_loss_dense``), about twice the CPU of the whole conformer step's kernel time here."""
+        num_classes = logits.shape[-1]
+        last = num_classes - 1 if num_classes is not None else None
+        if blank_index != last:  # move the blank to the end, and the labels above it one down
+            logits = tf.concat([logits[:, :, :blank_index], logits[:, :, blank_index + 1:],
+                                logits[:, :, blank_index:blank_index + 1]], axis=2)
+            targets = tf.where(targets > blank_index, targets - 1, targets)
+        mask = tf.sequence_mask(target_lens, maxlen=tf.shape(targets)[1])
+        idx = tf.where(mask)
+        labels = tf.SparseTensor(idx, tf.gather_nd(targets, idx), tf.cast(tf.shape(targets), tf.int64))
+        dtype = logits.dtype
+        if dtype not in (tf.float32, tf.float64):  # the kernel has float32 and float64 only
+            logits = tf.cast(logits, tf.float32)
+        loss = tf.compat.v1.nn.ctc_loss(labels=labels, inputs=logits, sequence_length=logits_lens,
+                                        preprocess_collapse_repeated=False, ctc_merge_repeated=True,
+                                        ignore_longer_outputs_than_inputs=True, time_major=True)
+        return loss if loss.dtype == dtype else tf.cast(loss, dtype)
 
     def edit_distance(self, a: Any, a_lens: Any, b: Any, b_lens: Any) -> Any:
         def _sparse(x: Any, lens: Any) -> Any:
