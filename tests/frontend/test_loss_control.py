@@ -74,6 +74,23 @@ def test_ctc_loss_blank_anywhere_value_and_gradient(g, blank):
     np.testing.assert_allclose(gv, dgv, atol=1e-5)
 
 
+def test_ctc_loss_more_labels_than_frames_as_reference(g):
+    """Observed in the reference (its TF backend, same inputs): a sequence with more labels than frames has loss 0
+    and gradient 0; the other sequence its usual value."""
+    time, tgt = g.time_dim([2, 4], "t"), g.time_dim([3, 1], "s")
+    classes = Dim(3, name="classes")
+    raw_logits = tf.constant(np.random.RandomState(0).randn(2, 4, 3).astype("float32"))
+    logits = Tensor("logits", [batch_dim, time, classes], "float32", feature_dim=classes, raw_tensor=raw_logits)
+    targets = g.const("targets", [batch_dim, tgt], [[0, 1, 0], [1, 0, 0]], "int32", sparse_dim=Dim(2, name="l"))
+    loss = rf.ctc_loss(logits=logits, targets=targets, input_spatial_dim=time, targets_spatial_dim=tgt,
+                       blank_index=2)
+    (grad,) = tf.gradients(tf.reduce_sum(loss.raw_tensor), [raw_logits])
+    v, gv = g.run(loss, grad)
+    np.testing.assert_allclose(v, [0.0, 2.8407073], rtol=1e-5)
+    assert not gv[0].any()
+    np.testing.assert_allclose(gv[1, 0], [0.44329533, -0.14299086, -0.3003047], atol=1e-5)
+
+
 def test_ctc_loss_builds_no_loop(g):
     """One CTC kernel, not the while loops of the dense-label forward-backward sums (the step's CPU)."""
     time, tgt = g.time_dim([4, 3], "t"), g.time_dim([2, 1], "s")
