@@ -69,6 +69,7 @@ from returnn.util.json_text import json_remove_comments as json_remove_comments
 from returnn.util.json_text import load_json as load_json
 from returnn.util.module_import import generic_import_module as generic_import_module
 from returnn.util.native_code_compiler import NativeCodeCompiler as NativeCodeCompiler
+from returnn.util.atfork_patch import get_patch_atfork_lib as get_patch_atfork_lib
 from returnn.util.numbers_dict import NumbersDict as NumbersDict
 from returnn.util.obj_diff import obj_diff_list as obj_diff_list
 from returnn.util.obj_diff import obj_diff_str as obj_diff_str
