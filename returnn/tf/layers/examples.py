@@ -554,6 +554,20 @@ _EXAMPLES: Dict[str, LayerExample] = {
         lengths={"data": (4, 12)},
         notes="Both channels framed (4 samples every 2), ``3`` FFT bins each, concatenated to 6 complex features; "
               "``output`` is their magnitude."),
+    "multichannel_multiresolution_stft_layer": LayerExample(
+        {"data": {"dim": 2}},
+        {"stft": {"class": "multichannel_multiresolution_stft_layer", "frame_shift": 2, "frame_sizes": [4, 6],
+                  "fft_sizes": [4, 8], "nr_of_channels": 2, "from": "data"},
+         "output": {"class": "eval", "from": "stft", "eval": "tf.abs(source(0))", "out_type": {"dtype": "float32"}}},
+        lengths={"data": (6, 12)},
+        notes="Both channels framed at two resolutions (4 and 6 samples every 2; as many frames as the first "
+              "gives), ``3`` and ``5`` FFT bins per channel, concatenated to 16 complex features; ``output`` is "
+              "their magnitude."),
+    "complex_linear_projection": LayerExample(
+        {"data": {"dim": 6}},
+        {"output": {"class": "complex_linear_projection", "nr_of_filters": 4, "from": "data"}},
+        notes="3 complex values per frame (real and imaginary parts interleaved) through a complex 3x4 matrix; "
+              "the log magnitude of the 4 results."),
     # ---- utility
     "identity": LayerExample(
         _DATA, {"lin": {"class": "linear", "activation": None, "n_out": 2, "from": "data"},
