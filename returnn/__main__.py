@@ -167,6 +167,21 @@ def init_data() -> None:
     _eval_datasets = datasets.get("eval_datasets") or {}
 
 
+def get_cache_byte_sizes() -> List[int]:
+    """The reference's data cache sizes of the train, dev and eval datasets, from the config key ``cache_size``
+    (default ``"16G"``; see :func:`returnn.options.data.cache_size_bytes`). The datasets here read lazily; this
+    only reports the numbers.
+
+    :return: ``[train, dev, eval]`` byte counts (the same number three times)
+    :raises ConfigValueError: ``cache_size`` is not a number with an optional unit K, M or G
+    """
+    from returnn.options.data import DataOptions, cache_size_bytes
+
+    assert config is not None, "call init_config() first"
+    size = cache_size_bytes(DataOptions.read_one(config, "cache_size"))
+    return [size, size, size]
+
+
 def print_task_properties() -> None:
     """Prints the summary of the datasets of :func:`init_data` (``Train data:``, ``Dev data:``, ``Eval data:``
     blocks, v2), as the reference."""

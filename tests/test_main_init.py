@@ -112,3 +112,24 @@ def test_script_helpers_as_demo_iter_dataset(tmp_path, capsys, monkeypatch):
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "Train data:" and "Dev data:" in out and "Eval data:" not in out
     assert out[1] == "  input: 9 x 1"  # as the reference prints it for this dataset
+
+
+@pytest.mark.parametrize("cache_size, expected", [
+    # observed from the reference's get_cache_byte_sizes
+    ("0", 0), ("0G", 0), ("1000", 1001), ("1.5", 2), ("2K", 2049), ("3M", 3145729), ("1G", 1073741825),
+    (None, 17179869185),  # default 16G
+])
+def test_get_cache_byte_sizes(cache_size, expected):
+    from returnn.config import Config
+
+    rnn.config = Config({"cache_size": cache_size} if cache_size is not None else {})
+    assert rnn.get_cache_byte_sizes() == [expected] * 3
+
+
+def test_get_cache_byte_sizes_bad_value():
+    from returnn.config import Config
+    from returnn.errors import ConfigValueError
+
+    rnn.config = Config({"cache_size": "2k"})  # lower-case unit: rejected, as the reference's float("2k") fails
+    with pytest.raises(ConfigValueError, match="cache_size"):
+        rnn.get_cache_byte_sizes()

@@ -83,6 +83,10 @@ class Dataset:
         around it, zero-padded, so its dim is ``window * dim`` (see :mod:`returnn.datasets.frames`)
     :param context_window: int (for ``"data"``) or dict key -> int: the batches take ``(w - 1) // 2`` frames more
         on the left and the rest on the right of each sequence part (``ctx_left``, ``ctx_right``)
+    :param _num_shards: split each (sub-)epoch's order into this many contiguous parts (as ``partition_epoch``
+        splits a full epoch) ...
+    :param _shard_index: ... and use only part ``_shard_index`` (0-based); set by ``MultiProcDataset``'s
+        ``sharding_method="dedicated"``
     :raises DatasetArgError: for invalid values of these kwargs
     :raises ConfigValueError: for an invalid ``seq_ordering`` or ``chunking``
     """
@@ -93,7 +97,8 @@ class Dataset:
                  seq_list_filter_file: Optional[str] = None, unique_seq_tags: bool = False,
                  chunking: Any = None, min_chunk_size: int = 0, chunking_variance: float = 0.0,
                  window: int = 1, context_window: Any = None, shuffle_frames_of_nseqs: int = 0,
-                 estimated_num_seqs: Optional[int] = None, seq_order_seq_lens_file: Optional[str] = None):
+                 estimated_num_seqs: Optional[int] = None, seq_order_seq_lens_file: Optional[str] = None,
+                 _num_shards: int = 1, _shard_index: int = 0):
         self.name = name or f"dataset_id{id(self)}"
         _seq_order.check_seq_ordering(seq_ordering)
         self.seq_ordering = seq_ordering
@@ -101,6 +106,10 @@ class Dataset:
         if self.partition_epoch < 1:
             raise DatasetArgError(f"{type(self).__name__}: partition_epoch must be >= 1, got {partition_epoch!r}")
         self.repeat_epoch = int(repeat_epoch or 1)
+        self._num_shards, self._shard_index = int(_num_shards or 1), int(_shard_index or 0)
+        if not 0 <= self._shard_index < self._num_shards:
+            raise DatasetArgError(f"{type(self).__name__}: expected 0 <= _shard_index < _num_shards, got "
+                                  f"{_shard_index!r}, {_num_shards!r}")
         self.fixed_random_seed = fixed_random_seed
         self.random_seed_offset = int(random_seed_offset or 0)
         self._seq_list_filter_file = seq_list_filter_file
@@ -243,6 +252,8 @@ class Dataset:
             allowed = self._load_seq_list_filter()
             order = [i for i in order if self._get_corpus_seq_tag(i) in allowed]
         order = _seq_order.partition(order, self.partition_epoch, epoch)
+        if self._num_shards > 1:
+            order = _seq_order.partition(order, self._num_shards, self._shard_index + 1)
         if self.repeat_epoch > 1:
             order = order * self.repeat_epoch
         return order

@@ -22,6 +22,32 @@ def _typed_or_literal(config, key: str, default: Any) -> Any:
     return default
 
 
+_CACHE_SIZE_UNITS = {"K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}
+
+
+def cache_size_bytes(text: Any) -> int:
+    """The byte count of a ``cache_size`` value as the reference reports it: ``int(number * unit) + 1``, or 0 for
+    zero (observed: ``"0"`` -> 0, ``"1000"`` -> 1001, ``"1.5"`` -> 2, ``"2K"`` -> 2049, ``"1G"`` -> 1073741825).
+
+    :raises ValueError: not a number with an optional unit K, M or G
+    """
+    text = str(text).strip()
+    factor = 1
+    if text[-1:] in _CACHE_SIZE_UNITS:
+        factor = _CACHE_SIZE_UNITS[text[-1]]
+        text = text[:-1]
+    num = int(float(text) * factor)
+    return num + 1 if num > 0 else 0
+
+
+def _cache_size_ok(value: Any) -> bool:
+    try:
+        cache_size_bytes(value)
+    except ValueError:
+        return False
+    return True
+
+
 @dataclasses.dataclass(frozen=True)
 class DataOptions(OptionGroup):
     """Datasets (:func:`returnn.datasets.from_config.init_datasets_from_config`) and the network's data."""
@@ -48,6 +74,11 @@ class DataOptions(OptionGroup):
     num_outputs: Any = option(None, "old style: dict data key -> dim or [dim, ndim] (or the target dim)",
                               kind="any", reader=_typed_or_literal)
     default_input: str = option("data", "the data key that a layer without 'from' reads", kind="str")
+    cache_size: str = option("16G", "the reference's old per-dataset data cache size: a number of bytes with an "
+                                    "optional unit K, M or G (1024-based); reported by returnn.__main__."
+                                    "get_cache_byte_sizes, the datasets here read lazily", kind="str",
+                             check=lambda v: None if _cache_size_ok(v) else "a number with an optional unit "
+                                                                            "K, M or G, e.g. '0' or '16G'")
     #: the default target data key (declared in :class:`RunOptions`)
     target: str = borrowed(RunOptions, "target")
 

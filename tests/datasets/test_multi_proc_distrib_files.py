@@ -48,7 +48,7 @@ def test_multi_proc_dataset(tmp_path):
         ds.__del__()
     with pytest.raises(DatasetArgError, match="sharding_method"):
         init_dataset({"class": "MultiProcDataset", "dataset": sub, "num_workers": 2, "buffer_size": 1,
-                      "sharding_method": "dedicated"})
+                      "sharding_method": "by_file"})
 
 
 def _get_sub_epoch_dataset(files):
