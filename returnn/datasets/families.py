@@ -15,6 +15,7 @@ import returnn.datasets.generating_base  # noqa: F401
 import returnn.datasets.generating_more  # noqa: F401
 import returnn.datasets.generating_tasks  # noqa: F401
 import returnn.datasets.hdf_reader  # noqa: F401
+import returnn.datasets.siamese_hdf  # noqa: F401
 import returnn.datasets.huggingface  # noqa: F401
 import returnn.datasets.librispeech  # noqa: F401
 import returnn.datasets.lm  # noqa: F401

@@ -1,4 +1,5 @@
-"""Public module ``returnn.datasets.hdf``: ``HDFDataset``, ``SimpleHDFWriter`` and ``HDFDatasetWriter``; ``CachedDataset`` is a public
+"""Public module ``returnn.datasets.hdf``: ``HDFDataset``, ``SimpleHDFWriter``, ``HDFDatasetWriter`` and
+``SiameseHDFDataset``; ``CachedDataset`` is a public
 name here too (the reference's module imports it; star-import users subclass it)."""
 
 # names the reference's module has at module level (no ``__all__``), which star-import users rely on
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING as TYPE_CHECKING
 from typing import Optional as Optional
 from typing import Union as Union
 
+import h5py as h5py
 import numpy as numpy
 
 from returnn.datasets.basic import Dataset as Dataset
@@ -21,6 +23,7 @@ from returnn.log import log as log
 from returnn.datasets.hdf_reader import HDFDataset as HDFDataset
 from returnn.datasets.hdf_writer import HDFDatasetWriter as HDFDatasetWriter
 from returnn.datasets.hdf_writer import SimpleHDFWriter as SimpleHDFWriter
+from returnn.datasets.siamese_hdf import SiameseHDFDataset as SiameseHDFDataset
 
 # the attribute names of the reference's HDF layout (the file's attrs / datasets)
 attr_seqLengths = "seqLengths"

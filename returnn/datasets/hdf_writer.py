@@ -12,6 +12,12 @@ Layout (all sequences concatenated along the first axis):
 - ``targets/data/<key>``: concatenated extra streams; ``targets/size`` attrs ``<key> = [dim, ndim]``;
   ``targets/labels/<key>``: fixed-width bytes (``"dummy-label"`` when none given).
 
+Inputs with more than one variable axis per sequence (as observed from the reference's writer): sparse (integer)
+``[B, T, K, ...]``, dense without a static feature dim (``dim=None``) ``[B, T, F]``, dense ``[B, T, S, dim]``
+are stored with those axes flattened into one (``[T * K]``, ``[T * F]``, ``[T * S, dim]``), and an extra
+stream ``sizes`` (int32, ``[1, 1]``) holds each sequence's lengths of the flattened axes (``seq_len``'s dict
+entries ``{0: ..., 1: ...}``; an axis without an entry counts in full).
+
 The file is written under a temporary name in the same directory and renamed on :meth:`close`, so a crash
 never leaves a complete-looking file.
 """
@@ -38,11 +44,13 @@ class SimpleHDFWriter:
         (dense float ``[B, T, d]`` -> ``(d, 2)``; ``[B, T]`` -> ``(1, 1)``, as the reference)
     :param extra_labels: key -> vocabulary of an extra stream
     :param swmr: accepted for compatibility; ignored
-    :param extend_existing_file: not supported (raises if True)
+    :param extend_existing_file: append to the sequences of ``filename`` (a file in this layout, e.g. one this
+        writer closed before; the new batches must have its keys and shapes)
     :param with_inputs: False: no ``inputs`` stream (a dataset without ``"data"``); ``insert_batch``'s
         ``inputs`` then only give the lengths of ``seqLengths``' first column (ours; the reference's writer
         always has one)
-    :raises DatasetFileError: if ``filename`` already exists
+    :raises DatasetFileError: ``filename`` already exists (without ``extend_existing_file``), or it does not
+        exist or cannot be read (with it)
     """
 
     def __init__(self, filename: str, dim: Optional[int], labels: Optional[Sequence[str]] = None,
@@ -50,33 +58,61 @@ class SimpleHDFWriter:
                  swmr: bool = False, extend_existing_file: bool = False,
                  extra_labels: Optional[Dict[str, Sequence[str]]] = None, *, with_inputs: bool = True):
         import h5py
-        if extend_existing_file:
-            raise DatasetArgError("SimpleHDFWriter: extend_existing_file=True is not supported")
-        if os.path.exists(filename):
+        if extend_existing_file and not os.path.exists(filename):
+            raise DatasetFileError(filename, "extend_existing_file=True, but the file does not exist")
+        if not extend_existing_file and os.path.exists(filename):
             raise DatasetFileError(filename, "output file exists already; remove it or choose another name")
         self.filename = filename
         self.dim = dim
         self.labels = list(labels) if labels is not None else None
-        self.ndim = ndim if ndim is not None else (1 if labels else 2)
+        #: axes of one sequence's inputs incl. time; None: from the first batch
+        self.ndim = ndim
         self.extra_type: Dict[str, Tuple[int, int, str]] = dict(extra_type or {})
         self.extra_labels = {k: list(v) for k, v in (extra_labels or {}).items()}
         self.with_inputs = with_inputs
         directory = os.path.dirname(os.path.abspath(filename))
         self._tmp_filename = os.path.join(directory, f".{os.path.basename(filename)}.tmp{os.getpid()}")
-        self._file = h5py.File(self._tmp_filename, "w")
         self._seq_lens: List[List[int]] = []
         self._tags: List[str] = []
         self._extra_keys: Optional[List[str]] = None
         self._num_frames = 0
-        f = self._file
-        f.attrs["numDims"] = np.int64(1)
-        f.attrs["inputPattSize"] = np.int64(dim or 0)
-        f.attrs["numLabels"] = np.int64(dim or 0)
-        label_bytes = [x.encode("utf8") for x in (self.labels or [])]
-        width = max([len(x) for x in label_bytes] + [5])
-        f.create_dataset("labels", data=np.array(label_bytes, dtype=f"S{width}") if label_bytes
-                         else np.zeros((0,), dtype="S5"))
+        if extend_existing_file:
+            import shutil
+
+            shutil.copyfile(filename, self._tmp_filename)
+            self._file = h5py.File(self._tmp_filename, "a")
+            self._read_existing()
+        else:
+            self._file = h5py.File(self._tmp_filename, "w")
+            f = self._file
+            f.attrs["numDims"] = np.int64(1)
+            f.attrs["inputPattSize"] = np.int64(dim if dim is not None else 1)
+            f.attrs["numLabels"] = np.int64(dim if dim is not None else 1)
+            label_bytes = [x.encode("utf8") for x in (self.labels or [])]
+            width = max([len(x) for x in label_bytes] + [5])
+            f.create_dataset("labels", data=np.array(label_bytes, dtype=f"S{width}") if label_bytes
+                             else np.zeros((0,), dtype="S5"))
         self._closed = False
+
+    def _read_existing(self) -> None:
+        """Takes over the sequences of the copied file (extend_existing_file): its lengths, tags, extra keys."""
+        f = self._file
+        try:
+            seq_lens = np.asarray(f["seqLengths"][()]).reshape(len(f["seqTags"]), -1)
+            self._tags = [t.decode("utf8") if isinstance(t, bytes) else str(t) for t in f["seqTags"][()]]
+        except Exception as exc:  # h5py raises various errors for damaged / foreign files
+            self._file.close()
+            os.remove(self._tmp_filename)
+            raise DatasetFileError(self.filename, f"extend_existing_file=True: cannot read seqLengths/seqTags: {exc}"
+                                   ) from None
+        self._seq_lens = seq_lens.tolist()
+        self._num_frames = int(f.attrs.get("numTimesteps", int(seq_lens[:, 0].sum()) if len(seq_lens) else 0))
+        keys = sorted(f["targets/data"].keys()) if "targets/data" in f else []
+        self._extra_keys = keys
+        for key in keys:
+            size = f["targets/size"].attrs[key]
+            self.extra_type.setdefault(key, (int(size[0]), int(size[1]), str(f["targets/data"][key].dtype)))
+        del f["seqLengths"], f["seqTags"]
 
     def _append(self, name: str, values: np.ndarray) -> None:
         f = self._file
@@ -92,6 +128,11 @@ class SimpleHDFWriter:
             raise DatasetArgError(f"SimpleHDFWriter {self.filename!r}: stream {name!r} frame shape "
                                   f"{values.shape[1:]} differs from earlier {ds.shape[1:]}")
         old = ds.shape[0]
+        if ds.maxshape[0] is not None:  # a fixed-size stream of an extended file: written anew
+            data = np.concatenate([ds[()], values.astype(ds.dtype)], axis=0)
+            del f[name]
+            f.create_dataset(name, data=data, maxshape=(None,) + data.shape[1:], chunks=True)
+            return
         ds.resize(old + values.shape[0], axis=0)
         ds[old:] = values
 
@@ -130,6 +171,16 @@ class SimpleHDFWriter:
             raise DatasetArgError(f"SimpleHDFWriter {self.filename!r}: insert_batch after close()")
         inputs = np.asarray(inputs)
         lens_d = dict(seq_len) if isinstance(seq_len, dict) else {0: seq_len}
+        extra = {k: np.asarray(v) for k, v in (extra or {}).items()}
+        if self.ndim is None:
+            self.ndim = inputs.ndim - 1
+        inputs, lens_d, sizes = self._flatten_inputs(inputs, lens_d)
+        if sizes is not None:
+            if "sizes" in extra:
+                raise DatasetArgError(f"SimpleHDFWriter {self.filename!r}: extra key 'sizes' is taken by the "
+                                      f"lengths of the flattened axes of the inputs")
+            extra["sizes"] = sizes
+            lens_d["sizes"] = [sizes.shape[1]] * sizes.shape[0]
         in_lens = np.asarray(lens_d.get(0, [inputs.shape[1]] * inputs.shape[0])).reshape(-1)
         n = inputs.shape[0]
         if len(in_lens) != n or len(seq_tag) != n:
@@ -138,7 +189,6 @@ class SimpleHDFWriter:
         if inputs.ndim < 2 or int(in_lens.max(initial=0)) > inputs.shape[1]:
             raise DatasetArgError(f"SimpleHDFWriter {self.filename!r}: inputs shape {inputs.shape} does not fit "
                                   f"seq lengths {in_lens.tolist()}")
-        extra = {k: np.asarray(v) for k, v in (extra or {}).items()}
         if self._extra_keys is None:
             self._init_extras(extra)
         if sorted(extra) != self._extra_keys:
@@ -162,6 +212,32 @@ class SimpleHDFWriter:
         self._tags.extend(t.decode("utf8") if isinstance(t, bytes) else str(t) for t in seq_tag)
         self._num_frames += int(in_lens.sum())
 
+    def _flatten_inputs(self, inputs: np.ndarray, lens_d: Dict[Any, Any]
+                        ) -> Tuple[np.ndarray, Dict[Any, Any], Optional[np.ndarray]]:
+        """Inputs with several variable axes per sequence: those axes flattened into one (see the module doc).
+
+        :return: ``[B, T', ...]`` inputs padded to the longest flattened sequence, ``lens_d`` with the flattened
+            lengths at 0, and ``[B, num_axes]`` int32 sizes (None when there is one variable axis)
+        """
+        num_axes = inputs.ndim - 1
+        sparse = inputs.dtype.kind in "iub"
+        if not sparse and self.dim is not None:
+            num_axes -= 1  # the static feature axis stays
+        if num_axes <= 1:
+            return inputs, lens_d, None
+        n = inputs.shape[0]
+        lens = np.stack([np.asarray(lens_d.get(a, [inputs.shape[a + 1]] * n)).reshape(-1) for a in range(num_axes)],
+                        axis=1).astype(np.int32)  # [B, num_axes]
+        seqs = [inputs[(i,) + tuple(slice(0, int(x)) for x in lens[i])] for i in range(n)]
+        seqs = [x.reshape((-1,) + x.shape[num_axes:]) for x in seqs]
+        total = max([x.shape[0] for x in seqs] + [0])
+        flat = np.zeros((n, total) + inputs.shape[num_axes + 1:], dtype=inputs.dtype)
+        for i, x in enumerate(seqs):
+            flat[i, :x.shape[0]] = x
+        lens_d = {k: v for k, v in lens_d.items() if not isinstance(k, int)}
+        lens_d[0] = [x.shape[0] for x in seqs]
+        return flat, lens_d, lens
+
     def close(self) -> None:
         """Writes ``seqLengths``/``seqTags``/attrs and renames the temporary file to ``filename``."""
         import h5py
@@ -173,7 +249,7 @@ class SimpleHDFWriter:
         f.create_dataset("seqLengths", data=seq_lens)
         f.create_dataset("seqTags", data=np.array(self._tags, dtype=object), dtype=h5py.string_dtype("utf-8"))
         if "inputs" not in f and self.with_inputs:
-            shape = (0,) if self.ndim == 1 else (0, self.dim or 0)
+            shape = (0,) if (self.ndim or 2) == 1 else (0, self.dim or 0)
             f.create_dataset("inputs", shape=shape, dtype="int32" if self.ndim == 1 else "float32")
         f.attrs["numSeqs"] = np.int64(len(self._tags))
         f.attrs["numTimesteps"] = np.int64(self._num_frames)

@@ -2,7 +2,7 @@
 that a config using it gets one clear :class:`DatasetArgError` naming the class and what to use instead (rather
 than "unknown dataset class").
 
-- ``NextGenHDFDataset``, ``SiameseHDFDataset``, ``StereoHdfDataset``, ``DatasetWithTimeContext``: older HDF layouts;
+- ``NextGenHDFDataset``, ``StereoHdfDataset``, ``DatasetWithTimeContext``: older HDF layouts;
   convert to the standard layout (``HDFDataset``, ``SimpleHDFWriter``);
 - ``ConfusionNetworkDataset``, ``ChunkShuffleDataset``, ``ClusteringDataset``: these do not load data in the
   current reference either (observed: recursion error / missing keys).
@@ -16,7 +16,6 @@ from returnn.datasets.registry import register_dataset
 
 _HINTS = {
     "NextGenHDFDataset": "convert the file to the standard HDF layout (SimpleHDFWriter) and use HDFDataset",
-    "SiameseHDFDataset": "convert the file to the standard HDF layout (SimpleHDFWriter) and use HDFDataset",
     "StereoHdfDataset": "convert the file to the standard HDF layout (SimpleHDFWriter) and use HDFDataset",
     "DatasetWithTimeContext": "convert the file to the standard HDF layout (SimpleHDFWriter) and use HDFDataset",
     "ConfusionNetworkDataset": "the reference's version does not load data either; use TranslationDataset",

@@ -21,7 +21,7 @@ def test_sprint_cache_dataset_needs_archive_reader():
         init_dataset({"class": "SprintCacheDataset", "data": {"data": {"filename": "f.cache", "data_type": "feat"}}})
 
 
-@pytest.mark.parametrize("name", ["NextGenHDFDataset", "SiameseHDFDataset", "StereoHdfDataset",
+@pytest.mark.parametrize("name", ["NextGenHDFDataset", "StereoHdfDataset",
                                   "ConfusionNetworkDataset", "ChunkShuffleDataset", "ClusteringDataset"])
 def test_unsupported_classes_name_themselves(name):
     with pytest.raises(DatasetArgError, match=f"\"{name}\"}} is not supported by this project\\n  hint: "):
