@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, List, Set
 
 from returnn.tensor.dim import Dim, VerifyOutShapeException
 from returnn.tensor.marked_dim import ImplicitDim, ImplicitDynSizeDim, ImplicitSparseDim, MarkedDim, OptionalDim
+from returnn.tensor.search_beam import beam_variant_of
 
 if TYPE_CHECKING:
     from returnn.tensor.tensor import Tensor
@@ -68,7 +69,9 @@ class TensorOutShapeMixin:
         if not isinstance(out_shape, (set, frozenset)):
             raise TypeError(f"{self} verify_out_shape: expects a set but got {type(out_shape)}")
         implicit = self.get_implicit_dims()
-        actual: List[Any] = list(self.dims) + implicit
+        # a dim repeated per hypothesis of a search counts as the dim it repeats (one dim in the reference)
+        dims = [beam_variant_of(d) or d for d in self.dims]
+        actual: List[Any] = list(dims) + implicit
         header = f"{self} verify_out_shape:\nActual dims: {_fmt(actual)}\nExpected out_shape: {_fmt(out_shape)}\n"
         implicit_tags = {marked.tag for marked in implicit}
         for entry in out_shape:
@@ -76,12 +79,12 @@ class TensorOutShapeMixin:
                 if entry not in implicit:
                     raise VerifyOutShapeException(header + f"{entry} is not an implicit dim in self")
             elif isinstance(entry, Dim):
-                if entry not in self.dims and entry not in implicit_tags:
+                if entry not in dims and entry not in implicit_tags:
                     raise VerifyOutShapeException(header + f"Dim {entry} not in self")
             elif not isinstance(entry, OptionalDim):
                 raise TypeError(f"{self} verify_out_shape: expected Dim or MarkedDim in out_shape, got {entry!r}")
         covered = {_tag(entry) for entry in out_shape}
-        missing = [d for d in self.dims if d not in covered]
+        missing = [d for d in dims if d not in covered]
         if not allow_missing_implicit_dims:
             missing += [marked.tag for marked in implicit if marked.tag not in covered]
         if missing:

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any, List, Optional
 
 from returnn.errors import AxisDescriptionError
 from returnn.tensor.dim import Dim
+from returnn.tensor.search_beam import beam_variant_of
 
 if TYPE_CHECKING:
     from returnn.tensor.tensor import Tensor
@@ -200,6 +201,8 @@ def get_axes_from_description(tensor: Tensor, axes: Any, *, allow_int: Optional[
         found = [i for i, d in enumerate(tensor.dims) if d == axes]
         if not found and axes.is_batch_dim() and tensor.batch_dim_axis is not None:
             found = [tensor.batch_dim_axis]  # a batch dim names the batch axis, also a merged one (B&Packed{T})
+        if not found:  # a dim also names its variant for the hypotheses of a search (one dim in the reference)
+            found = [i for i, d in enumerate(tensor.dims) if beam_variant_of(d) == axes]
         if not found:
             raise AxisDescriptionError(axes, tensor=repr(tensor), problem="matches no axis (dim not in tensor)")
         if len(found) > 1:  # the same Dim twice (e.g. a square matrix): the highest match_priority wins

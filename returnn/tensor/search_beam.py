@@ -107,3 +107,20 @@ class SearchBeam:
             return beam1
         raise TensorArgError("SearchBeam.get_combined_beam", "the beams do not depend on each other",
                              got=f"{beam1!r} and {beam2!r}")
+
+
+#: on a dim made for the hypotheses of a search: the dim it repeats per hypothesis (see :func:`set_beam_variant_of`)
+_BEAM_VARIANT_OF = "_beam_variant_of"
+
+
+def set_beam_variant_of(dim: Any, base: Any) -> None:
+    """Marks ``dim`` as the variant of ``base`` for the hypotheses of a search: the same axis, its lengths repeated
+    per hypothesis (``[B*K]`` instead of ``[B]``). The reference keeps one dim for both (its dims have per-batch
+    variants); here the variant is a dim of its own that :func:`beam_variant_of` maps back, e.g. for
+    ``verify_out_shape``."""
+    dim.__dict__[_BEAM_VARIANT_OF] = base
+
+
+def beam_variant_of(dim: Any) -> Any:
+    """:return: the dim that ``dim`` repeats per hypothesis (see :func:`set_beam_variant_of`), or None"""
+    return getattr(dim, "__dict__", {}).get(_BEAM_VARIANT_OF)

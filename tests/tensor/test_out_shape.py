@@ -63,3 +63,16 @@ def test_verify_out_shape_empty_dict_is_the_empty_set():
     Tensor("s", dims=[], dtype="int32").verify_out_shape({})
     with pytest.raises(VerifyOutShapeException):
         Tensor("x", dims=[batch_dim], dtype="int32").verify_out_shape({})
+
+
+def test_beam_variant_counts_as_its_dim():
+    from returnn.tensor import Dim, SpatialDim, Tensor, batch_dim
+    from returnn.tensor.search_beam import beam_variant_of, set_beam_variant_of
+
+    time = SpatialDim("time")
+    variant = Dim(None, description="time:beam", kind=time.kind)
+    set_beam_variant_of(variant, time)
+    assert beam_variant_of(variant) is time and beam_variant_of(time) is None
+    x = Tensor("x", dims=[batch_dim, variant], dtype="int32")
+    x.verify_out_shape({batch_dim, time})
+    assert x.get_axis_from_description(time) == 1

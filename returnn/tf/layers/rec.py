@@ -29,4 +29,5 @@ from returnn.tf.layers.search.choice_get_beam_scores import ChoiceGetBeamScoresL
 from returnn.tf.layers.search.choice_get_src_beams import ChoiceGetSrcBeamsLayer as ChoiceGetSrcBeamsLayer
 from returnn.tf.layers.search.decide import DecideLayer as DecideLayer
 from returnn.tf.layers.search.decide_keep_beam import DecideKeepBeamLayer as DecideKeepBeamLayer
+from returnn.tf.layers.search.split_batch_beam import SplitBatchBeamLayer as SplitBatchBeamLayer
 from returnn.tf.layers.utility.kenlm import KenLmStateLayer as KenLmStateLayer

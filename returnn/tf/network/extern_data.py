@@ -41,7 +41,8 @@ class ExternBatchInfo:
 class ExternData:
     """Holds the extern data templates by key.
 
-    :param data: optional dict key → Tensor, dict of Tensor kwargs or ``(dim, ndim)``
+    :param data: optional dict key → Tensor, dict of Tensor kwargs or ``(dim, ndim)``; the entries given as kwargs
+        get their placeholders in the current graph at once (as the reference)
     :param default_input: key of the default input (``"data"``)
     :param default_target: key of the default target (``"classes"``)
     """
@@ -53,11 +54,21 @@ class ExternData:
         self.default_input = default_input
         self.default_target = default_target
         self._batch_info: Optional[Tuple[Any, ExternBatchInfo]] = None  # (placeholder it is built from, info)
+        from_dicts = False
         for key, value in (data or {}).items():
             if isinstance(value, Tensor):
                 self.register_data(value)
             else:
                 self.register_data_from_dict(key, value, keys=data.keys())
+                from_dicts = True
+        if from_dicts and not tf.executing_eagerly():
+            # as the reference (observed): entries given as dicts get their placeholders (and the global batch) in
+            # the current graph right away, e.g. for a feed dict made before the network is built; a network in
+            # another graph makes new ones
+            from returnn.tf.network.construction import create_placeholders
+            create_placeholders(self)
+            if all(d.batch is None for d in self.data.values()):
+                self.init_batch_info()
 
     def __repr__(self) -> str:
         return f"<ExternData data={self.data!r}>"

@@ -276,6 +276,12 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin, NetworkObjectiveMixin)
         return find_search_choices(start)
 
     # ---- extern data
+    def get_data_batch_dim(self) -> tf.Tensor:
+        """:return: int32 scalar, the batch size of the extern data (``extern_data.get_batch_info().dim``)
+
+        :raises ConfigValueError: no extern data has a batch axis with a placeholder"""
+        return self.extern_data.get_batch_info().dim
+
     def get_extern_data(self, key: str, mark_data_key_as_used: bool = True) -> Tensor:
         """:raises LayerArgError-like ConfigValueError: unknown key (lists the known keys)"""
         if key not in self.extern_data.data:
@@ -507,6 +513,7 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin, NetworkObjectiveMixin)
                                            "template from get_out_data_from_opts) in __init__")
             raise RuntimeError(f"layer {name!r} ({layer_class.__name__}) did not set its output (implementation bug)")
         check_static_shape(layer)
+        layer.kwargs = {**d, "output": output}
         layer.post_init(layer_desc)
         self.layers[name] = layer
         if self.extra_parent_net is not None:

@@ -65,3 +65,37 @@ def test_same_dim_tags_as_with_a_name_instead_of_a_dim_is_one_clear_error():
         ExternData({"classes": {"dim": 5, "sparse": True},
                     "t": {"dim": None, "sparse": True, "same_dim_tags_as": {"t": "classes"}}})
     assert "{'t': 'classes'}" in str(exc.value)
+
+
+def test_extern_data_from_dicts_has_placeholders_at_once_as_reference():
+    import tensorflow as tf
+    from returnn.tf.network import ExternData, TFNetwork
+
+    with tf.Graph().as_default():
+        ed = ExternData({"data": {"dim": 20, "sparse": True}, "classes": {"dim": 13, "sparse": True}})
+        data = ed.data["data"]
+        # observed from the reference: placeholders and lengths exist before any network is built
+        assert data.placeholder is not None and data.placeholder.name == "extern_data/placeholders/data/data:0"
+        assert data.dims[1].dyn_size_ext is not None and data.dims[1].dyn_size_ext.dims[0].is_batch_dim()
+        assert data.batch is not None
+        placeholder = data.placeholder
+        net = TFNetwork(extern_data=ed)
+        assert net.extern_data.data["data"].placeholder is placeholder  # the network keeps them
+        with tf.compat.v1.Session() as session:
+            feed = {placeholder: [[1, 2, 3], [4, 5, 6]], data.size_placeholder[0]: [3, 2]}
+            assert session.run(net.get_data_batch_dim(), feed_dict=feed) == 2
+
+
+def test_layer_kwargs_as_reference():
+    import tensorflow as tf
+    from returnn.config import Config
+    from returnn.tf.network import TFNetwork
+
+    with tf.Graph().as_default():
+        net = TFNetwork(config=Config({"extern_data": {"data": {"dim": 3}}}))
+        net.construct_from_dict({"output": {"class": "linear", "from": "data", "n_out": 4, "activation": "relu"}})
+        layer = net.layers["output"]
+        # observed: the transformed layer dict, with the resolved sources, name and output
+        assert layer.kwargs["n_out"] == 4 and layer.kwargs["activation"] == "relu"
+        assert layer.kwargs["name"] == "output" and layer.kwargs["output"] is layer.output
+        assert [s.name for s in layer.kwargs["sources"]] == ["data"]

@@ -122,6 +122,9 @@ class LayerBase:
         self.params: Dict[str, tf.Variable] = {}
         self.saveable_param_replace: Dict[Any, Any] = {}
         self.stats: Dict[str, Any] = {}
+        # the options the network built this layer with (its layer dict after transform_config_dict, with
+        # "output"), as the reference's ``layer.kwargs``; set by the network after __init__, None before
+        self.kwargs: Optional[Dict[str, Any]] = None
         self.output_before_activation: Optional[OutputWithActivation] = None
         self._train_params: Dict[int, tf.Variable] = {}  # id(noisy/dropped param tensor) -> its variable
         self.param_variational_noise = self._set_param_getter(args)
@@ -499,6 +502,15 @@ class LayerBase:
     def get_search_choices(self) -> Any:
         """:return: the search choices this layer depends on (``network.get_search_choices(src=self)``), or None"""
         return self.network.get_search_choices(src=self)
+
+    def get_search_beam_size(self) -> Optional[int]:
+        """:return: the number of hypotheses per sequence of this layer's output in a search (its ``output.beam``'s,
+            else that of the search choices it depends on), or None outside of a search"""
+        beam = self.output.beam
+        if beam is not None:
+            return beam.beam_size
+        choices = self.get_search_choices()
+        return None if choices is None else choices.beam_size
 
     @property
     def search_choices(self) -> Any:

@@ -8,3 +8,4 @@ from returnn.tf.layers.search.choice_get_beam_scores import (  # noqa: F401
 )
 from returnn.tf.layers.search.choice_get_src_beams import ChoiceGetSrcBeamsLayer as ChoiceGetSrcBeamsLayer  # noqa: F401
 from returnn.tf.layers.search.decide_keep_beam import DecideKeepBeamLayer as DecideKeepBeamLayer  # noqa: F401
+from returnn.tf.layers.search.split_batch_beam import SplitBatchBeamLayer as SplitBatchBeamLayer  # noqa: F401

@@ -21,8 +21,7 @@ import tensorflow as tf
 
 from returnn.tensor import Dim, Tensor
 from returnn.tensor.search_beam import SearchBeam as _TensorSearchBeam
-
-_BEAM_BASE_ATTR = "_beam_of"  # on a dim made by beam_dim: the dim it repeats per hypothesis
+from returnn.tensor.search_beam import beam_variant_of, set_beam_variant_of
 
 
 class SearchBeam(_TensorSearchBeam):
@@ -54,14 +53,14 @@ def beam_dim(base: Dim, description: str) -> Dim:
     """:return: a new dynamic dim for the lengths of ``base`` repeated per hypothesis (``[B*K]``, set by the caller),
         derived from ``base`` (``derived_from_tag``) and known to :func:`beam_dim_base` as its variant"""
     new = Dim(None, description=description, kind=base.kind, derived_from_tag=base)
-    new.__dict__[_BEAM_BASE_ATTR] = base
+    set_beam_variant_of(new, base)
     return new
 
 
 def beam_dim_base(dim: Dim) -> Optional[Dim]:
     """:return: the axis that ``dim`` repeats per hypothesis when ``dim`` was made by :func:`beam_dim` (also through
         :func:`tile_beam`), else None"""
-    return dim.__dict__.get(_BEAM_BASE_ATTR)
+    return beam_variant_of(dim)
 
 
 def tile_beam(tensor: Tensor, beam: int, dim_map: Dict[Any, Dim]) -> Tensor:

@@ -29,12 +29,13 @@ scores add up, and the loop carries the last choice's hypotheses (see :mod:`retu
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 import tensorflow as tf
 
 from returnn.errors import LayerArgError
 from returnn.tensor import NotSpecified, Tensor
+from returnn.tensor.search_beam import SearchBeam
 from returnn.tf.layers.core.layer_base import LayerBase
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.search.beam import flat_beam_indices
@@ -61,6 +62,10 @@ class ChoiceLayer(LayerBase):
     """
 
     layer_class = "choice"
+    #: as the reference's debugging hook: set to a list (``ChoiceLayer._debug_out = []``) before a searching
+    #: network is built, and each search step of its choice layers appends, when it runs, a dict ``{"step": int,
+    #: "src_beam_idxs": [B, K] int32, "scores": [B, K] float32, "labels": [B, K] int32}`` (numpy arrays)
+    _debug_out: Optional[List[Dict[str, Any]]] = None
     extra_config_keys = frozenset({"explicit_search_source", "explicit_search_sources", "scheduled_sampling",
                                    "cheating", "prob_scale", "base_beam_score_scale", "random_sample_scale",
                                    "custom_score_combine", "source_beam_sizes", "separate_beams",
@@ -104,6 +109,8 @@ class ChoiceLayer(LayerBase):
         self.explicit_search_sources = list(explicit_search_sources or []) + (
             [explicit_search_source] if explicit_search_source is not None else [])
         do_search = _do_search(self.network, search)
+        if do_search:  # as the reference: the output is on the beam of this choice (``output.beam``)
+            self.output.beam = SearchBeam(beam_size, name=_beam_name(self))
         self._reject_unsupported(do_search, scheduled_sampling=scheduled_sampling,
                                  base_beam_score_scale=base_beam_score_scale, random_sample_scale=random_sample_scale,
                                  length_normalization_exponent=length_normalization_exponent,
@@ -197,7 +204,8 @@ class ChoiceLayer(LayerBase):
         self.search_scores = new_scores
         self.search_src_beams = src_beams
         self.search_src_rows = flat_beam_indices(self.search_src_beams, k)
-        self.output.placeholder = tf.reshape(labels, [-1])
+        self.output.placeholder = _with_debug_record(tf.reshape(labels, [-1]), search_state["step"], src_beams,
+                                                     new_scores, labels)
 
     def _best_per_hypothesis(self, total3: tf.Tensor, best_overall: Any, search_state: Dict[str, Any]) -> Any:
         """``keep_beams``, as the reference (observed): each of the ``k`` extended hypotheses keeps its own best
@@ -365,6 +373,34 @@ def _with_gold_last(scores: tf.Tensor, src_beams: tf.Tensor, labels: tf.Tensor, 
     return (tf.concat([scores[:, :k_out - 1], gold_score[:, None]], axis=1),
             tf.concat([src_beams[:, :k_out - 1], tf.fill(tf.shape(gold_label), gold_src)[:, None]], axis=1),
             tf.concat([labels[:, :k_out - 1], gold_label[:, None]], axis=1))
+
+
+def _beam_name(layer: LayerBase) -> str:
+    """:return: the name of the beam of a choice layer, as the reference's: ``"<rec>/<choice>"`` inside a rec unit
+    (e.g. ``"output/output"``), else the layer's absolute name"""
+    prefix = layer.network.get_absolute_name_prefix()
+    if prefix.endswith("/rec/"):  # the unit's network prefix: "<rec>/rec/"
+        prefix = prefix[:-len("rec/")]
+    return prefix + layer.name
+
+
+def _with_debug_record(out: tf.Tensor, step: tf.Tensor, src_beams: tf.Tensor, scores: tf.Tensor,
+                       labels: tf.Tensor) -> tf.Tensor:
+    """:return: ``out``, which, while :attr:`ChoiceLayer._debug_out` was a list when the layer was built, appends this
+    step's selection to that list whenever it is computed"""
+    records = ChoiceLayer._debug_out
+    if not isinstance(records, list):
+        return out
+
+    def record(step_value: Any, src_value: Any, scores_value: Any, labels_value: Any) -> Any:
+        records.append({"step": int(step_value), "src_beam_idxs": src_value, "scores": scores_value,
+                        "labels": labels_value})
+        return step_value
+
+    done = tf.compat.v1.py_func(record, [step, src_beams, scores, labels], tf.int32, stateful=True,
+                                name="choice_debug_out")
+    with tf.control_dependencies([done]):
+        return tf.identity(out)
 
 
 def _do_search(network: Any, search: Any) -> bool:

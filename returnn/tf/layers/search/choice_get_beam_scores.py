@@ -64,10 +64,11 @@ class SearchValueLayer(LayerBase):
 
     @classmethod
     def get_out_data_from_opts(cls, name: str, sources: Sequence[Any] = (), **kwargs: Any) -> Tensor:
-        """:return: ``{B}`` (the batch of hypotheses) of :attr:`out_dtype`"""
+        """:return: ``{B}`` (the batch of hypotheses) of :attr:`out_dtype`, on the source's beam"""
         if not sources:
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="from", problem="needs a source:", got=[])
-        return Tensor(name=f"{name}_output", dims=[batch_dim], dtype=cls.out_dtype)
+        # on the source's beam, as the reference (observed: ``output.beam`` of the searched rec layer's)
+        return Tensor(name=f"{name}_output", dims=[batch_dim], dtype=cls.out_dtype, beam=sources[0].output.beam)
 
 
 @register_layer

@@ -1,6 +1,7 @@
 """``{"class": "decide", "from": "output"}``: the best hypothesis of a beam search, per sequence.
 
 Shape: ``{T, B*K, ...}`` (a rec layer's searched output with ``output.beam``) -> batch-major ``{B, T', ...}``
+(without time axis, e.g. the final scores ``{B*K}`` of ``choice_get_beam_scores``: ``{B*K, ...}`` -> ``{B, ...}``)
 where ``T'`` has the lengths of the chosen hypotheses. ``T'`` is ``T``'s original axis when ``T`` repeats an axis
 per hypothesis (a search of fixed length, e.g. with ``size_target``: the target's time axis, so that the decided
 output can be the ``size_target`` of another rec layer, as the reference), ``T`` itself with a beam of 1, else a new
@@ -38,11 +39,15 @@ class DecideLayer(LayerBase):
         if beam is None or beam.scores is None:
             self.output.placeholder = src.copy_as_batch_major().placeholder
             return
-        tm = src.copy_as_time_major()
         k = beam.beam_size
         best = beam.best_beam_index()  # [B]
         batch = tf.shape(beam.scores)[0]
         flat = tf.range(batch) * k + best  # [B]
+        self.best_scores = tf.gather(tf.reshape(beam.scores, [-1]), flat)
+        if src.time_dim_axis is None:  # e.g. the final scores of all hypotheses {B*K} -> {B}
+            self.output.placeholder = tf.gather(src.copy_as_batch_major().placeholder, flat, axis=0)
+            return
+        tm = src.copy_as_time_major()
         chosen = tf.gather(tm.placeholder, flat, axis=1)  # [T, B, ...]
         lens = tf.gather(beam.lengths, flat)
         chosen = chosen[:tf.reduce_max(lens)]
@@ -50,7 +55,6 @@ class DecideLayer(LayerBase):
         self.output.placeholder = tf.transpose(chosen, perm)
         if self.output.time_dim.dyn_size is None:  # a new axis (else the one the beam repeated: its lengths)
             self.output.time_dim.dyn_size = lens
-        self.best_scores = tf.gather(tf.reshape(beam.scores, [-1]), flat)
 
     def own_search_choices(self) -> Any:
         """With a beam: the chosen hypothesis as a beam of 1 (``beam_scores`` ``[B, 1]``: its final score, as the

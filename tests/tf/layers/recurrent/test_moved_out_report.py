@@ -14,7 +14,7 @@ def test_all_moved_out_are_output_layers():
             "output": {"class": "linear", "from": "lin", "n_out": 2}}}})
         cell = net.layers["output"].cell
         assert cell.input_layers_moved_out == []
-        assert cell.output_layers_moved_out == ["lin", "output"]
+        assert cell.output_layers_moved_out == ["output", "lin"]  # observed order: "lin" once "output" is taken
         assert cell.layers_in_loop == []
         assert net.epoch_step is None
 
@@ -37,3 +37,40 @@ def test_layer_data_templates_per_frame():
             "output": {"class": "linear", "from": ["data:source", "prev:output"], "n_out": 5}}}})
         out = net.layers["output"].cell.layer_data_templates["output"].output
         assert out.time_dim_axis is None and out.batch_dim_axis == 0 and out.batch_shape == (None, 5)
+
+
+def _unit_with_loss_and_base_layers():
+    return {
+        "target_embed_raw": {"class": "linear", "activation": None, "from": "prev:output", "n_out": 6,
+                             "with_bias": False},
+        "encoder_int": {"class": "linear", "activation": None, "from": "base:encoder", "n_out": 5, "with_bias": False},
+        "encoder_reduced": {"class": "reduce", "mode": "sum", "axis": "T", "from": "encoder_int"},
+        "output_prob": {"class": "softmax", "from": ["target_embed_raw", "encoder_reduced"], "target": "classes",
+                        "loss": "ce"},
+        "output": {"class": "choice", "target": "classes", "beam_size": 4, "from": "output_prob",
+                   "initial_output": 0},
+        "end": {"class": "compare", "from": "output", "value": 0},
+    }
+
+
+def _moved_out(unit):
+    with tf.Graph().as_default():
+        net = build_net({"encoder": {"class": "linear", "activation": "tanh", "n_out": 5, "from": "data"},
+                         "output": {"class": "rec", "from": [], "target": "classes", "unit": unit}},
+                        extern_data={"data": {"dim": 3}, "classes": {"dim": 7, "sparse": True}})
+        return net.layers["output"].cell.output_layers_moved_out
+
+
+def test_output_layers_moved_out_order_as_reference():
+    # observed from the reference: one at a time, the first (depth-first from the needed layers, by name) that no
+    # other layer still to move out depends on
+    assert _moved_out(_unit_with_loss_and_base_layers()) == [
+        "output_prob", "target_embed_raw", "output", "encoder_reduced", "encoder_int"]
+    unit = _unit_with_loss_and_base_layers()
+    unit["output_prob"]["from"] = ["encoder_reduced", "target_embed_raw"]
+    assert _moved_out(unit) == ["output_prob", "encoder_reduced", "encoder_int", "target_embed_raw", "output"]
+    unit = _unit_with_loss_and_base_layers()
+    unit["a_extra"] = {"class": "linear", "from": "encoder_reduced", "n_out": 7, "loss": "ce", "target": "classes",
+                       "activation": "softmax"}
+    assert _moved_out(unit) == ["a_extra", "output_prob", "encoder_reduced", "encoder_int", "target_embed_raw",
+                                "output"]

@@ -88,7 +88,10 @@ class SubnetworkRecCell:
         self.max_seq_len = max_seq_len
         self.include_eos = include_eos
         self.axis = axis if isinstance(axis, Dim) else None  # the rec layer's "axis": the dim to loop over
-        self.search = bool(parent_net.search_flag)
+        # as the reference (observed): a choice with "search": True searches also in a network without search flag
+        self.search = bool(parent_net.search_flag) or any(
+            isinstance(desc, dict) and desc.get("class") == "choice" and desc.get("search") is True
+            for desc in unit.values()) if isinstance(unit, dict) else bool(parent_net.search_flag)
         if optimize_move_layers_out is None:
             optimize_move_layers_out = parent_net.options.optimize_move_layers_out
         self.optimize_move_layers_out = bool(optimize_move_layers_out)
@@ -131,6 +134,11 @@ class SubnetworkRecCell:
         if self.search and searching:
             self.beam_size = int(unit[searching[-1]].get("beam_size", 1))
         self.end_layer = "end" if "end" in unit else None
+        # as the reference (observed): in a search over the input's frames, the ``end`` layer still ends the
+        # hypotheses (their lengths are its, at most the input's; the loop runs at most over the input)
+        self.search_ends_within_input = bool(
+            self.search and searching and self.end_layer is not None and self.time_dim is not None
+            and self.source_template is not None and self.source_template.time_dim is self.time_dim)
         if self.time_dim is None and self.end_layer is None and max_seq_len is None:
             raise LayerArgError(layer=rec_name, layer_class="rec", arg="max_seq_len",
                                 problem="the loop length is undefined: no 'end' layer in the unit and no",
@@ -191,7 +199,9 @@ class SubnetworkRecCell:
         if time_dim is None:  # lengths from the loop: the rec layer's "axis" (without known lengths) or a new dim
             time_dim = self.axis if self.axis is not None else SpatialDim(f"dyn-time:{self.rec_name}")
         self.time_dim_out = time_dim
-        if self.search and self.beam_size > 1 and self.time_dim is not None:
+        if self.search_ends_within_input:  # the hypotheses' own lengths (from the end layer)
+            self.time_dim_out = SpatialDim(f"dyn-time:{self.rec_name}")
+        elif self.search and self.beam_size > 1 and self.time_dim is not None:
             # hypotheses are B*K: the lengths are the target's, repeated (the same axis per hypothesis: decide
             # gives the target's axis back, as the reference)
             self.time_dim_out = beam_dim(time_dim, f"{time_dim.description}:beam")
@@ -302,7 +312,7 @@ class SubnetworkRecCell:
         ``end`` layer of a dynamic length, in search the choices"""
         roots = {"output"} | {name for name in self.layers if builds_loss(self.unit[name], self.sub_net)}
         roots |= output_layers
-        if self.time_dim is None and self.end_layer:
+        if (self.time_dim is None or self.search_ends_within_input) and self.end_layer:
             roots.add(self.end_layer)
         if self.search:
             roots |= set(self.choices)
@@ -456,8 +466,24 @@ class SubnetworkRecCell:
     @property
     def output_layers_moved_out(self) -> List[str]:
         """:return: the unit's other layers computed over the whole sequence (after the loop, or before it but not
-        read by the loop), sorted names"""
-        return sorted(self.outputs | (set(self.inputs) - set(self.inputs_before_loop)))
+        read by the loop), in the reference's order (observed): the layers are taken one at a time, each time the
+        first in depth-first order from the needed layers (``output``, losses, output layers; by name) that no other
+        layer still to take depends on (also via ``prev:``)"""
+        remaining = set(self.outputs | (set(self.inputs) - set(self.inputs_before_loop)))
+        roots = sorted(set(self._output_layers()) | {"output"}
+                       | {name for name in self.layers if builds_loss(self.unit[name], self.sub_net)})
+        order = [name for name in self.templates.construction_order(roots) if name in remaining]
+        result: List[str] = []
+        while remaining:
+            free = [name for name in order if name in remaining and not any(
+                name in self.layers[other].deps or name in self.layers[other].prev_deps
+                for other in remaining if other != name)]
+            if not free:  # (a cycle through prev: among them) the rest by name
+                result.extend(sorted(remaining))
+                break
+            result.append(free[0])
+            remaining.remove(free[0])
+        return result
 
     @property
     def layer_data_templates(self) -> Dict[str, TemplateLayer]:

@@ -97,6 +97,20 @@ class _Loop:
             self._data[name] = self.tile(self.cell.parent_net.get_layer(name), name)
         return self._data[name]
 
+    def in_beam(self, template: Tensor) -> Tensor:
+        """:return: ``template`` (a frame of a loop layer, e.g. the value ``prev:x`` reads) with each dynamic axis that
+        the loop's beam repeats (an axis of a tiled base layer, lengths ``[B]``) replaced by its variant for the
+        hypotheses (lengths ``[B*K]``), as the layers of the step have it"""
+        if self.beam == 1 or not self._dim_map:
+            return template
+        out = template
+        for axis, dim in enumerate(template.dims):
+            if dim.is_dynamic() and not dim.is_batch_dim():
+                variant = self._dim_map.get(dim.get_same_base())
+                if variant is not None and variant is not dim:
+                    out = out.copy_template_replace_dim_tag(axis, variant)
+        return out
+
     def tile_raw(self, raw: tf.Tensor, axis: Optional[int] = 0) -> tf.Tensor:
         if self.beam == 1 or axis is None:
             return raw

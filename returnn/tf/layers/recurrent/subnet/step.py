@@ -42,7 +42,7 @@ class LoopStep:
                 desc["search_state"] = search_state  # later choices: from the one before (_search_state_at)
             self.unit[name] = desc
         for name in cell.prev_in_loop:
-            out = loop.frame_templates[name].copy_template(name=f"prev:{name}")
+            out = loop.in_beam(loop.frame_templates[name]).copy_template(name=f"prev:{name}")
             out.placeholder = prev_values[name]
             self.net.layers[f"prev:{name}"] = make_internal(f"prev:{name}", self.net, out)
             names_of = getattr(cell.layers[name].cls, "hidden_state_names", None)

@@ -250,6 +250,25 @@ class SubnetTemplates:
             visit(name)
         return order
 
+    def construction_order(self, roots: List[str]) -> List[str]:
+        """:return: the unit's layer names depth-first from ``roots`` (in order), each layer before the names its dict
+        refers to (``from`` first, ``prev:`` included), then the other layers in the unit's order"""
+        order: List[str] = []
+        seen: Set[str] = set()
+        todo = list(reversed(roots))
+        while todo:
+            name = todo.pop()
+            if name in seen or name not in self.unit:
+                continue
+            seen.add(name)
+            order.append(name)
+            desc = self.unit[name]
+            if isinstance(desc, dict):
+                refs = self._named_unit_layers(desc.get("from", [])) + self._named_unit_layers(
+                    {k: v for k, v in desc.items() if k != "from"})
+                todo.extend(reversed(refs))
+        return order + [name for name in self.unit if name not in seen]
+
     @staticmethod
     def _signature(layers: Dict[str, TemplateLayer]) -> Dict[str, Any]:
         return {n: (l.output.batch_shape, l.output.dtype, l.output.sparse, l.output.time_dim_axis)

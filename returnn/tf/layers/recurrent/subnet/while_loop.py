@@ -89,6 +89,8 @@ def _loop_length(cell: Any, loop: Any) -> LoopLength:
     max_len, seq_lens = fixed_loop_length(cell, loop.full_source, loop.batch_size)
     if cell.max_seq_len is not None and cell.search:
         max_len = tf.minimum(max_len, eval_max_seq_len(cell, cell.max_seq_len))
+    if cell.search_ends_within_input:  # until the end layer ends every hypothesis, at most over the input
+        return LoopLength(fixed=False, max_len=max_len, seq_lens=seq_lens, seq_lens_tiled=loop.tile_raw(seq_lens))
     return LoopLength(fixed=True, max_len=max_len, seq_lens=seq_lens, seq_lens_tiled=loop.tile_raw(seq_lens))
 
 
@@ -172,6 +174,8 @@ class _Iteration:
             # as the reference (observed): the hypotheses of a sequence of length L are extended and scored as usual
             # up to step L (one step past the sequence's end), and count as ended from step L + 1 on
             ended = tf.greater(v.step, self.length.seq_lens_tiled)
+        elif self.length.seq_lens_tiled is not None and self.searching:  # the end layer within the input's frames
+            ended = tf.logical_or(ended, tf.greater(v.step, self.length.seq_lens_tiled))
         step = self._build_step(v, ended)
         layers = {name: step.net.layers[name] for name in cell.loop}
         loop.step_layers.update(layers)
@@ -183,7 +187,8 @@ class _Iteration:
             value.set_shape(loop.frame_templates[name].batch_shape)
         states = {name: {key: hyps.reordered(name, value, 0) for key, value in layers[name].rec_state.items()}
                   for name in v.states}
-        outputs = {name: array.write(v.step, hyps.in_last_order(name, layers[name].output, loop.frame_templates[name]))
+        outputs = {name: array.write(v.step, hyps.accumulated_value(name, layers[name].output,
+                                                                    loop.frame_templates[name]))
                    for name, array in v.outputs.items()}
         ended, lengths = self._ended_and_lengths(hyps, layers, ended, v.lengths)
         src_beams = v.src_beams.write(v.step, hyps.src_beams) if self.searching else v.src_beams
@@ -225,7 +230,10 @@ class _Iteration:
             if cell.end_layer else tf.zeros_like(ended)
         new_ended = tf.logical_or(ended, end_flags)
         counted = tf.logical_not(ended) if cell.include_eos else tf.logical_not(new_ended)
-        return new_ended, lengths + tf.cast(counted, tf.int32)
+        lengths = lengths + tf.cast(counted, tf.int32)
+        if self.length.seq_lens_tiled is not None:  # the end layer within the input's frames: at most its length
+            lengths = tf.minimum(lengths, self.length.seq_lens_tiled)
+        return new_ended, lengths
 
 
 class _StepHypotheses:
@@ -249,6 +257,14 @@ class _StepHypotheses:
         if not self.searching or self.step.all_beams_one or level == self.last_level:
             return raw
         return gather_beams(raw, self.step.rows_between(level, self.last_level), batch_axis)
+
+    def accumulated_value(self, name: str, out: Tensor, frame: Tensor) -> tf.Tensor:
+        """:return: raw of ``out`` (layer ``name``'s output) as accumulated over the loop: in the last level's rows,
+        but for a layer that keeps its own beam (``decide_keep_beam``, as the reference, observed): in the rows of its
+        own level (e.g. ``[B*K1]`` after the first of two choices, ``[B*K]`` of the previous step before any choice)"""
+        if getattr(self.cell.layers[name].cls, "keeps_own_beam", False):
+            return _as_template_order(out, frame)
+        return self.in_last_order(name, out, frame)
 
     def in_last_order(self, name: str, out: Tensor, frame: Tensor) -> tf.Tensor:
         """:return: raw of ``out`` (layer ``name``'s output) in ``frame``'s axis order and the last level's rows"""
