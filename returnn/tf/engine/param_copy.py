@@ -148,11 +148,11 @@ def param_entries(network) -> List[Tuple[Any, SplitInfo, bool]]:
             seen.add(id(var))
             shape = var.shape.as_list()
             try:
-                if cell is not None and hasattr(cell, "unit") and key.startswith("rec/") and key.count("/") >= 2:
-                    sub_name, param = key.split("/")[1], key.split("/", 2)[2]
+                if cell is not None and hasattr(cell, "unit") and key.split("/")[0] in cell.unit and "/" in key:
+                    sub_name, param = key.split("/", 1)  # the keys of a unit's params: "<sub layer>/<param>"
                     desc = cell.unit.get(sub_name) or {}
                     template = cell.layers.get(sub_name)
-                    sub_keys = {k.split("/")[-1] for k in layer.params if k.startswith("rec/%s/" % sub_name)}
+                    sub_keys = {k.split("/")[-1] for k in layer.params if k.startswith("%s/" % sub_name)}
                     parts = [p for src in _sources_of(desc) for p in _sub_source_parts(network, layer, cell, src)]
                     info = _layer_parts(getattr(template, "layer_class", ""), param, shape, parts, _dim(template),
                                         lstm={"W", "W_re", "b"} <= sub_keys)

@@ -1,6 +1,8 @@
 """Public import path ``returnn.tf.layers.rec``, kept for user configs and scripts. Defines nothing; each name
 is re-exported from the module that owns it (the same names the reference's module has)."""
 
+from tensorflow.python.ops import rnn_cell as rnn_cell  # TF's cell module, a public name of the reference's module
+
 import returnn.tf.layers  # noqa: F401  (registers all built-in layers)
 from returnn.tf.layers.attention.dot_attention import DotAttentionLayer as DotAttentionLayer
 from returnn.tf.layers.attention.gauss_window_attention import GaussWindowAttentionLayer as GaussWindowAttentionLayer
@@ -10,8 +12,11 @@ from returnn.tf.layers.attention.relative_positional_encoding import (
     RelativePositionalEncodingLayer as RelativePositionalEncodingLayer,
 )
 from returnn.tf.layers.attention.self_attention import SelfAttentionLayer as SelfAttentionLayer
+from returnn.tf.layers.loss_layers.edit_distance_table import EditDistanceTableLayer as EditDistanceTableLayer
+from returnn.tf.layers.loss_layers.edit_distance_table import OptimalCompletionsLayer as OptimalCompletionsLayer
 from returnn.tf.layers.recurrent.cells.base_rnn_cell import BaseRNNCell as BaseRNNCell
 from returnn.tf.layers.recurrent.cells.layer_norm_lstm import LayerNormVariantsLSTMCell as LayerNormVariantsLSTMCell
+from returnn.tf.layers.recurrent.cells.rhn import RHNCell as RHNCell
 from returnn.tf.layers.recurrent.cells.zoneout_lstm import ZoneoutLSTMCell as ZoneoutLSTMCell
 from returnn.tf.layers.recurrent.cum_concat import CumConcatLayer as CumConcatLayer
 from returnn.tf.layers.recurrent.get_last_hidden_state import GetLastHiddenStateLayer as GetLastHiddenStateLayer

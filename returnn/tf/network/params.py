@@ -14,6 +14,8 @@ import numpy
 import tensorflow as tf
 
 from returnn.errors import DataFileError
+from returnn.tf.layers.core.kept_state import COLLECTION as KEPT_STATES
+from returnn.tf.network.lstm_param_conversion import converted_lstm_param
 from returnn.util.suggest import close_matches
 
 tf1 = tf.compat.v1
@@ -61,6 +63,8 @@ class NetworkParamsMixin:
         params get fresh initial values, as the reference does); then layers that load their initial values from a
         file (a subnetwork's ``load_on_init``) load them."""
         variables: List[tf.Variable] = list(self.get_params_list())
+        # the states kept over runs (initial_state "keep_over_epoch"; no params) start at zeros too
+        variables += [v for v in tf1.get_collection(KEPT_STATES) if all(v is not p for p in variables)]
         step = self.global_train_step_var
         if all(step is not v for v in variables):
             variables.append(step)
@@ -120,7 +124,9 @@ class NetworkParamsMixin:
         """Loads the saveable params from the TF checkpoint ``filename``; the global train step too if the
         checkpoint has it. A batch norm param saved with another ``param_version`` (names
         ``batch_norm/<layer>_<layer>_output_mean`` (0), ``batch_norm/mean`` (1), ``batch_norm/v2_mean`` (2); shapes
-        ``[1, ..., D]`` or ``[D]``) is found under its other names and reshaped.
+        ``[1, ..., D]`` or ``[D]``) is found under its other names and reshaped. The params of an LSTM ``rec``
+        layer saved with another LSTM unit are converted
+        (:mod:`returnn.tf.network.lstm_param_conversion`, e.g. ``nativelstm2`` -> ``standardlstm``).
 
         :raises DataFileError: file missing/corrupted, a param missing or of another size
         """
@@ -136,9 +142,13 @@ class NetworkParamsMixin:
             if ckpt is None:
                 if var is step:
                     continue
-                raise DataFileError(filename, "param %r not in the checkpoint (similar: %s)"
-                                    % (name, ", ".join(close_matches(name, sorted(available))) or "none"))
-            value = reader.get_tensor(ckpt)
+                value = converted_lstm_param(name, var.shape.as_list(), reader.get_tensor, available)
+                if value is None:
+                    raise DataFileError(filename, "param %r not in the checkpoint (similar: %s)"
+                                        % (name, ", ".join(close_matches(name, sorted(available))) or "none"))
+                ckpt = "(converted from another LSTM unit's params)"
+            else:
+                value = reader.get_tensor(ckpt)
             want = var.shape.as_list()
             if list(value.shape) != want:
                 if int(numpy.prod(value.shape)) != int(numpy.prod(want)):

@@ -40,6 +40,19 @@ class NetworkRunHooksMixin:
                                                   placeholder=placeholder))
         return root.get_extern_data(SEQ_TAG_KEY, mark_data_key_as_used=mark_data_key_as_used).placeholder
 
+    def get_epoch_step(self) -> tf.Tensor:
+        """The step within the current epoch, which a layer's state kept over runs (``initial_state``
+        ``"keep_over_epoch"``) compares with 0 to start fresh. Created on first use, on the root network, as its
+        ``epoch_step`` attribute: a scalar int64 placeholder ``epoch_step`` (as the reference) that the caller feeds.
+
+        :return: the placeholder
+        """
+        root = self.get_root_network()
+        if root.epoch_step is None:
+            with tf.compat.v1.get_default_graph().name_scope(""):  # the graph root, whatever the current scope
+                root.epoch_step = tf.compat.v1.placeholder(tf.int64, shape=(), name="epoch_step")
+        return root.epoch_step
+
     def register_post_control_dependencies(self, deps: Sequence[Any]) -> None:
         """Adds ops (or tensors) that every step fetching the network's outputs should run too (e.g. HDF dumps)."""
         self.get_root_network().post_control_dependencies.extend(deps)

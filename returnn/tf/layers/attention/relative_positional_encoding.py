@@ -3,12 +3,13 @@ relative positions, for ``self_attention``'s ``key_shift`` (Shaw et al., 2018).
 
 Shape: input ``{B, T, F}`` -> ``{T, T', n_out}`` (no batch axis; ``T'`` is the same length as the key axis):
 ``out[i, j] = encoding_matrix[clip(j - i, -clipping, clipping) + clipping]``.
-Param ``encoding_matrix`` ``[2 * clipping + 1, n_out]`` (default init ``glorot_uniform``; ``fixed``: sinusoidal,
-not trainable).
+Param ``encoding_matrix`` ``[2 * clipping + 1, n_out]`` (default init ``glorot_uniform``; ``fixed``: no param,
+row ``k`` is the sinusoidal signal of position ``k``, ``[sin(k w_0), .., sin(k w_{m-1}), cos(k w_0), ..,
+cos(k w_{m-1})]`` (and a zero channel for odd ``n_out``), ``m = n_out // 2``, ``w_l = 10000 ** (-l / (m - 1))``).
 
-Inside a rec unit (input one frame ``{B, F}``, step ``i``): ``{T', n_out}`` with ``out[j] =
-encoding_matrix[clip(j - i, ...) + clipping]`` for the ``T'`` = loop-length positions of the step-wise
-``self_attention`` key buffers; the row of step ``i`` of the whole-sequence output.
+Inside a rec unit (input one frame ``{B, F}``, step ``i``): ``{1, T', n_out}`` (as the reference, observed) with
+``out[0, j] = encoding_matrix[clip(j - i, ...) + clipping]`` for the ``T' = i + 1`` positions so far (the keys of a
+step-wise ``self_attention``); the row of step ``i`` of the whole-sequence output, up to ``i``.
 """
 
 from __future__ import annotations
@@ -41,21 +42,22 @@ class RelativePositionalEncodingLayer(ConcatInputLayer):
                  rec_step: Any = None, rec_max_len: Any = None, **kwargs: Any):
         """
         :param rec_step: set by the rec loop, not in a config: the current step
-        :param rec_max_len: set by the rec loop, not in a config: the loop's maximal length
+        :param rec_max_len: set by the rec loop, not in a config: the loop's maximal length (unused)
         """
         super().__init__(**kwargs)
         n_out = self.output.dim
         inp = self.input_data
         if fixed:
             from returnn.tf.layers.attention.positional_encoding import timing_signal
-            table = timing_signal(tf.range(-clipping, clipping + 1, dtype=tf.float32), n_out)
+            # row k is the sinusoid of position k (0 .. 2 * clipping), as the reference (observed)
+            table = timing_signal(tf.range(2 * clipping + 1, dtype=tf.float32), n_out)
         else:
             init = get_initializer(forward_weights_init, seed=self.network.random.randint(2 ** 31),
                                    key=f"{self.name}/forward_weights_init")
             table = self.create_param("encoding_matrix", (2 * clipping + 1, n_out), init)
         if inp.time_dim_axis is None:  # one step inside a rec loop: the row of query position rec_step
-            rel = tf.clip_by_value(tf.range(rec_max_len) - rec_step, -clipping, clipping) + clipping  # [T']
-            self.output.placeholder = tf.gather(table, rel)
+            rel = tf.clip_by_value(tf.range(rec_step + 1) - rec_step, -clipping, clipping) + clipping  # [T' = i + 1]
+            self.output.placeholder = tf.gather(table, rel)[None]  # [1, T', n_out]
             return
         length = tf.shape(inp.placeholder)[inp.time_dim_axis]
         rng = tf.range(length)
@@ -73,9 +75,10 @@ class RelativePositionalEncodingLayer(ConcatInputLayer):
         if n_out in (NotSpecified, None):
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="n_out", problem="missing required argument")
         feat = out_dim or FeatureDim(f"{name}:feature", n_out)
-        if inp.time_dim_axis is None and network.is_inside_rec_layer():
-            return Tensor(name=f"{name}_output", dims=[SpatialDim(f"{name}:key-time"), feat], dtype="float32",
-                          time_dim_axis=0, feature_dim_axis=1, batch_dim_axis=None)
+        if inp.time_dim_axis is None and network.is_inside_rec_layer():  # as the reference (observed): {1, T', F}
+            return Tensor(name=f"{name}_output", dims=[SpatialDim(f"{name}:query", 1), SpatialDim(f"{name}:key-time"),
+                                                       feat],
+                          dtype="float32", time_dim_axis=1, feature_dim_axis=2, batch_dim_axis=None)
         if inp.time_dim_axis is None:
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="from",
                                 problem="input needs a time axis (or the layer inside a rec unit)",

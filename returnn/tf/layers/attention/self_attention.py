@@ -26,6 +26,7 @@ import tensorflow as tf
 
 from returnn.errors import LayerArgError
 from returnn.tensor import FeatureDim, NotSpecified, Tensor
+from returnn.tf.layers.core import kept_state
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.core.sources import concat_sources_template
@@ -56,8 +57,8 @@ class SelfAttentionLayer(ConcatInputLayer):
                  rec_previous_state: Optional[Dict[str, tf.Tensor]] = None, rec_step: Any = None,
                  **kwargs: Any):
         """
-        :param initial_state: accepted for compatibility with the reference; no effect here (the step-wise buffers start
-            empty)
+        :param initial_state: the keys and values of frames before the sequence (see :meth:`get_rec_initial_state`):
+            None (none), ``"placeholder"``, ``"keep_over_epoch"``, ``"keep_over_epoch_no_init"``
         :param restrict_state_to: accepted for compatibility with the reference; no effect here
         :param state_var_lengths: accepted for compatibility with the reference; no effect here
         :param rec_previous_state: set by the rec loop, not in a config: this layer's state from the previous step
@@ -94,9 +95,19 @@ class SelfAttentionLayer(ConcatInputLayer):
         mask = key_mask
         if attention_left_only:
             causal = tf.linalg.band_part(tf.ones([length, length], tf.bool), -1, 0)[None, None]
-            mask = tf.logical_and(mask, causal)
+            # with an initial state, as step by step in a loop: the causal mask only (a padded query frame sees the
+            # padded keys before it; the real frames are the same either way)
+            mask = causal if initial_state is not None else tf.logical_and(mask, causal)
         # the mask broadcast by the select itself (no mask or fill tensor of the energy's size)
         energy = tf.where(mask, energy, tf.constant(-1e30, energy.dtype))
+        if initial_state is not None:  # the keys/values of the frames before this sequence come first
+            prev = self.get_rec_initial_state(batch, name=self.name, num_heads=heads, total_key_dim=total_key_dim,
+                                              n_out=n_out, initial_state=initial_state, network=self.network)
+            energy = tf.concat([amp.matmul(q, prev["k_left"], transpose_b=True), energy], axis=-1)
+            k = tf.concat([prev["k_left"], k], axis=2)
+            v = tf.concat([prev["v_left"], v], axis=2)
+            self.finish_rec_state({"k_left": k, "v_left": v}, name=self.name, initial_state=initial_state,
+                                  network=self.network)
         weights = tf.nn.softmax(energy, axis=-1)
         if attention_dropout:
             from returnn.tf.ops.dropout import apply_dropout
@@ -126,40 +137,82 @@ class SelfAttentionLayer(ConcatInputLayer):
         qkv = tf.reshape(amp.matmul(x, qkv_w), [batch, heads, 1, 2 * dk + dv])  # columns grouped by head
         q, k, v = tf.split(qkv, [dk, dk, dv], axis=3)
         q = q * (float(dk) ** -0.5)
-        max_len = tf.shape(state["k"])[2]
-        here = tf.equal(tf.range(max_len), step)[None, None, :, None]  # [1, 1, T, 1]
-        keys = tf.where(here, k, state["k"])
-        values = tf.where(here, v, state["v"])
+        keys = tf.concat([state["k_left"], k], axis=2)  # [B, H, T, dk]: all keys so far, this step's last
+        values = tf.concat([state["v_left"], v], axis=2)
         energy = amp.matmul(q, keys, transpose_b=True)  # [B, H, 1, T]
         if key_shift is not None:
-            shift = key_shift.output.placeholder  # [T, dk]: this query's row of the relative encodings
-            if key_shift.output.batch_ndim != 2 or key_shift.output.batch_dim_axis is not None:
+            shift_data = key_shift.output
+            if shift_data.batch_dim_axis is not None or shift_data.batch_ndim not in (2, 3):
                 raise LayerArgError(layer=self.name, layer_class=self.layer_class, arg="key_shift",
-                                    problem="inside a rec unit, key_shift must be {T', k} (e.g. a "
+                                    problem="inside a rec unit, key_shift must be {1, T', k} or {T', k} (e.g. a "
                                             "relative_positional_encoding in the same unit), got",
-                                    got=key_shift.output.get_dims_repr())
+                                    got=shift_data.get_dims_repr())
+            shift = shift_data.placeholder  # this query's row of the relative encodings
+            if shift_data.batch_ndim == 3:
+                shift = shift[0]  # [T', dk]
             energy = energy + tf.einsum("bhqd,td->bhqt", q, shift)
-        valid = (tf.range(max_len) <= step)[None, None, None, :]
-        energy = tf.where(tf.broadcast_to(valid, tf.shape(energy)), energy, tf.fill(tf.shape(energy), -1e30))
         out = amp.matmul(tf.nn.softmax(energy, axis=-1), values)  # [B, H, 1, dv]
-        self.rec_state = {"k": keys, "v": values}
+        self.rec_state = {"k_left": keys, "v_left": values}
         self.output.placeholder = tf.reshape(out, [batch, n_out])
 
     @classmethod
     def get_rec_initial_state(cls, batch_size: tf.Tensor, *, name: str, num_heads: int = 1,
-                              total_key_dim: Optional[int] = None, n_out: int = 0, rec_max_len: Any = None,
+                              total_key_dim: Optional[int] = None, n_out: int = 0, initial_state: Any = None,
+                              network: Any = None, param_scope: Optional[str] = None,
                               **_kwargs: Any) -> Dict[str, tf.Tensor]:
-        """:return: zero key/value buffers ``[B, H, max_len, d]`` for step-wise use in a rec loop
-        :raises LayerArgError: the loop has no maximal length known before it starts"""
-        if rec_max_len is None:
-            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="max_seq_len",
-                                problem="step-wise self-attention needs the loop's maximal length; set the rec "
-                                        "layer's", got=None)
-        k = tf.zeros(tf.stack([batch_size, num_heads, rec_max_len, total_key_dim // num_heads]))
-        v = tf.zeros(tf.stack([batch_size, num_heads, rec_max_len, n_out // num_heads]))
-        k.set_shape([None, num_heads, None, total_key_dim // num_heads])
-        v.set_shape([None, num_heads, None, n_out // num_heads])
-        return {"k": k, "v": v}
+        """The keys and values before the first step of a rec loop, ``k_left`` ``[B, H, P, K/H]`` and ``v_left``
+        ``[B, H, P, n_out/H]`` (``P`` frames before the loop), from ``initial_state``:
+
+        - None/``"zeros"`` (default): no frames (``P = 0``);
+        - ``"placeholder"``: the placeholders ``<layer>/initial_state_placeholder_k_left`` and ``..._v_left`` (to
+          be fed; after the loop, ``<layer>/last_state_k_left`` and ``..._v_left`` hold all keys and values);
+        - ``"keep_over_epoch"``/``"keep_over_epoch_no_init"``: the final state of the previous run, in the
+          non-trainable variables ``<layer>/keep_state_k_left``, ``..._v_left``
+          (:mod:`returnn.tf.layers.core.kept_state`).
+
+        :param param_scope: the layer's absolute variable scope (``"<rec>/rec/<name>"``)
+        :raises LayerArgError: another ``initial_state``
+        """
+        dims = {"k_left": total_key_dim // num_heads, "v_left": n_out // num_heads}
+        if initial_state == "zeros":  # no frames before (zero frames)
+            initial_state = None
+        if initial_state not in (None, "placeholder") and not kept_state.is_kept_state(initial_state):
+            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="initial_state", problem="invalid value",
+                                got=initial_state, expected='None, "zeros", "placeholder", "keep_over_epoch" or '
+                                                           '"keep_over_epoch_no_init"')
+        if param_scope is None:
+            param_scope = tf.compat.v1.get_variable_scope().name
+        states = {}
+        for key, dim in dims.items():
+            shape = [None, num_heads, None, dim]
+            empty = tf.zeros(tf.stack([batch_size, num_heads, 0, dim]))
+            # the number of frames grows from step to step: no static size on that axis
+            empty = tf.compat.v1.placeholder_with_default(empty, shape=shape)
+            if initial_state == "placeholder":
+                with tf.name_scope(f"{param_scope}/"):
+                    states[key] = tf.compat.v1.placeholder(tf.float32, shape, name=f"initial_state_placeholder_{key}")
+            elif initial_state is not None:
+                var = _kept_state_var(param_scope, key, shape)
+                states[key] = kept_state.initial_value(network, initial_state, var, empty)
+            else:
+                states[key] = empty
+        return states
+
+    @classmethod
+    def finish_rec_state(cls, final_state: Dict[str, tf.Tensor], *, name: str, initial_state: Any = None,
+                         network: Any = None, param_scope: Optional[str] = None, **_kwargs: Any) -> None:
+        """After the rec loop (or the whole sequence): with ``initial_state`` ``"placeholder"``, names the final keys
+        and values ``<layer>/last_state_k_left`` and ``..._v_left``; with a state kept over runs, writes them to its
+        variables after the run (see :meth:`get_rec_initial_state`)."""
+        if param_scope is None:
+            param_scope = tf.compat.v1.get_variable_scope().name
+        for key, value in final_state.items():
+            if initial_state == "placeholder":
+                with tf.name_scope(f"{param_scope}/"):
+                    tf.identity(value, name=f"last_state_{key}")
+            elif kept_state.is_kept_state(initial_state):
+                var = _kept_state_var(param_scope, key, [None, value.shape[1], None, value.shape[3]])
+                kept_state.register_final_value(network, var, value)
 
     @classmethod
     def transform_config_dict(cls, d: Dict[str, Any], network: Any, get_layer: Any) -> None:
@@ -187,3 +240,10 @@ class SelfAttentionLayer(ConcatInputLayer):
             inp = inp.copy_as_dense_template()
         feat = out_dim or FeatureDim(f"{name}:feature", n_out)
         return inp.copy_template_replace_dim(inp.feature_dim_axis, feat).copy_template(name=f"{name}_output")
+
+
+def _kept_state_var(param_scope: str, key: str, shape: Any) -> tf.Variable:
+    """:return: the variable ``<param_scope>/keep_state_<key>`` (created on first use)"""
+    scope = tf.compat.v1.VariableScope(reuse=tf.compat.v1.AUTO_REUSE, name=param_scope)
+    with tf.compat.v1.variable_scope(scope, auxiliary_name_scope=False):
+        return kept_state.create_state_var(f"keep_state_{key}", shape)

@@ -542,6 +542,49 @@ class LayerBase:
         self.output_before_activation = OutputWithActivation(raw, act)
         return self.output_before_activation.y
 
+    @property
+    def rec_vars_outputs(self) -> Dict[str, Any]:
+        """The reference's name of ``rec_state``: the state this layer hands to its next step inside a rec loop
+        (state name -> raw tensor), e.g. ``{"c": ..., "h": ...}``; a mutable dict (empty for layers without state).
+        A layer built by hand with ``rec_previous_layer`` reads its previous state from that layer's
+        ``rec_vars_outputs["state"]``."""
+        state = getattr(self, "rec_state", None)
+        if state is None:
+            self.rec_state = state = {}
+        return state
+
+    @classmethod
+    def get_rec_initial_output(cls, batch_dim: Any, name: str, output: Tensor, rec_layer: Any = None,
+                               initial_output: Any = None, **_kwargs: Any) -> tf.Tensor:
+        """The value ``prev:<name>`` has at the first step of a rec loop, for ``initial_output`` None/``"zeros"``/
+        ``"apply(0)"`` (zeros), ``"ones"`` or a number (the loop itself also handles ``"var"`` and layers).
+
+        :param batch_dim: int or int32 scalar tensor: the batch size
+        :param output: the layer's frame template (all axes but the batch axis static)
+        :param rec_layer: the rec layer (unused here)
+        :return: raw tensor of ``output``'s shape with batch size ``batch_dim``, dtype ``output.dtype``
+        :raises LayerArgError: another kind of ``initial_output``, or a frame axis without a static size
+        """
+        del rec_layer
+        consts = {None: 0, "zeros": 0, "apply(0)": 0, "ones": 1}
+        value = consts.get(initial_output) if isinstance(initial_output, str) or initial_output is None \
+            else initial_output
+        if not isinstance(value, (int, float)):
+            raise LayerArgError(layer=name, layer_class=cls.layer_class or cls.__name__, arg="initial_output",
+                                problem="get_rec_initial_output supports only constants:", got=initial_output,
+                                expected='None, "zeros", "ones", "apply(0)" or a number')
+        shape = []
+        for dim in output.dims:
+            if dim.is_batch_dim():
+                shape.append(batch_dim)
+            elif dim.dimension is None:
+                raise LayerArgError(layer=name, layer_class=cls.layer_class or cls.__name__, arg="initial_output",
+                                    problem="get_rec_initial_output needs static frame axes, got",
+                                    got=output.get_dims_repr())
+            else:
+                shape.append(dim.dimension)
+        return tf.fill(tf.stack(shape) if shape else [], tf.constant(value, dtype=output.dtype))
+
     def post_init(self, layer_desc: Dict[str, Any]) -> None:
         """Called by the network after ``__init__`` (reference hook)."""
 

@@ -24,6 +24,7 @@ from returnn.tensor import NotSpecified, Tensor, single_step_dim
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.out_template import base_out_template
 from returnn.tf.layers.core.sources import concat_sources_template
+from returnn.tf.layers.core import kept_state
 from returnn.tf.layers.recurrent.units import USER_CELLS, RecUnit, get_unit
 from returnn.tf.ops.init import get_initializer
 
@@ -42,7 +43,10 @@ class StringUnitRecLayer(ConcatInputLayer):
     :param direction: 1 (forward, default) or -1 (backward)
     :param initial_state: None/``"zeros"`` (default), ``"ones"``, a number, ``"var"`` (a trainable variable of
         shape ``[n_out]`` starting at zero, the same for every sequence: ``rec/initial_c`` and ``rec/initial_h`` for
-        the LSTM units, ``rec/initial_var`` for one-state units, as the reference), the name of a layer with output
+        the LSTM units, ``rec/initial_var`` for one-state units, as the reference), ``"keep_over_epoch"`` /
+        ``"keep_over_epoch_no_init"`` (the final state of the previous run, in the non-trainable variables
+        ``rec/keep_state_<state>``, ``rec/keep_state_var`` for one-state units; see
+        :mod:`returnn.tf.layers.core.kept_state`; not inside a rec loop), the name of a layer with output
         ``{B, F=n_out}``, or a dict state name -> one of those (LSTM states ``"c"``, ``"h"``; others ``"h"``)
     :param forward_weights_init: initializer of the input weights (default ``glorot_uniform``)
     :param recurrent_weights_init: initializer of the recurrent weights (default ``glorot_uniform``); also of the
@@ -128,17 +132,27 @@ class StringUnitRecLayer(ConcatInputLayer):
                                                   trainable=self.trainable)
                 params[param_name] = self.add_param(param)
         initial_state = self._create_state_vars(initial_state, n_out)
+        kept = self._create_kept_state_vars(initial_state, n_out)
         self._unit.train_flag = self.network.train_flag  # used by units with zoneout/dropout
         self._unit.amp = self.network.amp  # tf_amp: the LSTM units' gate matmuls
         if one_step:
+            if kept:
+                raise LayerArgError(layer=self.name, layer_class="rec", arg="initial_state",
+                                    problem="a state kept over runs is not supported (yet) inside a rec loop in "
+                                            "this implementation:", got=initial_state,
+                                    expected='"zeros", "ones", a number or a layer name')
             if rec_previous_state is None:
                 rec_previous_state = _initial_states(self.name, self._unit, initial_state, tf.shape(x)[0], n_out)
             y, self.final_state = self._unit.step(x, rec_previous_state, params, n_out)
             self.rec_state = self.final_state
         else:
             init_state = _initial_states(self.name, self._unit, initial_state, tf.shape(x)[1], n_out)
+            for key, (mode, var) in kept.items():
+                init_state[key] = kept_state.initial_value(self.network, mode, var, init_state[key])
             y, self.final_state = self._unit.run(x, inp.get_sequence_lengths(), params, n_out, self.direction,
                                                  init_state)
+            for key, (_, var) in kept.items():
+                kept_state.register_final_value(self.network, var, self.final_state[key])
         for param in getattr(self._unit, "created_params", ()):  # a user cell's own variables
             self.add_param(param)
         if frames:  # back to the input's frames (the output's axis order: see get_out_data_from_opts)
@@ -176,11 +190,8 @@ class StringUnitRecLayer(ConcatInputLayer):
         state = d.get(key)
 
         def resolve(value: Any) -> Any:
-            if isinstance(value, str) and value not in _CONST_STATES and value != "var":
-                if value in ("keep_over_epoch", "keep_over_epoch_no_init"):
-                    raise LayerArgError(layer=d["name"], layer_class=cls.layer_class, arg=key,
-                                        problem="is not supported (yet) in this implementation:", got=value,
-                                        expected='"zeros", "ones", "var", a number, a layer name or a dict of those')
+            if (isinstance(value, str) and value not in _CONST_STATES and value != "var"
+                    and not kept_state.is_kept_state(value)):
                 return get_layer(value)
             return value
 
@@ -242,6 +253,20 @@ class StringUnitRecLayer(ConcatInputLayer):
                         trainable=self.trainable))
         return specs
 
+    def _create_kept_state_vars(self, spec: Any, n_out: int) -> Dict[str, Any]:
+        """:return: state name -> (mode, variable ``rec/keep_state_<name>``) for each state kept over runs
+        (``initial_state`` ``"keep_over_epoch"``/``"keep_over_epoch_no_init"``, see
+        :mod:`returnn.tf.layers.core.kept_state`)"""
+        names = self._unit.state_names
+        specs = dict(spec) if isinstance(spec, dict) else {key: spec for key in names}
+        kept = {}
+        with tf.compat.v1.variable_scope("rec"):
+            for key in names:
+                if kept_state.is_kept_state(specs.get(key)):
+                    var_name = f"keep_state_{key}" if len(names) > 1 else "keep_state_var"  # as the reference
+                    kept[key] = (specs[key], kept_state.create_state_var(var_name, [None, n_out]))
+        return kept
+
     @classmethod
     def get_rec_initial_state(cls, batch_size: tf.Tensor, *, name: str, n_out: int, unit: Any = "lstm",
                               unit_opts: Any = None, initial_state: Any = None,
@@ -251,9 +276,10 @@ class StringUnitRecLayer(ConcatInputLayer):
         :return: state name -> float32 ``[B, n_out]`` before the first step, from ``initial_state``
         """
         specs = initial_state.values() if isinstance(initial_state, dict) else [initial_state]
-        if "var" in [v for v in specs if isinstance(v, str)]:
+        if any(v == "var" or kept_state.is_kept_state(v) for v in specs if isinstance(v, str)):
             raise LayerArgError(layer=name, layer_class="rec", arg="initial_state",
-                                problem='"var" is not supported (yet) inside a rec loop in this implementation:',
+                                problem='"var" and a state kept over runs are not supported (yet) inside a rec '
+                                        'loop in this implementation:',
                                 got=initial_state, expected='"zeros", "ones", a number or a layer name')
         return _initial_states(name, _get_checked_unit(name, unit, unit_opts), initial_state, batch_size, n_out)
 
@@ -294,8 +320,8 @@ def _initial_states(name: str, unit: RecUnit, spec: Any, batch: tf.Tensor, n_out
 def _state_value(name: str, spec: Any, batch: tf.Tensor, n_out: int) -> tf.Tensor:
     if spec is None:
         spec = 0.0
-    if isinstance(spec, str):
-        spec = _CONST_STATES[spec]
+    if isinstance(spec, str):  # a state kept over runs starts as zeros (see kept_state.initial_value)
+        spec = 0.0 if kept_state.is_kept_state(spec) else _CONST_STATES[spec]
     if isinstance(spec, (int, float)):
         return tf.fill(tf.stack([batch, n_out]), tf.constant(float(spec), tf.float32))
     if isinstance(spec, (tf.Variable, tf.Tensor)):  # "var": [n_out], the same for every sequence

@@ -7,11 +7,14 @@ Units (case-insensitive) and params under ``<layer>/rec/`` (the reference's name
 
 - LSTMs (``lstm``, ``lstmblock``, ``standardlstm``, ``basiclstm``, ``nativelstm``, ``nativelstm2``, ...):
   ``lstm_cell/kernel`` ``[n_in + n, 4n]``, ``lstm_cell/bias`` ``[4n]``; gates (input, cell input, forget,
-  output) as TensorFlow's ``LSTMCell``; ``forget_bias`` (``unit_opts``, default 1.0) added to the forget gate.
+  output) as TensorFlow's ``LSTMCell``; ``forget_bias`` (``unit_opts``, default 1.0) added to the forget gate;
+  ``use_peepholes`` adds the peephole weights ``lstm_cell/w_f_diag``, ``w_i_diag``, ``w_o_diag`` ``[n]`` and
+  ``cell_clip`` clips the cell state (see :mod:`returnn.tf.layers.recurrent.cells.standard_lstm`).
   State ``c`` and ``h`` (output = ``h``).
 - ``gru``: ``gru_cell/gates/kernel`` ``[n_in + n, 2n]``, ``gru_cell/gates/bias`` (init 1),
   ``gru_cell/candidate/kernel`` ``[n_in + n, n]``, ``gru_cell/candidate/bias``; TensorFlow's ``GRUCell``.
-- ``basicrnn``/``rnn``: ``basic_rnn_cell/kernel``, ``basic_rnn_cell/bias``; ``h' = tanh([x, h] W + b)``.
+- ``basicrnn``/``rnn``: ``basic_rnn_cell/kernel``, ``basic_rnn_cell/bias``; ``h' = tanh([x, h] W + b)``
+  (``unit_opts`` ``{"activation": f}``: ``f`` instead of ``tanh``, a function or a name such as ``"relu"``).
 - ``zoneoutlstm`` (``ZoneoutLSTM``), ``layernormvariantslstm``: the step cells of
   :mod:`returnn.tf.layers.recurrent.cells` (the same params and numerics as the ``rec`` units of these names;
   ``weights_init`` initializes all their weight matrices). State ``c`` and ``h``.
@@ -56,12 +59,21 @@ def _kind(name: str, unit: Any) -> str:
     return "rnn"
 
 
+def _lstm_step_cell_opts(unit: str, unit_opts: Any) -> bool:
+    """:return: whether ``unit_opts`` of an LSTM unit need the step cell ``StandardLSTMCell`` (``use_peepholes``,
+    ``cell_clip``) instead of the plain LSTM step"""
+    if not isinstance(unit_opts, dict) or unit.lower() not in _LSTM_UNITS:
+        return False
+    return bool(unit_opts.get("use_peepholes")) or unit_opts.get("cell_clip") is not None
+
+
 @register_layer
 class RnnCellLayer(ConcatInputLayer):
     """One RNN step. See the module docstring for units, params and ``initial_state``.
 
     :param unit: cell name (``LSTMBlock``, ``standardlstm``, ``gru``, ``basicrnn``, ...)
-    :param unit_opts: ``{"forget_bias": float}`` for LSTMs
+    :param unit_opts: ``{"forget_bias": float, "use_peepholes": bool, "cell_clip": float}`` for LSTMs,
+        ``{"activation": f}`` for ``basicrnn``
     :param initial_state: see the module docstring
     :param weights_init: initializer of the kernels (default ``glorot_uniform``)
     :param rec_previous_state: set by the loop: state name -> float32 ``[B, n]`` of the previous step
@@ -79,11 +91,17 @@ class RnnCellLayer(ConcatInputLayer):
 
     def __init__(self, unit: str = "lstm", unit_opts: Optional[Dict[str, Any]] = None, initial_state: Any = None,
                  weights_init: Any = "glorot_uniform", rec_previous_state: Optional[Dict[str, tf.Tensor]] = None,
-                 **kwargs: Any):
+                 rec_previous_layer: Any = None, **kwargs: Any):
+        """
+        :param rec_previous_layer: a layer built by hand standing for this layer's previous step (the reference's
+            API): its ``rec_vars_outputs["state"]`` (from :meth:`get_rec_initial_state`) is the previous state
+        """
         super().__init__(**kwargs)
         kind = _kind(self.name, unit)
+        if rec_previous_state is None and rec_previous_layer is not None:
+            rec_previous_state = rec_previous_layer.rec_vars_outputs.get("state")
         inp = self.input_data
-        if inp.time_dim_axis is not None or unit.lower() in _STEP_CELL_UNITS:
+        if inp.time_dim_axis is not None or unit.lower() in _STEP_CELL_UNITS or _lstm_step_cell_opts(unit, unit_opts):
             self._run_with_unit(unit, kind, unit_opts, initial_state, weights_init, rec_previous_state)
             return
         x = inp.copy_as_batch_major().placeholder
@@ -121,7 +139,8 @@ class RnnCellLayer(ConcatInputLayer):
             else:
                 kernel = self._param("basic_rnn_cell/kernel", (n_in + n, n), kernel_init)
                 bias = self._param("basic_rnn_cell/bias", (n,), tf.zeros_initializer())
-                h = tf.tanh(tf.matmul(tf.concat([x, rec_previous_state["h"]], -1), kernel) + bias)
+                activation = _rnn_activation(self.name, unit_opts)
+                h = activation(tf.matmul(tf.concat([x, rec_previous_state["h"]], -1), kernel) + bias)
                 self.rec_state = {"h": h}
         self.output.placeholder = h
 
@@ -238,15 +257,18 @@ class RnnCellLayer(ConcatInputLayer):
         return Tensor(name=f"{name}_output", dims=[batch_dim, feat], dtype="float32")
 
     @classmethod
-    def get_rec_initial_state(cls, batch_size: tf.Tensor, *, name: str, n_out: int, unit: str = "lstm",
-                              initial_state: Any = None, param_scope: Optional[str] = None,
+    def get_rec_initial_state(cls, batch_size: Any = None, *, name: str, n_out: int, unit: str = "lstm",
+                              initial_state: Any = None, param_scope: Optional[str] = None, batch_dim: Any = None,
                               **_kwargs: Any) -> Dict[str, tf.Tensor]:
-        """:param param_scope: the layer's absolute variable scope (e.g. ``"output/rec/s"``), where
+        """:param batch_size: int or int32 scalar: the batch size (``batch_dim``: the reference's name of it)
+        :param param_scope: the layer's absolute variable scope (e.g. ``"output/rec/s"``), where
             ``initial_state="var"`` creates its variables as the reference names them: ``rec/initial_c`` and
             ``rec/initial_h`` (LSTM) or ``rec/initial_var`` (GRU/RNN), float32 ``[n_out]``, zeros-initialized
             (default: the current variable scope)
         :return: state name -> float32 ``[B, n_out]`` for step 0
         :raises LayerArgError: ``initial_state`` of the wrong shape or kind"""
+        if batch_size is None:
+            batch_size = batch_dim
         kind = _kind(name, unit)
         names = ("c", "h") if kind == "lstm" else ("h",)
         spec = initial_state
@@ -271,6 +293,24 @@ class RnnCellLayer(ConcatInputLayer):
                 return {"c": _state_value(name, spec, batch_size, n_out, 2, 0),
                         "h": _state_value(name, spec, batch_size, n_out, 2, 1)}
         return {k: _state_value(name, spec, batch_size, n_out, 1, 0) for k in names}
+
+
+def _rnn_activation(name: str, unit_opts: Any) -> Any:
+    """:return: the ``activation`` of ``unit_opts`` of a ``basicrnn`` cell (a function, or a name such as
+    ``"relu"``), default ``tf.tanh``
+    :raises LayerArgError: other ``unit_opts``, or an unknown activation name"""
+    opts = dict(unit_opts or {})
+    activation = opts.pop("activation", None)
+    if opts:
+        raise LayerArgError(layer=name, layer_class="rnn_cell", arg="unit_opts",
+                            problem=f"unknown option {sorted(opts)[0]!r} for a basic RNN cell in", got=unit_opts,
+                            expected="options among ['activation']")
+    if activation is None:
+        return tf.tanh
+    if callable(activation):
+        return activation
+    from returnn.tf.ops.activations import get_activation_function
+    return get_activation_function(activation)
 
 
 def _initial_state_var(full_name: str, n: int, batch_size: tf.Tensor) -> tf.Tensor:

@@ -10,7 +10,9 @@ unit                                                                    params (
 ``lstmblockfused``, ``cudnnlstm``                                       ``b`` [4n]
 ``nativelstmlowmem``                                                    ``W`` [n_in + n, 4n], ``b`` [4n]
 ``standardlstm``                                                        ``lstm_cell/kernel`` [n_in + n, 4n],
-                                                                        ``lstm_cell/bias`` [4n]
+                                                                        ``lstm_cell/bias`` [4n]; with
+                                                                        ``use_peepholes`` also
+                                                                        ``lstm_cell/w_{f,i,o}_diag`` [n]
 ``basiclstm``                                                           ``basic_lstm_cell/kernel``, ``.../bias``
 ``gru``                                                                 ``gru_cell/gates/kernel`` [n_in + n, 2n],
                                                                         ``gru_cell/gates/bias`` [2n] (init 1),
@@ -22,13 +24,19 @@ unit                                                                    params (
                                                                         ``lstm_cell/bias`` [4n]
 ``layernormvariantslstm``                                               ``W_ff``, ``W_re``, norm gains/shifts
                                                                         (see :mod:`.cells.layer_norm_lstm`)
+``rhn``                                                                 ``W`` [n_in, 2n], ``b`` [2n],
+                                                                        ``rhn_cell/depth_<l>/W`` [n, 2n]
+                                                                        (see :mod:`.cells.rhn`)
 =====================================================================  ======================================
 
 Gate blocks: the native units use (cell input, input, forget, output) without a forget bias; the TF-cell units
 ``standardlstm``/``basiclstm`` use (input, cell input, forget, output) with ``forget_bias`` (default 1.0) added
 to the forget gate, as TensorFlow's ``LSTMCell``. Every LSTM unit runs on the same fast kernel
 (:func:`returnn.tf.ops.rnn.lstm.lstm`); the TF-cell layouts are converted on the fly (a cheap slice/concat of
-the weights per run). ``cudnnlstm`` on a machine without GPU prints the reference's note and uses the same CPU
+the weights per run). Exceptions: ``nativelstm`` runs the op ``LstmGenericBase`` over time, as the reference
+(:mod:`returnn.tf.ops.rnn.native_lstm_op`; same numerics) and, as the reference, cannot run step by step inside a
+rec loop; ``standardlstm`` with ``use_peepholes``/``cell_clip`` is a step cell
+(:mod:`returnn.tf.layers.recurrent.cells.standard_lstm`). ``cudnnlstm`` on a machine without GPU prints the reference's note and uses the same CPU
 kernel. ``rnn`` is an alias of ``basicrnn`` (in the reference, ``rnn`` names an abstract cell and fails).
 ``lstmp`` is ``nativelstm2`` (as the reference). ``zoneoutlstm`` and ``layernormvariantslstm`` are step cells
 (:mod:`returnn.tf.layers.recurrent.cells`), run over time by :func:`returnn.tf.ops.rnn.cell_loop.run_cell_loop`.
@@ -46,12 +54,14 @@ import tensorflow as tf
 
 from returnn.errors import LayerArgError
 from returnn.log import log
-from returnn.tf.layers.recurrent.cells import LayerNormVariantsLSTMCell, ZoneoutLSTMCell
+from returnn.tf.layers.recurrent.cells import LayerNormVariantsLSTMCell, StandardLSTMCell, ZoneoutLSTMCell
+from returnn.tf.layers.recurrent.cells.rhn import RHNStepCell
 from returnn.tf.ops.dropout import cond_on_train_flag
 from returnn.tf.ops import step_random
 from returnn.tf.ops.rnn.cell_loop import run_cell_loop
 from returnn.tf.ops.rnn.lstm import lstm
-from returnn.tf.ops.rnn.masking import reverse_by_length
+from returnn.tf.ops.rnn.masking import last_frame, reverse_by_length
+from returnn.tf.ops.rnn.native_lstm_op import native_lstm
 from returnn.tf.util.amp import OFF as AMP_OFF
 from returnn.tf.ops.rnn.simple_loop import basic_rnn, gru
 from returnn.util.registry import Registry
@@ -126,6 +136,8 @@ class NativeLstmUnit(RecUnit):
                  native2: bool = True, layer_name: str = "?"):
         super().__init__(name, unit_opts)
         self.impl = impl
+        self.native2 = native2
+        self.layer_name = layer_name
         if not native2:  # the reference's NativeLstmCell
             self.allowed_unit_opts = ("forget_bias",)
         if self.native_forget_bias_check and self.unit_opts.get("forget_bias", 0.0):
@@ -156,6 +168,11 @@ class NativeLstmUnit(RecUnit):
         return params["W"], params["W_re"], params["b"]
 
     def step(self, x, state, params, n):
+        if not self.native2:  # as the reference: its NativeLstm (v1) cannot run one step
+            raise LayerArgError(layer=self.layer_name, layer_class="rec", arg="unit",
+                                problem="the unit cannot run step by step inside a rec loop "
+                                        "(see https://github.com/rwth-i6/returnn/issues/813):", got=self.name,
+                                expected="'NativeLstm2' or 'lstm' inside a rec loop")
         w, w_re, b = self.get_weights(params, int(x.shape[-1]), n)
         w_re = self._dropped_w_re(w_re)
         j, i, f, o = tf.split(self.amp.matmul(x, w) + self.amp.matmul(state["h"], w_re) + b, 4, axis=-1)
@@ -165,9 +182,30 @@ class NativeLstmUnit(RecUnit):
 
     def run(self, x, seq_len, params, n, direction, initial_state):
         w, w_re, b = self.get_weights(params, int(x.shape[-1]), n)
+        if not self.native2 and type(self) is NativeLstmUnit:
+            return self._run_native_op(x, seq_len, w, params["W_re"], b, direction, initial_state)
         w_re = self._dropped_w_re(w_re)
         y, (c, h) = lstm(x, seq_len, w, w_re, b, direction=direction, initial_c=initial_state["c"],
                          initial_h=initial_state["h"], impl=self.impl, compute_dtype=self.amp.compute_dtype)
+        return y, {"c": c, "h": h}
+
+
+    @staticmethod
+    def _run_native_op(x, seq_len, w, w_re, b, direction, initial_state):
+        """``nativelstm`` (the reference's ``NativeLstm``) over time: the op ``LstmGenericBase``
+        (:mod:`returnn.tf.ops.rnn.native_lstm_op`), as the reference; the initial output enters through the first
+        frame's projected input (every sequence starts at frame 0)."""
+        if direction == -1:
+            x = reverse_by_length(x, seq_len)
+        num_frames = tf.shape(x)[0]
+        z = tf.reshape(tf.matmul(tf.reshape(x, [-1, tf.shape(x)[-1]]), w) + b,
+                       tf.concat([tf.shape(x)[:2], tf.shape(w)[-1:]], axis=0))
+        z = tf.concat([z[:1] + tf.matmul(initial_state["h"], w_re)[None], z[1:]], axis=0)
+        index = tf.transpose(tf.sequence_mask(seq_len, maxlen=num_frames, dtype=tf.float32))
+        y, _, c = native_lstm(z, w_re, initial_state["c"], index)
+        h = last_frame(y, seq_len, initial_state["h"])
+        if direction == -1:
+            y = reverse_by_length(y, seq_len)
         return y, {"c": c, "h": h}
 
 
@@ -194,7 +232,9 @@ class NativeLstmLowMemUnit(NativeLstmUnit):
 
 
 class TFCellLstmUnit(NativeLstmUnit):
-    """``standardlstm`` (``lstm_cell``) / ``basiclstm`` (``basic_lstm_cell``): TF's LSTMCell layout."""
+    """``standardlstm`` (``lstm_cell``) / ``basiclstm`` (``basic_lstm_cell``): TF's LSTMCell layout.
+    ``standardlstm`` also accepts ``use_peepholes`` and ``cell_clip`` (False/None here: with a value, the unit is the
+    step cell :class:`returnn.tf.layers.recurrent.cells.StandardLSTMCell`, see :func:`_standard_lstm`)."""
 
     allowed_unit_opts = ("forget_bias",)
     native_forget_bias_check = False
@@ -202,6 +242,8 @@ class TFCellLstmUnit(NativeLstmUnit):
     def __init__(self, name, unit_opts=None, cell_name="lstm_cell"):
         super().__init__(name, unit_opts)
         self.cell_name = cell_name
+        if cell_name == "lstm_cell":
+            self.allowed_unit_opts = StandardLSTMCell.allowed_unit_opts
         self.forget_bias = float(self.unit_opts.get("forget_bias", 1.0))
 
     def param_specs(self, n_in, n):
@@ -288,6 +330,9 @@ class StepCellUnit(RecUnit):
 
         if direction == -1:  # as the reference: the input reversed before its projection (the same rounding)
             x = reverse_by_length(x, seq_len)
+        begin_run = getattr(self.cell, "begin_run", None)
+        if begin_run is not None:  # e.g. rhn: one dropout mask per sequence for the whole run
+            begin_run(tf.shape(x)[1], n)
         xp = self.cell.project_input(x, params, n_in, n)
         y, final = run_cell_loop(xp, seq_len, step, [initial_state[k] for k in names])
         if direction == -1:
@@ -372,14 +417,24 @@ UNITS.register("lstmblockfused",
                lambda name, unit_opts, layer_name: NativeLstmUnit(name, unit_opts, impl="block", layer_name=layer_name))
 UNITS.register("cudnnlstm", lambda name, unit_opts, layer_name: CudnnLstmUnit(name, unit_opts))
 UNITS.register("nativelstmlowmem", lambda name, unit_opts, layer_name: NativeLstmLowMemUnit(name, unit_opts))
-UNITS.register("standardlstm",
-               lambda name, unit_opts, layer_name: TFCellLstmUnit(name, unit_opts, cell_name="lstm_cell"))
+
+
+def _standard_lstm(name: str, unit_opts: Optional[Dict[str, Any]], layer_name: str) -> RecUnit:
+    """:return: ``standardlstm``: the fast LSTM kernel, or the step cell with ``use_peepholes``/``cell_clip``"""
+    opts = unit_opts if isinstance(unit_opts, dict) else {}
+    if opts.get("use_peepholes") or opts.get("cell_clip") is not None:
+        return StepCellUnit(name, unit_opts, cell_class=StandardLSTMCell, layer_name=layer_name)
+    return TFCellLstmUnit(name, unit_opts, cell_name="lstm_cell")
+
+
+UNITS.register("standardlstm", _standard_lstm)
 UNITS.register("basiclstm",
                lambda name, unit_opts, layer_name: TFCellLstmUnit(name, unit_opts, cell_name="basic_lstm_cell"))
 UNITS.register("gru", lambda name, unit_opts, layer_name: GruUnit(name, unit_opts))
 for _name in ("basicrnn", "rnn"):
     UNITS.register(_name, lambda name, unit_opts, layer_name: BasicRnnUnit(name, unit_opts))
-for _name, _cell in (("zoneoutlstm", ZoneoutLSTMCell), ("layernormvariantslstm", LayerNormVariantsLSTMCell)):
+for _name, _cell in (("zoneoutlstm", ZoneoutLSTMCell), ("layernormvariantslstm", LayerNormVariantsLSTMCell),
+                     ("rhn", RHNStepCell)):
     UNITS.register(_name, lambda name, unit_opts, layer_name, cell=_cell: StepCellUnit(
         name, unit_opts, cell_class=cell, layer_name=layer_name))
 

@@ -26,6 +26,7 @@ import tensorflow as tf
 
 from returnn.errors import LayerArgError
 from returnn.tensor import Tensor
+from returnn.tf.layers.core import kept_state
 from returnn.tf.layers.recurrent.subnet.move_out import OutsideNet, loop_major, make_internal, register_losses
 from returnn.tf.layers.recurrent.subnet.while_loop import run_while_loop
 from returnn.tf.layers.search.beam import SearchBeam, tile_beam
@@ -179,7 +180,11 @@ def build_loop(cell: Any, rec_layer: Any) -> None:
     scope = tf.compat.v1.get_variable_scope().name
     if scope:
         for var in tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES, scope=scope + "/"):
+            if kept_state.is_state_var(var):  # no param (initial_state "keep_over_epoch")
+                continue
             key = var.name[len(scope) + 1:-2]
+            if key.startswith("rec/"):  # relative to "<rec layer>/rec/", as the reference (observed): "output/W"
+                key = key[len("rec/"):]
             rec_layer.params[key] = var
     else:  # name_scope "": the unit's layers' params are in the root scope; those of its layers
         for name, layer in sorted({**full_layers, **loop.step_layers}.items()):

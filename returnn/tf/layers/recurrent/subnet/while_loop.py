@@ -70,6 +70,7 @@ def run_while_loop(cell: Any, loop: Any) -> Tuple[Dict[str, Tensor], Optional[tf
     (final,) = tf.compat.v1.while_loop(iteration.keep_going, iteration.run, (initial._replace(step=tf.constant(0)),),
                                        parallel_iterations=1 if cell.search else 10,
                                        back_prop=_loop_back_prop(cell), return_same_structure=True)
+    _finish_states(cell, final.states)
     loop.final_scores = _final_scores(cell, length, final) if searching else None
     out_lengths = final.lengths if not length.fixed else (
         loop.tile_raw(length.seq_lens) if searching and loop.beam > 1 else None)
@@ -123,14 +124,31 @@ def _initial_states(cell: Any, loop: Any, max_len: Optional[tf.Tensor]) -> Dict[
     for name in sorted(cell.stateful & cell.loop):
         layer = cell.layers[name]
         kwargs = {k: v for k, v in layer.kwargs.items() if k not in ("sources", "network")}
-        kwargs.update(name=name, n_out=layer.output.dim, rec_max_len=max_len,
-                      param_scope=f"{tf.compat.v1.get_variable_scope().name}/{name}")  # e.g. "output/rec/s"
+        kwargs.update(_state_hook_kwargs(cell, name), n_out=layer.output.dim, rec_max_len=max_len)
         states[name] = {}
         for key, value in layer.cls.get_rec_initial_state(loop.batch_size, **kwargs).items():
             tiled = loop.tile_raw(value)
             tiled.set_shape(value.shape)
             states[name][key] = tiled
     return states
+
+
+def _state_hook_kwargs(cell: Any, name: str) -> Dict[str, Any]:
+    """:return: the arguments of a stateful layer's class hooks besides its own: its name, the network (for the
+    epoch step and post-run ops of a state kept over runs) and its absolute variable scope (e.g. "output/rec/s")"""
+    return dict(name=name, network=cell.parent_net, param_scope=f"{tf.compat.v1.get_variable_scope().name}/{name}")
+
+
+def _finish_states(cell: Any, states: Dict[str, Dict[str, tf.Tensor]]) -> None:
+    """Calls ``finish_rec_state(final_state, ...)`` of the stateful loop layers whose class has it (e.g.
+    ``self_attention``: name the final keys/values, keep them over runs)."""
+    for name in sorted(states):
+        layer = cell.layers[name]
+        finish = getattr(layer.cls, "finish_rec_state", None)
+        if finish is not None:
+            kwargs = {k: v for k, v in layer.kwargs.items() if k not in ("sources", "network")}
+            kwargs.update(_state_hook_kwargs(cell, name))
+            finish(states[name], **kwargs)
 
 
 def _output_arrays(cell: Any, loop: Any, searching: bool) -> Dict[str, tf.TensorArray]:
