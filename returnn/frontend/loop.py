@@ -135,10 +135,12 @@ def _frame(x: Tensor, dim: Dim, i: Tensor) -> Tensor:
 
 
 def _masked_state(active: Tensor, new: Any, old: Any) -> Any:
+    """:return: ``new`` where ``active``, else ``old``; a state tensor without all of ``active``'s dims (e.g. a
+    scalar step counter, shared by all sequences) is not per sequence: it takes ``new`` and keeps its dims"""
     from returnn.frontend.array_ import where
 
     def _sel(a: Any, b: Any) -> Any:
-        if isinstance(a, Tensor) and isinstance(b, Tensor):
+        if isinstance(a, Tensor) and isinstance(b, Tensor) and all(d in b.dims for d in active.dims):
             return where(active, a, b, allow_broadcast_all_sources=True, dim_order=b.dims)
         return a
     return _nest.map_structure(_sel, new, old)

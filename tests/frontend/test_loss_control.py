@@ -187,6 +187,26 @@ def test_scan_over_dim_keeps_state_beyond_lengths(g):
     assert vy[0, 1] == 4.0
 
 
+def test_scan_over_dynamic_dim_with_a_scalar_state(g):
+    """A state entry without the batch dim (a step counter, as the transformer decoder's position) is shared by all
+    sequences: it is not masked per sequence and keeps its dims (before, it became [B] and the loop stopped with
+    "a state tensor changed its dims"); the per-sequence entries stay beyond each length."""
+    time = g.time_dim([3, 1], "ts2")
+    x = g.const("x", [batch_dim, time], np.array([[1.0, 2.0, 3.0], [4.0, 9.0, 9.0]], "float32"))
+
+    def body(x_t, s):
+        acc, count = s
+        return acc + x_t, (acc + x_t, count + 1)
+
+    initial = (rf.reduce_sum(x, axis=time) * 0.0, rf.constant(0, dims=(), dtype="int32"))
+    ys, (acc, count), _ = rf.scan(spatial_dim=time, xs=x, ys=Tensor("y", [batch_dim], "float32"), initial=initial,
+                                  body=body)
+    assert count.dims == () and acc.dims == (batch_dim,)
+    vacc, vcount = g.run(acc, count)
+    np.testing.assert_allclose(vacc, [6.0, 4.0])
+    assert vcount == 3
+
+
 def test_scan_with_cond(g):
     n = Dim(2, name="n2")
     limit = g.const("limit", [n], [3, 1], "int32")
