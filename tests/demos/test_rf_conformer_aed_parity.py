@@ -9,8 +9,10 @@ variable of the reference's checkpoint is in ours under the same name with the s
 Observed differences of the checkpoints, pinned here: ours also holds the parameters of modules the step function
 does not use (the decoder) and the optimizer's slots; the reference's holds the state variables of the random
 generators of its dropout conds (``.../cond/random/random_generator/StateVar``), so the reference loads our checkpoint
-only with missing variables ignored, and ours loads the reference's with ``load_ignore_missing_vars`` (checked by
-hand: dev score 7.3362891 here with the reference's checkpoint, 7.3362889 in the reference)."""
+only with ``load_ignore_missing_vars = True`` (observed: without it, it stops with "Key encoder/cond/random/
+random_generator/StateVar not found in checkpoint"), and ours loads the reference's only with it too (the decoder's
+parameters are missing there). With it, each side's checkpoint gives the other side's dev score
+(:func:`test_checkpoints_move_between_reference_and_ours`)."""
 
 import json
 import os
@@ -64,3 +66,40 @@ def test_rf_conformer_aed_equals_reference_net_dict(tmp_path):
     assert extra == sorted(n for n in ours if n.startswith(("decoder/", "optimize/")))
     assert len([n for n in extra if n.startswith("decoder/")]) == 24
     assert sorted(set(ref) - set(ours)) == sorted(n for n in ref if n.endswith("/random/random_generator/StateVar"))
+
+
+REF_CHECKPOINT = os.path.join(REPO_ROOT, "tests", "demos", "data", "ref_rf_aed_small_model.001")
+
+
+def _dev_score(stdout: str) -> float:
+    import re
+    return float(re.findall(r"^dev: score (\S+)", stdout, re.M)[-1])
+
+
+def test_checkpoints_move_between_reference_and_ours(tmp_path):
+    """Both directions on the small encoder + CTC model, each with values other than the config's initial ones
+    (``RF_AED_PARITY_PVAL_OFFSET``), so a score equal to the other side's shows the checkpoint's values were used:
+    ours loads the reference's checkpoint (``ref_rf_aed_small_model.001``, written by the reference with offset 3)
+    and gives the reference's dev score; ours writes a checkpoint with offset 2, whose dev score here equals the
+    one the reference computed after loading that checkpoint (observed)."""
+    observed = OBSERVED["checkpoint_exchange"]
+    write_fixed_data(str(tmp_path))
+    env = dict(os.environ, RF_AED_SMALL="1", ASR_SYNTH_DATA=str(tmp_path), RF_AED_DEMO_CONFIG=DEMO_CONFIG)
+
+    def run(*args, **extra_env):
+        proc = subprocess.run([sys.executable, "rnn.py", CONFIG, *args, "++log_verbosity", "4"], capture_output=True,
+                              text=True, timeout=600, cwd=REPO_ROOT, env=dict(env, **extra_env))
+        assert proc.returncode == 0, (proc.stdout[-3000:], proc.stderr[-3000:])
+        return _dev_score(proc.stdout)
+
+    # the reference's checkpoint here (its StateVar random states are not needed, our unused decoder keeps its
+    # initial values)
+    ours_of_ref = run("++task", "eval", "++load", REF_CHECKPOINT, "++load_ignore_missing_vars", "1",
+                      RF_AED_OUT=str(tmp_path / "eval"))
+    assert ours_of_ref == pytest.approx(observed["reference_offset3_dev_score"], abs=1e-5)
+    assert abs(ours_of_ref - OBSERVED["dev_score"]) > 0.01  # not the config's own initial values
+    # our checkpoint there: the reference's score of it equals ours
+    ours = run("++num_epochs", "1", "++learning_rate", "0.0", RF_AED_OUT=str(tmp_path / "out"),
+               RF_AED_PARITY_PVAL_OFFSET="2")
+    assert ours == pytest.approx(observed["reference_eval_of_ours_offset2_dev_score"], abs=1e-5)
+    assert abs(ours - OBSERVED["dev_score"]) > 0.01
