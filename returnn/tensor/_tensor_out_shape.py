@@ -60,11 +60,12 @@ class TensorOutShapeMixin:
     def verify_out_shape(self: Tensor, out_shape: Any, allow_missing_implicit_dims: bool = False) -> None:
         """Checks that ``out_shape`` (a set of dims, see module doc) describes this tensor's dims.
 
-        :raises TypeError: ``out_shape`` is not a set (``{}``, an empty dict, counts as the empty set)
+        :raises TypeError: ``out_shape`` is not a set (an empty dict, tuple or list, e.g. ``{}`` or ``()``, counts
+            as the empty set, as the reference, observed)
         :raises VerifyOutShapeException: a dim of ``out_shape`` is not in the tensor, or a dim of the tensor is
             not in ``out_shape``; the message lists both sets
         """
-        if isinstance(out_shape, dict) and not out_shape:  # ``{}`` written for the empty set (scalar), as the reference
+        if isinstance(out_shape, (dict, tuple, list)) and not out_shape:  # ``{}``/``()``: the empty set (scalar)
             out_shape = set()
         if not isinstance(out_shape, (set, frozenset)):
             raise TypeError(f"{self} verify_out_shape: expects a set but got {type(out_shape)}")

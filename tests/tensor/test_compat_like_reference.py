@@ -103,6 +103,10 @@ def test_verify_out_shape_like_reference():
         x.verify_out_shape({batch_dim, t, f, c})
     with pytest.raises(TypeError, match="expects a set"):
         x.verify_out_shape([batch_dim, t, f])
+    with pytest.raises(VerifyOutShapeException, match="Missing dims"):  # an empty tuple: the empty set
+        x.verify_out_shape(())
+    Data("scalar", dims=[]).verify_out_shape(())
+    Data("scalar", dims=[]).verify_out_shape([])
     s = Data("s", dims=[batch_dim, t], sparse_dim=c)
     assert s.dim_tags_set_implicit_only_wrapped == {ImplicitSparseDim(c)}
     s.verify_out_shape({batch_dim, t, ImplicitSparseDim(c)})

@@ -3,7 +3,7 @@ layer's unit, per sequence (the reference's RecLastOutputLayer; observed from it
 ``"need_last": True`` in its dict (the reference fails otherwise too).
 
 Shape: the sub layer's frame ``{B, ...}``: its value at the last real step of each sequence (of each hypothesis
-in a search).
+in a search); a frame without batch axis (e.g. a step counter): its value at the loop's last step.
 """
 
 from __future__ import annotations
@@ -31,8 +31,15 @@ class RecLastOutputLayer(LayerBase):
 
     def __init__(self, rec_layer: Any, sub_layer_name: str, **kwargs: Any):
         super().__init__(**kwargs)
-        full = rec_layer.get_sub_layer(sub_layer_name).output.copy_as_time_major()  # [T, B, ...]
+        full = rec_layer.get_sub_layer(sub_layer_name).output
         lengths = rec_layer.output.get_sequence_lengths()
+        if full.batch_dim_axis is None:  # a frame without batch axis (e.g. a step counter): the loop's last frame
+            time_axis = full.dims.index(rec_layer.output.dims[rec_layer.output.time_dim_axis]) \
+                if rec_layer.output.time_dim_axis is not None else full.time_dim_axis
+            last = tf.maximum(tf.reduce_max(lengths) - 1, 0)
+            self.output.placeholder = tf.gather(full.placeholder, last, axis=time_axis)
+            return
+        full = full.copy_as_time_major()  # [T, B, ...]
         if lengths.shape.rank == 0:  # a loop dim with one length for all sequences (e.g. the rec layer's "axis")
             lengths = tf.fill([tf.shape(full.placeholder)[full.batch_dim_axis]], lengths)
         last = tf.maximum(lengths - 1, 0)
@@ -70,4 +77,6 @@ class RecLastOutputLayer(LayerBase):
                                 got=sub_layer_name,
                                 hint=f"add \"need_last\": True to {rec_layer.name}/{sub_layer_name}")
         frame = cell.layers[sub_layer_name].output
-        return frame.copy_as_batch_major().copy_template(name=f"{name}_output")
+        if frame.batch_dim_axis is not None:
+            frame = frame.copy_as_batch_major()
+        return frame.copy_template(name=f"{name}_output")

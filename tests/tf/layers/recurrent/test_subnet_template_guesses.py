@@ -22,16 +22,23 @@ def _latest_behavior_version():
     BehaviorVersion._reset()
 
 
-def test_scalar_counter_with_out_shape(session):
+@pytest.mark.parametrize("mean_in_unit", [False, True])
+def test_scalar_counter_with_out_shape(session, mean_in_unit):
+    """``mean_in_unit``: the mean is a layer of the unit that does not depend on the loop (moved out of it, without
+    the loop's time axis, its out_shape still holds)."""
     time_dim, feat_dim = Dim(None, name="time"), Dim(4, name="feat")
     unit = {
         "one": {"class": "constant", "value": 1.0},
         "i": {"class": "combine", "from": ["prev:i", "one"], "kind": "add", "out_shape": {}},
         "limit": {"class": "constant", "value": 3.0, "shape": [batch_dim]},
         "end": {"class": "compare", "from": ["i", "limit"], "kind": "greater_equal", "out_shape": {batch_dim}},
-        "output": {"class": "combine", "from": ["i", "base:mean"], "kind": "mul", "out_shape": {batch_dim, feat_dim}},
+        "output": {"class": "combine", "from": ["i", "mean" if mean_in_unit else "base:mean"], "kind": "mul",
+                   "out_shape": {batch_dim, feat_dim}},
     }
-    net = build_net({"mean": {"class": "reduce", "mode": "mean", "axis": time_dim, "from": "data"},
+    mean = {"class": "reduce", "mode": "mean", "axis": time_dim, "from": "data", "out_shape": {batch_dim, feat_dim}}
+    if mean_in_unit:
+        unit["mean"] = dict(mean, **{"from": "base:data"})
+    net = build_net({"mean": mean,
                      "output": {"class": "rec", "from": [], "unit": unit, "max_seq_len": 10, "include_eos": True}},
                     extern_data={"data": {"dim_tags": (batch_dim, time_dim, feat_dim)}}, train_flag=False)
     assert net.get_layer("output").cell.layers["i"].output.batch_shape == ()
@@ -103,3 +110,42 @@ def test_max_seq_len_via_layer(session):
                           feed_dict=make_feed(net, {"data": np.zeros((3, 2, 2), "float32")}, {"data": [2, 2, 1]}))
     np.testing.assert_array_equal(lens, [4, 4, 4])
     np.testing.assert_array_equal(y, np.tile([1.0, 2.0, 3.0, 4.0], (3, 1)))
+
+
+def test_first_pass_template_from_the_known_sources(session):
+    """As the reference (observed): "add" from ["data:source", "prev:add"] over an int32 range without batch axis
+    is an int32 scalar per frame (the template of the frame, prev:add left out in the first pass)."""
+    net = build_net({"len": {"class": "length", "from": "data"},
+                     "max_len": {"class": "reduce", "from": "len", "mode": "max", "axis": "B", "out_shape": ()},
+                     "range": {"class": "range_from_length", "from": "max_len"},
+                     "output": {"class": "rec", "from": "range", "unit": {
+                         "add": {"class": "combine", "kind": "add", "from": ["data:source", "prev:add"]},
+                         "output": {"class": "copy", "from": "add"}}}},
+                    extern_data={"data": {"dim": 3}}, train_flag=False)
+    add = net.get_layer("output").cell.layers["add"].output
+    assert add.batch_shape == () and add.dtype == "int32"
+    y = session.run(net.get_layer("output").output.placeholder,
+                    feed_dict=make_feed(net, {"data": np.zeros((2, 5, 3), "float32")}, {"data": [5, 3]}))
+    np.testing.assert_array_equal(y, np.cumsum(np.arange(5)))
+
+
+def test_last_output_of_step_counter_without_batch(session):
+    time_dim, loop_dim = Dim(None, name="time"), Dim(None, name="loop")
+    unit = {
+        "one": {"class": "constant", "value": 1, "shape": (), "dtype": "int32"},
+        "i": {"class": "combine", "from": ["one", "prev:i"], "kind": "add", "initial_output": 0, "need_last": True,
+              "out_shape": set()},
+        "max_time": {"class": "reduce", "from": "base:time", "mode": "max", "axis": (batch_dim,), "out_shape": set()},
+        "end": {"class": "compare", "from": ["i", "max_time"], "kind": "greater_equal", "out_shape": set()},
+        "output": {"class": "copy", "from": "end", "out_shape": set()},
+    }
+    net = build_net({"time": {"class": "length", "from": "data", "axis": time_dim, "dtype": "int32"},
+                     "loop": {"class": "rec", "from": [], "unit": unit, "axis": loop_dim, "include_eos": True,
+                              "max_seq_len": 100},
+                     "output": {"class": "rec_last_output", "rec_layer": "loop", "sub_layer_name": "i"}},
+                    extern_data={"data": {"dim_tags": (batch_dim, time_dim, Dim(2, name="in"))}}, train_flag=False)
+    out = net.get_layer("output").output
+    assert out.batch_shape == ()
+    y = session.run(out.placeholder, feed_dict=make_feed(net, {"data": np.zeros((2, 6, 2), "float32")},
+                                                         {"data": [6, 4]}))
+    assert y == 6  # i = 1, ..., 6: ends where i >= the longest sequence

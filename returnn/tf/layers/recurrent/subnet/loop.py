@@ -33,7 +33,7 @@ from returnn.tf.layers.search.beam import SearchBeam, tile_beam
 
 
 def _batch_size(cell: Any, rec_layer: Any) -> tf.Tensor:
-    if rec_layer.input_data is not None:
+    if rec_layer.input_data is not None and rec_layer.input_data.batch_dim_axis is not None:
         data = rec_layer.input_data
         return tf.shape(data.placeholder)[data.batch_dim_axis]
     if cell.time_dim is not None and cell.time_dim.dyn_size is not None and cell.time_dim.dyn_size.shape.rank == 1:

@@ -153,8 +153,10 @@ class OutsideNet:
 
 
 def _with_time_in_out_shape(desc: Any, time_dim: Any) -> Any:
-    """:return: ``desc`` with ``time_dim`` added to its ``out_shape`` (a set of dims; ``{}``: none), and the dims of
-        its lengths (e.g. the batch) as optional dims (a scalar per frame over time implies them), or ``desc``"""
+    """:return: ``desc`` with ``time_dim`` added to its ``out_shape`` (a set of dims; ``{}``: none) and the dims of
+        its lengths (e.g. the batch; a scalar per frame over time implies them), all as optional dims (a layer that
+        does not depend on the loop, e.g. a reduce of a layer outside, has no time axis moved out either), or
+        ``desc``"""
     if time_dim is None or not isinstance(desc, dict):
         return desc
     out_shape = desc.get("out_shape")
@@ -166,7 +168,7 @@ def _with_time_in_out_shape(desc: Any, time_dim: Any) -> Any:
     covered = {getattr(d, "tag", d) for d in out_shape}
     size_dims = time_dim.dyn_size_ext.dims if time_dim.dyn_size_ext is not None else ()
     implied = {OptionalDim(d) for d in size_dims if d not in covered}
-    return {**desc, "out_shape": type(out_shape)(out_shape | {time_dim} | implied)}
+    return {**desc, "out_shape": type(out_shape)(out_shape | {OptionalDim(time_dim)} | implied)}
 
 
 def register_losses(cell: Any, rec_layer: Any, full_layers: Dict[str, Any],

@@ -347,21 +347,17 @@ class SubnetTemplates:
             return self.layers[name]
         if name in self._constructing:
             raise NetworkConstructionDependencyLoopException(self.sub_net, name, self._constructing, self.unit)
-        try:
+        if not self._tolerant:
             return self._construct_once(name, skip_guessed_prev=False)
+        # first pass, as the reference (observed): the template from the sources whose templates are known, the
+        # "prev:" ones not yet known left out (e.g. "add" from ["data:source", "prev:add"] is the frame's int32
+        # scalar); where that leaves no source, or fails, with guessed "prev:" templates (see _guess)
+        try:
+            return self._construct_once(name, skip_guessed_prev=True)
         except (LayerNotFound, BaseLayerError):
             raise
-        except Exception as exc:  # noqa: BLE001 (retried below in the first pass, else raised)
-            if not self._tolerant:
-                raise
-            # first pass: a guessed "prev:" template may not fit the other inputs (e.g. "prev:output" guessed
-            # {B, F=1} added to a {B, F=5} frame): the template from the other sources, as the reference
-            try:
-                return self._construct_once(name, skip_guessed_prev=True)
-            except (LayerNotFound, BaseLayerError):
-                raise
-            except Exception:  # noqa: BLE001 (the first error is the one to report)
-                raise exc from None
+        except Exception:  # noqa: BLE001 (retried with the guesses)
+            return self._construct_once(name, skip_guessed_prev=False)
 
     def _construct_once(self, name: str, skip_guessed_prev: bool) -> TemplateLayer:
         """:param skip_guessed_prev: leave out the ``prev:X`` sources whose template is only guessed (first pass)
@@ -389,6 +385,8 @@ class SubnetTemplates:
                                         problem="no source template could be built (first template pass)", got=[])
             tmpl.kwargs = d
             tmpl.output = layer_class.get_out_data_from_opts(**d)
+            if skip_guessed_prev and d.get("out_shape") is not None:  # else with the guesses (out_shape, initial)
+                tmpl.output.verify_out_shape(d["out_shape"])
             tmpl.loss = d.get("loss")
             tmpl.target = d.get("target")
         except LayerNotFound:
