@@ -137,6 +137,7 @@ from returnn.tf.layers.shape.time_chunking import TimeChunkingLayer as TimeChunk
 from returnn.tf.layers.shape.time_unchunking import TimeUnChunkingLayer as TimeUnChunkingLayer
 from returnn.tf.layers.shape.transpose import TransposeLayer as TransposeLayer
 from returnn.tf.layers.shape.unflatten_batch import UnflattenBatchLayer as UnflattenBatchLayer
+from returnn.tf.layers.shape.unflatten_nd import UnflattenNdLayer as UnflattenNdLayer
 from returnn.tf.layers.shape.window import WindowLayer as WindowLayer
 from returnn.tf.layers.shape.fold import FoldLayer as FoldLayer
 from returnn.tf.layers.signal.dct import DctLayer as DctLayer

@@ -27,4 +27,5 @@ from returnn.tf.layers.shape import time_chunking as _time_chunking  # noqa: F40
 from returnn.tf.layers.shape import time_unchunking as _time_unchunking  # noqa: F401
 from returnn.tf.layers.shape import transpose as _transpose  # noqa: F401
 from returnn.tf.layers.shape import unflatten_batch as _unflatten_batch  # noqa: F401
+from returnn.tf.layers.shape import unflatten_nd as _unflatten_nd  # noqa: F401
 from returnn.tf.layers.shape import window as _window  # noqa: F401
