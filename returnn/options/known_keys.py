@@ -23,7 +23,7 @@ def _accepted(why: str, keys: str) -> Dict[str, str]:
 #: runs) that are accepted here without effect: key -> why
 ACCEPTED_WITHOUT_EFFECT: Dict[str, str] = {
     **_accepted("a debugging switch of the reference's engine or network",
-                "debug_add_check_numerics_on_output debug_grad_summaries "
+                "debug_add_check_numerics_on_output "
                 "debug_objective_loss_summaries debug_print_layer_output debug_print_layer_output_shape "
                 "debug_runtime_sanity_checks debug_save_updater_vars debug_shell_in_runner debug_shell_in_runner_step "
                 "debug_unnormalized_loss_summaries ipython log_grad_norm store_metadata_mod_step store_tf_profile "

@@ -57,6 +57,9 @@ class UpdaterOptions(OptionGroup):
                                                        "(observed) nor here", kind="float")
     debug_add_check_numerics_ops: bool = option(False, "a training step fails when the objective, a gradient or a "
                                                        "float tensor they come from holds NaN/inf", kind="bool")
+    debug_grad_summaries: bool = option(False, "add TensorBoard summaries of every parameter and its gradient "
+                                               "(mean, stddev, rms, l2, max, min) and the global gradient norm",
+                                        kind="bool")
     dynamic_learning_rate: Any = option(None, "function (*, network, global_train_step, learning_rate) -> the step's "
                                               "learning rate tensor (e.g. warmup)", kind="any",
                                         check=_check_callable)

@@ -9,6 +9,7 @@ from returnn.tf.updater.optimizers import (  # noqa: F401
     GradientDescentOptimizer as GradientDescentOptimizer,
     MomentumOptimizer as MomentumOptimizer,
     NadamOptimizer as NadamOptimizer,
+    NormalizedSGD as NormalizedSGD,
     Optimizer as Optimizer,
     RMSPropOptimizer as RMSPropOptimizer,
     create_optimizer as create_optimizer,

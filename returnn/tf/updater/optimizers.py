@@ -21,8 +21,9 @@ with the defaults of the TF v1 optimizers the reference uses; ``epsilon`` defaul
 ``rmsprop``  ``decay=0.9``, ``momentum=0.0``, ``epsilon``, ``centered=False``
 =========== ==================================================================================================
 
-Other ``tf.compat.v1.train`` optimizers (``ftrl``, ``proximaladagrad``, ...) are accepted as the reference does and
-wrapped (see :class:`TFV1OptimizerWrapper`).
+``NormalizedSGD`` (also given as the class itself, ``{"class": NormalizedSGD}``) is gradient descent on each
+parameter's L2-normalized gradient. Other ``tf.compat.v1.train`` optimizers (``ftrl``, ``proximaladagrad``, ...)
+are accepted as the reference does and wrapped (see :class:`TFV1OptimizerWrapper`).
 """
 
 from __future__ import annotations
@@ -149,6 +150,14 @@ class GradientDescentOptimizer(Optimizer):
 
     def _apply_dense(self, grad, var):
         return _apply("GradientDescent", var, [], alpha=self._lr(var), delta=grad)
+
+
+class NormalizedSGD(Optimizer):
+    """Gradient descent on the L2-normalized gradient of each parameter: ``param -= lr * g / max(||g||_2, 1e-6)``
+    (``tf.nn.l2_normalize`` over all axes of the parameter), as the reference's ``NormalizedSGD``."""
+
+    def _apply_dense(self, grad, var):
+        return _apply("GradientDescent", var, [], alpha=self._lr(var), delta=tf.nn.l2_normalize(grad, axis=None))
 
 
 class MomentumOptimizer(Optimizer):
@@ -304,7 +313,8 @@ class TFV1OptimizerWrapper(Optimizer):
 
 
 for _cls, _names in [(GradientDescentOptimizer, ("sgd", "GradientDescent")), (MomentumOptimizer, ("momentum",)),
-                     (AdamOptimizer, ("adam",)), (NadamOptimizer, ("nadam",)), (AdamWOptimizer, ("adamw",)),
+                     (AdamOptimizer, ("adam",)), (NadamOptimizer, ("nadam",)),
+                     (NormalizedSGD, ("NormalizedSGD",)), (AdamWOptimizer, ("adamw",)),
                      (AdadeltaOptimizer, ("adadelta",)), (AdagradOptimizer, ("adagrad",)),
                      (RMSPropOptimizer, ("rmsprop",))]:
     OPTIMIZERS.register(_names[0], _cls, aliases=_names[1:])
@@ -345,7 +355,8 @@ def create_optimizer(opts: Dict[str, Any], learning_rate, *, default_epsilon: fl
     if not isinstance(opts, dict) or "class" not in opts:
         raise ConfigValueError(config_key, expected='a dict with "class", e.g. {"class": "adam"}', got=opts)
     opts = dict(opts)
-    cls = get_optimizer_class(opts.pop("class"))
+    cls_spec = opts.pop("class")
+    cls = cls_spec if isinstance(cls_spec, type) else get_optimizer_class(cls_spec)
     multiplier = opts.pop("learning_rate_multiplier", None)
     if multiplier is not None:
         learning_rate = learning_rate * multiplier

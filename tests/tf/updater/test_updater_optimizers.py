@@ -153,3 +153,19 @@ def test_log_lines_as_reference(capsys):
         "These additional variable were created by the optimizer: [<tf.Variable 'optimize/beta1_power:0' shape=() "
         "dtype=float32>, <tf.Variable 'optimize/beta2_power:0' shape=() dtype=float32>].",
     ]
+
+
+def test_normalized_sgd_class_object():
+    """``{"class": NormalizedSGD}`` (the class itself, as the reference's test passes it): each step moves by ``lr``
+    along the L2-normalized gradient (the reference's steps observed: the same numbers)."""
+    from returnn.tf.updater import NormalizedSGD
+
+    got = train_quadratic({"optimizer": {"class": NormalizedSGD}}, 3, learning_rate=LR)
+
+    def update(x, g, s, t):
+        return x - LR * g / np.linalg.norm(g)
+
+    expected = numpy_steps(update, num_steps=3)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got[0, 0], 1.0874459743499756, rtol=1e-6)  # observed from the reference
+    assert get_optimizer_class("NormalizedSGD") is NormalizedSGD
