@@ -103,6 +103,19 @@ class ConfigValueError(ConfigError):
         super().__init__("\n".join([headline] + format_details(suggestions=self.suggestions, hint=hint)))
 
 
+class NoTrainableLossError(ConfigValueError):
+    """The training op cannot be built: no trainable parameter gets a gradient from the network's losses (no loss,
+    or none that depends on a trainable parameter). The engine raises it when a training step is run (a network
+    set up for training without a loss can still be initialized, e.g. to load or copy params, as the reference).
+
+    :param params: the names of the trainable parameters
+    """
+
+    def __init__(self, params: Sequence[str]):
+        super().__init__("network", expected="a loss that depends on at least one trainable parameter",
+                         got=list(params))
+
+
 class UnknownNameError(ConfigError, LookupError):
     """An unknown name was looked up in a :class:`returnn.util.registry.Registry`.
 

@@ -7,6 +7,7 @@ from typing import Any, Callable, Dict, List, Optional
 
 import tensorflow as tf
 
+from returnn.errors import NoTrainableLossError
 from returnn.log import log
 from returnn.options import DataOptions, FrontendOptions, UpdaterOptions
 from returnn.tf.engine import epoch_network, network_setup
@@ -76,6 +77,7 @@ def build(state: RunState, *, train: bool, epoch: Optional[int] = None, eval_fla
             state.network.print_network_info()
         state.updater = None
         state.optim_op = None
+        state.optim_op_error = None
         if train and with_updater:
             state.updater = network_setup.create_updater(state.options.get(UpdaterOptions), state.network,
                                                          state.options.learning_rate_control.learning_rate,
@@ -83,7 +85,10 @@ def build(state: RunState, *, train: bool, epoch: Optional[int] = None, eval_fla
             if hasattr(state.network, "get_trainable_params") and not state.network.get_trainable_params():
                 state.optim_op = tf.no_op(name="no_trainable_params")  # as the reference: no optimizer, no step
             else:
-                state.optim_op = state.updater.get_optim_op()
+                try:
+                    state.optim_op = state.updater.get_optim_op()
+                except NoTrainableLossError as exc:  # raised when a step is run (the network can still be set up,
+                    state.optim_op_error = exc  # e.g. to load or copy params, as the reference)
         elif train:
             state.network.global_train_step  # noqa: B018 (created here: part of every training checkpoint)
         if step_seeded and state.optim_op is not None:

@@ -41,9 +41,15 @@ def load_choice(state: RunState, choice: ModelChoice, *, is_training: bool) -> N
         _load_choice(state, choice, is_training=is_training)
 
 
+#: config tasks that only apply a model: ``preload_from_files`` treats them as not training also when the network is
+#: set up by ``init_train_from_config`` (as the reference: an entry without ``init_for_train`` is then loaded)
+_APPLY_TASKS = ("eval", "forward", "search", "compute_priors")
+
+
 def _load_choice(state: RunState, choice: ModelChoice, *, is_training: bool) -> None:
     state.loaded_model = choice
-    preloaded = preload_from_files(state, is_training=is_training,
+    preload_training = is_training and state.options.run.task not in _APPLY_TASKS
+    preloaded = preload_from_files(state, is_training=preload_training,
                                    from_scratch=choice.filename is None or choice.params_only)
     if choice.filename is None:
         if not is_training:

@@ -26,6 +26,27 @@ G = TypeVar("G", bound=OptionGroup)
 
 
 @dataclasses.dataclass
+class NetworkFlags:
+    """How :meth:`~returnn.tf.engine.engine.Engine.init_network_from_config` builds the network when no task is
+    given (the reference's engine attributes of the same names; observed defaults: search for config task
+    ``search``, eval unless task ``forward``, no dynamic train flag until ``init_train_from_config``).
+
+    :ivar use_search_flag: build with the search flag (``choice`` layers search)
+    :ivar use_eval_flag: build the losses (and the target layers they read)
+    :ivar use_dynamic_train_flag: the train flag is a placeholder (training graphs) instead of False
+    """
+
+    use_search_flag: bool = False
+    use_eval_flag: bool = True
+    use_dynamic_train_flag: bool = False
+
+    @classmethod
+    def for_task(cls, task: Optional[str]) -> "NetworkFlags":
+        """The flags a new engine starts with for config ``task``."""
+        return cls(use_search_flag=task == "search", use_eval_flag=task != "forward")
+
+
+@dataclasses.dataclass
 class Datasets:
     """The datasets of a run: ``train``, ``dev``, ``eval`` and the further ``eval_datasets``."""
 
@@ -146,6 +167,7 @@ class RunState:
     :ivar net_dict: the network dict of :attr:`network`
     :ivar updater: the updater (training only)
     :ivar optim_op: the op of one training step
+    :ivar optim_op_error: why there is no training op (a network without a trainable loss), raised when a step is run
     :ivar train_flag: the train-flag placeholder (training graphs), else None
     :ivar learning_rate_control: the learning-rate control (training; eval: receives the scores)
     :ivar pretrain: the config's pretrain schedule, or None
@@ -160,6 +182,7 @@ class RunState:
     :ivar stop: the stop request of SIGINT/SIGTERM
     :ivar summary_writers: TensorBoard writers by name (training)
     :ivar loss_fetches: the per-loss tensors of :attr:`network`, with the network they belong to
+    :ivar flags: the flags of a network built without a task (:class:`NetworkFlags`)
     """
 
     config: Any
@@ -172,6 +195,7 @@ class RunState:
     net_dict: Optional[Dict[str, Any]] = None
     updater: Any = None
     optim_op: Any = None
+    optim_op_error: Optional[Exception] = None
     train_flag: Any = None
     learning_rate_control: Any = None
     pretrain: Any = None
@@ -186,10 +210,13 @@ class RunState:
     stop: StopSignal = dataclasses.field(default_factory=StopSignal)
     summary_writers: Any = None
     loss_fetches: Any = None
+    flags: NetworkFlags = None  # type: ignore[assignment]
 
     def __post_init__(self):
         if self.options is None:
             self.options = EngineOptions(self.config)
+        if self.flags is None:
+            self.flags = NetworkFlags.for_task(self.options.run.task)
 
     def set_config(self, config) -> None:
         """Switches to ``config`` (its options are parsed anew)."""

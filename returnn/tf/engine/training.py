@@ -251,7 +251,10 @@ def _train_pass(state: RunState, epoch: int, epoch_name: str, *, learning_rate: 
     scores over all workers and the epoch's TensorBoard summary.
 
     :return: (the pass's :class:`~returnn.tf.engine.runner.PassResult`, the step checkpointer or None)
+    :raises NoTrainableLossError: the network has no loss to train (see :mod:`~returnn.tf.engine.build`)
     """
+    if state.optim_op is None and state.optim_op_error is not None:
+        raise state.optim_op_error
     strategy = state.strategy
     dataset = state.datasets.train
     strategy.init_epoch(dataset, epoch)  # distributed "shard": this worker's part

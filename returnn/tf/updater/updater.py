@@ -27,6 +27,8 @@ Config keys (defaults as the reference):
   ``darc1``, ...) are applied after each optimizer step of a parameter as ``param -= d constraints / d param``
   (gradient at the value before the step, no learning rate: observed from the reference, where
   ``decouple_constraints_factor`` (0.025) changes nothing either).
+* ``debug_grad_summaries`` (False): TensorBoard summaries of each parameter (``vars/<scope>/summaries_<name>/...``),
+  its gradient (``grads/...``) and ``optimize/global_grad_norm`` (see :func:`~.summaries.add_grad_summaries`)
 * ``debug_add_check_numerics_ops`` (False): the step fails (``tf.errors.InvalidArgumentError``) before any update
   when the objective, a gradient or a float tensor they are computed from holds a NaN or inf
   (:func:`returnn.tf.util.numeric_checks.add_check_numerics_ops`).
@@ -41,7 +43,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import tensorflow as tf
 
-from returnn.errors import ConfigValueError
+from returnn.errors import ConfigValueError, NoTrainableLossError
+from returnn.tf.updater.summaries import add_grad_summaries
 from returnn.log import log
 from returnn.options.precision import PrecisionOptions
 from returnn.options.updater import LEGACY_OPTIMIZER_FLAGS as LEGACY_OPTIMIZER_FLAGS
@@ -131,6 +134,7 @@ class Updater:
         self.decouple_constraints = options.decouple_constraints
         self.decouple_constraints_factor = options.decouple_constraints_factor
         self.debug_add_check_numerics_ops = options.debug_add_check_numerics_ops
+        self.debug_grad_summaries = options.debug_grad_summaries
         self.dynamic_learning_rate = options.dynamic_learning_rate
         with root_variable_scope():
             self.learning_rate_var = TF.Variable(self.initial_learning_rate, name="learning_rate", trainable=False,
@@ -344,7 +348,7 @@ class Updater:
         of the vars that have one instead of their gradient step, and increments the global step. Built once (per
         trainable var list).
 
-        :raises ConfigValueError: if no trainable variable gets a gradient or a custom update
+        :raises NoTrainableLossError: if no trainable variable gets a gradient or a custom update
         """
         if self.optim_op is not None:
             return self.optim_op
@@ -362,8 +366,9 @@ class Updater:
             if missing:
                 print(f"Note: no gradient for variables {missing}.", file=log.v4)
             if not grads_and_vars and not custom_updates:
-                raise ConfigValueError("network", expected="a loss that depends on at least one trainable parameter",
-                                       got=[v.op.name for v in var_list])
+                raise NoTrainableLossError([v.op.name for v in var_list])
+            if self.debug_grad_summaries and grads_and_vars:
+                add_grad_summaries(grads_and_vars)
             if self.debug_add_check_numerics_ops and grads_and_vars:
                 check = add_check_numerics_ops([loss] + [g for g, _ in grads_and_vars])
                 with tf.control_dependencies([check]):
