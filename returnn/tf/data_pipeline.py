@@ -29,6 +29,11 @@ def feed_dict_for_batch(extern_data: Any, data_keys: Iterable[str], batch: Batch
     return feed
 
 
+class NoMoreBatchesError(AssertionError):
+    """:meth:`FeedDictDataProvider.get_feed_dict` was called with no batch left in the epoch (an ``AssertionError``,
+    as the reference's provider raises)."""
+
+
 class FeedDictDataProvider:
     """Builds one feed dict per batch of ``batches``, in order, in the calling thread.
 
@@ -83,11 +88,11 @@ class FeedDictDataProvider:
         """:param single_threaded: accepted for the reference's signature (always in the calling thread here)
         :return: (feed dict of :func:`feed_dict_for_batch`, meta: ``seq_idx``, ``seq_tag`` per batch row and
             ``complete_frac``)
-        :raises StopIteration: no batch left
+        :raises NoMoreBatchesError: no batch left (check :meth:`have_more_data` first)
         """
         batch = self.get_next_batch()
         if batch is None:
-            raise StopIteration("FeedDictDataProvider: no more batches in this epoch")
+            raise NoMoreBatchesError("FeedDictDataProvider: no more batches in this epoch (check have_more_data())")
         meta = {"seq_idx": list(batch.seq_idx), "seq_tag": list(batch.seq_tags),
                 "complete_frac": self.get_complete_frac()}
         return feed_dict_for_batch(self.extern_data, self.data_keys, batch), meta

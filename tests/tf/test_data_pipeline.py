@@ -35,7 +35,7 @@ def test_feed_dict_data_provider():
             np.testing.assert_array_equal(feed[classes.size_placeholder[0]], lens)
             for i, seq_idx in enumerate(meta["seq_idx"]):
                 np.testing.assert_array_equal(feed[data.placeholder][i, :lens[i]], dataset.get_data(seq_idx, "data"))
-        with pytest.raises(StopIteration):
+        with pytest.raises(AssertionError, match="no more batches"):  # an AssertionError, as the reference
             provider.get_feed_dict()
     assert [m["seq_idx"] for m in metas] == [[0, 1], [2, 3], [4]]
     assert [m["complete_frac"] for m in metas] == [0.4, 0.8, 1.0]

@@ -8,7 +8,7 @@ Defines nothing; each name comes from the module that owns it.
 from returnn.tf.engine.engine import Engine as Engine
 from returnn.tf.engine.engine import get_global_engine as get_global_engine
 from returnn.tf.engine.runner import CancelTrainingException as CancelTrainingException
-from returnn.tf.engine.runner import Runner as Runner
+from returnn.tf.engine.engine_runner import EngineRunner as Runner  # the reference's public signature
 
 # names the reference's module ``returnn.tf.engine`` has in its namespace (tests and scripts use them after
 # ``from returnn.tf.engine import *``)

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import functools
 import signal
+
+import tensorflow as tf
 from typing import Any, Dict, Optional
 
 from returnn.config import Config, config_or_global
@@ -71,11 +73,19 @@ def _state_attr(name: str, doc: str, *, target: str = ""):
     """A property reading/writing ``self.state.<target or name>``."""
     field = target or name
 
+    owner_path, _, attr = field.rpartition(".")
+
+    def owner(self):
+        obj = self.state
+        for part in owner_path.split(".") if owner_path else ():
+            obj = getattr(obj, part)
+        return obj
+
     def fget(self):
-        return getattr(self.state, field)
+        return getattr(owner(self), attr)
 
     def fset(self, value):
-        setattr(self.state, field, value)
+        setattr(owner(self), attr, value)
 
     return property(fget, fset, doc=doc)
 
@@ -118,6 +128,13 @@ class Engine(EngineBase):
     train_data = _dataset_attr("train", "the ``train`` dataset")
     dev_data = _dataset_attr("dev", "the ``dev`` dataset")
     eval_data = _dataset_attr("eval", "the ``eval`` dataset")
+
+    use_search_flag = _state_attr("use_search_flag", "build with the search flag when no task is given (default: "
+                                  "config task ``search``)", target="flags.use_search_flag")
+    use_eval_flag = _state_attr("use_eval_flag", "build the losses when no task is given (default: config task not "
+                                "``forward``)", target="flags.use_eval_flag")
+    use_dynamic_train_flag = _state_attr("use_dynamic_train_flag", "the train flag is a placeholder (set by "
+                                         ":meth:`init_train_from_config`)", target="flags.use_dynamic_train_flag")
 
     def __init__(self, config: Optional[Config] = None):
         global _global_engine
@@ -197,12 +214,13 @@ class Engine(EngineBase):
 
     def init_train_from_config(self, config: Optional[Config] = None, train_data=None, dev_data=None,
                                eval_data=None, eval_datasets: Optional[Dict[str, Any]] = None, *,
-                               require_train_data: bool = True, with_updater: bool = True) -> None:
+                               require_train_data: bool = False, with_updater: bool = True) -> None:
         """Prepares training: datasets, learning-rate control, network + updater + session, and loads the
         checkpoint to continue from (see :mod:`~returnn.tf.engine.model_selection`).
 
-        :param require_train_data: False for the ``initialize_model`` task, which only needs the network (the
-            data shapes then come from ``extern_data``/``num_outputs`` or the other datasets), as the reference
+        :param require_train_data: True for the ``train`` task (raises without a ``train`` dataset); False (the
+            default, as the reference's programmatic use, and the ``initialize_model`` task): only the network is
+            needed (the data shapes then come from ``extern_data``/``num_outputs`` or the other datasets)
         :param with_updater: False for ``initialize_model``: no optimizer, so its checkpoint holds the params and
             the global step only, as the reference's
         :raises ConfigValueError: no ``train`` dataset (when required), ``model`` directory not writable, bad
@@ -219,6 +237,7 @@ class Engine(EngineBase):
         if state.datasets.train is None and require_train_data:
             raise ConfigValueError("train", expected="a dataset for task 'train' (dict with 'class')", got=None)
         state.model_filename = state.options.run.model
+        state.flags.use_dynamic_train_flag = True
         if state.strategy.is_root:  # only the root writes checkpoints
             model_io.check_model_dir_writable(state)
         if state.datasets.train is not None:
@@ -242,11 +261,15 @@ class Engine(EngineBase):
 
         return init_extra_eval_datasets(self.state.options.get(DataOptions))
 
-    def init_network_from_config(self, config: Optional[Config] = None, *, task: str = "eval",
+    def init_network_from_config(self, config: Optional[Config] = None, *, task: Optional[str] = None,
                                  net_dict_post_proc=None, eval_flag: Optional[bool] = None) -> None:
-        """Builds the network without updater (train flag off) and loads the model for ``task``
-        (``load``, ``load_epoch``, newest checkpoint, or random init with ``allow_random_model_init``).
+        """Builds the network without updater and loads the model for ``task`` (``load``, ``load_epoch``, newest
+        checkpoint, or random init with ``allow_random_model_init``).
 
+        :param task: ``eval``, ``forward``, ``search``, ``compute_priors`` (the flags follow from it); None (the
+            reference's programmatic use): the flags :attr:`use_search_flag`, :attr:`use_eval_flag` and
+            :attr:`use_dynamic_train_flag` decide, and the model is that of config ``task``; for task ``train``
+            (the default) without a checkpoint the params are initialized randomly, as the reference
         :param eval_flag: build the losses (and the target layers they read); None: for ``eval``, and for ``search``
             with ``search_do_eval`` (default True)
         """
@@ -258,16 +281,28 @@ class Engine(EngineBase):
         state.model_filename = state.options.run.model
         check_rf_options(state.options.run, state.options.get(FrontendOptions), state.options.get(PretrainOptions))
         state.pretrain = pretrain_from_options(state.options.get(PretrainOptions))
-        choice = choose_model_for_eval(state.options.checkpoints, state.model_filename, task=task)
+        flags = state.flags
+        model_task = task or state.options.run.task
+        if task is None and model_task == "train":
+            choice = choose_model_for_eval(state.options.checkpoints, state.model_filename, task=model_task,
+                                           allow_random=True)
+        else:
+            choice = choose_model_for_eval(state.options.checkpoints, state.model_filename, task=model_task)
         state.epoch = choice.epoch or 0
         if task == "eval":
             print("Evaluate epoch %i" % state.epoch, file=log.v3)
             if state.learning_rate_control is None:  # the scores go there (saved with a learning_rate_file)
                 state.learning_rate_control = network_setup.create_learning_rate_control(state.options.learning_rate_control)
-        search = task == "search" or (task == "forward" and state.options.get(ForwardOptions).forward_use_search)
-        if eval_flag is None:
-            eval_flag = task == "eval" or (task == "search" and state.options.get(SearchOptions).search_do_eval)
-        build.build(state, train=False, epoch=choice.epoch, eval_flag=eval_flag, search_flag=search,
+        if task is None:
+            search = flags.use_search_flag
+            if eval_flag is None:
+                eval_flag = flags.use_eval_flag
+        else:
+            search = task == "search" or (task == "forward" and state.options.get(ForwardOptions).forward_use_search)
+            if eval_flag is None:
+                eval_flag = task == "eval" or (task == "search" and state.options.get(SearchOptions).search_do_eval)
+        build.build(state, train=task is None and flags.use_dynamic_train_flag, with_updater=False,
+                    epoch=choice.epoch, eval_flag=eval_flag, search_flag=search,
                     net_dict_post_proc=net_dict_post_proc)
         if state.strategy.loads_checkpoints:
             model_io.load_choice(state, choice, is_training=False)
@@ -384,12 +419,51 @@ class Engine(EngineBase):
         return forward_single(self.state, dataset, seq_idx, output_layer_name)
 
     @_in_graph
-    def search(self, dataset) -> None:
-        """Beam search over ``dataset`` (network built with ``init_network_from_config(task="search")``), see
-        :func:`returnn.tf.engine.search.search`."""
+    def search(self, dataset, do_eval: bool = True, output_layer_names="output", output_file: Optional[str] = None,
+               output_file_format: str = "txt") -> None:
+        """Beam search over ``dataset`` (network built with ``init_network_from_config(task="search")`` or with
+        :attr:`use_search_flag`), see :func:`returnn.tf.engine.search.search`; the defaults are the reference's
+        (task ``search`` passes the config's ``search_do_eval``, ``search_output_layer``, ``search_output_file``,
+        ``search_output_file_format``).
+
+        :param do_eval: also compute the losses/errors against the targets
+        :param output_layer_names: a layer name or a list of them
+        :param output_file: write the hypotheses there
+        :param output_file_format: ``"txt"`` or ``"py"``
+        """
         from returnn.tf.engine.search import search
 
-        search(self.state, dataset)
+        search(self.state, dataset, do_eval=do_eval, output_layer_names=output_layer_names, output_file=output_file,
+               output_file_format=output_file_format)
+
+    @classmethod
+    def create_network(cls, config: Config, rnd_seed: Optional[int], train_flag, eval_flag: bool, search_flag: bool,
+                       net_dict: Dict[str, Any], initial_learning_rate: float = 1.0):
+        """A network of ``net_dict`` in a new graph, as the reference's ``Engine.create_network``.
+
+        :param train_flag: False, True or a scalar bool placeholder (then the network trains: an updater is made)
+        :return: ``(network, updater)``; the updater is None when ``train_flag`` is False
+        """
+        from returnn.options import DataOptions, UpdaterOptions
+
+        with tf.Graph().as_default():
+            extern_data = network_setup.create_extern_data(DataOptions.from_config(config))
+            network = network_setup.create_network(config, extern_data=extern_data, net_dict=net_dict,
+                                                   train_flag=train_flag, eval_flag=eval_flag,
+                                                   search_flag=search_flag, rnd_seed=rnd_seed)
+            updater = None
+            if train_flag is not False:
+                updater = network_setup.create_updater(UpdaterOptions.from_config(config), network,
+                                                       initial_learning_rate)
+        return network, updater
+
+    @staticmethod
+    def _net_dict_diff(self_dict: Dict[str, Any], other_dict: Dict[str, Any]):
+        """The lines of the difference of two network dicts (empty: equal), see
+        :func:`returnn.tf.engine.net_dict_diff.net_dict_diff`."""
+        from returnn.tf.engine.net_dict_diff import net_dict_diff
+
+        return net_dict_diff(self_dict, other_dict)
 
     @classmethod
     def get_epoch_model(cls, config: Config):

@@ -53,20 +53,36 @@ def _default_forward_layer(network):
                            hint="set forward_output_layer = '<layer name>' in the config (or name a layer 'output')")
 
 
-def _output_fetches(state: RunState, layer) -> Dict[str, Any]:
-    """Batch-major output tensor and its sequence lengths (when it has a time axis)."""
-    output = layer.output
-    if hasattr(output, "copy_as_batch_major"):
+def _written_output(state: RunState, output):
+    """The output as the HDF file holds it: batch-major, the feature axis last (``[B, T1, T2, F]``)."""
+    with state.graph.as_default():
+        if getattr(output, "feature_dim_axis", None) is not None and not output.sparse:
+            return output.copy_as_batch_spatial_major()
+        if hasattr(output, "copy_as_batch_major"):
+            return output.copy_as_batch_major()
+    return output
+
+
+def _output_fetches(state: RunState, layer, *, all_sizes: bool = False) -> Dict[str, Any]:
+    """Batch-major output tensor and its sequence lengths (when it has a time axis); with ``all_sizes`` also the
+    lengths of each dynamic axis as ``output_size:<axis without batch>`` (those with lengths per sequence)."""
+    output = _written_output(state, layer.output) if all_sizes else layer.output
+    if not all_sizes and hasattr(output, "copy_as_batch_major"):
         with state.graph.as_default():
             output = output.copy_as_batch_major()
     fetches = {"output": output.placeholder}
-    if output.time_dim_axis is not None:
-        with state.graph.as_default():
+    with state.graph.as_default():
+        if output.time_dim_axis is not None:
             fetches["output_seq_lens"] = output.get_sequence_lengths()
+        if all_sizes and output.batch_dim_axis == 0 and hasattr(output, "get_dynamic_axes"):
+            for axis in output.get_dynamic_axes():
+                size = output.dims[axis].dyn_size_ext
+                if axis > 0 and size is not None and len(size.dims) == 1 and size.dims[0].is_batch_dim():  # [B]
+                    fetches["output_size:%i" % (axis - 1)] = output.get_dynamic_size(axis)
     return fetches
 
 
-def _forward_pass(state: RunState, dataset, *, batch_size, step_callback, layer) -> None:
+def _forward_pass(state: RunState, dataset, *, batch_size, step_callback, layer, all_sizes: bool = False) -> None:
     epoch = state.epoch or 1
     state.strategy.init_epoch(dataset, epoch)
     if not batch_size:
@@ -77,7 +93,8 @@ def _forward_pass(state: RunState, dataset, *, batch_size, step_callback, layer)
     batches = dataset.generate_batches(epoch=epoch, **state.options.batching.generate_batches_kwargs(
         train=False, batch_size=batch_size))
     runner = Runner(state, network=state.network, dataset=dataset, batches=batches,
-                    name="epoch %i forward" % (state.epoch or 0), extra_fetches=_output_fetches(state, layer),
+                    name="epoch %i forward" % (state.epoch or 0),
+                    extra_fetches=_output_fetches(state, layer, all_sizes=all_sizes),
                     step_callback=step_callback)
     runner.run()
 
@@ -114,7 +131,7 @@ def forward_to_hdf(state: RunState, dataset, output_file: str, *, batch_size: in
     layer = get_output_layer(state, output_layer)
     output = layer.output
     print("Forwarding to HDF file: %s" % output_file, file=log.v3)
-    print("Forward output: %s" % (output.copy_template().copy_as_batch_major(),), file=log.v4)  # as written
+    print("Forward output: %s" % (_written_output(state, output.copy_template()),), file=log.v4)  # as written
     labels = None
     target = state.options.get(RunOptions).target
     ds_labels = getattr(dataset, "labels", None) or {}
@@ -135,10 +152,13 @@ def forward_to_hdf(state: RunState, dataset, output_file: str, *, batch_size: in
         if lens is None:
             lens = np.ones([batch.num_seqs], np.int32)
             out = out[:, None]
-        writer.insert_batch(inputs=out[: batch.num_seqs], seq_len={0: np.asarray(lens[: batch.num_seqs])},
-                            seq_tag=list(batch.seq_tags))
+        seq_len = {0: np.asarray(lens[: batch.num_seqs])}
+        if writer.num_time_axes > 1:  # several dynamic axes (e.g. attention weights): the lengths of each
+            seq_len = {int(key.split(":")[1]): np.asarray(value[: batch.num_seqs])
+                       for key, value in values.items() if key.startswith("output_size:")}
+        writer.insert_batch(inputs=out[: batch.num_seqs], seq_len=seq_len, seq_tag=list(batch.seq_tags))
 
-    _forward_pass(state, dataset, batch_size=batch_size, step_callback=on_step, layer=layer)
+    _forward_pass(state, dataset, batch_size=batch_size, step_callback=on_step, layer=layer, all_sizes=True)
     writer.close()
     os.replace(write_name, output_file)
 

@@ -98,12 +98,15 @@ def _fresh_start(checkpoints: CheckpointOptions) -> ModelChoice:
     return ModelChoice(None, None)
 
 
-def choose_model_for_eval(checkpoints: CheckpointOptions, model: Optional[str], *, task: str) -> ModelChoice:
+def choose_model_for_eval(checkpoints: CheckpointOptions, model: Optional[str], *, task: str,
+                          allow_random: bool = False) -> ModelChoice:
     """The checkpoint of eval/forward/search/compute_priors.
 
     :param checkpoints: the parsed ``load``, ``load_epoch``, ``allow_random_model_init``
     :param model: config ``model`` (the checkpoint path prefix)
     :param task: named in the error
+    :param allow_random: random init without a checkpoint also without ``allow_random_model_init`` (a network
+        built programmatically for config task ``train``, as the reference)
 
     :raises ConfigValueError: nothing to load and ``allow_random_model_init`` is not set, or ``load_epoch``
         names a missing epoch (listing the available ones)
@@ -117,7 +120,7 @@ def choose_model_for_eval(checkpoints: CheckpointOptions, model: Optional[str], 
     existing = get_existing_checkpoints(model) if model else {}
     if existing:
         return ModelChoice(existing[max(existing)], max(existing))
-    if checkpoints.allow_random_model_init:
+    if checkpoints.allow_random_model_init or allow_random:
         return ModelChoice(None, None)
     raise ConfigValueError("model", expected="a trained model for task %r: %s, or set load / load_epoch" % (
         task, _format_available(model, sorted(existing))), got=model,

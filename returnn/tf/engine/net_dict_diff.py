@@ -12,12 +12,16 @@ Format (observed from the reference's log, ``reinit because network description 
 Keys missing in the new dict come first, then keys missing in the current one, then the common keys; each group
 sorted. Lists and tuples of different length give ``list diff len: len self: 2, len other: 3``, values of
 different types ``type diff: self is int but other is float``, ``None`` ``self is None and other is 0``. Leaves
-are compared with ``!=`` (so two different function objects differ). No lines: the dicts are equal.
+are compared with ``!=`` (so two different function objects differ), dims (``Dim``) by kind and size only (two
+``FeatureDim("out", 13)`` objects, or ``"out"`` and ``"out2"`` of size 13, are equal; a feature and a spatial dim
+differ). No lines: the dicts are equal.
 """
 
 from __future__ import annotations
 
 from typing import Any, List
+
+from returnn.tensor import Dim
 
 
 def _sorted(keys) -> list:
@@ -28,6 +32,8 @@ def _sorted(keys) -> list:
 
 
 def _not_equal(a: Any, b: Any) -> bool:
+    if isinstance(a, Dim) and isinstance(b, Dim):  # as the reference (observed): kind and size, not the name
+        return a.kind != b.kind or a.dimension != b.dimension
     try:
         result = a != b
         return bool(result) if not hasattr(result, "any") else bool(result.any())

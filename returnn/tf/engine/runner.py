@@ -47,6 +47,8 @@ class LossFetches:
     """
 
     def __init__(self, network):
+        if hasattr(network, "maybe_construct_objective"):  # network.total_objective, as after the reference's fetches
+            network.maybe_construct_objective()
         losses, total_loss, _constraints = network.get_losses_initialized(with_total=True)
         self.names: List[str] = sorted(losses)
         #: the names of the losses with a value (an error-only loss, e.g. RF's ``as_error``, has none)
@@ -165,13 +167,15 @@ class _StepFeeds:
     :param seq_tag_ph: the ``seq_tag`` placeholder, or None
     :param grad_weight: the distributed gradient-weight placeholder (fed by ``sync``), or None
     :param step_seed: the step-seed placeholder (fed ``global_step_offset + step``), or None
+    :param seq_idx_ph: the ``seq_idx`` placeholder (the batch entries' sequence indices), or None
     """
 
     def __init__(self, feeds: List[tuple], extra_items: List[tuple], seq_tag_ph, grad_weight, sync, step_seed,
-                 global_step_offset: int):
+                 global_step_offset: int, seq_idx_ph=None):
         self.feeds = feeds
         self.extra_items = extra_items
         self.seq_tag_ph = seq_tag_ph
+        self.seq_idx_ph = seq_idx_ph
         self.grad_weight = grad_weight
         self.sync = sync
         self.step_seed = step_seed
@@ -185,7 +189,7 @@ class _StepFeeds:
             if size_ph is not None:
                 out.append(size_ph)
         out += [ph for ph, _value in self.extra_items]
-        out += [ph for ph in (self.seq_tag_ph, self.grad_weight, self.step_seed) if ph is not None]
+        out += [ph for ph in (self.seq_tag_ph, self.grad_weight, self.step_seed, self.seq_idx_ph) if ph is not None]
         return out
 
     def values(self, batch, own_data: bool, step: int) -> List[Any]:
@@ -205,6 +209,8 @@ class _StepFeeds:
             args.append(self.sync.feed_weight(own_data))
         if self.step_seed is not None:
             args.append(np.int64(self.global_step_offset + step))
+        if self.seq_idx_ph is not None:
+            args.append(np.array(batch.seq_idx, dtype=np.int32))
         return args
 
 
@@ -287,11 +293,11 @@ class Runner:
         keys = [k for k in sorted(extern) if k in ds_keys and (used is None or k in used)]
         return keys
 
-    def _seq_tag_placeholder(self):
-        """:return: the placeholder of extern data ``seq_tag`` when a layer uses it (fed the batch's tags), else
-            None"""
-        data = self.network.extern_data.data.get("seq_tag")
-        if data is None or data.placeholder is None or "seq_tag" not in self.network.get_used_data_keys():
+    def _seq_tag_placeholder(self, key: str = "seq_tag"):
+        """:return: the placeholder of extern data ``key`` (``seq_tag`` or ``seq_idx``) when a layer uses it (fed the
+            batch's tags / sequence indices), else None"""
+        data = self.network.extern_data.data.get(key)
+        if data is None or data.placeholder is None or key not in self.network.get_used_data_keys():
             return None
         return data.placeholder
 
@@ -349,7 +355,7 @@ class Runner:
         sync = self.sync
         return _StepFeeds(self._feed_placeholders(), list(self.feed_extra.items()), self._seq_tag_placeholder(),
                           sync.grad_weight if sync is not None else None, sync, self.step_seed,
-                          self.global_step_offset)
+                          self.global_step_offset, seq_idx_ph=self._seq_tag_placeholder("seq_idx"))
 
     def _fetch_list(self) -> List[Any]:
         """The tensors each step fetches: the losses and extra fetches in sorted key order (the keys are kept for

@@ -18,7 +18,7 @@ loss Y, ...``, then ``Search done. Num steps N, Final: score X error Y``.
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 import numpy as np
 
@@ -51,12 +51,19 @@ def get_search_dataset(options: SearchOptions, datasets: Dict[str, Any]):
     return dataset
 
 
-def search(state: RunState, dataset) -> None:
+def search(state: RunState, dataset, *, do_eval: bool = True, output_layer_names: Union[str, Sequence[str]] = "output",
+           output_file: Optional[str] = None, output_file_format: str = "txt") -> None:
     """Runs the search over ``dataset`` (network built with :meth:`Engine.init_network_from_config`
-    ``(task="search")``)."""
-    options = state.options.get(SearchOptions)
-    names = options.search_output_layer
-    names: List[str] = [names] if isinstance(names, str) else list(names)
+    ``(task="search")``, or with its ``use_search_flag``).
+
+    :param do_eval: also fetch the losses/errors against the targets (those the network built)
+    :param output_layer_names: the layer (or layers) whose hypotheses are logged and written
+    :param output_file: write the hypotheses there (None: not written)
+    :param output_file_format: ``"txt"`` or ``"py"`` (see the module doc)
+    :raises ConfigValueError: a name that is no layer of the network (config key ``search_output_layer``), or an
+        unknown ``output_file_format`` (``search_output_file_format``)
+    """
+    names: List[str] = [output_layer_names] if isinstance(output_layer_names, str) else list(output_layer_names)
     network = state.network
     for name in names:
         if name not in network.layers:
@@ -64,8 +71,9 @@ def search(state: RunState, dataset) -> None:
 
             raise ConfigValueError("search_output_layer", expected="a layer of the network", got=name,
                                    suggestions=close_matches(name, list(network.layers)))
-    output_file = options.search_output_file
-    file_format = options.search_output_file_format  # "txt" or "py" (checked by SearchOptions)
+    file_format = output_file_format
+    if file_format not in ("txt", "py"):
+        raise ConfigValueError("search_output_file_format", expected="'txt' or 'py'", got=file_format)
     fetches: Dict[str, Any] = {}
     with state.graph.as_default():
         for i, name in enumerate(names):
@@ -78,7 +86,7 @@ def search(state: RunState, dataset) -> None:
             beam = getattr(network.get_layer(name).output, "beam", None)
             if beam is not None and getattr(beam, "scores", None) is not None:
                 fetches["scores%i" % i] = beam.scores  # [B, K], best first: n-best lists
-        loss_fetches = LossFetches(network) if options.search_do_eval else None
+        loss_fetches = LossFetches(network) if do_eval else None
     target = state.options.get(RunOptions).target
     vocab = (getattr(dataset, "labels", None) or {}).get(target)
     print("Search with network on %r." % (dataset,), file=log.v1)

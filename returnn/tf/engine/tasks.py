@@ -63,7 +63,7 @@ def train(config) -> None:
     if datasets is None:
         return
     with _engine(config) as engine:
-        _init_train(engine, config, datasets)
+        _init_train(engine, config, datasets, require_train_data=True)
         engine.train()
 
 
@@ -73,7 +73,7 @@ def nop_init_net_train(config) -> None:
     if datasets is None:
         return
     with _engine(config) as engine:
-        _init_train(engine, config, datasets)
+        _init_train(engine, config, datasets, require_train_data=True)
         print("Task: nop_init_net_train: training network built, nothing else done", file=log.v3)
 
 
@@ -165,11 +165,14 @@ def search(config) -> None:
     datasets = _start(config, "search")
     if datasets is None:
         return
-    dataset = get_search_dataset(SearchOptions.from_config(config), datasets)
+    options = SearchOptions.from_config(config)
+    dataset = get_search_dataset(options, datasets)
     with _engine(config) as engine:
         engine.set_datasets(None, None, dataset)
         engine.init_network_from_config(config, task="search")
-        engine.search(dataset)
+        engine.search(dataset, do_eval=options.search_do_eval, output_layer_names=options.search_output_layer,
+                      output_file=options.search_output_file,
+                      output_file_format=options.search_output_file_format)
 
 
 def analyze_data(config) -> None:

@@ -198,12 +198,21 @@ class ExternData:
         self.data[data.name] = data
         return data
 
-    def init_from_dataset(self, dataset: Any, auto_create_placeholders: bool = False) -> None:
-        """Registers all keys the dataset provides (via ``returnn.datasets.extern_data``), if not yet present."""
+    def init_from_dataset(self, dataset: Any, auto_create_placeholders: bool = True) -> None:
+        """Registers all keys the dataset provides (via ``returnn.datasets.extern_data``), if not yet present.
+
+        :param auto_create_placeholders: also create the placeholders of the keys without one (data and lengths,
+            ``extern_data/placeholders/<key>/...``) in the current default graph (graph mode), as the reference's
+            default; False: templates only (a ``TFNetwork`` creates them, or a data provider sets its tensors)
+        """
         from returnn.datasets.extern_data import get_extern_data_dict_from_dataset
         for key, opts in get_extern_data_dict_from_dataset(dataset).items():
             if key not in self.data:
                 self.register_data_from_dict(key, opts)
+        if auto_create_placeholders:
+            from returnn.tf.network.construction import create_placeholders
+
+            create_placeholders(self)
 
     # ---- batch info
     def init_batch_info(self) -> None:

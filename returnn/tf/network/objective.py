@@ -78,6 +78,13 @@ class NetworkObjectiveMixin:
         self.maybe_construct_objective()
         return self.total_objective
 
+    def _get_all_merged_summaries(self) -> Any:
+        """:return: all summaries of the network's graph merged into one string tensor (a serialized ``Summary``),
+            or None without any (the reference's name, used by its scripts and tests)"""
+        graph = getattr(self, "graph", None) or tf.compat.v1.get_default_graph()
+        with graph.as_default():
+            return tf.compat.v1.summary.merge_all()
+
     def get_fetches_dict(self, config: Any = None, should_train: bool = False, should_eval: bool = False,
                          with_summary: bool = False, with_size: bool = False, horovod_collected_reduce_inputs: Any = None
                          ) -> Dict[str, tf.Tensor]:

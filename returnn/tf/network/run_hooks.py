@@ -6,6 +6,7 @@ All of it is kept on the root network (subnetworks and rec loops register there)
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any, Callable, List, Sequence
 
 import tensorflow as tf
@@ -14,6 +15,17 @@ from returnn.tensor import Tensor, batch_dim
 
 #: the extern data key of the sequence tags (string ``[B]``), as the reference
 SEQ_TAG_KEY = "seq_tag"
+#: the extern data key of the sequence indices in the epoch (int32 ``[B]``), as the reference
+SEQ_IDX_KEY = "seq_idx"
+
+
+def _in_graph_of(network):
+    """Context: the network's graph as the default graph (a caller outside it, e.g. a script fetching the sequence
+    tags of an engine's network, which lives in the engine's own graph); nothing when it is the default already."""
+    graph = getattr(network, "graph", None)
+    if graph is None or graph is tf.compat.v1.get_default_graph():
+        return contextlib.nullcontext()
+    return graph.as_default()
 
 
 class NetworkRunHooksMixin:
@@ -33,7 +45,7 @@ class NetworkRunHooksMixin:
             raise ValueError("get_seq_tags: beam is not supported here")
         root = self.get_root_network()
         if SEQ_TAG_KEY not in root.extern_data.data:
-            with tf.name_scope(f"extern_data/placeholders/{SEQ_TAG_KEY}/"):
+            with _in_graph_of(root), tf.name_scope(f"extern_data/placeholders/{SEQ_TAG_KEY}/"):
                 placeholder = tf.compat.v1.placeholder_with_default(tf.zeros([0], tf.string), shape=[None],
                                                                     name=SEQ_TAG_KEY)
             root.extern_data.register_data(Tensor(name=SEQ_TAG_KEY, dims=(batch_dim,), dtype="string",
@@ -52,6 +64,18 @@ class NetworkRunHooksMixin:
             with tf.compat.v1.get_default_graph().name_scope(""):  # the graph root, whatever the current scope
                 root.epoch_step = tf.compat.v1.placeholder(tf.int64, shape=(), name="epoch_step")
         return root.epoch_step
+
+    def add_seq_idx_extern_data(self) -> None:
+        """Adds extern data ``seq_idx`` (int32 ``[B]``: each batch entry's sequence index in the epoch, fed by the
+        engine when a layer uses it) to the root network's extern data, unless it is there (placeholder
+        ``extern_data/placeholders/seq_idx/seq_idx``; an empty vector when not fed)."""
+        root = self.get_root_network()
+        if SEQ_IDX_KEY not in root.extern_data.data:
+            with _in_graph_of(root), tf.name_scope(f"extern_data/placeholders/{SEQ_IDX_KEY}/"):
+                placeholder = tf.compat.v1.placeholder_with_default(tf.zeros([0], tf.int32), shape=[None],
+                                                                    name=SEQ_IDX_KEY)
+            root.extern_data.register_data(Tensor(name=SEQ_IDX_KEY, dims=(batch_dim,), dtype="int32",
+                                                  placeholder=placeholder))
 
     def register_post_control_dependencies(self, deps: Sequence[Any]) -> None:
         """Adds ops (or tensors) that every step fetching the network's outputs should run too (e.g. HDF dumps)."""

@@ -39,7 +39,7 @@ from returnn.tf.network.extern_data import ExternData
 from returnn.tf.network.extra_nets import construct_extra_layer, split_extra_name
 from returnn.tf.network.objective import NetworkObjectiveMixin
 from returnn.tf.network.params import NetworkParamsMixin
-from returnn.tf.network.run_hooks import NetworkRunHooksMixin
+from returnn.tf.network.run_hooks import SEQ_IDX_KEY, NetworkRunHooksMixin
 from returnn.tf.layers.core.search_choices import find_search_choices
 from returnn.tf.ops.dropout import cond_on_train_flag
 from returnn.tf.util.device import set_configured_device
@@ -132,6 +132,8 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin, NetworkObjectiveMixin)
         #: ops every step should run too, and callbacks when the graph is discarded (root network; see run_hooks)
         self.post_control_dependencies: List[Any] = []
         self.graph_reset_callbacks: List[Callable[[], Any]] = []
+        #: the graph the network is built in (the default graph at construction)
+        self.graph = tf.compat.v1.get_default_graph()
         if parent_net is None and extra_parent_net is None:
             create_placeholders(self.extern_data)
             if self.extern_data.data and all(d.batch is None for d in self.extern_data.data.values()):
@@ -283,7 +285,11 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin, NetworkObjectiveMixin)
         return self.extern_data.get_batch_info().dim
 
     def get_extern_data(self, key: str, mark_data_key_as_used: bool = True) -> Tensor:
-        """:raises LayerArgError-like ConfigValueError: unknown key (lists the known keys)"""
+        """``seq_idx`` (the batch entries' sequence indices, int32 ``[B]``) is added on first use, as the reference.
+
+        :raises LayerArgError-like ConfigValueError: unknown key (lists the known keys)"""
+        if key == SEQ_IDX_KEY and key not in self.extern_data.data:
+            self.add_seq_idx_extern_data()
         if key not in self.extern_data.data:
             raise ConfigValueError("extern_data", expected=f"a key {key!r} (known: {', '.join(sorted(self.extern_data.data))})",
                                    got=sorted(self.extern_data.data),

@@ -116,6 +116,14 @@ class RecLayer(StringUnitRecLayer):
         terms = [t for t in terms if t is not None]
         return tf.add_n(terms) if terms else None
 
+    @property
+    def _optimize_move_layers_out(self) -> bool:
+        """With a unit dict: whether the unit's layers that do not depend on the loop may move out of it (its
+        ``optimize_move_layers_out``; the reference's attribute name, which its tests read); a string unit: False
+        (it has no sub layers)."""
+        cell = getattr(self, "cell", None)
+        return bool(cell.optimize_move_layers_out) if isinstance(cell, SubnetworkRecCell) else False
+
     def get_sub_layer(self, name: str) -> Any:
         """:return: the full-sequence version of sub layer ``name`` (accumulated or moved out), if built"""
         return self.sub_layers.get(name)
