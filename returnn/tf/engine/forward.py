@@ -153,9 +153,9 @@ def forward_to_hdf(state: RunState, dataset, output_file: str, *, batch_size: in
             lens = np.ones([batch.num_seqs], np.int32)
             out = out[:, None]
         seq_len = {0: np.asarray(lens[: batch.num_seqs])}
-        if writer.num_time_axes > 1:  # several dynamic axes (e.g. attention weights): the lengths of each
-            seq_len = {int(key.split(":")[1]): np.asarray(value[: batch.num_seqs])
-                       for key, value in values.items() if key.startswith("output_size:")}
+        # the lengths of each dynamic axis: the writer flattens several (e.g. attention weights [B, dec-T, enc-T, 1])
+        seq_len.update({int(key.split(":")[1]): np.asarray(value[: batch.num_seqs])
+                        for key, value in values.items() if key.startswith("output_size:")})
         writer.insert_batch(inputs=out[: batch.num_seqs], seq_len=seq_len, seq_tag=list(batch.seq_tags))
 
     _forward_pass(state, dataset, batch_size=batch_size, step_callback=on_step, layer=layer, all_sizes=True)
