@@ -77,6 +77,8 @@ class ConvLayer(ConcatInputLayer):
         if use_time_mask:
             inp = inp.copy()
             inp.placeholder = mask_all_dynamic(self.input_data, 0)
+        if not (input_add_feature_dim or input_split_feature_dim or input_expand_dims):
+            in_spatial_dims = spatial.default_in_spatial_dims(inp, self.network, in_spatial_dims)
         arranged = spatial.arrange_input(inp, name=self.name, layer_class=self.layer_class, n_spatial=n,
                                          in_spatial_dims=in_spatial_dims, input_add_feature_dim=input_add_feature_dim,
                                          input_expand_dims=input_expand_dims,
@@ -151,6 +153,8 @@ class ConvLayer(ConcatInputLayer):
         n = len(filter_size)
         padding = spatial.check_padding(padding, name, cls.layer_class)
         inp = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
+        if not (input_add_feature_dim or input_split_feature_dim or input_expand_dims):
+            in_spatial_dims = spatial.default_in_spatial_dims(inp, kwargs.get("network"), in_spatial_dims)
         arranged = spatial.arrange_input(inp, name=name, layer_class=cls.layer_class, n_spatial=n,
                                          in_spatial_dims=in_spatial_dims, input_add_feature_dim=input_add_feature_dim,
                                          input_expand_dims=input_expand_dims,

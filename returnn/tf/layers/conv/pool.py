@@ -48,6 +48,7 @@ class PoolLayer(ConcatInputLayer):
         padding = spatial.check_padding(padding, self.name, self.layer_class)
         strides = spatial.as_tuple(strides if strides is not None else pool_size, n)
         dilation = spatial.as_tuple(dilation_rate, n)
+        in_spatial_dims = spatial.default_in_spatial_dims(self.input_data, self.network, in_spatial_dims)
         arranged = spatial.arrange_input(self.input_data, name=self.name, layer_class=self.layer_class, n_spatial=n,
                                          in_spatial_dims=in_spatial_dims)
 
@@ -73,6 +74,7 @@ class PoolLayer(ConcatInputLayer):
         n = len(pool_size)
         padding = spatial.check_padding(padding, name, cls.layer_class)
         inp = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
+        in_spatial_dims = spatial.default_in_spatial_dims(inp, kwargs.get("network"), in_spatial_dims)
         arranged = spatial.arrange_input(inp, name=name, layer_class=cls.layer_class, n_spatial=n,
                                          in_spatial_dims=in_spatial_dims, in_dim=in_dim)
         feature = arranged.data.feature_dim

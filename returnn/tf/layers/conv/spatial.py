@@ -98,6 +98,23 @@ class ArrangedInput(NamedTuple):
         return list(self.data.dims[1 + self.n_other:-1])
 
 
+def default_in_spatial_dims(inp: Tensor, network: Any, in_spatial_dims: Optional[Sequence[Any]]) -> Any:
+    """For a layer a rec unit moved out of its loop (training): without ``in_spatial_dims``, the spatial axes are
+    those the layer had inside the loop, i.e. all but batch, feature and the loop's time axis (as the reference,
+    observed: a conv over a ``split_dims`` axis per frame stays a conv over that axis).
+
+    :param inp: the layer's (concatenated) input
+    :param network: the layer's network (None: unknown)
+    :return: ``in_spatial_dims`` as given, or the spatial Dims without the loop's (where ``inp`` has it)"""
+    if in_spatial_dims is not None or network is None or network.is_inside_rec_layer():
+        return in_spatial_dims
+    loop_dim = network.get_inside_rec_time_dim(inside_loop=False)
+    if loop_dim is None or loop_dim not in inp.dims:
+        return in_spatial_dims
+    return [d for i, d in enumerate(inp.dims)
+            if i not in (inp.batch_dim_axis, inp.feature_dim_axis) and d != loop_dim]
+
+
 def arrange_input(inp: Tensor, *, name: str, layer_class: str, n_spatial: int,
                   in_spatial_dims: Optional[Sequence[Any]] = None, input_add_feature_dim: bool = False,
                   input_expand_dims: int = 0, input_split_feature_dim: Optional[int] = None,

@@ -28,7 +28,7 @@ import tensorflow as tf
 from returnn.errors import LayerArgError, LayerShapeError
 from returnn.log import log
 from returnn.tensor import Dim, FeatureDim, NotSpecified, Tensor
-from returnn.tf.layers.conv.spatial import as_tuple
+from returnn.tf.layers.conv.spatial import as_tuple, default_in_spatial_dims
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.core.sources import concat_sources_template
@@ -90,6 +90,7 @@ class TransposedConvLayer(ConcatInputLayer):
         if use_time_mask:
             inp = inp.copy()
             inp.placeholder = mask_all_dynamic(self.input_data, 0)
+        in_spatial_dims = default_in_spatial_dims(inp, self.network, in_spatial_dims)
         spatial_axes, other_axes = _axes(inp, in_spatial_dims, n, self.name, self.layer_class, warn=False)
         perm = [inp.batch_dim_axis] + other_axes + spatial_axes + [inp.feature_dim_axis]
         x_data = inp.copy_transpose(perm)
@@ -186,6 +187,7 @@ class TransposedConvLayer(ConcatInputLayer):
         if in_dim is not None and in_dim != inp.feature_dim:
             raise LayerShapeError(layer=name, layer_class=cls.layer_class, problem=f"in_dim {in_dim!r} is not the "
                                   "input's feature dim", got=repr(inp))
+        in_spatial_dims = default_in_spatial_dims(inp, network, in_spatial_dims)
         spatial_axes, other_axes = _axes(inp, in_spatial_dims, n, name, cls.layer_class, warn=True)
         new_spatial = _new_spatial_dims([inp.dims[a] for a in spatial_axes], filter_size, strides, padding, out_pad,
                                         remove)
