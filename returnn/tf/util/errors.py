@@ -43,10 +43,19 @@ class NativeOpsUnavailableError(ReturnnError, RuntimeError):
     """A config asked to compile a native (C++/CUDA) TF op; this project compiles no native ops.
 
     :param base_name: the op's ``base_name`` as given to ``OpCodeCompiler``
+    :param op: instead, the name of one of the reference's built-in native ops that was asked for
+        (:mod:`returnn.tf.native_op`, :mod:`returnn.native_op`)
     """
 
-    def __init__(self, base_name: Any):
+    def __init__(self, base_name: Any, *, op: Any = None):
         self.base_name = base_name
+        if op is not None:  # one of the reference's built-in native ops (returnn.tf.native_op)
+            super().__init__("\n".join([
+                f"{op}: the reference's native (C++/CUDA) op is not provided here (this project builds no C++/CUDA "
+                "TF ops)"] + format_details(
+                hint="use the TF implementations of the layers (e.g. rec unit 'nativelstm2' runs on TF ops here, "
+                     "the CTC loss on tf.nn.ctc_loss)")))
+            return
         super().__init__("\n".join([
             f"OpCodeCompiler(base_name={base_name!r}): native ops are not compiled here (this project builds no "
             "C++/CUDA TF ops); the config's custom op cannot be used."] + format_details(
