@@ -253,6 +253,32 @@ class HDFDataset(Dataset):
         self._block = (corpus_idx, corpus_idx + (end - local), per_key)
         return DatasetSeq(corpus_idx, {k: v[0] for k, v in per_key.items()}, seq_tag=hf.tags[local])
 
+    def load_seqs(self, start: int, end: int) -> None:
+        """Loads sequences ``[start, end)``; with a cache budget (``cache_byte_size``, its
+        ``cache_byte_size_total_limit`` part), the following sequences whose frames fit into it are read ahead
+        too (:meth:`_preload_seqs`), as the reference's cache does. Without one (the default), nothing more."""
+        super().load_seqs(start, end)
+        if self.cache_byte_size_total_limit > 0 and end < self.num_seqs:
+            budget, stop = self.cache_byte_size_total_limit, end
+            while stop < self.num_seqs and budget > 0:
+                budget -= self._seq_num_bytes(self._seq_order_list[stop])
+                stop += 1
+            self._preload_seqs(end, stop)
+
+    def _seq_num_bytes(self, corpus_idx: int) -> int:
+        hf, local = self._locate(corpus_idx)
+        total = 0
+        for key, stream in hf.streams.items():
+            row = int(np.prod(stream.shape[1:], dtype=np.int64)) * stream.dtype.itemsize
+            total += int(hf.lens[key][local]) * row
+        return total
+
+    def _preload_seqs(self, start: int, end: int) -> None:
+        """Reads the epoch's sequences ``[start, end)`` into memory now (kept until a later :meth:`load_seqs`
+        moves past them)."""
+        for seq_idx in range(max(start, 0), min(end, self.num_seqs)):
+            self._get_seq(seq_idx)
+
     def get_seq_length(self, seq_idx: int) -> NumbersDict:
         """Per-key lengths from ``seqLengths`` (no frames are read)."""
         if seq_idx < 0 or seq_idx >= len(self._seq_order_list):

@@ -269,3 +269,24 @@ def test_cache_byte_size_split_is_reported(tmp_path):
     assert (ds.cache_byte_size_limit_at_start, ds.cache_byte_size_total_limit) == (666, 334)
     ds = HDFDataset(files=[fn])
     assert (ds.cache_byte_size_limit_at_start, ds.cache_byte_size_total_limit) == (0, 0)
+
+
+def test_cache_budget_reads_ahead(tmp_path):
+    # frames of 3 float32 (12 bytes): sequences of 48, 24, 36, 60, 12 bytes
+    lens = [4, 2, 3, 5, 1]
+    path = str(tmp_path / "c.hdf")
+    writer = SimpleHDFWriter(path, dim=3)
+    writer.insert_batch(np.ones((5, 5, 3), "float32"), seq_len=lens, seq_tag=[f"s{i}" for i in range(5)])
+    writer.close()
+    calls = []
+    for cache_byte_size, expected in [(0, []), (150, [(1, 3)])]:  # 150: 50 bytes while reading (2/3 at start)
+        ds = HDFDataset(files=[path], cache_byte_size=cache_byte_size)
+        ds.init_seq_order(epoch=1)
+        calls.clear()
+        original = ds._preload_seqs
+        ds._preload_seqs = lambda start, end: (calls.append((start, end)), original(start, end))
+        ds.load_seqs(0, 1)
+        assert calls == expected
+        assert ds.get_data(0, "data").shape == (4, 3)
+        if expected:  # the read-ahead sequences are there without another load
+            assert ds.get_data(2, "data").shape == (3, 3)
