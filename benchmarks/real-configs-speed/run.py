@@ -71,6 +71,25 @@ BENCHMARKS = {
 }
 DEFAULT = ["blstm-attention", "conformer-hybrid", "transformer-attention", "rnnt-alignment"]
 
+# --batch config: the batch each published config trains with (what its user waits for per step), instead of the
+# small batches above (2 sequences: a step bound by the weights, not by the frames). name -> (input length range,
+# target length range or "same", sequences per batch):
+# - conformer-hybrid: chunking = "500:250" cuts the sequences into chunks of 500 frames; batch_size = 16000 frames
+#   of them: 32 chunks of 500 frames (a sequence's last chunk is shorter; almost every batch is full chunks).
+# - blstm-attention: batch_size = 10000 frames, max_seqs = 200, batching "random": Switchboard utterances of 2-8 s
+#   (200-800 frames of 10 ms) padded to the longest: 10000 // 800 = 12 sequences; BPE targets of 8-32 labels
+#   (max_seq_length 75).
+# - transformer-attention: batch_size = 15000 frames, otherwise as blstm-attention: 15000 // 800 = 18 sequences.
+# - rnnt-alignment: batch_size = 10000 (its config), as blstm-attention: 12 sequences, the alignment as above.
+CONFIG_BATCH = {
+    "conformer-hybrid": ((500, 500), "same", 32),
+    "blstm-attention": ((200, 800), (8, 32), 12),
+    "transformer-attention": ((200, 800), (8, 32), 18),
+    "ctcalign-attention": ((200, 800), (8, 32), 12),
+    "rnnt-alignment": ((200, 800), ("alignment", 6, 1030), 12),
+    "rnnt-alignment-switchout": ((200, 800), ("alignment", 6, 1030), 12),
+}
+
 
 # ---------------------------------------------------------------------------------------------- the worker
 
@@ -118,6 +137,10 @@ def _worker(args) -> None:
         else os.path.join(TREE, args.worker)  # --config: a config path in the tree
     in_range, tgt_range, batch = BENCHMARKS[args.worker][1:] if args.worker in BENCHMARKS \
         else _custom_shapes(args)
+    if args.batch == "config" and args.worker in CONFIG_BATCH:  # --batch config: the config's own batch
+        in_range, tgt_range, batch = CONFIG_BATCH[args.worker]
+    elif args.batch not in ("small", "config"):  # --batch N: N sequences of the benchmark's lengths
+        batch = int(args.batch)
     os.chdir(os.path.dirname(config_path))
     sys.argv = ["rnn.py", config_path]
     config = Config()
@@ -459,7 +482,7 @@ def _run_one(python: str, name: str, args) -> dict:
     proc = subprocess.run(
         [python, os.path.abspath(__file__), "--worker", name, "--t0", repr(t0), "--steps", str(args.steps),
          "--warmup", str(args.warmup), "--trace", str(args.trace), "--trace-nodes", str(args.trace_nodes),
-         "--input-lens", args.input_lens, "--target-lens", args.target_lens]
+         "--input-lens", args.input_lens, "--target-lens", args.target_lens, "--batch", args.batch]
         + (["--first-noop"] if args.first_noop else [])
         + (["--epoch", str(args.epoch)] if args.epoch != 1 else [])
         + (["--grads"] if args.grads else [])
@@ -494,6 +517,10 @@ def main() -> None:
     parser.add_argument("--t0", type=float, help=argparse.SUPPRESS)
     parser.add_argument("--only", nargs="*", help="benchmark names (substrings); default: " + " ".join(DEFAULT))
     parser.add_argument("--reps", type=int, default=2)
+    parser.add_argument("--batch", default="small",
+                        help="'small' (default: the sequences of BENCHMARKS, 2 per step for the published configs), "
+                             "'config' (the batch the published config trains with: CONFIG_BATCH), or a number of "
+                             "sequences (of the benchmark's lengths)")
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--warmup", type=int, default=1)
     parser.add_argument("--timeout", type=int, default=900)

@@ -26,7 +26,9 @@ per direction, Adam) 6.7-8.4 s -> 0.73-0.75 s, with the same time per step; 24 z
 variables alone 3.55 -> 0.76 s.
 
 Thread pools on CPU: TensorFlow's default splits every op over all cores (``intra_op_parallelism_threads`` =
-cores). When the graph has time loops (``tf.while_loop``: recurrent layers, rec units, search) and
+cores). When the graph has time loops (``tf.while_loop`` s with a product, convolution or LSTM cell per iteration:
+recurrent layers, rec units, search; :func:`count_time_loops`; a loop of element-wise ops only, such as the
+SpecAugment masking of published configs, is none) and
 ``tf_session_opts`` sets neither thread count, each op runs on one core instead and independent ops run side
 by side (``intra_op_parallelism_threads = 1``, ``inter_op_parallelism_threads`` = cores): the many small
 per-step ops of a loop do not gain from being split, while the two directions of a BLSTM, the gradient ops
@@ -75,11 +77,45 @@ def get_device_kind(run: RunOptions) -> str:
 _THREAD_KEYS = ("intra_op_parallelism_threads", "inter_op_parallelism_threads")
 
 
+_HEAVY_LOOP_OPS = ("MatMul", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3", "Einsum", "Conv2D", "Conv3D",
+                   "DepthwiseConv2dNative", "BlockLSTM", "BlockLSTMV2", "LSTMBlockCell", "GRUBlockCell")
+
+
 def count_while_loops(graph: Optional["tf.Graph"]) -> int:
     """:return: number of ``tf.while_loop`` s in ``graph`` (v1 control flow: ``LoopCond`` ops; v2: ``While``)"""
     if graph is None:
         return 0
     return sum(1 for op in graph.get_operations() if op.type in ("LoopCond", "While", "StatelessWhile"))
+
+
+def count_time_loops(graph: Optional["tf.Graph"]) -> int:
+    """:return: the number of loops of ``graph`` that compute a product or convolution (or an LSTM/GRU cell) per
+    iteration: recurrent layers, rec units, search over frames or labels. Not counted: loops of small element-wise
+    ops only, e.g. the SpecAugment of published configs (a few masking iterations over a whole batch). v1 loops:
+    the ops reachable from a loop frame's ``Enter`` ops up to its ``Exit`` ops; v2 ``While`` ops always count."""
+    if graph is None:
+        return 0
+    frames: Dict[str, list] = {}
+    count = 0
+    for op in graph.get_operations():
+        if op.type in ("While", "StatelessWhile"):
+            count += 1
+        elif op.type in ("Enter", "RefEnter"):
+            frames.setdefault(op.get_attr("frame_name"), []).append(op)
+    for enters in frames.values():
+        seen, todo = set(), list(enters)
+        heavy = False
+        while todo and not heavy:
+            op = todo.pop()
+            if op.name in seen:
+                continue
+            seen.add(op.name)
+            if op.type in _HEAVY_LOOP_OPS:
+                heavy = True
+            elif op.type not in ("Exit", "RefExit"):
+                todo.extend(c for out in op.outputs for c in out.consumers())
+        count += heavy
+    return count
 
 
 def make_session_config(run: RunOptions, device_kind: str, graph: Optional["tf.Graph"] = None) -> "tf1.ConfigProto":
@@ -92,7 +128,7 @@ def make_session_config(run: RunOptions, device_kind: str, graph: Optional["tf.G
 
     opts: Dict[str, Any] = dict(run.tf_session_opts or {})
     opts.setdefault("log_device_placement", False)
-    loops = count_while_loops(graph) if device_kind == "cpu" else 0
+    loops = count_time_loops(graph) if device_kind == "cpu" else 0
     if device_kind == "cpu":
         opts.setdefault("device_count", {"GPU": 0})
         if loops and not any(key in opts for key in _THREAD_KEYS):

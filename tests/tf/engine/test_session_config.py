@@ -34,11 +34,26 @@ def test_gpu_keeps_grappler():
 
 
 def _graph_with_loop():
+    """A time loop: a product per iteration (as a recurrent layer)."""
     import tensorflow as tf
 
     graph = tf.Graph()
     with graph.as_default():
-        tf.compat.v1.while_loop(lambda i: i < 3, lambda i: i + 1, [tf.constant(0)])
+        w = tf.ones((4, 4))
+        tf.compat.v1.while_loop(lambda i, h: i < 3, lambda i, h: (i + 1, tf.matmul(h, w)),
+                                [tf.constant(0), tf.ones((2, 4))])
+    return graph
+
+
+def _graph_with_elementwise_loop():
+    """A loop of element-wise ops only (as the SpecAugment masking of published configs)."""
+    import tensorflow as tf
+
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.ones((2, 4))
+        tf.compat.v1.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, tf.where(y > 0.5, y, 0.0) * 2.0),
+                                [tf.constant(0), x])
     return graph
 
 
@@ -92,3 +107,16 @@ def test_zero_initialized_variables_stay_zero_without_constant_folding():
             session.run(tf1.global_variables_initializer())
             numpy.testing.assert_array_equal(session.run(bias), numpy.zeros((3, 4)))
             numpy.testing.assert_array_equal(session.run(weights + bias), numpy.ones((3, 4)))
+
+
+def test_elementwise_loop_is_no_time_loop():
+    """Threads and Grappler as for a graph without loops: the published conformer's SpecAugment loop made its whole
+    step run one op per core, its forward chain of products on one core (benchmarks/real-configs-speed)."""
+    from returnn.tf.engine.session import count_time_loops, count_while_loops
+
+    graph = _graph_with_elementwise_loop()
+    assert count_while_loops(graph) == 1 and count_time_loops(graph) == 0
+    assert count_time_loops(_graph_with_loop()) == 1
+    proto = make_session_config(_config(), "cpu", graph)
+    assert (proto.intra_op_parallelism_threads, proto.inter_op_parallelism_threads) == (0, 0)
+    assert not proto.graph_options.rewrite_options.disable_meta_optimizer
