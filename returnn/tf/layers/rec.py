@@ -12,6 +12,11 @@ from returnn.tf.layers.attention.relative_positional_encoding import (
     RelativePositionalEncodingLayer as RelativePositionalEncodingLayer,
 )
 from returnn.tf.layers.attention.self_attention import SelfAttentionLayer as SelfAttentionLayer
+from returnn.tf.layers.core.internal import InternalLayer as InternalLayer
+from returnn.tf.layers.core.internal import RecStepInfoLayer as RecStepInfoLayer
+from returnn.tf.layers.core.layer_base import LayerBase as LayerBase
+from returnn.tf.layers.core.search_choices import SearchChoices as SearchChoices
+from returnn.tf.layers.loss_layers.edit_distance import EditDistanceLayer as EditDistanceLayer
 from returnn.tf.layers.loss_layers.edit_distance_table import EditDistanceTableLayer as EditDistanceTableLayer
 from returnn.tf.layers.loss_layers.edit_distance_table import OptimalCompletionsLayer as OptimalCompletionsLayer
 from returnn.tf.layers.recurrent.cells.base_rnn_cell import BaseRNNCell as BaseRNNCell
@@ -29,6 +34,7 @@ from returnn.tf.layers.recurrent.subnet.rec_subnet import RecLayer as RecLayer
 from returnn.tf.layers.recurrent.subnet.template import TemplateLayer as _TemplateLayer  # noqa: F401
 from returnn.tf.layers.recurrent.two_d_lstm import TwoDLSTMLayer as TwoDLSTMLayer
 from returnn.tf.layers.recurrent.unmask import UnmaskLayer as UnmaskLayer
+from returnn.tf.layers.search.beam import SearchBeam as SearchBeam
 from returnn.tf.layers.search.choice import ChoiceLayer as ChoiceLayer
 from returnn.tf.layers.search.choice_get_beam_scores import ChoiceGetBeamScoresLayer as ChoiceGetBeamScoresLayer
 from returnn.tf.layers.search.choice_get_src_beams import ChoiceGetSrcBeamsLayer as ChoiceGetSrcBeamsLayer

@@ -68,9 +68,12 @@ class NetworkObjectiveMixin:
         self.maybe_construct_objective()
         return self.total_loss
 
-    def get_total_constraints(self) -> tf.Tensor:
-        """:return: sum of L2/darc1/spatial_smoothing terms"""
+    def get_total_constraints(self) -> Any:
+        """:return: sum of L2/darc1/spatial_smoothing terms, float32 scalar tensor; the python int 0 when no layer
+            has a constraint (as the reference, observed: ``get_total_constraints() == 0``)"""
         self.maybe_construct_objective()
+        if tf.get_static_value(self.total_constraints) == 0 and self.total_constraints.op.type == "Const":
+            return 0
         return self.total_constraints
 
     def get_objective(self) -> tf.Tensor:

@@ -16,6 +16,7 @@ import tensorflow as tf
 from returnn.errors import DataFileError
 from returnn.tf.layers.core.kept_state import COLLECTION as KEPT_STATES
 from returnn.tf.network.lstm_param_conversion import converted_lstm_param
+from returnn.tf.util.variables import VariableAssigner
 from returnn.util.suggest import close_matches
 
 tf1 = tf.compat.v1
@@ -73,6 +74,14 @@ class NetworkParamsMixin:
             load = getattr(layer, "load_params_on_init", None)
             if load is not None:
                 load(session)
+
+    def get_var_assigner(self, var: tf.Variable) -> VariableAssigner:
+        """:return: the assigner of ``var`` (``.assign(value, session)``; one per variable, reused), as the
+            reference's"""
+        assigners = self.__dict__.setdefault("_var_assigners", {})
+        if id(var) not in assigners:
+            assigners[id(var)] = VariableAssigner(var)
+        return assigners[id(var)]
 
     def get_param_values_dict(self, session: tf1.Session) -> Dict[str, Dict[str, numpy.ndarray]]:
         """:return: layer name → param name → numpy value, for every layer (an empty dict for layers without

@@ -64,10 +64,10 @@ class WindowLayer(ConcatInputLayer):
                 lens = (lens + stride - 1) // stride
             self.output.dims[time_pos].dyn_size = lens
         # frames: [T', W, rest of tmp axes...] → the output's layout
-        order_dims = [self.output.dims[time_pos], self.output.dims[win_pos]] + list(tmp.dims[1:])
-        perm = []
-        for od in self.output.dims:
-            perm.append(next(i for i, dd in enumerate(order_dims) if dd is od or dd == od))
+        # the output's other axes are the input's in their order (see get_out_data_from_opts): matched by position
+        # (the input of concatenated sources may have an equal feature dim that is another Dim object)
+        rest = iter(range(2, tmp.batch_ndim + 1))
+        perm = [0 if k == time_pos else 1 if k == win_pos else next(rest) for k in range(self.output.batch_ndim)]
         self.output.placeholder = tf.transpose(frames, perm)
 
     @classmethod

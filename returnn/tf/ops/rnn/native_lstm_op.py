@@ -15,7 +15,8 @@ reference's native op.
 
 Per real frame: ``z = Z_t + y_{t-1} V_h``; ``c_t = f c_{t-1} + i tanh(z_u)``; ``y_t = o tanh(c_t)``.
 
-``GradOfLstmGenericBase(V_h, c, i, Y, H, dY, dd) -> (dZ, dV_h, dc, dummy)`` is the backward loop; ``tanh(z_u)``
+``GradOfLstmGenericBase(V_h, c, i, Y, H, dY, dd) -> (dZ, dV_h, dc, dummy)`` (``dummy``: zeros ``[B, n]``) is the
+backward loop; ``tanh(z_u)``
 is recovered from ``H`` as ``(c_t - f c_{t-1}) / i`` (clipped to [-1, 1]; where the input gate is 0 its gradient
 factor is 0 anyway), so the gradient stays finite for saturated gates.
 """
@@ -89,7 +90,7 @@ def _backward(v_h: tf.Tensor, c0: tf.Tensor, index: tf.Tensor, y_all: tf.Tensor,
                                      (num_frames - 1, dd, tf.zeros_like(dd), dz_ta), parallel_iterations=1)
     dz = dz_ta.stack()
     dv_h = tf.matmul(tf.reshape(y_prev_all, [-1, n]), tf.reshape(dz, [-1, 4 * n]), transpose_a=True)
-    return [dz, dv_h, dc0, tf.zeros([])]
+    return [dz, dv_h, dc0, tf.zeros_like(dd)]
 
 
 def _forward_shapes(op: Any) -> List[tf.TensorShape]:
@@ -101,7 +102,7 @@ def _forward_shapes(op: Any) -> List[tf.TensorShape]:
 
 
 def _backward_shapes(op: Any) -> List[tf.TensorShape]:
-    return [op.inputs[4].shape, op.inputs[0].shape, op.inputs[1].shape, tf.TensorShape([])]
+    return [op.inputs[4].shape, op.inputs[0].shape, op.inputs[1].shape, op.inputs[6].shape]
 
 
 _F32 = tf.float32

@@ -5,7 +5,9 @@ import numpy as np
 import pytest
 
 from returnn.util.basic import BehaviorVersion
-from tf_net_helpers import build_net
+import tensorflow as tf
+
+from tf_net_helpers import build_net, make_feed
 
 SRC = np.array([[1, 2, 3, 4, 5], [6, 7, 8, 9, 10], [11, 12, 13, 14, 15]], "int32")
 EXTERN = {"data": {"dim": 4}, "s": {"shape": (None,), "sparse": True, "dim": 20}}
@@ -59,3 +61,21 @@ def test_window_template_by_behavior_version(session, version, axis, dims_repr):
     BehaviorVersion.set(version)
     net = build_net({"output": {"class": "window", "from": "data", "window_size": 3, "axis": axis}}, EXTERN)
     assert net.layers["output"].output.get_dims_repr() == dims_repr
+
+
+def test_window_of_concatenated_time_major_and_batch_major_sources(session):
+    """``from`` a time-major layer (rec) and a batch-major one: the windows of the concatenation (numpy), as the
+    reference's onlineblstm setup uses it"""
+    net = build_net({"lstm": {"class": "rec", "unit": "lstm", "n_out": 2, "from": "data"},
+                     "output": {"class": "window", "window_size": 3, "window_right": 2, "from": ["lstm", "data"]}},
+                    extern_data={"data": {"dim": 3}})
+    session.run(tf.compat.v1.global_variables_initializer())
+    x = np.random.RandomState(1).uniform(-1, 1, (2, 4, 3)).astype("float32")
+    out = net.get_layer("output").output.copy_as_batch_major()
+    out = out.copy_move_axis(out.get_axis_from_description("stag:window"), 2)
+    y, lstm = session.run([out.placeholder, net.get_layer("lstm").output.copy_as_batch_major().placeholder],
+                          make_feed(net, {"data": x}, {"data": [4, 4]}))
+    full = np.concatenate([lstm, x], axis=-1)  # [B, T, 5]
+    padded = np.pad(full, [(0, 0), (0, 2), (0, 0)])
+    expected = np.stack([padded[:, w:w + 4] for w in range(3)], axis=2)  # [B, T, W, 5]
+    np.testing.assert_allclose(y, expected, rtol=1e-6)

@@ -1,0 +1,31 @@
+"""A recurrent unit in a ``rec`` layer with ``"trainable": False``: none of its layers' params is trainable, also
+those of layers marked ``"trainable": True`` (moved out of the loop or not), as observed from the reference."""
+
+import tensorflow as tf
+
+from tf_net_helpers import build_net
+
+tf.compat.v1.disable_eager_execution()
+
+
+def _net(trainable):
+    return build_net({"output": {"class": "rec", "from": "data", "trainable": trainable, "unit": {
+        "inp": {"class": "linear", "from": "data:source", "n_out": 3, "trainable": True},  # moved out (input)
+        "acc": {"class": "linear", "from": ["prev:acc", "inp"], "n_out": 3, "trainable": True},  # in the loop
+        "out": {"class": "linear", "from": "acc", "n_out": 2, "trainable": True},  # moved out (output)
+        "output": {"class": "copy", "from": "out"}}}})
+
+
+def test_untrainable_rec_layer_overrides_sub_layers(session):
+    net = _net(False)
+    params = net.get_layer("output").params
+    assert {"inp/W", "acc/W", "out/W"} <= set(params)
+    trainable = set(net.get_trainable_params())
+    assert not any(params[k] in trainable for k in ("inp/W", "acc/W", "out/W"))
+
+
+def test_trainable_rec_layer_sub_layers_trainable(session):
+    net = _net(True)
+    params = net.get_layer("output").params
+    trainable = set(net.get_trainable_params())
+    assert all(params[k] in trainable for k in ("inp/W", "acc/W", "out/W"))
