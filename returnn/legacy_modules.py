@@ -68,6 +68,7 @@ LEGACY_MODULES: Dict[str, str] = {
     "TaskSystem": "returnn.util.task_system",
     "Util": "returnn.util.basic",
     "rnn": "returnn.__main__",
+    "better_exchook": "returnn.util.better_exchook",
 }
 
 

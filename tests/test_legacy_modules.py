@@ -43,4 +43,14 @@ def test_unknown_names_are_not_answered():
     assert legacy_target("returnn.tf") is None
     with pytest.raises(ModuleNotFoundError):
         importlib.import_module("TFUtilX")
-    assert len(LEGACY_MODULES) == 47
+    assert len(LEGACY_MODULES) == 48
+
+
+def test_better_exchook_under_returnn():
+    # observed from the reference: returnn.better_exchook (and `from returnn import better_exchook`, as old-style
+    # setups do) is returnn.util.better_exchook
+    from returnn import better_exchook
+
+    assert better_exchook is importlib.import_module("returnn.util.better_exchook")
+    assert importlib.import_module("returnn.better_exchook") is better_exchook
+    assert legacy_target("returnn.better_exchook") == "returnn.util.better_exchook"
