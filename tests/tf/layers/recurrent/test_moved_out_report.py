@@ -74,3 +74,20 @@ def test_output_layers_moved_out_order_as_reference():
                        "activation": "softmax"}
     assert _moved_out(unit) == ["a_extra", "output_prob", "encoder_reduced", "encoder_int", "target_embed_raw",
                                 "output"]
+
+
+def test_moved_out_split_is_listed_with_its_sub_layers():
+    """Observed from the reference: a moved-out ``split`` read as ``split/0`` and ``split/1`` is listed with them
+    (``{"output", "split", "split/0", "split/1"}``); the loop keeps the ``prev:`` layer."""
+    with tf.Graph().as_default():
+        net = build_net({"output": {"class": "rec", "from": [], "max_seq_len": 5, "target": "classes", "unit": {
+            "input": {"class": "linear", "n_out": 10, "from": ["prev:input"], "with_bias": True},
+            "split": {"class": "split", "from": "input", "size_splits": [1, 9]},
+            "output": {"class": "linear", "from": ["split/0", "split/1"], "target": "classes"},
+            "end_compare": {"class": "compare", "kind": "greater", "from": ["split/0"], "value": 0},
+            "end": {"class": "squeeze", "from": ["end_compare"], "axis": "F"}}}},
+            {"data": {"dim": 11}, "classes": {"dim": 10, "available_for_inference": False}})
+        cell = net.layers["output"].cell
+        assert cell.input_layers_moved_out == []
+        assert cell.output_layers_moved_out == ["output", "split", "split/0", "split/1"]
+        assert cell.layers_in_loop == ["input"]

@@ -461,7 +461,7 @@ class SubnetworkRecCell:
         or through other such layers), sorted names; as the reference (observed), a layer moved out that no loop
         layer reads counts as moved out after the loop (:attr:`output_layers_moved_out`), e.g. all of them when
         no layer is left in the loop"""
-        return sorted(self.inputs_before_loop)
+        return self._with_sub_layer_refs(sorted(self.inputs_before_loop))
 
     @property
     def output_layers_moved_out(self) -> List[str]:
@@ -483,7 +483,13 @@ class SubnetworkRecCell:
                 break
             result.append(free[0])
             remaining.remove(free[0])
-        return result
+        return self._with_sub_layer_refs(result)
+
+    def _with_sub_layer_refs(self, names: List[str]) -> List[str]:
+        """:return: ``names``, each followed by the sub layers of it that the unit reads (``"split/0"``), as the
+        reference's lists (observed: a moved-out ``split`` is listed with ``split/0`` and ``split/1``)"""
+        return [n for name in names
+                for n in [name] + sorted(ref for ref in self.templates.sub_layer_refs if ref.split("/", 1)[0] == name)]
 
     @property
     def layer_data_templates(self) -> Dict[str, TemplateLayer]:

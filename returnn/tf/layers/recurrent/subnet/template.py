@@ -115,6 +115,7 @@ class SubnetTemplates:
         self._constructing: List[str] = []
         self._tolerant = False
         self.failed: Dict[str, Exception] = {}  # layers whose template could not be built (last pass)
+        self.sub_layer_refs: Set[str] = set()  # "x/y" names of sub layers the unit's layers read (split/0, ...)
 
     # ---- names
     def full_name(self, name: str) -> str:
@@ -471,6 +472,7 @@ class SubnetTemplates:
             the consumer depends on ``x``"""
         base, rest = src.split("/", 1)
         parent = self.resolve(base, consumer)
+        self.sub_layer_refs.add(src)
         from_opts = getattr(parent.cls, "get_sub_layer_out_data_from_opts", None)
         out = from_opts(rest, parent.kwargs) if from_opts is not None and parent.kwargs else None
         if out is None:
