@@ -197,6 +197,11 @@ class LayerBase:
             loss_class = LOSSES.get(d["loss"], context=f"in layer {d['name']!r}")
             if not d.get("target") and loss_class.need_target:
                 d["target"] = network.extern_data.default_target
+            if network.search_flag and not network.eval_flag:
+                # as the reference (observed): a search network that does not evaluate builds no losses (the target
+                # stays, e.g. for the output dim). (The reference does so in every network without eval_flag; here
+                # only in search networks so far.)
+                d["loss"] = loss_class = None
         if d.get("target"):
             target = d["target"]
             targets = target if isinstance(target, (list, tuple)) else [target]
