@@ -55,6 +55,8 @@ def apply_epoch_config(state: RunState, net_dict, epoch: int) -> None:
         state.options.refresh()
     keys = [key for key in changed if key in ("train", "dev", "eval", "eval_datasets")]
     if keys:
+        if state.network is not None:  # the new datasets may read files the current network's layers write (an
+            state.network.call_graph_reset_callbacks()  # hdf_dump of the last epoch): closed first, as the reference
         _reinit_datasets(state, keys)
 
 

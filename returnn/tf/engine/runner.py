@@ -359,7 +359,7 @@ class Runner:
 
     def _fetch_list(self) -> List[Any]:
         """The tensors each step fetches: the losses and extra fetches in sorted key order (the keys are kept for
-        :meth:`_after_step`), then the optimizer op when training."""
+        :meth:`_after_step`), then the optimizer op when training, then the network's post control dependencies."""
         fetches: Dict[str, Any] = {}
         if self.loss_fetches:
             fetches.update(self.loss_fetches.fetches)
@@ -368,6 +368,10 @@ class Runner:
         fetch_list = [fetches[k] for k in self._fetch_keys]
         if self.train_op is not None:
             fetch_list.append(self.train_op)
+        # ops the network's layers run with every step (e.g. an hdf_dump layer that is no loss's input), as the
+        # reference's fetches (their values are not used)
+        if hasattr(self.network, "get_post_control_dependencies"):
+            fetch_list.extend(self.network.get_post_control_dependencies())
         return fetch_list
 
     def _steps(self, iterator):

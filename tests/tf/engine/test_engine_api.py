@@ -134,3 +134,18 @@ def test_public_runner_signature(tmp_path):
     with pytest.raises(ValueError, match="training op"):
         Runner(engine=Engine(config=config), dataset=dataset, batches=batches, train=True)
     engine.finalize()
+
+
+def test_side_hdf_dump_layer_runs_in_training(tmp_path):
+    """An hdf_dump layer that no loss reads (is_output_layer) runs with every step, as the reference's fetches."""
+    import h5py
+
+    dump = tmp_path / "dump.hdf"
+    net = dict(NET, dump={"class": "hdf_dump", "from": "data:classes", "filename": str(dump), "is_output_layer": True})
+    config = _config(tmp_path, net, num_epochs=1, batch_size=4)  # frame-wise batches: one sequence (4 frames) each
+    engine = Engine(config=config)
+    engine.init_train_from_config(config=config, train_data=_dataset(num_seqs=3))
+    engine.train()
+    engine.finalize()  # closes the file
+    with h5py.File(dump, "r") as f:
+        assert f.attrs["numSeqs"] == 3 and sorted(t.decode() for t in f["seqTags"][()]) == ["seq-0", "seq-1", "seq-2"]
