@@ -55,12 +55,19 @@ class ExternData:
         self.default_target = default_target
         self._batch_info: Optional[Tuple[Any, ExternBatchInfo]] = None  # (placeholder it is built from, info)
         from_dicts = False
+        # one copy per config Dim for all entries (as init_from_options): two entries declaring an axis the same
+        # (same_dim_tags_as) share it
+        dict_opts = [value for value in (data or {}).values() if not isinstance(value, Tensor)]
+        fresh_tags: Dict[int, Dim] = {id(d): d for opts in dict_opts for d in _direct_user_dims(opts)}
+        users = {id(d): d for opts in dict_opts for d in _user_dims(opts)}
         for key, value in (data or {}).items():
             if isinstance(value, Tensor):
                 self.register_data(value)
             else:
-                self.register_data_from_dict(key, value, keys=data.keys())
+                self.register_data_from_dict(key, value, fresh_tags=fresh_tags, keys=data.keys())
                 from_dicts = True
+        self._user_dim_copies.update({key: (users[key], fresh) for key, fresh in fresh_tags.items()
+                                      if key in users and fresh is not users[key]})
         if from_dicts and not tf.executing_eagerly():
             # as the reference (observed): entries given as dicts get their placeholders (and the global batch) in
             # the current graph right away, e.g. for a feed dict made before the network is built; a network in

@@ -97,3 +97,17 @@ def test_config_dims_pickle_after_a_network_used_them():
         assert time_dim.dyn_size is not None
     dims = pickle.loads(pickle.dumps(config.typed_dict["extern_data"]["data"]["dim_tags"]))  # no graph tensors in it
     assert dims[0] is batch_dim and dims[1] != time_dim and dims[1].dyn_size is None and dims[2].dimension == 3
+
+
+def test_extern_data_of_dicts_shares_same_dim_tags_as():
+    """``ExternData({...})`` of dicts: two entries declaring their time axis the same Dim have one time dim (as with
+    the config's extern_data); the masked_computation reference test relies on it."""
+    from returnn.tensor import SpatialDim
+    from returnn.tf.network import ExternData
+    with tf.Graph().as_default():
+        tag = SpatialDim("time")
+        extern = ExternData({"data": {"dim": 20, "sparse": True, "same_dim_tags_as": {"t": tag}},
+                             "mask": {"dim": 2, "dtype": "bool", "sparse": True, "same_dim_tags_as": {"t": tag}}})
+        assert extern.data["data"].get_time_dim_tag() == extern.data["mask"].get_time_dim_tag()
+        other = ExternData({"data": {"dim": 3}, "other": {"dim": 3}})
+        assert other.data["data"].get_time_dim_tag() != other.data["other"].get_time_dim_tag()

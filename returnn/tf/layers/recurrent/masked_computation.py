@@ -152,7 +152,7 @@ class MaskedComputationLayer(LayerBase):
         if not d.get("sources"):
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="from",
                                 problem="needs an input layer:", got=[])
-        d["_masked_unit"] = MaskedUnit(name, d["unit"], network, get_layer)
+        d["_masked_unit"] = MaskedUnit(name, d["unit"], network, get_layer, name_scope=d.get("name_scope"))
 
     @classmethod
     def get_out_data_from_opts(cls, name: str, network: Any, sources: Any = (), mask: Any = None, unit: Any = None,

@@ -23,6 +23,7 @@ import tensorflow as tf
 from returnn.errors import LayerArgError
 from returnn.tensor import Tensor
 from returnn.tf.layers.core.internal import InternalLayer
+from returnn.tf.layers.core.scope_names import scope_prefix_of
 from returnn.tf.layers.core.spec import validate_layer_dict
 from returnn.tf.layers.recurrent.subnet.template import TemplateLayer
 from returnn.tf.ops.rnn.mask_pack import pack_masked
@@ -42,13 +43,17 @@ class MaskedUnit:
     :param unit: the ``unit`` dict
     :param network: the masked_computation layer's network
     :param get_layer: resolves names in the masked_computation layer's network (from its transform_config_dict)
+    :param name_scope: the masked_computation layer's ``name_scope``: that of a subnetwork unit's layers (``""``: the
+        scope of the masked_computation layer's network, as the reference, observed)
     """
 
-    def __init__(self, mc_name: str, unit: Any, network: Any, get_layer: Callable[[str], Any]):
+    def __init__(self, mc_name: str, unit: Any, network: Any, get_layer: Callable[[str], Any],
+                 name_scope: Optional[str] = None):
         if not isinstance(unit, dict) or not isinstance(unit.get("class"), str):
             raise LayerArgError(layer=mc_name, layer_class="masked_computation", arg="unit", problem="invalid value",
                                 got=unit, expected='a layer dict such as {"class": "linear", "n_out": 10}')
         self.mc_name = mc_name
+        self.name_scope = name_scope  # the masked_computation layer's: the scope of a subnetwork unit's layers
         self.network = network
         self.get_layer = get_layer
         self.is_subnetwork = unit["class"] == "subnetwork"
@@ -76,8 +81,12 @@ class MaskedUnit:
 
     def _new_net(self, one_step: bool) -> Any:
         from returnn.tf.network import TFNetwork
+        scope = {}
+        if self.is_subnetwork and self.name_scope is not None:  # e.g. "": the unit's layers in the network's scope
+            scope["absolute_name_scope_prefix"] = scope_prefix_of(
+                self.network.get_layer_scope_name(self.mc_name, self.name_scope))
         net = TFNetwork(parent_net=self.network, absolute_name_prefix=self.prefix,
-                        name=f"{self.mc_name}(masked)", is_inside_rec_layer=one_step)
+                        name=f"{self.mc_name}(masked)", is_inside_rec_layer=one_step, **scope)
         net._debug_print_template = lambda *_args, **_kwargs: None  # the masked_computation layer prints its own
         return net
 

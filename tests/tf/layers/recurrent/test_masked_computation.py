@@ -278,3 +278,26 @@ def test_mask_must_be_bool(session):
         build_net({"r": {"class": "reduce", "mode": "max", "axis": "F", "from": "data"},
                    "output": {"class": "masked_computation", "mask": "r", "from": "data",
                               "unit": {"class": "copy"}}}, extern_data=EXT)
+
+
+@pytest.mark.parametrize("name_scope, expected", [
+    ("", ["output/rec/linear/W:0", "output/rec/linear/b:0"]),
+    (None, ["output/rec/mc/linear/W:0", "output/rec/mc/linear/b:0"])])
+def test_subnetwork_unit_params_in_name_scope(name_scope, expected):
+    """The masked_computation layer's name_scope is the scope of its subnetwork unit's layers (names observed from
+    the reference)."""
+    from returnn.tensor import Dim, batch_dim
+    time_dim, feat = Dim(None, name="time"), Dim(5, name="feat")
+    mc = {"class": "masked_computation", "from": "data", "mask": "data:mask", "unit": {
+        "class": "subnetwork", "from": "data", "subnetwork": {
+            "linear": {"class": "linear", "from": "data", "out_dim": feat},
+            "output": {"class": "copy", "from": "linear"}}}}
+    if name_scope is not None:
+        mc["name_scope"] = name_scope
+    with tf.Graph().as_default():
+        net = build_net({"output": {"class": "rec", "from": "data", "unit": {
+            "mask": {"class": "rec_unstack", "from": "base:data:mask"}, "mc": mc,
+            "output": {"class": "copy", "from": "mc"}}}},
+            extern_data={"data": {"dim_tags": (batch_dim, time_dim, feat)},
+                         "mask": {"dim": 2, "dtype": "bool", "sparse": True, "dim_tags": (batch_dim, time_dim)}})
+        assert sorted(p.name for p in net.get_params_list()) == expected
