@@ -29,3 +29,16 @@ def test_trainable_rec_layer_sub_layers_trainable(session):
     params = net.get_layer("output").params
     trainable = set(net.get_trainable_params())
     assert all(params[k] in trainable for k in ("inp/W", "acc/W", "out/W"))
+
+
+def test_untrainable_rec_layer_sharing_the_scope_of_a_trainable_one(session):
+    """as the reference's test_partly_trainable_reclayer: an untrainable rec layer with the name_scope of another
+    (trainable) one leaves that one's params trainable"""
+    net = build_net({
+        "output": {"class": "rec", "from": "data", "unit": {
+            "a": {"class": "linear", "from": "data:source", "n_out": 3}, "output": {"class": "copy", "from": "a"}}},
+        "label_model": {"class": "rec", "from": "output", "trainable": False, "name_scope": "output/rec",
+                        "is_output_layer": True, "unit": {
+                            "b": {"class": "linear", "from": "data:source", "n_out": 2, "trainable": False},
+                            "output": {"class": "copy", "from": "b"}}}})
+    assert sorted(v.op.name for v in net.get_trainable_params()) == ["output/rec/a/W", "output/rec/a/b"]

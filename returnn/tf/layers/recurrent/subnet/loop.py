@@ -191,9 +191,11 @@ def build_loop(cell: Any, rec_layer: Any) -> None:
             for key, var in layer.params.items():
                 rec_layer.params.setdefault(var.name[:-2] if var.name.endswith(":0") else var.name, var)
     if not rec_layer.trainable:  # as the reference (observed): also the unit's layers with "trainable": True
+        # (only the params of this unit's own layers: another rec layer may share the scope, "name_scope")
+        own = {id(var) for layer in {**full_layers, **loop.step_layers}.values() for var in layer.params.values()}
         trainable = tf.compat.v1.get_collection_ref(tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES)
         for var in rec_layer.params.values():
-            if var in trainable:
+            if id(var) in own and var in trainable:
                 trainable.remove(var)
     rec_layer.sub_layers = full_layers
     cell.output_layers_net = loop.outside.net
