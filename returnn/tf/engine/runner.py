@@ -168,10 +168,13 @@ class _StepFeeds:
     :param grad_weight: the distributed gradient-weight placeholder (fed by ``sync``), or None
     :param step_seed: the step-seed placeholder (fed ``global_step_offset + step``), or None
     :param seq_idx_ph: the ``seq_idx`` placeholder (the batch entries' sequence indices), or None
+    :param epoch_step_ph: the network's ``epoch_step`` placeholder (:meth:`TFNetwork.get_epoch_step`: a state kept
+        over the epoch, ``initial_state`` ``"keep_over_epoch"``, restarts where it is 0), fed the step's index within
+        the pass (0 for its first step), or None where no layer made it
     """
 
     def __init__(self, feeds: List[tuple], extra_items: List[tuple], seq_tag_ph, grad_weight, sync, step_seed,
-                 global_step_offset: int, seq_idx_ph=None):
+                 global_step_offset: int, seq_idx_ph=None, epoch_step_ph=None):
         self.feeds = feeds
         self.extra_items = extra_items
         self.seq_tag_ph = seq_tag_ph
@@ -180,6 +183,7 @@ class _StepFeeds:
         self.sync = sync
         self.step_seed = step_seed
         self.global_step_offset = global_step_offset
+        self.epoch_step_ph = epoch_step_ph
 
     def placeholders(self) -> List[Any]:
         """The placeholders, in the order of :meth:`values`."""
@@ -189,7 +193,8 @@ class _StepFeeds:
             if size_ph is not None:
                 out.append(size_ph)
         out += [ph for ph, _value in self.extra_items]
-        out += [ph for ph in (self.seq_tag_ph, self.grad_weight, self.step_seed, self.seq_idx_ph) if ph is not None]
+        out += [ph for ph in (self.seq_tag_ph, self.grad_weight, self.step_seed, self.seq_idx_ph, self.epoch_step_ph)
+                if ph is not None]
         return out
 
     def values(self, batch, own_data: bool, step: int) -> List[Any]:
@@ -211,6 +216,8 @@ class _StepFeeds:
             args.append(np.int64(self.global_step_offset + step))
         if self.seq_idx_ph is not None:
             args.append(np.array(batch.seq_idx, dtype=np.int32))
+        if self.epoch_step_ph is not None:
+            args.append(np.int64(step))
         return args
 
 
@@ -355,7 +362,8 @@ class Runner:
         sync = self.sync
         return _StepFeeds(self._feed_placeholders(), list(self.feed_extra.items()), self._seq_tag_placeholder(),
                           sync.grad_weight if sync is not None else None, sync, self.step_seed,
-                          self.global_step_offset, seq_idx_ph=self._seq_tag_placeholder("seq_idx"))
+                          self.global_step_offset, seq_idx_ph=self._seq_tag_placeholder("seq_idx"),
+                          epoch_step_ph=getattr(self.network, "epoch_step", None))
 
     def _fetch_list(self) -> List[Any]:
         """The tensors each step fetches: the losses and extra fetches in sorted key order (the keys are kept for
