@@ -22,12 +22,10 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 import tensorflow as tf
 
-from returnn.errors import LayerArgError, LayerShapeError
-from returnn.tensor import Dim, FeatureDim, SpatialDim, Tensor
+from returnn.tensor import Dim, Tensor
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.registry import register_layer
-from returnn.tf.layers.core.sources import concat_sources_template
-from returnn.tf.layers.signal.multichannel_stft import WINDOWS, num_frames
+from returnn.tf.layers.signal.multichannel_stft import num_frames, stft_output_template
 
 
 def resolutions(frame_sizes: Sequence[int], fft_sizes: Sequence[int]) -> List[Tuple[int, int]]:
@@ -88,27 +86,9 @@ class MultiChannelMultiResolutionStftLayer(ConcatInputLayer):
                                out_dim: Optional[Dim] = None, **kwargs: Any) -> Tensor:
         """:raises LayerArgError: missing frame_shift/frame_sizes/fft_sizes, an unknown window, ``use_rfft=False``;
         :raises LayerShapeError: the input is not ``{B, T, C=nr_of_channels}``"""
-        for arg, value in (("frame_shift", frame_shift), ("frame_sizes", frame_sizes), ("fft_sizes", fft_sizes)):
-            if not value:
-                raise LayerArgError(layer=name, layer_class=cls.layer_class, arg=arg, problem="missing required argument")
-        if window not in WINDOWS:
-            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="window", problem="unsupported value",
-                                got=window, expected=" or ".join(repr(w) for w in WINDOWS))
-        if not use_rfft:
-            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="use_rfft", problem="not supported",
-                                got=use_rfft, expected="True (the reference fails to build use_rfft=False)")
-        inp = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
-        if (inp.batch_dim_axis is None or inp.time_dim_axis is None or inp.feature_dim_axis is None
-                or inp.batch_ndim != 3 or inp.dim != nr_of_channels):
-            raise LayerShapeError(layer=name, layer_class=cls.layer_class,
-                                  problem=f"needs a signal {{B, T, C={nr_of_channels}}} (C = nr_of_channels)",
-                                  got=repr(inp))
-        base = name.split("/")[-1]
-        frames = SpatialDim(f"{base}:MultiChannelMultiResolutionStft", None)
-        bins = nr_of_channels * sum(fft // 2 + 1 for _, fft in resolutions(frame_sizes, fft_sizes))
-        feat = out_dim if out_dim is not None else FeatureDim(f"{base}:feature-dense", bins)
-        if feat.dimension != bins:
-            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="out_dim", problem="wrong size",
-                                got=feat, expected=f"{bins} = nr_of_channels * sum(fft_size // 2 + 1)")
-        return Tensor(name=f"{base}_output", dims=[inp.dims[inp.batch_dim_axis], frames, feat], dtype="complex64",
-                      time_dim_axis=1, feature_dim_axis=2, available_for_inference=inp.available_for_inference)
+        return stft_output_template(
+            name, cls.layer_class, sources,
+            {"frame_shift": frame_shift, "frame_sizes": frame_sizes, "fft_sizes": fft_sizes},
+            window=window, use_rfft=use_rfft, nr_of_channels=nr_of_channels, out_dim=out_dim,
+            bins_per_channel=sum(fft // 2 + 1 for _, fft in resolutions(frame_sizes, fft_sizes)),
+            bins_text="nr_of_channels * sum(fft_size // 2 + 1)")

@@ -16,7 +16,7 @@ dim). Per channel ``tf.signal.stft`` over the time axis, the channels' bins conc
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Dict, Optional
 
 import tensorflow as tf
 
@@ -27,6 +27,45 @@ from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.core.sources import concat_sources_template
 
 WINDOWS = ("hanning", "None")
+
+
+def stft_output_template(name: str, layer_class: str, sources: Any, required: Dict[str, Any], *, window: Any,
+                         use_rfft: bool, nr_of_channels: int, out_dim: Optional[Dim], bins_per_channel: int,
+                         bins_text: str) -> Tensor:
+    """The output template of the multi-channel STFT layers: ``{B, T', C * bins_per_channel}`` complex64, ``T'`` a
+    new dim ``'<layer>:MultiChannelMultiResolutionStft'``, the feature dim ``'<layer>:feature-dense'`` (or
+    ``out_dim``).
+
+    :param required: the frame arguments that must be given (name -> value)
+    :param bins_text: how the feature dim is computed, for the error of an ``out_dim`` of another size
+    :raises LayerArgError: a missing required argument, an unknown window, ``use_rfft=False``, ``out_dim`` of
+        another size
+    :raises LayerShapeError: the input is not ``{B, T, C=nr_of_channels}``
+    """
+    for arg, value in required.items():
+        if not value:
+            raise LayerArgError(layer=name, layer_class=layer_class, arg=arg, problem="missing required argument")
+    if window not in WINDOWS:
+        raise LayerArgError(layer=name, layer_class=layer_class, arg="window", problem="unsupported value",
+                            got=window, expected=" or ".join(repr(w) for w in WINDOWS))
+    if not use_rfft:
+        raise LayerArgError(layer=name, layer_class=layer_class, arg="use_rfft", problem="not supported",
+                            got=use_rfft, expected="True (the reference fails to build use_rfft=False)")
+    inp = concat_sources_template(sources, name=name, layer_class=layer_class)
+    if (inp.batch_dim_axis is None or inp.time_dim_axis is None or inp.feature_dim_axis is None
+            or inp.batch_ndim != 3 or inp.dim != nr_of_channels):
+        raise LayerShapeError(layer=name, layer_class=layer_class,
+                              problem=f"needs a signal {{B, T, C={nr_of_channels}}} (C = nr_of_channels)",
+                              got=repr(inp))
+    base = name.split("/")[-1]
+    frames = SpatialDim(f"{base}:MultiChannelMultiResolutionStft", None)
+    bins = nr_of_channels * bins_per_channel
+    feat = out_dim if out_dim is not None else FeatureDim(f"{base}:feature-dense", bins)
+    if feat.dimension != bins:
+        raise LayerArgError(layer=name, layer_class=layer_class, arg="out_dim", problem="wrong size",
+                            got=feat, expected=f"{bins} = {bins_text}")
+    return Tensor(name=f"{base}_output", dims=[inp.dims[inp.batch_dim_axis], frames, feat], dtype="complex64",
+                  time_dim_axis=1, feature_dim_axis=2, available_for_inference=inp.available_for_inference)
 
 
 def num_frames(length: tf.Tensor, frame_size: int, frame_shift: int, pad_last_frame: bool) -> tf.Tensor:
@@ -74,27 +113,7 @@ class MultiChannelStftLayer(ConcatInputLayer):
                                nr_of_channels: int = 1, out_dim: Optional[Dim] = None, **kwargs: Any) -> Tensor:
         """:raises LayerArgError: missing frame_shift/frame_size/fft_size, an unknown window, ``use_rfft=False``;
         :raises LayerShapeError: the input is not ``{B, T, C=nr_of_channels}``"""
-        for arg, value in (("frame_shift", frame_shift), ("frame_size", frame_size), ("fft_size", fft_size)):
-            if not value:
-                raise LayerArgError(layer=name, layer_class=cls.layer_class, arg=arg, problem="missing required argument")
-        if window not in WINDOWS:
-            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="window", problem="unsupported value",
-                                got=window, expected=" or ".join(repr(w) for w in WINDOWS))
-        if not use_rfft:
-            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="use_rfft", problem="not supported",
-                                got=use_rfft, expected="True (the reference fails to build use_rfft=False)")
-        inp = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
-        if (inp.batch_dim_axis is None or inp.time_dim_axis is None or inp.feature_dim_axis is None
-                or inp.batch_ndim != 3 or inp.dim != nr_of_channels):
-            raise LayerShapeError(layer=name, layer_class=cls.layer_class,
-                                  problem=f"needs a signal {{B, T, C={nr_of_channels}}} (C = nr_of_channels)",
-                                  got=repr(inp))
-        base = name.split("/")[-1]
-        frames = SpatialDim(f"{base}:MultiChannelMultiResolutionStft", None)
-        bins = nr_of_channels * (fft_size // 2 + 1)
-        feat = out_dim if out_dim is not None else FeatureDim(f"{base}:feature-dense", bins)
-        if feat.dimension != bins:
-            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="out_dim", problem="wrong size",
-                                got=feat, expected=f"{bins} = nr_of_channels * (fft_size // 2 + 1)")
-        return Tensor(name=f"{base}_output", dims=[inp.dims[inp.batch_dim_axis], frames, feat], dtype="complex64",
-                      time_dim_axis=1, feature_dim_axis=2, available_for_inference=inp.available_for_inference)
+        return stft_output_template(
+            name, cls.layer_class, sources, {"frame_shift": frame_shift, "frame_size": frame_size, "fft_size": fft_size},
+            window=window, use_rfft=use_rfft, nr_of_channels=nr_of_channels, out_dim=out_dim,
+            bins_per_channel=fft_size // 2 + 1, bins_text="nr_of_channels * (fft_size // 2 + 1)")
