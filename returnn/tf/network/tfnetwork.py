@@ -18,7 +18,7 @@ import numpy as np
 import tensorflow as tf
 
 import returnn.tf.layers  # noqa: F401  (registers all layers and losses)
-from returnn.errors import AxisDescriptionError, ConfigValueError, LayerArgError, LayerShapeError
+from returnn.errors import AxisDescriptionError, LayerArgError, LayerShapeError
 from returnn.log import log
 from returnn.tensor import Dim, NotSpecified, Tensor
 from returnn.tensor.axes import mark_dims_created_by
@@ -39,7 +39,8 @@ from returnn.tf.network.extern_data import ExternData
 from returnn.tf.network.extra_nets import construct_extra_layer, split_extra_name
 from returnn.tf.network.objective import NetworkObjectiveMixin
 from returnn.tf.network.params import NetworkParamsMixin
-from returnn.tf.network.run_hooks import SEQ_IDX_KEY, NetworkRunHooksMixin
+from returnn.tf.network.run_hooks import NetworkRunHooksMixin
+from returnn.tf.network.extern_data_access import NetworkExternDataMixin
 from returnn.tf.layers.core.search_choices import find_search_choices
 from returnn.tf.ops.dropout import cond_on_train_flag
 from returnn.tf.util.device import set_configured_device
@@ -47,7 +48,7 @@ from returnn.tf.util.train_flag import enter_construction, leave_construction
 from returnn.util.behavior_version import BehaviorVersion
 from returnn.util.suggest import close_matches
 
-class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin, NetworkObjectiveMixin):
+class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin, NetworkObjectiveMixin, NetworkExternDataMixin):
     """A network of layers built from a ``network`` dict.
 
     :param config: the Config (for ``extern_data``, ``debug_print_layer_output_template``, ...)
@@ -276,31 +277,6 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin, NetworkObjectiveMixin)
         start = [l for l in ([src] if src is not None else []) + ([base_search_choice] if base_search_choice
                                                                    is not None else []) + list(sources or [])]
         return find_search_choices(start)
-
-    # ---- extern data
-    def get_data_batch_dim(self) -> tf.Tensor:
-        """:return: int32 scalar, the batch size of the extern data (``extern_data.get_batch_info().dim``)
-
-        :raises ConfigValueError: no extern data has a batch axis with a placeholder"""
-        return self.extern_data.get_batch_info().dim
-
-    def get_extern_data(self, key: str, mark_data_key_as_used: bool = True) -> Tensor:
-        """``seq_idx`` (the batch entries' sequence indices, int32 ``[B]``) is added on first use, as the reference.
-
-        :raises LayerArgError-like ConfigValueError: unknown key (lists the known keys)"""
-        if key == SEQ_IDX_KEY and key not in self.extern_data.data:
-            self.add_seq_idx_extern_data()
-        if key not in self.extern_data.data:
-            raise ConfigValueError("extern_data", expected=f"a key {key!r} (known: {', '.join(sorted(self.extern_data.data))})",
-                                   got=sorted(self.extern_data.data),
-                                   suggestions=close_matches(key, self.extern_data.data),
-                                   hint=f"add {key!r} to extern_data, or fix the \"target\"/\"from\" that names it")
-        if mark_data_key_as_used:
-            self.get_root_network().used_data_keys.add(key)
-        return self.extern_data.data[key]
-
-    def get_used_data_keys(self) -> List[str]:
-        return sorted(self.get_root_network().used_data_keys)
 
     # ---- construction
     def construct_from_dict(self, net_dict: Dict[str, Dict[str, Any]], get_layer: Any = None) -> None:
