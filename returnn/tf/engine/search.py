@@ -74,30 +74,13 @@ def search(state: RunState, dataset, *, do_eval: bool = True, output_layer_names
     file_format = output_file_format
     if file_format not in ("txt", "py"):
         raise ConfigValueError("search_output_file_format", expected="'txt' or 'py'", got=file_format)
-    fetches: Dict[str, Any] = {}
     with state.graph.as_default():
-        for i, name in enumerate(names):
-            output = network.get_layer(name).output
-            if output.batch_dim_axis is not None and output.batch_dim_axis != 0:
-                output = output.copy_as_batch_major()
-            fetches["out%i" % i] = output.placeholder
-            if output.time_dim_axis is not None:
-                fetches["len%i" % i] = output.get_sequence_lengths()
-            beam = getattr(network.get_layer(name).output, "beam", None)
-            if beam is not None and getattr(beam, "scores", None) is not None:
-                fetches["scores%i" % i] = beam.scores  # [B, K], best first: n-best lists
+        fetches = _output_fetches(network, names)
         loss_fetches = LossFetches(network) if do_eval else None
     target = state.options.get(RunOptions).target
     vocab = (getattr(dataset, "labels", None) or {}).get(target)
     print("Search with network on %r." % (dataset,), file=log.v1)
-    for name in names:
-        layer = network.get_layer(name)
-        beam = getattr(layer.output, "beam", None)
-        if beam is None:
-            print("Given output %r is after decision (no beam)." % (layer,), file=log.v1)
-        else:
-            print("Given output %r has beam SearchBeam(name=%r, beam_size=%i)." % (layer, beam.name, beam.beam_size),
-                  file=log.v1)
+    _print_output_beams(network, names)
     results: Dict[str, Any] = {}
     epoch = state.epoch or 1
 
@@ -137,6 +120,35 @@ def search(state: RunState, dataset, *, do_eval: bool = True, output_layer_names
         file=log.v1)
     if output_file:
         write_search_output_file(output_file, results, file_format)
+
+
+def _output_fetches(network: Any, names: Sequence[str]) -> Dict[str, Any]:
+    """:return: per output layer ``i``: ``out<i>`` (its batch-major output), ``len<i>`` (the lengths of its time
+        axis, if any) and ``scores<i>`` (``[B, K]`` beam scores, best first, where its beam has them)"""
+    fetches: Dict[str, Any] = {}
+    for i, name in enumerate(names):
+        output = network.get_layer(name).output
+        if output.batch_dim_axis is not None and output.batch_dim_axis != 0:
+            output = output.copy_as_batch_major()
+        fetches["out%i" % i] = output.placeholder
+        if output.time_dim_axis is not None:
+            fetches["len%i" % i] = output.get_sequence_lengths()
+        beam = getattr(network.get_layer(name).output, "beam", None)
+        if beam is not None and getattr(beam, "scores", None) is not None:
+            fetches["scores%i" % i] = beam.scores  # [B, K], best first: n-best lists
+    return fetches
+
+
+def _print_output_beams(network: Any, names: Sequence[str]) -> None:
+    """Logs whether each output layer has a beam (the reference's lines)."""
+    for name in names:
+        layer = network.get_layer(name)
+        beam = getattr(layer.output, "beam", None)
+        if beam is None:
+            print("Given output %r is after decision (no beam)." % (layer,), file=log.v1)
+        else:
+            print("Given output %r has beam SearchBeam(name=%r, beam_size=%i)." % (layer, beam.name, beam.beam_size),
+                  file=log.v1)
 
 
 def _as_hyp(seq: np.ndarray, vocab) -> Any:

@@ -113,24 +113,7 @@ class StringUnitRecLayer(ConcatInputLayer):
             x = tf.reshape(x, [-1, int(x.shape[-1])])
         n_in = int(x.shape[-1])
         n_out = self.output.dim
-        seed = self.network.random.randint(2 ** 31)  # one seed for all params (as the reference, observed)
-        inits = {
-            "forward": (forward_weights_init, "glorot_uniform", "forward_weights_init"),
-            "recurrent": (recurrent_weights_init, "glorot_uniform", "recurrent_weights_init"),
-            "bias": (bias_init, 0.0, "bias_init"),
-        }
-        params = {}
-        with tf.compat.v1.variable_scope("rec"):
-            for param_name, shape, role in self._unit.param_specs(n_in, n_out):
-                if isinstance(role, tuple):  # ("const", value): a fixed initial value
-                    init = tf.constant_initializer(role[1])
-                else:
-                    spec, default, key = inits[role]
-                    init = get_initializer(default if spec is None else spec, seed=seed,
-                                           key=f"{self.name}/{key}")
-                param = tf.compat.v1.get_variable(param_name, shape=list(shape), dtype=tf.float32, initializer=init,
-                                                  trainable=self.trainable)
-                params[param_name] = self.add_param(param)
+        params = self._create_unit_params(n_in, n_out, forward_weights_init, recurrent_weights_init, bias_init)
         initial_state = self._create_state_vars(initial_state, n_out)
         kept = self._create_kept_state_vars(initial_state, n_out)
         self._unit.train_flag = self.network.train_flag  # used by units with zoneout/dropout
@@ -161,6 +144,32 @@ class StringUnitRecLayer(ConcatInputLayer):
             y = tf.stop_gradient(y)
         y.set_shape(self.output.batch_shape)
         self.output.placeholder = y
+
+    def _create_unit_params(self, n_in: int, n_out: int, forward_weights_init: Any, recurrent_weights_init: Any,
+                            bias_init: Any) -> Dict[str, tf.Variable]:
+        """Creates the string unit's params under ``<layer>/rec/`` (names and shapes from the unit's
+        ``param_specs``), all initialized from one seed drawn from the network (as the reference, observed).
+
+        :return: param name -> variable (also added to the layer's params)"""
+        seed = self.network.random.randint(2 ** 31)  # one seed for all params (as the reference, observed)
+        inits = {
+            "forward": (forward_weights_init, "glorot_uniform", "forward_weights_init"),
+            "recurrent": (recurrent_weights_init, "glorot_uniform", "recurrent_weights_init"),
+            "bias": (bias_init, 0.0, "bias_init"),
+        }
+        params = {}
+        with tf.compat.v1.variable_scope("rec"):
+            for param_name, shape, role in self._unit.param_specs(n_in, n_out):
+                if isinstance(role, tuple):  # ("const", value): a fixed initial value
+                    init = tf.constant_initializer(role[1])
+                else:
+                    spec, default, key = inits[role]
+                    init = get_initializer(default if spec is None else spec, seed=seed,
+                                           key=f"{self.name}/{key}")
+                param = tf.compat.v1.get_variable(param_name, shape=list(shape), dtype=tf.float32, initializer=init,
+                                                  trainable=self.trainable)
+                params[param_name] = self.add_param(param)
+        return params
 
     #: user-registered TF RNN cell classes by lower-case unit name (see :meth:`_create_rnn_cells_dict`)
     _rnn_cells_dict: Dict[str, Any] = USER_CELLS

@@ -118,6 +118,33 @@ class _Loop:
         return tf.repeat(raw, self.beam, axis=axis)
 
 
+def _collect_params(rec_layer: Any, unit_layers: Dict[str, Any]) -> None:
+    """The rec layer's ``params``: the variables of its scope (keys relative to ``<rec layer>/rec/``, as the
+    reference, observed: ``"output/W"``), without states kept over runs; with the rec layer's ``name_scope`` ``""``
+    those of its unit's layers (``unit_layers``: the moved-out and the step layers). A rec layer with
+    ``"trainable": False`` makes its unit's params untrainable."""
+    scope = tf.compat.v1.get_variable_scope().name
+    if scope:
+        for var in tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES, scope=scope + "/"):
+            if kept_state.is_state_var(var):  # no param (initial_state "keep_over_epoch")
+                continue
+            key = var.name[len(scope) + 1:-2]
+            if key.startswith("rec/"):  # relative to "<rec layer>/rec/", as the reference (observed): "output/W"
+                key = key[len("rec/"):]
+            rec_layer.params[key] = var
+    else:  # name_scope "": the unit's layers' params are in the root scope; those of its layers
+        for name, layer in sorted(unit_layers.items()):
+            for key, var in layer.params.items():
+                rec_layer.params.setdefault(var.name[:-2] if var.name.endswith(":0") else var.name, var)
+    if not rec_layer.trainable:  # as the reference (observed): also the unit's layers with "trainable": True
+        # (only the params of this unit's own layers: another rec layer may share the scope, "name_scope")
+        own = {id(var) for layer in unit_layers.values() for var in layer.params.values()}
+        trainable = tf.compat.v1.get_collection_ref(tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES)
+        for var in rec_layer.params.values():
+            if id(var) in own and var in trainable:
+                trainable.remove(var)
+
+
 def build_loop(cell: Any, rec_layer: Any) -> None:
     """Builds everything of the rec layer with a unit dict (see :mod:`returnn.tf.layers.recurrent.subnet.cell`)."""
     with tf.compat.v1.variable_scope("rec"):
@@ -177,26 +204,7 @@ def build_loop(cell: Any, rec_layer: Any) -> None:
                 return make_internal(name, loop.outside.net, output, loss=owner.loss, target=owner.target,
                                      loss_scale=owner.loss_scale, _target_layers={})
             register_losses(cell, rec_layer, full_layers, make_proxy)
-    scope = tf.compat.v1.get_variable_scope().name
-    if scope:
-        for var in tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES, scope=scope + "/"):
-            if kept_state.is_state_var(var):  # no param (initial_state "keep_over_epoch")
-                continue
-            key = var.name[len(scope) + 1:-2]
-            if key.startswith("rec/"):  # relative to "<rec layer>/rec/", as the reference (observed): "output/W"
-                key = key[len("rec/"):]
-            rec_layer.params[key] = var
-    else:  # name_scope "": the unit's layers' params are in the root scope; those of its layers
-        for name, layer in sorted({**full_layers, **loop.step_layers}.items()):
-            for key, var in layer.params.items():
-                rec_layer.params.setdefault(var.name[:-2] if var.name.endswith(":0") else var.name, var)
-    if not rec_layer.trainable:  # as the reference (observed): also the unit's layers with "trainable": True
-        # (only the params of this unit's own layers: another rec layer may share the scope, "name_scope")
-        own = {id(var) for layer in {**full_layers, **loop.step_layers}.values() for var in layer.params.values()}
-        trainable = tf.compat.v1.get_collection_ref(tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES)
-        for var in rec_layer.params.values():
-            if id(var) in own and var in trainable:
-                trainable.remove(var)
+    _collect_params(rec_layer, {**full_layers, **loop.step_layers})
     rec_layer.sub_layers = full_layers
     cell.output_layers_net = loop.outside.net
     cell.input_layers_net = loop.outside.net if cell.inputs else None
