@@ -357,16 +357,18 @@ _EXAMPLES: Dict[str, LayerExample] = {
     "choice_get_beam_scores": LayerExample(
         _SEARCH, {**_decoder(), "output": {"class": "choice_get_beam_scores", "from": "dec"}},
         flags=_SEARCH_FLAGS, grad=False,
-        known_issue="outside the loop the output has B*K entries but its template says ``[B]`` without a beam; the "
-                    "reference's template is ``[B&Beam{'dec/output'}(3)]`` (observed)",
         notes="The final scores ``{B*K}`` of the hypotheses of the searched ``dec`` (the decoder of the ``choice`` "
               "example); inside the unit, from the ``choice`` layer, the scores after each step."),
     "choice_get_src_beams": LayerExample(
         _SEARCH, {**_decoder(), "output": {"class": "choice_get_src_beams", "from": "dec"}},
         flags=_SEARCH_FLAGS, grad=False,
-        known_issue="outside the loop the output has B*K entries but its template says ``[B]`` without a beam; the "
-                    "reference's template is ``[B&Beam{'dec/output'}(3)]`` (observed)",
         notes="For each final hypothesis of ``dec``, the hypothesis of the previous step it extends."),
+    "split_batch_beam": LayerExample(
+        _SEARCH, {**_decoder(), "scores": {"class": "choice_get_beam_scores", "from": "dec"},
+                  "output": {"class": "split_batch_beam", "from": "scores"}},
+        flags=_SEARCH_FLAGS, grad=False,
+        notes="The final scores ``{B*K}`` of the hypotheses of the searched ``dec`` as ``{B, K}`` (the beam as an "
+              "axis of its own, no beam left)."),
     "decide_keep_beam": LayerExample(
         _SEARCH, _decoder(kept={"class": "decide_keep_beam", "from": "s"},
                           prob={"class": "softmax", "from": ["kept"], "target": "classes", "loss": "ce"}),
@@ -409,6 +411,13 @@ _EXAMPLES: Dict[str, LayerExample] = {
         _DATA, {"output": {"class": "shift_axis", "axis": "T", "amount": 1, "pad_value": 0.5, "from": "data"}}),
     "slice": LayerExample(
         _DATA, {"output": {"class": "slice", "axis": "T", "slice_start": 1, "slice_step": 2, "from": "data"}}),
+    "unflatten_nd": LayerExample(
+        _DATA, {"len": {"class": "length", "from": "data"},
+                "sizes": {"class": "eval", "from": "len", "eval": "tf.concat([tf.reshape(source(0), [-1, 1])] * 2, 1) ** [1, 0]",
+                          "out_type": {"shape": (2,), "dtype": "int32", "time_dim_axis": None}},
+                "output": {"class": "unflatten_nd", "from": "data", "sizes": "sizes", "num_axes": 2}},
+        notes="The time axis ``T`` split into two axes by per-sequence sizes ``{B, 2}``, here ``(T_b, 1)``: "
+              "``{B, T0, T1, F}``."),
     "split_batch_time": LayerExample(
         {"data": {"shape": (4, 5), "time_dim_axis": 1}},
         {"flat": {"class": "flatten_batch", "from": "data"},
