@@ -22,11 +22,27 @@ def build_net(net_dict: Dict[str, Any], extern_data: Optional[Dict[str, Any]] = 
 
 
 def load_uniform_params(session: tf.compat.v1.Session, params: Dict[str, Any], rs: np.random.RandomState,
-                        bound: float = 1.5) -> None:
+                        bound: float = 1.5) -> Dict[str, np.ndarray]:
     """Loads values uniform in ``[-bound, bound)`` into ``params`` (name -> variable), drawn from ``rs`` in sorted
-    name order (so that tests compare with values observed from the reference for the same draws)."""
+    name order (so that tests compare with values observed from the reference for the same draws).
+
+    :return: name -> the loaded value"""
+    values = {}
     for name in sorted(params):
-        params[name].load(rs.uniform(-bound, bound, size=params[name].shape.as_list()).astype("float32"), session)
+        values[name] = rs.uniform(-bound, bound, size=params[name].shape.as_list()).astype("float32")
+        params[name].load(values[name], session)
+    return values
+
+
+def load_random_params(session: tf.compat.v1.Session, net: TFNetwork, prefix: str, seed: int = 1
+                       ) -> Dict[str, np.ndarray]:
+    """Initializes the network's variables, then loads uniform ``[-1, 1)`` values (seed ``seed``) into its params.
+
+    :return: param name without ``prefix`` (e.g. ``"output/rec/"``) -> the loaded value"""
+    params = {p.name[:-2]: p for p in net.get_params_list()}
+    session.run(tf.compat.v1.global_variables_initializer())
+    values = load_uniform_params(session, params, np.random.RandomState(seed), bound=1.0)
+    return {name[len(prefix):]: value for name, value in values.items()}
 
 
 def make_feed(net: TFNetwork, values: Dict[str, np.ndarray], seq_lens: Dict[str, Any]) -> Dict[Any, Any]:

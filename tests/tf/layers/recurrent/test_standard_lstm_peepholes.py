@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from tf_net_helpers import build_net, make_feed
+from tf_net_helpers import build_net, load_random_params, make_feed
 
 from returnn.errors import LayerArgError
 
@@ -42,17 +42,6 @@ def np_peephole_lstm(p, x, lens, forget_bias=1.0, peepholes=True, cell_clip=None
     return y
 
 
-def _load_random_params(session, net, prefix, seed=1):
-    params = {v.name[:-2]: v for v in net.get_params_list()}
-    session.run(tf.compat.v1.global_variables_initializer())
-    rng = np.random.RandomState(seed)
-    values = {}
-    for name in sorted(params):
-        values[name[len(prefix):]] = value = rng.uniform(-1, 1, params[name].shape.as_list()).astype("float32")
-        params[name].load(value, session)
-    return values
-
-
 def _inputs(seed=3):
     rng = np.random.RandomState(seed)
     x = rng.uniform(-1, 1, (3, 6, N_IN)).astype("float32")
@@ -77,7 +66,7 @@ def test_peephole_param_names_as_reference(session):
 def test_peephole_rec_numerics(session, opts, direction):
     net = build_net({"output": {"class": "rec", "unit": "standardlstm", "unit_opts": opts, "n_out": N,
                                 "from": "data", "direction": direction}}, train_flag=False)
-    p = _load_random_params(session, net, "output/rec/")
+    p = load_random_params(session, net, "output/rec/")
     x, lens = _inputs()
     y = session.run(net.get_layer("output").output.copy_as_batch_major().placeholder,
                     feed_dict=make_feed(net, {"data": x}, {"data": lens}))
@@ -93,7 +82,7 @@ def test_peephole_rnn_cell_in_loop(session):
         "s": {"class": "rnn_cell", "unit": "standardlstm", "unit_opts": {"use_peepholes": True, "forget_bias": 0.0},
               "from": "data:source", "n_out": N},
         "output": {"class": "copy", "from": "s"}}}}, train_flag=False)
-    p = _load_random_params(session, net, "output/rec/s/rec/")
+    p = load_random_params(session, net, "output/rec/s/rec/")
     assert sorted(p) == ["lstm_cell/bias", "lstm_cell/kernel", "lstm_cell/w_f_diag", "lstm_cell/w_i_diag",
                          "lstm_cell/w_o_diag"]
     x, lens = _inputs()

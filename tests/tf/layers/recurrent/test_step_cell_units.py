@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from tf_net_helpers import build_net, make_feed
+from tf_net_helpers import build_net, load_random_params, make_feed
 
 from returnn.errors import LayerArgError, UnknownNameError
 
@@ -106,17 +106,6 @@ def np_zoneout_lstm(p, x, lens, zc, zh, use_zoneout_output=False, direction=1):
     return y
 
 
-def _load_random_params(session, net, prefix, seed=1):
-    params = {p.name[:-2]: p for p in net.get_params_list()}
-    session.run(tf.compat.v1.global_variables_initializer())
-    rng = np.random.RandomState(seed)
-    values = {}
-    for name in sorted(params):
-        values[name[len(prefix):]] = value = rng.uniform(-1, 1, params[name].shape.as_list()).astype("float32")
-        params[name].load(value, session)
-    return values
-
-
 def _inputs(seed=3):
     rng = np.random.RandomState(seed)
     x = rng.uniform(-1, 1, (3, 6, N_IN)).astype("float32")
@@ -147,7 +136,7 @@ LN_NUMERICS = [
 def test_ln_lstm_numerics(session, opts, direction):
     net = build_net({"output": {"class": "rec", "unit": LN, "unit_opts": opts, "n_out": N, "from": "data",
                                 "direction": direction}}, train_flag=False)
-    p = _load_random_params(session, net, "output/rec/")
+    p = load_random_params(session, net, "output/rec/")
     x, lens = _inputs()
     y = session.run(net.get_layer("output").output.copy_as_batch_major().placeholder,
                     feed_dict=make_feed(net, {"data": x}, {"data": lens}))
@@ -209,7 +198,7 @@ def test_zoneout_lstm_params_and_numerics(session, unit, opts, direction):
                                 "direction": direction}}, train_flag=False)
     assert {p.name[:-2]: p.shape.as_list() for p in net.get_params_list()} == {
         "output/rec/lstm_cell/kernel": [8, 20], "output/rec/lstm_cell/bias": [20]}  # observed
-    p = _load_random_params(session, net, "output/rec/")
+    p = load_random_params(session, net, "output/rec/")
     x, lens = _inputs()
     y = session.run(net.get_layer("output").output.copy_as_batch_major().placeholder,
                     feed_dict=make_feed(net, {"data": x}, {"data": lens}))
@@ -224,7 +213,7 @@ def test_zoneout_in_training_keeps_previous_or_takes_new(session):
     net = build_net({"output": {"class": "rec", "unit": "zoneoutlstm", "n_out": N, "from": "data",
                                 "unit_opts": {"zoneout_factor_output": 0.5, "use_zoneout_output": True}}},
                     train_flag=True)
-    p = _load_random_params(session, net, "output/rec/")
+    p = load_random_params(session, net, "output/rec/")
     x, lens = _inputs()
     y = session.run(net.get_layer("output").output.copy_as_batch_major().placeholder,
                     feed_dict=make_feed(net, {"data": x}, {"data": lens}))
@@ -256,7 +245,7 @@ def test_rnn_cell_step_cells_in_loop(session, unit, opts, expected_params):
         "s": {"class": "rnn_cell", "unit": unit, "unit_opts": opts, "n_out": N, "from": ["data:source", "prev:s"]},
         "output": {"class": "copy", "from": "s"}}}}, train_flag=False)
     assert {p.name[len("output/rec/s/rec/"):-2]: p.shape.as_list() for p in net.get_params_list()} == expected_params
-    p = _load_random_params(session, net, "output/rec/s/rec/")
+    p = load_random_params(session, net, "output/rec/s/rec/")
     x, lens = _inputs()
     y = session.run(net.get_layer("output").output.copy_as_batch_major().placeholder,
                     feed_dict=make_feed(net, {"data": x}, {"data": lens}))
