@@ -39,7 +39,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-TREE = os.path.join(REPO, "benchmarks", "real-configs", ".work", "tree")
+# the extracted tree of returnn-experiments (benchmarks/real-configs/run.py extracts it); --tree or the environment
+# variable REAL_CONFIGS_TREE (which the workers inherit) point to another copy
+TREE = os.environ.get("REAL_CONFIGS_TREE") or os.path.join(REPO, "benchmarks", "real-configs", ".work", "tree")
 
 # name -> (config path in the tree, input length range (frames), target length range or "same" (frame-level
 # targets on the input's time axis), batch size (sequences))
@@ -137,9 +139,11 @@ def _worker(args) -> None:
         else os.path.join(TREE, args.worker)  # --config: a config path in the tree
     in_range, tgt_range, batch = BENCHMARKS[args.worker][1:] if args.worker in BENCHMARKS \
         else _custom_shapes(args)
-    if args.batch == "config" and args.worker in CONFIG_BATCH:  # --batch config: the config's own batch
+    if args.batch.split(":")[0] == "config" and args.worker in CONFIG_BATCH:  # --batch config: the config's own
         in_range, tgt_range, batch = CONFIG_BATCH[args.worker]
-    elif args.batch not in ("small", "config"):  # --batch N: N sequences of the benchmark's lengths
+        if ":" in args.batch:  # --batch config:N: N sequences of the config's lengths (a smaller step, same shapes)
+            batch = int(args.batch.split(":")[1])
+    elif args.batch != "small" and not args.batch.startswith("config"):  # --batch N: N sequences of the benchmark's lengths
         batch = int(args.batch)
     os.chdir(os.path.dirname(config_path))
     sys.argv = ["rnn.py", config_path]
@@ -302,7 +306,9 @@ def _worker(args) -> None:
             steps.append(time.time() - t)
             cpu.append(time.process_time() - c)  # CPU seconds of all the process's threads
         if args.trace:
-            _print_trace(tf, session, optim_op, feeds[-1], args.trace, "training step", args.trace_nodes)
+            _print_trace(tf, session, optim_op, feeds[-1], args.trace, "training step", args.trace_nodes,
+                         dump=os.path.join(args.trace_dump, ("ours" if new_session else "ref") + ".json")
+                         if args.trace_dump else None)
     steps_sorted = sorted(steps)
     times["step_median"] = steps_sorted[len(steps) // 2]
     times["step_min"] = steps_sorted[0]
@@ -437,30 +443,50 @@ def _session_proto(tf, session_opts):
     return json_format.ParseDict(json.loads(session_opts), tf.compat.v1.ConfigProto())
 
 
-def _print_trace(tf, session, fetch, feed, top: int, what: str, nodes: int = 0) -> None:
-    """Runs ``fetch`` with a full trace; prints the ``top`` op types by summed kernel time (ms) and the op count,
-    then the ``nodes`` single kernels with the most time (name, output shapes)."""
+def _print_trace(tf, session, fetch, feed, top: int, what: str, nodes: int = 0, dump: str = None) -> None:
+    """Runs ``fetch`` with a full trace; prints the ``top`` op types by summed kernel time (ms), their kernel
+    count and the elements of their outputs (millions: the work of element-wise kernels, independent of the load),
+    then the ``nodes`` single kernels with the most time (name, output shapes); ``dump``: a JSON file with every
+    kernel (name, type, ms, output shapes)."""
     meta = tf.compat.v1.RunMetadata()
     opts = tf.compat.v1.RunOptions(trace_level=tf.compat.v1.RunOptions.FULL_TRACE)
     session.run(fetch, feed_dict=feed, options=opts, run_metadata=meta)
-    by_type, by_node, count = {}, {}, 0
+    by_type, by_node, count, kernels, per_type = {}, {}, 0, [], {}
     for dev in meta.step_stats.dev_stats:
         for node in dev.node_stats:
             kind = node.timeline_label.split("(")[0].split(" = ")[-1].strip() or node.node_name
             ms = (node.all_end_rel_micros or 0) / 1000.0
             by_type[kind] = by_type.get(kind, 0.0) + ms
             count += 1
+            dims = [[int(d.size) for d in out.tensor_description.shape.dim] for out in node.output]
+            elements = sum(int(numpy_prod(d)) for d in dims)
+            n, e = per_type.get(kind, (0, 0))
+            per_type[kind] = (n + 1, e + elements)
+            if dump:
+                kernels.append({"name": node.node_name, "type": kind, "ms": ms, "shapes": dims})
             if nodes:  # the single kernels, with their output shapes
-                shapes = ",".join("x".join(str(d.size) for d in out.tensor_description.shape.dim)
-                                  for out in node.output)
+                shapes = ",".join("x".join(str(d) for d in dim) for dim in dims)
                 key = (f"{node.node_name} [{shapes}]", kind)
                 by_node[key] = by_node.get(key, 0.0) + ms
     total = sum(by_type.values())
     print(f"TRACE {what}: {count} kernels, {total:.1f} ms summed", flush=True)
     for kind, ms in sorted(by_type.items(), key=lambda kv: -kv[1])[:top]:
-        print(f"TRACE {kind:40s} {ms:9.1f} ms", flush=True)
+        n, e = per_type[kind]
+        print(f"TRACE {kind:40s} {ms:9.1f} ms {n:6d} kernels {e / 1e6:9.1f} M elements", flush=True)
+    if dump:
+        os.makedirs(os.path.dirname(dump), exist_ok=True)
+        with open(dump, "w") as f:
+            json.dump(kernels, f)
     for (name, kind), ms in sorted(by_node.items(), key=lambda kv: -kv[1])[:nodes]:
         print(f"TRACE NODE {ms:8.2f} ms {kind:30s} {name}", flush=True)
+
+
+def numpy_prod(dims) -> int:
+    """:return: the product of ``dims`` (1 for a scalar)"""
+    result = 1
+    for d in dims:
+        result *= max(d, 0)
+    return result
 
 
 # ---------------------------------------------------------------------------------------------- the parent
@@ -482,6 +508,7 @@ def _run_one(python: str, name: str, args) -> dict:
     proc = subprocess.run(
         [python, os.path.abspath(__file__), "--worker", name, "--t0", repr(t0), "--steps", str(args.steps),
          "--warmup", str(args.warmup), "--trace", str(args.trace), "--trace-nodes", str(args.trace_nodes),
+         "--trace-dump", args.trace_dump or "",
          "--input-lens", args.input_lens, "--target-lens", args.target_lens, "--batch", args.batch]
         + (["--first-noop"] if args.first_noop else [])
         + (["--epoch", str(args.epoch)] if args.epoch != 1 else [])
@@ -519,8 +546,9 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=2)
     parser.add_argument("--batch", default="small",
                         help="'small' (default: the sequences of BENCHMARKS, 2 per step for the published configs), "
-                             "'config' (the batch the published config trains with: CONFIG_BATCH), or a number of "
-                             "sequences (of the benchmark's lengths)")
+                             "'config' (the batch the published config trains with: CONFIG_BATCH), 'config:N' (N "
+                             "sequences of the config's lengths), or a number of sequences (of the benchmark's "
+                             "lengths)")
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--warmup", type=int, default=1)
     parser.add_argument("--timeout", type=int, default=900)
@@ -528,6 +556,9 @@ def main() -> None:
                                                  "'{\"intra_op_parallelism_threads\": 1}'")
     parser.add_argument("--trace", type=int, default=0,
                         help="after the timed steps, one traced step: print this many op types by kernel time")
+    parser.add_argument("--trace-dump", metavar="DIR", default="",
+                        help="with --trace: write every traced kernel (name, type, ms, output shapes) of the "
+                             "training step to DIR/ours.json and DIR/ref.json")
     parser.add_argument("--trace-nodes", type=int, default=0,
                         help="with --trace: also print this many single kernels by time (name, output shapes)")
     parser.add_argument("--stage", default="train", choices=["train", "forward", "gradients"],
@@ -567,10 +598,17 @@ def main() -> None:
     parser.add_argument("--ours", default=sys.executable,
                         help="Python for this project (its worker imports the returnn of this checkout first)")
     parser.add_argument("--ref", default="/tmp/refvenv/bin/python", help="Python of the reference's venv")
+    parser.add_argument("--tree", default=TREE,
+                        help="the extracted tree of returnn-experiments (default: $REAL_CONFIGS_TREE, else "
+                             "benchmarks/real-configs/.work/tree, which benchmarks/real-configs/run.py extracts)")
     args = parser.parse_args()
     if args.worker:
         _worker(args)
         return
+    if not os.path.isdir(args.tree):
+        raise SystemExit(f"no config tree at {args.tree}: extract it with benchmarks/real-configs/run.py (see its "
+                         "README), or pass --tree DIR / set REAL_CONFIGS_TREE")
+    os.environ["REAL_CONFIGS_TREE"] = os.path.abspath(args.tree)  # the workers' TREE
     names = [n for n in BENCHMARKS if any(s in n for s in args.only)] if args.only else DEFAULT
     if args.config:
         names = list(args.config)
