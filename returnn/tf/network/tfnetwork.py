@@ -41,7 +41,7 @@ from returnn.tf.network.objective import NetworkObjectiveMixin
 from returnn.tf.network.params import NetworkParamsMixin
 from returnn.tf.network.run_hooks import NetworkRunHooksMixin
 from returnn.tf.network.extern_data_access import NetworkExternDataMixin
-from returnn.tf.layers.core.search_choices import find_search_choices
+from returnn.tf.layers.core.search_choices import debug_search_choices, find_search_choices
 from returnn.tf.ops.dropout import cond_on_train_flag
 from returnn.tf.util.device import set_configured_device
 from returnn.tf.util.train_flag import enter_construction, leave_construction
@@ -270,13 +270,16 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin, NetworkObjectiveMixin,
 
     def get_search_choices(self, sources: Any = None, src: Any = None, base_search_choice: Any = None,
                            _layer_to_search_choices: Any = None, debug_stream: Any = None) -> Any:
-        """:return: the search choices (:class:`returnn.tf.layers.core.search_choices.SearchChoices`) of the nearest
-            ``choice`` layer that ``src`` (or ``base_search_choice``, or all of ``sources``) depends on in a
-            search; None outside of a search or without a choice layer among the dependencies (as the reference
-            in training)"""
+        """:return: the latest search choices (:class:`returnn.tf.layers.core.search_choices.SearchChoices`) that
+            ``src`` (or ``base_search_choice``, or all of ``sources``) depends on in a search; None outside of a
+            search or without a choice among the dependencies (as the reference in training)"""
         start = [l for l in ([src] if src is not None else []) + ([base_search_choice] if base_search_choice
                                                                    is not None else []) + list(sources or [])]
         return find_search_choices(start)
+
+    def debug_search_choices(self, base_search_choice: Any) -> None:
+        """Prints the dependencies of layer ``base_search_choice`` with their search choices (for debugging)."""
+        debug_search_choices(base_search_choice)
 
     # ---- construction
     def construct_from_dict(self, net_dict: Dict[str, Dict[str, Any]], get_layer: Any = None) -> None:

@@ -118,6 +118,10 @@ class GenericAttentionLayer(LayerBase):
             out = tf.einsum(f"{w_spec},{b_spec}->{out_spec}", w_raw, b.placeholder)
         self.output.placeholder = out
 
+    def get_dep_layers(self) -> List[LayerBase]:
+        """:return: the sources, the ``weights`` and the ``base`` layer"""
+        return super().get_dep_layers() + [self.weights, self.base]
+
     @classmethod
     def transform_config_dict(cls, d: Dict[str, Any], network: Any, get_layer: Any) -> None:
         """Resolves ``weights`` and ``base`` to layers; ``from`` defaults to none."""

@@ -62,6 +62,9 @@ class LayerBase:
     layer_class: Optional[str] = None
     recurrent = False
     supports_input_dropout = False  # ConcatInputLayer applies ``dropout`` to its input
+    #: in a searched rec loop's step, set on the internal layers of its values (``prev:X``, a value gathered into
+    #: the rows of a choice): the search choices of the hypotheses their rows are (a ``prev:<choice>`` layer's own)
+    fixed_search_choices: Any = None
 
     # the common arguments as attributes (the reference's names), read from ``common_args``; a layer class may
     # assign its own value (``self.loss = ...``), which then wins for that layer
@@ -528,7 +531,8 @@ class LayerBase:
     def own_search_choices(self) -> Any:
         """:return: see :attr:`search_choices`; layers that select hypotheses override it"""
         if getattr(self, "search_src_beams", None) is None:
-            return None
+            fixed = self.fixed_search_choices
+            return fixed if fixed is not None and fixed.owner is self else None
         from returnn.tf.layers.core.search_choices import SearchChoices
 
         return SearchChoices(self)

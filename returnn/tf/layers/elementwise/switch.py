@@ -3,7 +3,7 @@ elementwise ``tf.where``; a python bool condition just selects one branch. Shape
 
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any, Dict, List
 
 import tensorflow as tf
 
@@ -32,6 +32,7 @@ class SwitchLayer(LayerBase):
         :param false_from: layer or constant where the condition is false
         """
         super().__init__(**kwargs)
+        self._branch_layers = [condition, true_from, false_from]
         out = self.output
 
         def raw(x: Any) -> tf.Tensor:
@@ -51,6 +52,10 @@ class SwitchLayer(LayerBase):
         shape = tf.broadcast_dynamic_shape(tf.broadcast_dynamic_shape(tf.shape(cond), tf.shape(t)), tf.shape(f))
         self.output.placeholder = tf.where(tf.broadcast_to(cond, shape), tf.broadcast_to(t, shape),
                                            tf.broadcast_to(f, shape))
+
+    def get_dep_layers(self) -> List[LayerBase]:
+        """:return: the sources and the layers among ``condition``, ``true_from``, ``false_from``"""
+        return super().get_dep_layers() + [x for x in self._branch_layers if _is_layer(x)]
 
     @classmethod
     def transform_config_dict(cls, d: Dict[str, Any], network: Any, get_layer: Any) -> None:

@@ -59,3 +59,43 @@ def test_prev_value_over_a_base_axis_is_per_hypothesis(session):
     feed = {data.placeholder: np.random.RandomState(2).normal(size=(2, 5, 2)), data.size_placeholder[0]: [5, 3]}
     out = session.run(net.layers["output"].output.placeholder, feed_dict=feed)
     assert out.shape[1] == 2 * 3
+
+
+def test_prev_value_keeps_the_rows_of_its_choice(session):
+    """``prev:lin2`` (after the first of two choices) keeps the first choice's rows of the previous step, as the
+    reference (observed, test_search_multi_choice): a layer reading only it, ``lin1a``, is ``[B*K1]``, the value
+    ``lin2`` had in the previous step; ``lin1b`` reads it in the rows of the previous step's second choice."""
+    unit = {
+        "lin1": {"class": "linear", "from": "prev:choice2", "activation": "relu", "n_out": 4},
+        "lin1a": {"class": "eval", "from": "prev:lin2", "eval": "source(0) * -0.5"},
+        "lin1b": {"class": "combine", "kind": "add", "from": ["lin1", "lin1a"]},
+        "prob1": {"class": "linear", "activation": "log_softmax", "from": "lin1b", "n_out": 5},
+        "choice1": {"class": "choice", "from": "prob1", "input_type": "log_prob", "beam_size": 2,
+                    "target": "target1", "initial_output": 0},
+        "lin2": {"class": "linear", "from": "choice1", "activation": "relu", "n_out": 4},
+        "prob2": {"class": "linear", "activation": "log_softmax", "from": "lin2", "n_out": 5},
+        "choice2": {"class": "choice", "from": "prob2", "input_type": "log_prob", "beam_size": 3,
+                    "target": "target2", "initial_output": 0},
+        "src2": {"class": "choice_get_src_beams", "from": "choice2"},
+        "output": {"class": "copy", "from": "choice2"},
+    }
+    names = ("lin1", "lin1a", "lin1b", "lin2", "src2")
+    for name in names:
+        unit[f"{name}_raw"] = {"class": "decide_keep_beam", "from": name, "is_output_layer": True}
+    config = Config({"extern_data": {"data": {"dim": 2}, "target1": {"dim": 5, "sparse": True},
+                                     "target2": {"dim": 5, "sparse": True}}})
+    net = TFNetwork(config=config, search_flag=True, train_flag=False)
+    net.construct_from_dict({"output": {"class": "rec", "from": "data", "unit": unit}})
+    session.run(tf.compat.v1.global_variables_initializer())
+    data = net.extern_data.data["data"]
+    feed = {data.placeholder: np.zeros((2, 4, 2), "float32"), data.size_placeholder[0]: [4, 4]}
+    v = session.run({name: net.get_layer(f"output/{name}_raw").output.placeholder for name in names},
+                    feed_dict=feed)
+    assert v["lin1a"].shape == v["lin2"].shape == (4, 2 * 2, 4)  # the first choice's rows
+    assert v["lin1"].shape == v["lin1b"].shape == (4, 2 * 3, 4)
+    np.testing.assert_allclose(v["lin1a"][0], 0.0)  # the initial output of lin2
+    np.testing.assert_allclose(v["lin1a"][1:], -0.5 * v["lin2"][:-1], rtol=1e-6)
+    # lin1b: lin1a gathered by the previous step's second choice's source rows (into its [B*K2] rows)
+    for t in range(1, 4):
+        rows = (np.arange(2)[:, None] * 2 + v["src2"][t - 1].reshape(2, 3)).reshape(-1)
+        np.testing.assert_allclose(v["lin1b"][t], v["lin1"][t] + v["lin1a"][t][rows], rtol=1e-5, atol=1e-6)

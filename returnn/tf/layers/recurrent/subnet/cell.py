@@ -26,6 +26,7 @@ from returnn.log import log
 from returnn.tensor import Dim, SpatialDim, Tensor
 from returnn.tf.layers.core.scope_names import scope_prefix_of
 from returnn.tf.layers.recurrent.subnet.initial import check_initial_output
+from returnn.tf.layers.recurrent.subnet.levels import latest_choice, step_levels, stored_level
 from returnn.tf.layers.recurrent.subnet.max_seq_len import max_seq_len_base_layers
 from returnn.tf.layers.recurrent.subnet.template import SubnetTemplates, TemplateLayer, builds_loss
 from returnn.tf.layers.search.beam import beam_dim
@@ -230,7 +231,9 @@ class SubnetworkRecCell:
 
     def level_beam(self, level: int) -> int:
         """:return: the number of hypotheses per sequence at ``level`` (0: the loop's, else the level's choice's;
-        a forced choice keeps those it extends)"""
+        a forced choice keeps those it extends; below 0: that of the previous step's level ``level + L``)"""
+        if level < 0:
+            level += len(self.choices)
         while level > 0 and self.choices[level - 1] in self.forced_choices:
             level -= 1
         if level == 0 or not self.choices:
@@ -385,14 +388,19 @@ class SubnetworkRecCell:
                                                 if builds_loss(self.unit[name], self.sub_net)})
 
     def _set_choice_levels(self) -> None:
-        """Sets :attr:`choice_level`: in search, the number of the step's choices a layer comes after (0: before
-        the first; its rows are the hypotheses of the previous step, else those of the level's choice)."""
+        """Sets, in search (see :mod:`.levels`), :attr:`choice_level` (a layer's level in its step: the number of the
+        step's choices it comes after; 0: the previous step's hypotheses, below 0: those of an earlier choice of
+        the previous step, which a ``prev:`` value of a layer before the last choice keeps), :attr:`stored_level`
+        (the level a layer's value is handed to the next step in) and :attr:`prev_level` (the level of ``prev:X``
+        and of ``X``'s carried state)."""
         self.choice_level: Dict[str, int] = {}
+        self.stored_level: Dict[str, int] = {}
+        self.prev_level: Dict[str, int] = {}
         if self.search:
-            for name in self.layers:
-                closure = self.templates.same_step_closure({name})
-                self.choice_level[name] = max((j + 1 for j, choice in enumerate(self.choices) if choice in closure),
-                                              default=0)
+            num = len(self.choices)
+            self.stored_level = stored_level(latest_choice(self.layers, self.choices), num)
+            self.prev_level = {name: level - num for name, level in self.stored_level.items()}
+            self.choice_level = step_levels(self.layers, self.choices, self.prev_level, self.stateful)
         self.choice_dependent = {name for name, level in self.choice_level.items() if level > 0}
 
     def search_reports_loss(self, name: str) -> bool:

@@ -29,7 +29,7 @@ from returnn.tensor import Tensor
 from returnn.tf.layers.core import kept_state
 from returnn.tf.layers.recurrent.subnet.move_out import OutsideNet, loop_major, make_internal, register_losses
 from returnn.tf.layers.recurrent.subnet.while_loop import run_while_loop
-from returnn.tf.layers.search.beam import SearchBeam, tile_beam
+from returnn.tf.layers.search.beam import SearchBeam, beam_dim, beam_dim_base, tile_beam
 
 
 def _batch_size(cell: Any, rec_layer: Any) -> tf.Tensor:
@@ -60,6 +60,7 @@ class _Loop:
         self.max_len: Optional[tf.Tensor] = None  # int32 scalar, the loop's maximal length (set by the loop)
         self.batch_size = _batch_size(cell, rec_layer)
         self._dim_map: Dict[Any, Any] = {}
+        self._other_dim_maps: Dict[int, Dict[Any, Any]] = {}
         self._base: Dict[str, Any] = {}
         self._data: Dict[str, Any] = {}
         self.frame_templates = {n: cell.layers[n].output for n in cell.layers}
@@ -98,24 +99,55 @@ class _Loop:
             self._data[name] = self.tile(self.cell.parent_net.get_layer(name), name)
         return self._data[name]
 
-    def in_beam(self, template: Tensor) -> Tensor:
+    def in_beam(self, template: Tensor, beam: Optional[int] = None) -> Tensor:
         """:return: ``template`` (a frame of a loop layer, e.g. the value ``prev:x`` reads) with each dynamic axis that
-        the loop's beam repeats (an axis of a tiled base layer, lengths ``[B]``) replaced by its variant for the
-        hypotheses (lengths ``[B*K]``), as the layers of the step have it"""
+        the loop's beam repeats (an axis of a tiled base layer, lengths ``[B]``, or its variant for another beam)
+        replaced by its variant for the hypotheses (lengths ``[B*K]``), as the layers of the step have it; with
+        ``beam``: for ``beam`` hypotheses per sequence (a search level with another beam size, see
+        :mod:`.levels`), without raw tensor"""
+        beam = self.beam if beam is None else beam
         if self.beam == 1 or not self._dim_map:
             return template
+        variants = self.dim_variants(beam)
         out = template
         for axis, dim in enumerate(template.dims):
             if dim.is_dynamic() and not dim.is_batch_dim():
-                variant = self._dim_map.get(dim.get_same_base())
+                base = beam_dim_base(dim)
+                variant = variants.get(dim.get_same_base() if base is None else base)
                 if variant is not None and variant is not dim:
                     out = out.copy_template_replace_dim_tag(axis, variant)
         return out
+
+    def dim_variants(self, beam: int) -> Dict[Any, Any]:
+        """:return: for each dynamic axis the loop's beam repeats (see :meth:`in_beam`), its variant for ``beam``
+        hypotheses per sequence (created once, by :meth:`prepare_beams` before the loop)"""
+        if beam == self.beam:
+            return self._dim_map
+        if beam not in self._other_dim_maps:
+            self._other_dim_maps[beam] = {base: base if beam == 1 else _beam_variant(base, variant, self.beam, beam)
+                                          for base, variant in self._dim_map.items()}
+        return self._other_dim_maps[beam]
+
+    def prepare_beams(self, beams: Any) -> None:
+        """Creates the dim variants (:meth:`dim_variants`) of the search levels' other beam sizes ``beams``, outside
+        the loop's control flow."""
+        for beam in sorted(set(beams)):
+            self.dim_variants(beam)
 
     def tile_raw(self, raw: tf.Tensor, axis: Optional[int] = 0) -> tf.Tensor:
         if self.beam == 1 or axis is None:
             return raw
         return tf.repeat(raw, self.beam, axis=axis)
+
+
+def _beam_variant(base: Any, loop_variant: Any, loop_beam: int, beam: int) -> Any:
+    """:return: the variant of dynamic dim ``base`` for ``beam`` hypotheses per sequence (lengths repeated; those
+    of ``base`` from its variant for the loop's beam ``loop_beam``)"""
+    new = beam_dim(base, f"{base.description}:beam{beam}")
+    lengths = tf.reshape(loop_variant.dyn_size, [-1, loop_beam])[:, 0]
+    new.dyn_size = tf.repeat(lengths, beam, axis=0)
+    new.__dict__["_created_by_layer"] = base.__dict__.get("_created_by_layer")  # "stag:<layer>" finds it
+    return new
 
 
 def _collect_params(rec_layer: Any, unit_layers: Dict[str, Any]) -> None:
@@ -156,6 +188,8 @@ def build_loop(cell: Any, rec_layer: Any) -> None:
             for data in cell.layers[name].data_deps:
                 if data.startswith("data:") and data != "data:source":
                     loop.data_layer(data)
+        if cell.search and cell.choices:  # the dims of the levels with another beam size (see .levels)
+            loop.prepare_beams(cell.level_beam(level) for level in range(len(cell.choices) + 1))
         for name in cell.inputs_before_loop:
             loop.outside.get_full(name)
         for name in sorted(cell.loop):  # prev: of moved-out input layers, as shifted full sequences

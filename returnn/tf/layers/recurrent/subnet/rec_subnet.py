@@ -47,6 +47,11 @@ class RecLayer(StringUnitRecLayer):
     layer_class = "rec"
     recurrent = True  # depends on other frames (as the reference's class)
 
+    @staticmethod
+    def is_prev_step_layer(layer: Any) -> bool:
+        """:return: whether ``layer`` is the value of the previous step of a unit layer (``prev:X`` in a loop)"""
+        return isinstance(getattr(layer, "name", None), str) and layer.name.startswith("prev:")
+
     def __init__(self, unit: Any = "lstm", **kwargs: Any):
         if not isinstance(unit, SubnetworkRecCell):
             super().__init__(unit=unit, **kwargs)

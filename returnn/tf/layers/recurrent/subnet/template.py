@@ -279,7 +279,8 @@ class SubnetTemplates:
         """Template of a layer referenced via ``prev:`` while it is still being constructed: its template of the
         previous pass; a ``choice`` with a target: the target's frame; a ``copy`` (or an ``eval`` without
         ``out_type``) of another unit layer: the guess of that layer (e.g. ``t`` = copy of ``t1`` = eval of the
-        choice ``t0``: the choice's int32 labels); else float32 ``{B, n_out}``."""
+        choice ``t0``: the choice's int32 labels); a ``choice`` without target: int32 ``{B}`` labels of classes not
+        known yet; else float32 ``{B, n_out}``."""
         if name in self._previous:
             return self._previous[name]
         desc = self.unit[name]
@@ -301,6 +302,9 @@ class SubnetTemplates:
             # with a choice on a target not available for inference does not use the target)
             target = self.sub_net.get_extern_data(desc["target"], mark_data_key_as_used=False)
             out = frame_template(target, f"{name}_output")
+        elif desc.get("class") == "choice":  # (a search over e.g. positions) int32 labels of the hypotheses
+            out = Tensor(name=f"{name}_output", dims=[_batch()], dtype="int32",
+                         sparse_dim=FeatureDim(f"{name}:guess-classes", None))
         else:
             n_out = desc.get("n_out")
             if n_out is None and desc.get("out_dim") is not None:

@@ -34,6 +34,9 @@ class LoopVars(NamedTuple):
     lengths: tf.Tensor  #: int32 ``[B*K]``, the hypotheses' lengths so far (dynamic length)
     scores: tf.Tensor  #: float32 ``[B, K]``, the hypotheses' scores (search; else an empty ``[0]``)
     src_beams: tf.TensorArray  #: int32 ``[B, K]`` per step: the beam each hypothesis continues (search)
+    #: in search where a step reads levels of the previous step's (see :mod:`.levels`): choice level ``j`` -> the
+    #: source rows ``[B*K_j]`` of the step's ``j``-th choice; else empty
+    prev_rows: Dict[int, tf.Tensor]
 
 
 class LoopLength(NamedTuple):
@@ -65,7 +68,8 @@ def run_while_loop(cell: Any, loop: Any) -> Tuple[Dict[str, Tensor], Optional[tf
                        src_beams=tf.TensorArray(tf.int32, size=0, dynamic_size=True,
                                                 element_shape=tf.TensorShape([None, loop.beam])),
                        ended=tf.zeros(tf.stack([num_hyps]), tf.bool),
-                       lengths=tf.zeros(tf.stack([num_hyps]), tf.int32))
+                       lengths=tf.zeros(tf.stack([num_hyps]), tf.int32),
+                       prev_rows=_initial_prev_rows(cell, loop) if _reads_earlier_levels(cell, searching) else {})
     iteration = _Iteration(cell, loop, length, searching)
     (final,) = tf.compat.v1.while_loop(iteration.keep_going, iteration.run, (initial._replace(step=tf.constant(0)),),
                                        parallel_iterations=1 if cell.search else 10,
@@ -96,14 +100,40 @@ def _loop_length(cell: Any, loop: Any) -> LoopLength:
 
 
 def _initial_prev_values(cell: Any, loop: Any) -> Dict[str, tf.Tensor]:
-    """:return: name -> the value ``prev:name`` reads in the first step, ``[B*K, ...]`` in the frame's axis order"""
+    """:return: name -> the value ``prev:name`` reads in the first step, ``[B*K, ...]`` in the frame's axis order
+    (``K``: the beam of the level ``prev:name`` is in, see :mod:`.levels`)"""
     values = {}
     for name in cell.prev_in_loop:
         frame = loop.frame_templates[name]
-        value = loop.tile_raw(_initial_output(cell, loop.batch_size, name, frame), frame.batch_dim_axis)
+        value = _tiled(cell, loop, _initial_output(cell, loop.batch_size, name, frame), frame.batch_dim_axis,
+                       name)
         value.set_shape(frame.batch_shape)
         values[name] = value
     return values
+
+
+def _tiled(cell: Any, loop: Any, raw: tf.Tensor, axis: Optional[int], name: str) -> tf.Tensor:
+    """:return: ``raw`` (``[B, ...]``) repeated for the hypotheses of the level ``prev:name`` is in"""
+    beam = cell.level_beam(cell.prev_level.get(name, 0)) if cell.search and cell.choices else loop.beam
+    if beam == loop.beam or axis is None:
+        return loop.tile_raw(raw, axis)
+    return tf.repeat(raw, beam, axis=axis)
+
+
+def _reads_earlier_levels(cell: Any, searching: bool) -> bool:
+    """:return: whether, in search, a step reads values in the rows of the previous step's choices before its
+    last one (a layer or ``prev:`` value on a level below 0, see :mod:`.levels`)"""
+    return searching and (any(cell.choice_level.get(name, 0) < 0 for name in cell.loop)
+                          or any(cell.prev_level.get(name, 0) < 0 for name in cell.prev_in_loop))
+
+
+def _initial_prev_rows(cell: Any, loop: Any) -> Dict[int, tf.Tensor]:
+    """:return: the source rows of the choices of the "step before" the first: each hypothesis continues the first
+    of its sequence (the initial values are the same in all of them)"""
+    rows = {}
+    for level in range(1, len(cell.choices) + 1):
+        rows[level] = tf.repeat(tf.range(loop.batch_size) * cell.level_beam(level - 1), cell.level_beam(level))
+    return rows
 
 
 def _initial_output(cell: Any, batch_size: tf.Tensor, name: str, frame: Tensor) -> tf.Tensor:
@@ -127,7 +157,7 @@ def _initial_states(cell: Any, loop: Any, max_len: Optional[tf.Tensor]) -> Dict[
         kwargs.update(_state_hook_kwargs(cell, name), n_out=layer.output.dim, rec_max_len=max_len)
         states[name] = {}
         for key, value in layer.cls.get_rec_initial_state(loop.batch_size, **kwargs).items():
-            tiled = loop.tile_raw(value)
+            tiled = _tiled(cell, loop, value, 0, name)
             tiled.set_shape(value.shape)
             states[name][key] = tiled
     return states
@@ -199,11 +229,12 @@ class _Iteration:
         loop.step_layers.update(layers)
         cell.net = step.net
         hyps = _StepHypotheses(cell, step, self.searching, loop.batch_size, loop.beam)
-        prev_values = {name: hyps.in_last_order(name, layers[name].output, loop.frame_templates[name])
+        prev_values = {name: hyps.in_stored_order(name, layers[name].output, loop.frame_templates[name])
                        for name in cell.prev_in_loop}
         for name, value in prev_values.items():
             value.set_shape(loop.frame_templates[name].batch_shape)
-        states = {name: {key: hyps.reordered(name, value, 0) for key, value in layers[name].rec_state.items()}
+        states = {name: {key: hyps.reordered(name, value, 0, cell.stored_level.get(name))
+                          for key, value in layers[name].rec_state.items()}
                   for name in v.states}
         outputs = {name: array.write(v.step, hyps.accumulated_value(name, layers[name].output,
                                                                     loop.frame_templates[name]))
@@ -211,8 +242,9 @@ class _Iteration:
         ended, lengths = self._ended_and_lengths(hyps, layers, ended, v.lengths)
         src_beams = v.src_beams.write(v.step, hyps.src_beams) if self.searching else v.src_beams
         scores = layers[cell.choices[-1]].search_scores if self.searching else v.scores
+        prev_rows = {level: layers[cell.choices[level - 1]].search_src_rows for level in v.prev_rows}
         return (LoopVars(step=v.step + 1, prev_values=prev_values, states=states, outputs=outputs, ended=ended,
-                         lengths=lengths, scores=scores, src_beams=src_beams),)
+                         lengths=lengths, scores=scores, src_beams=src_beams, prev_rows=prev_rows),)
 
     def _build_step(self, v: LoopVars, ended: tf.Tensor) -> LoopStep:
         """:return: the step with the loop's layers built"""
@@ -221,7 +253,7 @@ class _Iteration:
         # returnn.tf.layers.search.choice; observed in the reference for both kinds of end)
         search_state = {"scores": v.scores, "ended": ended, "beam": self.loop.beam, "step": v.step,
                         "rescale_ended": True} if self.searching else None
-        step = LoopStep(cell, self.loop, v.step, v.prev_values, v.states, search_state)
+        step = LoopStep(cell, self.loop, v.step, v.prev_values, v.states, search_state, prev_rows=v.prev_rows)
         # network.get_rec_step_info() / get_rec_step_index() for the layers of this step
         step.net.set_rec_step_info(v.step, prev_end_flag=None if self.length.fixed else ended,
                                    seq_lens=self.length.seq_lens_tiled)
@@ -269,12 +301,15 @@ class _StepHypotheses:
             self.src_rows = step.rows_between(0, self.last_level)
             self.src_beams = tf.reshape(self.src_rows, [-1, beam]) - tf.range(batch_size)[:, None] * beam
 
-    def reordered(self, name: str, raw: tf.Tensor, batch_axis: Optional[int]) -> tf.Tensor:
-        """:return: ``raw`` (a value of layer ``name``) in the rows of the hypotheses after the step's last choice"""
+    def reordered(self, name: str, raw: tf.Tensor, batch_axis: Optional[int], to_level: Optional[int] = None
+                  ) -> tf.Tensor:
+        """:return: ``raw`` (a value of layer ``name``) in the rows of the hypotheses of ``to_level`` (default: after
+        the step's last choice)"""
         level = self.cell.choice_level.get(name, 0)
-        if not self.searching or self.step.all_beams_one or level == self.last_level:
+        to_level = self.last_level if to_level is None else to_level
+        if not self.searching or self.step.all_beams_one or level >= to_level:
             return raw
-        return gather_beams(raw, self.step.rows_between(level, self.last_level), batch_axis)
+        return gather_beams(raw, self.step.rows_between(level, to_level), batch_axis)
 
     def accumulated_value(self, name: str, out: Tensor, frame: Tensor) -> tf.Tensor:
         """:return: raw of ``out`` (layer ``name``'s output) as accumulated over the loop: in the last level's rows,
@@ -283,6 +318,12 @@ class _StepHypotheses:
         if getattr(self.cell.layers[name].cls, "keeps_own_beam", False):
             return _as_template_order(out, frame)
         return self.in_last_order(name, out, frame)
+
+    def in_stored_order(self, name: str, out: Tensor, frame: Tensor) -> tf.Tensor:
+        """:return: raw of ``out`` in ``frame``'s axis order and the rows of the level it is handed to the next
+        step in (:attr:`SubnetworkRecCell.stored_level`)"""
+        return self.reordered(name, _as_template_order(out, frame), out.batch_dim_axis,
+                              self.cell.stored_level.get(name))
 
     def in_last_order(self, name: str, out: Tensor, frame: Tensor) -> tf.Tensor:
         """:return: raw of ``out`` (layer ``name``'s output) in ``frame``'s axis order and the last level's rows"""
