@@ -41,11 +41,22 @@ def dropout(source: Tensor, drop_prob: Union[float, Tensor], *, axis: Optional[U
 
 
 def _apply(source: Tensor, drop_prob: Any, dims: Sequence[Dim]) -> Tensor:
+    """``source * mask`` with ``mask`` (over ``dims``) ``1 / keep_prob`` where a uniform draw is below ``keep_prob``,
+    else 0: the gradient is one product with the mask (a select of ``source / keep_prob`` would need a select, a
+    zeros tensor and a division of the gradient)."""
     from returnn.frontend.array_ import where
     from returnn.frontend.math_ import combine_bc, compare_bc
     from returnn.frontend.rand import random_uniform
     keep_prob = 1.0 - drop_prob
     u = random_uniform(dims, dtype=source.dtype)
     keep = compare_bc(u, "less", keep_prob)
-    scaled = source / keep_prob if not isinstance(keep_prob, Tensor) else combine_bc(source, "truediv", keep_prob)
-    return where(keep, scaled, 0.0, allow_broadcast_all_sources=True, dim_order=source.dims)
+    if isinstance(keep_prob, Tensor):
+        scale = combine_bc(_utils.to_tensor("dropout", 1.0, dtype=keep_prob.dtype), "truediv", keep_prob)
+        if scale.dtype != source.dtype:
+            from returnn.frontend.math_ import cast
+            scale = cast(scale, source.dtype)
+    else:
+        scale = _utils.to_tensor("dropout", 1.0 / keep_prob, dtype=source.dtype, backend=_utils.backend_of(source))
+    mask = where(keep, scale, _utils.to_tensor("dropout", 0.0, dtype=source.dtype, backend=_utils.backend_of(source)),
+                 allow_broadcast_all_sources=True)
+    return combine_bc(source, "mul", mask, dim_order=source.dims)

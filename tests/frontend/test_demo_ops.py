@@ -121,6 +121,27 @@ def test_embedding_and_dropout(g):
         rf.dropout(x, 1.5)
 
 
+def test_dropout_is_a_product_with_its_mask(g):
+    """``dropout(x) == x * mask`` with ``mask`` in {0, 1/keep} (also the gradient of its sum); ``axis`` shares the
+    mask over the other dims; a Tensor ``drop_prob`` scales alike."""
+    n, f = Dim(40, name="n"), Dim(32, name="f")
+    xv = np.random.RandomState(3).uniform(-2.0, 2.0, (40, 32)).astype("float32")
+    x = g.const("x", [n, f], xv)
+    rf.init_train_step_run_ctx(train_flag=True)
+    try:
+        full, shared = rf.dropout(x, 0.25), rf.dropout(x, 0.25, axis=f)
+        by_tensor = rf.dropout(x, rf.convert_to_tensor(0.5, dtype="float32"))
+    finally:
+        rf.init_forward_step_run_ctx()
+    assert full.dims == shared.dims == (n, f)
+    grads = [tf.gradients(tf.reduce_sum(y.raw_tensor), x.raw_tensor)[0] for y in (full, shared, by_tensor)]
+    fv, sv, tv, gf, gs, gt = g.session.run([full.raw_tensor, shared.raw_tensor, by_tensor.raw_tensor] + grads)
+    for out, grad, keep in ((fv, gf, 0.75), (sv, gs, 0.75), (tv, gt, 0.5)):
+        assert set(np.unique(grad)) <= {0.0, np.float32(1 / keep)} and len(np.unique(grad)) == 2
+        np.testing.assert_allclose(out, xv * grad, rtol=1e-6)
+    assert (gs == gs[:1]).all() and not (gf == gf[:1]).all()
+
+
 def test_grouped_conv_one_kernel_as_numpy(g):
     """``groups`` 3, 6 in and 6 out channels (2 filters per group): each group's outputs see only its inputs
     (numpy), computed by one convolution op, not one per group."""
