@@ -465,6 +465,8 @@ class RelPosSelfAttention(SelfAttentionBase):
         """:return: ``source``'s dims with ``in_dim`` replaced by ``out_dim``"""
         from returnn.frontend.dims import replace_dim
         _utils.check_dims(type(self).__name__, source, [axis])
+        if self.learned_pos_emb is None and _utils.backend_of(source).name != "numpy":
+            return self._project(self._heads_first_attention(source, axis))
         q, k, v = self.forward_qkv(source)
         kv_axis = _kv_dim_like(axis)
         k, _ = replace_dim(k, in_dim=axis, out_dim=kv_axis)
@@ -472,15 +474,49 @@ class RelPosSelfAttention(SelfAttentionBase):
         energy = self._rel_energy(q, k, query_dim=axis, hist_dim=kv_axis, q_offset=0)
         return self._project(self._attend(energy, v, kv_axis))
 
-    def _attend(self, energy: Tensor, v: Tensor, kv_axis: Dim, bias: Optional[Tensor] = None) -> Tensor:
-        from returnn.frontend.array_ import merge_dims
+    def _heads_first_attention(self, source: Tensor, axis: Dim) -> Tensor:
+        """The same as the general path (``forward_qkv``, ``_rel_energy``, ``_attend``), computed with the heads
+        before the positions (``[..., heads, query, key]``: batched products without transposes) and the
+        relative-position term shifted into place by reshapes (:func:`~returnn.frontend._att_layout.rel_shift`)
+        instead of a gather. :return: the merged heads, in the general path's dims order"""
+        from returnn.frontend._att_layout import permuted, rel_shift
+        from returnn.frontend.array_ import merge_dims, split, split_dims
+        from returnn.frontend.dims import replace_dim
+        from returnn.frontend.matmul import matmul
+        _utils.check_dims(type(self).__name__, source, [self.in_dim])
+        qkv = split_dims(self.qkv(source), axis=self.qkv_dim_total, dims=(self.num_heads, self.qkv_dim_per_head))
+        out_order = [self.value_dim_per_head if d == self.qkv_dim_per_head else d for d in qkv.dims]
+        lead = [d for d in qkv.dims if d not in (self.num_heads, axis, self.qkv_dim_per_head)]
+        qkv = permuted(qkv, lead + [self.num_heads, axis, self.qkv_dim_per_head])
+        q, k, v = split(qkv, axis=self.qkv_dim_per_head,
+                        out_dims=(self.key_dim_per_head, self.key_dim_per_head, self.value_dim_per_head))
+        kv_axis = _kv_dim_like(axis)
+        k, _ = replace_dim(k, in_dim=axis, out_dim=kv_axis)
+        v, _ = replace_dim(v, in_dim=axis, out_dim=kv_axis)
+        q_u = q + self.pos_bias_u if self.pos_bias_u is not None else q
+        q_v = q + self.pos_bias_v if self.pos_bias_v is not None else q
+        ac = matmul(q_u, k, reduce=self.key_dim_per_head)  # [..., heads, query, key]
+        pe, rel_dim, _ = self._pos_emb(kv_axis, axis)  # [rel_dim, heads?, key_dim_per_head]
+        bd = rel_shift(matmul(q_v, pe, reduce=self.key_dim_per_head), query_dim=axis, rel_dim=rel_dim,
+                       key_dim=kv_axis)
+        energy = (ac + permuted(bd, ac.dims)) * (self.key_dim_per_head.dimension ** -0.5)
+        out = self._attend_heads(energy, v, kv_axis)  # [..., heads, query, value_dim_per_head]
+        out, _ = merge_dims(permuted(out, out_order), dims=(self.num_heads, self.value_dim_per_head),
+                            out_dim=self.value_dim_total)
+        return out
+
+    def _attend_heads(self, energy: Tensor, v: Tensor, kv_axis: Dim) -> Tensor:
         from returnn.frontend.math_ import softmax
         from returnn.frontend.matmul import matmul
-        if bias is not None:
-            energy = energy + bias
         w = softmax(energy, axis=kv_axis)
         w = _dropout(w, self.att_dropout, self.att_dropout_broadcast, kv_axis)
-        out = matmul(w, v, reduce=kv_axis)
+        return matmul(w, v, reduce=kv_axis)
+
+    def _attend(self, energy: Tensor, v: Tensor, kv_axis: Dim, bias: Optional[Tensor] = None) -> Tensor:
+        from returnn.frontend.array_ import merge_dims
+        if bias is not None:
+            energy = energy + bias
+        out = self._attend_heads(energy, v, kv_axis)
         out, _ = merge_dims(out, dims=(self.num_heads, self.value_dim_per_head), out_dim=self.value_dim_total)
         return out
 

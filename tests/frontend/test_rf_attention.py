@@ -291,3 +291,49 @@ def test_relative_positions_with_query_offset_and_learned_clipping(g):
     sv, cv = g.run(same, cross)
     np.testing.assert_array_equal(sv[:, 0], [0, 0, 1, 2, 3, 4, 5, 6, 6])
     np.testing.assert_array_equal(cv[:, 0], [0, 0, 1, 2, 3, 4, 5, 6])
+
+
+@pytest.mark.parametrize("lens", [[5, 3], [1, 1]])
+def test_rel_shift_as_numpy(g, lens):
+    """``rel_shift`` (reshapes and slices) picks ``x[..., i, j - i + T - 1]``, also for T = 1 and shapes known only
+    when run (a placeholder)."""
+    import tensorflow as tf
+    from returnn.frontend._att_layout import rel_shift
+    t = Dim(None, name="time")
+    t.dyn_size_ext = rf.Tensor("time_lens", dims=[Dim(2, name="b")], dtype="int32",
+                               raw_tensor=tf.constant(np.asarray(lens, dtype="int32")))
+    kv = Dim(None, name="kv")
+    kv.dyn_size_ext = t.dyn_size_ext
+    tt = max(lens)
+    rel = Dim(None, name="rel")
+    rel.dyn_size_ext = rf.Tensor("rel_size", dims=(), dtype="int32", raw_tensor=tf.constant(2 * tt - 1))
+    xv = np.random.RandomState(5).randn(2, 3, tt, 2 * tt - 1).astype("float32")
+    ph = tf.compat.v1.placeholder(tf.float32, [2, 3, None, None])
+    b, h = Dim(2, name="b"), Dim(3, name="h")
+    y = rel_shift(rf.Tensor("x", dims=[b, h, t, rel], dtype="float32", raw_tensor=ph), query_dim=t,
+                  rel_dim=rel, key_dim=kv)
+    assert y.dims == (b, h, t, kv)
+    i, j = np.meshgrid(np.arange(tt), np.arange(tt), indexing="ij")
+    np.testing.assert_array_equal(g.run(y, feed={ph: xv}), xv[:, :, i, j - i + tt - 1])
+
+
+@pytest.mark.parametrize("per_head", [True, False])
+def test_rel_pos_self_attention_heads_first_equals_gather_path(g, per_head):
+    """The heads-first path (``RelPosSelfAttention.__call__``) gives the general path's values (``forward_qkv``,
+    ``_rel_energy`` with its gather, ``_attend``) and dims, for a time-major input and without per-head encodings."""
+    from returnn.frontend.attention import _kv_dim_like
+    rf.init_forward_step_run_ctx()
+    xv = np.random.RandomState(6).randn(5, 2, 8).astype("float32")
+    t = g.time_dim(LENS)
+    m = rf.RelPosSelfAttention(**_kw(), separate_pos_emb_per_head=per_head)
+    make_params(g, m)
+    x = g.const("x", [t, batch_dim, IN], xv)
+    y = m(x, axis=t)
+    q, k, v = m.forward_qkv(x)
+    kv = _kv_dim_like(t)
+    k, _ = rf.replace_dim(k, in_dim=t, out_dim=kv)
+    v, _ = rf.replace_dim(v, in_dim=t, out_dim=kv)
+    ref = m._project(m._attend(m._rel_energy(q, k, query_dim=t, hist_dim=kv, q_offset=0), v, kv))
+    assert y.dims == ref.dims == (t, batch_dim, m.out_dim)
+    yv, rv = g.run(y, ref)
+    np.testing.assert_allclose(yv[MASK.T], rv[MASK.T], atol=1e-6)
