@@ -110,6 +110,15 @@ class Backend:
     def slice(self, raw: Any, axis: int, start: Any, size: Any, step: int) -> Any:
         return self._missing("slice")
 
+    def split(self, raw: Any, axis: int, sizes: Sequence[int]) -> List[Any]:
+        """:return: consecutive parts of ``axis`` of the static ``sizes`` (summing to its size); here by
+        :meth:`slice`, a backend may do it in one op"""
+        parts, start = [], 0
+        for size in sizes:
+            parts.append(self.slice(raw, axis, start, size, 1))
+            start += size
+        return parts
+
     def einsum(self, equation: str, a: Any, b: Any) -> Any:
         return self._missing("einsum")
 

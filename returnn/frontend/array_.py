@@ -237,6 +237,13 @@ def split(source: Tensor, *, axis: Dim, out_dims: Sequence[Dim]) -> Tuple[Tensor
     if axis.dimension is not None and all(d.dimension is not None for d in out_dims) and \
             sum(d.dimension for d in out_dims) != axis.dimension:
         raise FrontendError("split", f"the sizes of {_utils.dims_repr(out_dims)} do not sum to {axis!r}")
+    if axis.dimension is not None and all(d.dimension is not None for d in out_dims):
+        backend = _utils.backend_of(source)
+        parts = backend.split(_raw(source, source.dims), source.dims.index(axis), [d.dimension for d in out_dims])
+        return tuple(_utils.make_tensor("split", [d if e == axis else e for e in source.dims], source.dtype, raw,
+                                        sparse_dim=source.sparse_dim,
+                                        feature_dim=d if source.feature_dim == axis else source.feature_dim)
+                     for d, raw in zip(out_dims, parts))
     outs, start = [], 0
     for d in out_dims:
         outs.append(slice(source, axis=axis, start=start, size=d)[0])

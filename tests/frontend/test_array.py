@@ -183,3 +183,23 @@ def test_scatter_argmax(g):
     res = rf.scatter_argmax(src, indices=idx, indices_dim=n)
     assert res.dims == (out,) and res.sparse_dim == n
     np.testing.assert_array_equal(g.run(res), [1, -1, 3])
+
+
+def test_split_static_parts_one_op_and_its_gradient(g):
+    """``rf.split`` into static parts: the parts as numpy's, the feature dim moved to the part's dim, one ``SplitV``
+    in the graph; the gradient of ``sum(part_i * w_i)`` is the ``w_i`` side by side."""
+    import tensorflow as tf
+    f6, p1, p5 = Dim(6, name="f6"), Dim(1, name="p1"), Dim(5, name="p5")
+    xv = RND.randn(3, 6).astype("float32")
+    x = rf.Tensor("x", dims=[A, f6], dtype="float32", feature_dim=f6, raw_tensor=tf.constant(xv))
+    before = {op.name for op in tf.compat.v1.get_default_graph().get_operations()}
+    a, b = rf.split(x, axis=f6, out_dims=[p1, p5])
+    new_types = [op.type for op in tf.compat.v1.get_default_graph().get_operations() if op.name not in before]
+    assert new_types.count("SplitV") == 1 and "Slice" not in new_types
+    assert a.dims == (A, p1) and b.dims == (A, p5) and a.feature_dim == p1 and b.feature_dim == p5
+    w1, w2 = RND.randn(3, 1).astype("float32"), RND.randn(3, 5).astype("float32")
+    loss = tf.reduce_sum(a.raw_tensor * w1) + tf.reduce_sum(b.raw_tensor * w2)
+    av, bv, grad = g.session.run([a.raw_tensor, b.raw_tensor, tf.gradients(loss, x.raw_tensor)[0]])
+    np.testing.assert_array_equal(av, xv[:, :1])
+    np.testing.assert_array_equal(bv, xv[:, 1:])
+    np.testing.assert_allclose(grad, np.concatenate([w1, w2], 1))

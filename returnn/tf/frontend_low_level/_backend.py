@@ -151,6 +151,11 @@ class TFBackend(Backend):
         idx = tf.range(start, start + size * step, step) if size is not None else None
         return tf.gather(raw, idx, axis=axis)
 
+    def split(self, raw: Any, axis: int, sizes: Sequence[int]) -> List[Any]:
+        """One ``SplitV`` (its gradient one concat; slices would each pad their gradient to the full size, and
+        those pads are summed)."""
+        return tf.split(raw, list(sizes), axis=axis)
+
     def einsum(self, equation: str, a: Any, b: Any) -> Any:
         return tf.einsum(equation, a, b)
 
