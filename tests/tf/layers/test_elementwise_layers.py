@@ -92,6 +92,23 @@ def test_switch(session):
     np.testing.assert_allclose(out2, np.full_like(X, 3.0))
 
 
+def test_switch_condition_function(session):
+    """A function as condition is called with the layer dict's entries, ``network`` and ``get_layer`` (as the
+    reference, observed) and picks the branch; only that branch is a dependency."""
+    seen = {}
+
+    def condition(**kwargs):
+        seen.update(kwargs)
+        return False
+
+    net, out, _ = _run(session, {"a": {"class": "eval", "from": "data", "eval": "source(0) * 2."},
+                                 "output": {"class": "switch", "condition": condition, "true_from": "a",
+                                            "false_from": "data"}})
+    np.testing.assert_allclose(out, X)
+    assert {"true_from", "false_from", "network", "get_layer"} <= set(seen) and seen["true_from"] == "a"
+    assert [layer.name for layer in net.layers["output"].get_dep_layers()] == ["data"]
+
+
 def test_activation_safe_log_with_opts(session):
     """``safe_log`` and the activation's ``opts`` (published chunked-AED configs: ``{"eps": 1e-10}``); values observed
     from the reference on [0, 1e-12, 2]."""

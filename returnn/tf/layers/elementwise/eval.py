@@ -50,6 +50,13 @@ def eval_template(cls: Any, name: str, sources: Sequence[LayerBase], out_type: A
     out = common_template([s.output for s in sources], name=name, layer_class=cls.layer_class,
                           allow_broadcast_all_sources=allow, out_shape=opts.get("out_shape")) if sources \
         else Tensor(name=f"{name}_output", shape=(), batch_dim_axis=None)
+    complete = [s.output for s in sources
+                if len(s.output.dims) == len(out.dims) and set(s.output.dims) <= set(out.dims)]
+    if (complete and complete[0].sparse and out.sparse_dim is None
+            and all(s.output.dtype.startswith("int") for s in sources)):
+        # int values: the classes of the first source with all the output's axes (as the reference, observed: labels
+        # [B,T] and lengths [B] in either order; not a dense first source of the same axes)
+        out.sparse_dim = complete[0].sparse_dim
     if out_type:
         opts_ = dict(out_type)
         if "dtype" in opts_:

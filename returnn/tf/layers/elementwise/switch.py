@@ -27,12 +27,15 @@ class SwitchLayer(LayerBase):
 
     def __init__(self, condition: Any, true_from: Any, false_from: Any, **kwargs: Any):
         """
-        :param condition: a bool layer, or a Python bool that picks one branch
+        :param condition: a bool layer, or a Python bool that picks one branch (in the layer dict also a function,
+            see :meth:`transform_config_dict`)
         :param true_from: layer or constant where the condition is true
         :param false_from: layer or constant where the condition is false
         """
         super().__init__(**kwargs)
-        self._branch_layers = [condition, true_from, false_from]
+        # the layers it reads: with a Python bool condition only the chosen branch (as the reference, observed)
+        self._branch_layers = [condition, true_from, false_from] if not isinstance(condition, bool) else [
+            true_from if condition else false_from]
         out = self.output
 
         def raw(x: Any) -> tf.Tensor:
@@ -59,7 +62,20 @@ class SwitchLayer(LayerBase):
 
     @classmethod
     def transform_config_dict(cls, d: Dict[str, Any], network: Any, get_layer: Any) -> None:
+        """Resolves the layer names; a callable ``condition`` is called, as the reference (observed), with the layer
+        dict's entries and ``network``, ``get_layer`` as keyword arguments, and gives the condition (a bool or a
+        layer name).
+
+        :raises LayerArgError: a callable condition returning something else
+        """
         d.setdefault("from", [])
+        if callable(d.get("condition")):
+            value = d["condition"](**{**d, "network": network, "get_layer": get_layer})
+            if not isinstance(value, (bool, str)):
+                raise LayerArgError(layer=d.get("name") or d.get("_name"), layer_class=cls.layer_class,
+                                    arg="condition", problem="the function returned an invalid value", got=value,
+                                    expected="a bool or a layer name")
+            d["condition"] = value
         super().transform_config_dict(d, network=network, get_layer=get_layer)
         for key in ("condition", "true_from", "false_from"):
             if isinstance(d.get(key), str):

@@ -310,6 +310,12 @@ class ChoiceLayer(LayerBase):
         elif target and target in network.extern_data.data:  # search: a frame of the target's classes
             out = network.get_extern_data(target, mark_data_key_as_used=False)
             out = out.copy_template_excluding_time_dim().copy_template(name=f"{name}_output")
+            src = sources[0].output if sources else None
+            if (src is not None and src.feature_dim_axis is not None and out.sparse_dim is not None
+                    and out.sparse_dim.dimension is None):
+                # a target of classes of unknown number: the input's classes, as the reference (observed: a choice
+                # over encoder frames with a target of positions)
+                out.sparse_dim = src.feature_dim
         else:
             src = sources[0].output
             out = src.copy_template_excluding_axis(src.feature_dim_axis)

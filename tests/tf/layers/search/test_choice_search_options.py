@@ -271,3 +271,25 @@ def test_expected_loss_gradient_through_search_with_cheating_like_reference(sess
     loss, grad_value = session.run([total, grad], feed)
     np.testing.assert_allclose(loss, expected_loss, rtol=1e-5)
     np.testing.assert_allclose(grad_value, expected_grad, atol=1e-3)
+
+
+def test_choice_over_encoder_frames_with_a_target_of_unknown_classes(session):
+    """A choice over the frames of an encoder (its input's feature axis is the encoder's time) with a target of
+    positions of unknown number: the labels are over the encoder's frames (as the reference, observed:
+    test_extra_scatter_nd_search_train's ``t_search`` has the encoder's time as sparse dim)."""
+    from returnn.config import Config
+    from returnn.tf.network import TFNetwork
+    config = Config({"extern_data": {"data": {"dim": 2},
+                                     "pos": {"dim": None, "sparse": True, "available_for_inference": False}}})
+    net = TFNetwork(config=config, search_flag=True, train_flag=False)
+    net.construct_from_dict({
+        "enc": {"class": "linear", "from": "data", "n_out": 3},
+        "output": {"class": "rec", "from": [], "max_seq_len": 2, "unit": {
+            "energy": {"class": "linear", "from": "base:enc", "n_out": 1},
+            "energy1": {"class": "squeeze", "axis": "f", "from": "energy"},
+            "weights": {"class": "softmax_over_spatial", "from": "energy1"},
+            "weights1": {"class": "reinterpret_data", "from": "weights", "set_axes": {"f": "T"}},
+            "output": {"class": "choice", "from": "weights1", "target": "pos", "beam_size": 2,
+                       "initial_output": 0}}}})
+    enc_time = net.extern_data.data["data"].get_time_dim_tag()
+    assert net.layers["output"].output.sparse_dim == enc_time

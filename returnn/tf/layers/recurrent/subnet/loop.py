@@ -57,6 +57,10 @@ class _Loop:
         self.cell = cell
         self.rec_layer = rec_layer
         self.beam = cell.beam_size if cell.search else 1
+        # without a search of its own, a loop over the frames of a target of a search's hypotheses (e.g. a teacher's
+        # beam registered as data, batch B*K): the layers outside it, without that beam, are tiled into it (as the
+        # reference, observed: test_target_with_beam); the loop's batch is the target's B*K
+        self.outside_beam = _target_beam_size(cell) if not cell.search else 1
         self.max_len: Optional[tf.Tensor] = None  # int32 scalar, the loop's maximal length (set by the loop)
         self.batch_size = _batch_size(cell, rec_layer)
         self._dim_map: Dict[Any, Any] = {}
@@ -82,9 +86,13 @@ class _Loop:
         self.after_loop_seed = after_seed
         outside_net.rec_loop_dim = cell.time_dim if cell.time_dim is not None else cell.time_dim_out
         self.outside = OutsideNet(cell, outside_net, self.full_source, self.batch_size)
+        if self.outside_beam > 1:
+            self.outside.tiled_base = self.base_layer
         cell.input_layers_net = cell.output_layers_net = outside_net
 
     def tile(self, layer: Any, name: str) -> Any:
+        if self.outside_beam > 1 and layer.output.beam is None:  # see __init__
+            return make_internal(name, self.cell.sub_net, tile_beam(layer.output, self.outside_beam, self._dim_map))
         if self.beam == 1:
             return layer
         return make_internal(name, self.cell.sub_net, tile_beam(layer.output, self.beam, self._dim_map))
@@ -138,6 +146,18 @@ class _Loop:
         if self.beam == 1 or axis is None:
             return raw
         return tf.repeat(raw, self.beam, axis=axis)
+
+
+def _target_beam_size(cell: Any) -> int:
+    """:return: the beam size of the data whose frames the loop runs over (its length source, a target), 1 for data
+    without a beam"""
+    key = cell.size_target or cell.target
+    if not isinstance(key, str) or cell.time_dim is None:
+        return 1
+    data = cell.parent_net.extern_data.data.get(key)
+    if data is None or data.beam is None or data.time_dim is not cell.time_dim:
+        return 1
+    return int(data.beam.beam_size)
 
 
 def _beam_variant(base: Any, loop_variant: Any, loop_beam: int, beam: int) -> Any:

@@ -107,13 +107,16 @@ class OutsideNet:
         loop_dim = cell.time_dim if cell.time_dim is not None else getattr(cell, "time_dim_out", None)
         self.unit = {name: _with_time_in_out_shape(desc, loop_dim) for name, desc in cell.unit.items()}
         self._shifted: Dict[str, Any] = {}
+        #: set where the loop's batch has a beam the layers outside lack (a target of hypotheses): name -> the base
+        #: layer tiled into it
+        self.tiled_base: Any = None
 
     def get_layer(self, src: str) -> Any:
         cell = self.cell
         if src in self.net.layers:
             return self.net.layers[src]
         if src.startswith("base:"):
-            return cell.get_base_layer(src)
+            return cell.get_base_layer(src) if self.tiled_base is None else self.tiled_base(src[len("base:"):])
         if src in ("data", "data:source"):
             return self.full_source
         if src == STEP_INDEX:  # over the whole sequence: the step of each frame, {T} (no batch axis)
