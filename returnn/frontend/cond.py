@@ -46,7 +46,9 @@ def cond(pred: Any, true_fn: Callable[[], T], false_fn: Callable[[], T]) -> T:
             return raws if raws else [backend.convert(0, "int32")]
         return run
 
-    raws = backend.cond(raw_pred, _branch(true_fn, "true"), _branch(false_fn, "false"))
+    from returnn.frontend._call_names import cond_scope
+    with cond_scope():  # names of call sites inside (random states), as the reference's net-dict layers
+        raws = backend.cond(raw_pred, _branch(true_fn, "true"), _branch(false_fn, "false"))
     (_, true_out, true_flat), (_, _, false_flat) = templates[0], templates[1]
     if not true_flat:
         return true_out

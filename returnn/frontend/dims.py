@@ -90,12 +90,13 @@ def mask_value(x: Tensor, axis: Dim, value: Any) -> Tensor:
 
 def replace_dim(source: Tensor, *, in_dim: Dim, out_dim: Optional[Dim] = None) -> Tuple[Tensor, Dim]:
     """:return: ``source`` with ``in_dim`` replaced by ``out_dim`` (same size; a new dim like ``in_dim`` if not
-    given), and ``out_dim``"""
+    given; a dynamic ``out_dim`` without lengths gets those of ``in_dim``), and ``out_dim``"""
     _utils.check_dims("replace_dim", source, [in_dim])
     if out_dim is None:
         out_dim = in_dim.copy(same_as_self=False, description=f"{in_dim.name}:replaced")
-        if in_dim.dimension is None and in_dim.dyn_size_ext is not None:
-            out_dim.dyn_size_ext = in_dim.dyn_size_ext
+    if out_dim.dimension is None and out_dim.dyn_size_ext is None and in_dim.dimension is None and \
+            in_dim.dyn_size_ext is not None:  # a new dynamic dim (Dim(None)) gets the lengths of in_dim
+        out_dim.dyn_size_ext = in_dim.dyn_size_ext
     dims = [out_dim if d == in_dim else d for d in source.dims]
     return _utils.make_tensor(source.name, dims, source.dtype, source.raw_tensor,
                               sparse_dim=out_dim if source.sparse_dim == in_dim else source.sparse_dim), out_dim

@@ -33,11 +33,14 @@ def dropout(source: Tensor, drop_prob: Union[float, Tensor], *, axis: Optional[U
         return source
     dims = list(source.dims) if axis is None or axis is True else _utils.as_dims(axis)
     _utils.check_dims("dropout", source, dims)
-    applied = _apply(source, drop_prob, dims)
     if train is True:
-        return applied
+        return _apply(source, drop_prob, dims)
     from returnn.frontend.cond import cond
-    return cond(train, lambda: applied, lambda: source)
+    for d in dims:  # the sizes of dynamic dims are cached per graph: get them outside the branch
+        _utils.dim_value(d)
+    # the mask is drawn inside the true branch (only when training), as the reference's net-dict backend: its random
+    # generator state is then named ``<scope>/cond/random/random_generator/StateVar`` (see ``_call_names``)
+    return cond(train, lambda: _apply(source, drop_prob, dims), lambda: source)
 
 
 def _apply(source: Tensor, drop_prob: Any, dims: Sequence[Dim]) -> Tensor:

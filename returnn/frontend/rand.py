@@ -1,14 +1,16 @@
 """Random ops: ``rf.random`` (uniform, normal, truncated normal, bernoulli), ``rf.random_uniform``,
 ``rf.random_normal``, ``rf.random_truncated_normal``, ``rf.set_random_seed``. Each op draws with its own seed,
 derived from the seed set by :func:`set_random_seed` (default 42) and a running counter, so a model built twice the
-same way draws the same numbers."""
+same way draws the same numbers. While an engine builds a model's step function (:mod:`._call_names` active), a
+backend with ``random_with_state`` draws from a generator whose state is a variable named as the reference's
+``tensorflow-net-dict`` backend names it (``<scope>/random/random_generator/StateVar``), saved in checkpoints."""
 
 from __future__ import annotations
 
 from typing import Any, List, Optional, Sequence
 
 from returnn.errors import FrontendError
-from returnn.frontend import _utils
+from returnn.frontend import _call_names, _utils
 from returnn.frontend._backend import get_selected_backend
 from returnn.frontend.dtype import get_default_float_dtype
 from returnn.tensor import Dim, Tensor
@@ -45,15 +47,19 @@ def random(dims: Sequence[Dim], *, dtype: Optional[str] = None, device: Optional
     if bound is not None:
         minval, maxval = -bound, bound
     op_seed = seed if isinstance(seed, int) else get_random_seed_for_op()
-    if distribution == "bernoulli":
-        u = backend.random(shape, "uniform", "float32", minval=0.0, maxval=1.0, seed=op_seed)
-        raw = backend.cast(backend.compare(u, "less", backend.convert(mean, "float32")), dtype)
-    elif distribution in ("uniform", "normal", "truncated_normal"):
-        raw = backend.random(shape, distribution, dtype, minval=minval, maxval=maxval, mean=mean, stddev=stddev,
-                             seed=op_seed)
-    else:
+    if distribution not in ("uniform", "normal", "truncated_normal", "bernoulli"):
         raise FrontendError("random", f"unknown distribution {distribution!r}",
                             expected="uniform, normal, truncated_normal, bernoulli")
+    draw = backend.random
+    state_name = _call_names.random_state_name() if hasattr(backend, "random_with_state") else None
+    if state_name is not None:  # an engine's model: the generator state is a variable of the reference's name
+        def draw(*args: Any, **kwargs: Any) -> Any:
+            return backend.random_with_state(*args, state_name=state_name, **kwargs)
+    if distribution == "bernoulli":
+        u = draw(shape, "uniform", "float32", minval=0.0, maxval=1.0, seed=op_seed)
+        raw = backend.cast(backend.compare(u, "less", backend.convert(mean, "float32")), dtype)
+    else:
+        raw = draw(shape, distribution, dtype, minval=minval, maxval=maxval, mean=mean, stddev=stddev, seed=op_seed)
     return _utils.make_tensor("random", dims, dtype, raw, sparse_dim=sparse_dim, feature_dim=feature_dim)
 
 

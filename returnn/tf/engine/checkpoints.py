@@ -123,6 +123,10 @@ def list_checkpoint_variables(prefix: str) -> Dict[str, List[int]]:
     return {k: list(v) for k, v in reader.get_variable_to_shape_map().items()}
 
 
+#: the name ending of the random generator states of an RF model's random ops (optional when loading)
+RANDOM_STATE_SUFFIX = "/random_generator/StateVar"
+
+
 class CheckpointLoader:
     """Assigns values from checkpoints to graph variables (one cached assign op per variable)."""
 
@@ -155,13 +159,15 @@ class CheckpointLoader:
         reader = _open_reader(prefix)
         shapes = reader.get_variable_to_shape_map()
         optional_ids: Set[int] = {id(v) for v in optional}
-        feeds, ops, loaded, missing = {}, [], [], []
+        feeds, ops, loaded, missing, missing_states = {}, [], [], [], []
         for var in variables:
             name = var_name(var)
             ckpt_name = name_map(name) if name_map else name
             if ckpt_name not in shapes:
                 if not (ignore_missing or id(var) in optional_ids):
                     missing.append(ckpt_name)
+                elif ckpt_name.endswith(RANDOM_STATE_SUFFIX):
+                    missing_states.append(ckpt_name)
                 continue
             want = var.shape.as_list()
             if list(shapes[ckpt_name]) != want:
@@ -185,6 +191,11 @@ class CheckpointLoader:
                                        "ignore_missing) to keep them randomly initialized")
             raise DataFileError(prefix, "%s: %d variable(s) of the network are not in the checkpoint:\n%s"
                                 % (what, len(missing), "\n".join(lines + hint)))
+        if missing_states:
+            from returnn.log import log
+            log.print_warning("%s %s: %d random generator state(s) not in the checkpoint keep their initial values "
+                              "(e.g. %s); the random numbers start anew" % (what, prefix, len(missing_states),
+                                                                           missing_states[0]))
         if ops:
             session.run(ops, feed_dict=feeds)
         return loaded

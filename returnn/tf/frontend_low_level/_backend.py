@@ -217,6 +217,13 @@ class TFBackend(Backend):
                                               stddev=1.0 if stddev is None else stddev, dtype=dtype, seed=seed)
         raise ValueError(f"unknown distribution {distribution!r}")
 
+    def random_with_state(self, shape: Sequence[Any], distribution: str, dtype: str, *, state_name: str,
+                          seed: Optional[int] = None, **kwargs: Any) -> Any:
+        """As :meth:`random`, drawn from the generator state variable ``state_name`` (created once per graph, key
+        ``seed``; :mod:`.random_state`)"""
+        from returnn.tf.frontend_low_level.random_state import draw_with_state, state_variable
+        return draw_with_state(state_variable(state_name, seed), _shape_arg(shape), distribution, dtype, **kwargs)
+
     def stop_gradient(self, raw: Any) -> Any:
         return tf.stop_gradient(raw)
 

@@ -72,7 +72,8 @@ class RFNetwork(TFNetwork):
         epoch_tensor = self._epoch_tensor(epoch)  # the run context's epoch: fed per epoch, as the reference's Tensor
         if step_func_name == "train_step":
             rf_api.init_train_step_run_ctx(train_flag=self.train_flag, step=step, epoch=epoch_tensor)
-            func(model=self.rf_model, extern_data=extern_data)
+            with rf_api.call_site_names(self.rf_model):
+                func(model=self.rf_model, extern_data=extern_data)
             losses = rf_api.run_ctx_losses()
             if not losses:
                 raise ConfigValueError("train_step", expected="train_step(*, model, extern_data) to mark at least one "
@@ -83,7 +84,8 @@ class RFNetwork(TFNetwork):
         else:
             rf_api.init_forward_step_run_ctx(expected_outputs=frontend.model_outputs,
                                              step=step, epoch=epoch_tensor)
-            func(model=self.rf_model, extern_data=extern_data)
+            with rf_api.call_site_names(self.rf_model):
+                func(model=self.rf_model, extern_data=extern_data)
             self.rf_outputs = rf_api.run_ctx_outputs()
             if not self.rf_outputs:
                 raise ConfigValueError("forward_step", expected="forward_step(*, model, extern_data) to mark at "

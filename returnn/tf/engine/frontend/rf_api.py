@@ -3,7 +3,8 @@ variables, the run context of a step (train flag, losses, outputs)."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Tuple
+import contextlib
+from typing import Any, Callable, Dict, Iterator, List, Tuple
 
 import tensorflow as tf
 
@@ -39,6 +40,21 @@ def build_model(make_model: Callable[[], Any], *, net_seed: int) -> Tuple[Any, D
     model = make_model()
     variables = create_parameter_variables(model, name_fn=lambda path, _param: checkpoint_name(path))
     return model, dict(variables)
+
+
+@contextlib.contextmanager
+def call_site_names(model: Any) -> Iterator[None]:
+    """While the step function is built: the random ops in the calls of ``model``'s modules draw from generator state
+    variables named as the reference's ``tensorflow-net-dict`` backend names them
+    (``encoder/layers/0/ffn1/cond/random/random_generator/StateVar``), which checkpoints then hold
+    (:mod:`returnn.frontend._call_names`)."""
+    from returnn.frontend import _call_names
+
+    _call_names.activate(model)
+    try:
+        yield
+    finally:
+        _call_names.deactivate()
 
 
 def tensor_dict_of(extern_data) -> Any:
