@@ -69,4 +69,5 @@ def dependencies_first(net_dict: Dict[str, Any], name: str, built: Dict[str, Any
 NO_FROM_NEEDED = {"source", "constant", "variable", "subnetwork", "range", "train_flag",
                    "global_train_step", "switch", "rand_int", "random", "random_state_init",
                    "edit_distance", "sparse_softmax_cross_entropy_with_logits", "ctc_loss", "search_sorted",
-                   "variable_read", "variable_assign", "gradient", "generic_attention", "rec_last_output"}
+                   "variable_read", "variable_assign", "gradient", "generic_attention", "rec_last_output",
+                   "masked_computation"}

@@ -23,6 +23,7 @@ import tensorflow as tf
 from returnn.errors import LayerArgError
 from returnn.tensor import Tensor
 from returnn.tf.layers.core.internal import InternalLayer
+from returnn.tf.layers.core.load_on_init import check_load_on_init, load_params_from_checkpoint
 from returnn.tf.layers.core.layer_base import LayerBase
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.core.scope_names import scope_prefix_of
@@ -159,7 +160,7 @@ class SubnetworkLayer(LayerBase):
         """
         super().__init__(**kwargs)
         self.subnetwork = _subnet
-        self.load_on_init = _check_load_on_init(self.name, load_on_init)
+        self.load_on_init = check_load_on_init(self.name, load_on_init)
         self.output.placeholder = _subnet.layers["output"].output.placeholder
         out_layer = _subnet.layers["output"]
         self.output_before_activation = out_layer.output_before_activation
@@ -183,38 +184,11 @@ class SubnetworkLayer(LayerBase):
                         self.rec_state[f"{layer_name}/{key}"] = value
 
     def load_params_on_init(self, session: Any) -> None:
-        """With ``load_on_init``: sets this layer's params (``<inner>/<param>``, e.g. ``l1/W``) from that checkpoint,
-        where they are named ``<params_prefix><inner>/<param>`` (a model saved from a network of the inner layers).
-        :meth:`TFNetwork.initialize_params` calls it after the initializers.
-
-        :raises DataFileError: the file cannot be read; a param is missing (unless ``ignore_missing``) or has
-            another shape
-        """
-        if self.load_on_init is None:
-            return
-        from returnn.errors import DataFileError
-        from returnn.util.suggest import close_matches
-
-        filename = self.load_on_init["filename"]
-        try:
-            reader = tf.compat.v1.train.NewCheckpointReader(filename)
-        except Exception as exc:  # noqa: BLE001 (TF raises various errors for a missing/corrupt file)
-            raise DataFileError(filename, f"layer {self.name!r} load_on_init: cannot read the checkpoint: "
-                                          f"{str(exc).splitlines()[0]}") from exc
-        available = reader.get_variable_to_shape_map()
-        for param_name, param in sorted(self.params.items()):
-            ckpt_name = self.load_on_init.get("params_prefix", "") + param_name
-            if ckpt_name not in available:
-                if self.load_on_init.get("ignore_missing", False):
-                    continue
-                similar = ", ".join(close_matches(ckpt_name, sorted(available))) or "none"
-                raise DataFileError(filename, f"layer {self.name!r} load_on_init: param {ckpt_name!r} not in the "
-                                              f"checkpoint (similar: {similar})")
-            value = reader.get_tensor(ckpt_name)
-            if list(value.shape) != param.shape.as_list():
-                raise DataFileError(filename, f"layer {self.name!r} load_on_init: param {ckpt_name!r} has shape "
-                                              f"{list(value.shape)}, the layer's has {param.shape.as_list()}")
-            param.load(value, session=session)
+        """With ``load_on_init``: sets this layer's params (``<inner>/<param>``, e.g. ``l1/W``) from that checkpoint
+        (see :func:`load_params_from_checkpoint`). :meth:`TFNetwork.initialize_params` calls it after the
+        initializers."""
+        if self.load_on_init is not None:
+            load_params_from_checkpoint(self.name, self.load_on_init, self.params, session)
 
     def get_sub_layer(self, layer_name: str) -> Optional[LayerBase]:
         """:return: inner layer ``layer_name``; one the output does not need is built on this first request (as the
@@ -299,21 +273,6 @@ class SubnetworkLayer(LayerBase):
         if not isinstance(_subnet, SubnetTemplate):
             return {}
         return _subnet.initial_state(batch_size, param_scope)
-
-
-def _check_load_on_init(name: str, value: Any) -> Optional[Dict[str, Any]]:
-    """:return: ``load_on_init`` as a dict (``filename``; optional ``params_prefix``, ``ignore_missing``), or None
-    :raises LayerArgError: another type, or a dict without ``filename`` or with other keys"""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return {"filename": value}
-    if isinstance(value, dict) and isinstance(value.get("filename"), str) \
-            and set(value) <= {"filename", "params_prefix", "ignore_missing"}:
-        return dict(value)
-    raise LayerArgError(layer=name, layer_class="subnetwork", arg="load_on_init", problem="invalid value", got=value,
-                        expected='a checkpoint filename, or {"filename": ..., "params_prefix": "", '
-                                 '"ignore_missing": False}')
 
 
 def _is_template_construction(network: Any, sources: List[Any]) -> bool:

@@ -21,7 +21,7 @@ Frames past a sequence's length never count as selected.
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Tuple
 
 import tensorflow as tf
 
@@ -31,9 +31,17 @@ from returnn.tf.layers.core.layer_base import LayerBase
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.core.sources import concat_sources, concat_sources_template
 from returnn.tf.layers.recurrent.masked_unit import MaskedUnit
+from returnn.tf.layers.recurrent.subnet.initial import initial_output_value
 from returnn.tf.ops.rnn.mask_pack import pack_masked, spread_held
 
 _OUTPUT_STATE = "output"
+_HELD_PREFIX = "held:"  # the state keys of the held values of a subnetwork unit's layers ("held:<inner>")
+
+
+def _no_base_layer(name: str) -> Any:
+    raise LayerArgError(layer=None, layer_class="masked_computation", arg="initial_output",
+                        problem="in the unit, a layer as initial_output is not supported:", got=name,
+                        expected='None, "zeros", "ones" or a number')
 
 
 def is_moved_out_net(network: Any) -> bool:
@@ -45,7 +53,8 @@ def is_moved_out_net(network: Any) -> bool:
 class MaskedComputationLayer(LayerBase):
     """See the module docstring.
 
-    :param mask: layer name, bool ``{B}`` in a loop, ``{B, T}`` otherwise (on the input's time axis)
+    :param mask: layer name, bool ``{B}`` in a loop, ``{B, T}`` otherwise (on the input's time axis); without
+        ``from`` (default: none, as the reference) the unit's ``"data"`` is the mask, and the unit reads other layers
     :param unit: the layer dict computed on the selected frames
     :param masked_from: layer name (outside the loop) whose time axis holds the selected frames; used when the
         layer is moved out of a rec loop (ignored inside the loop)
@@ -68,10 +77,17 @@ class MaskedComputationLayer(LayerBase):
         """
         super().__init__(**kwargs)
         masked = _masked_unit
-        src = self.sources[0].output if len(self.sources) == 1 else None
-        data = concat_sources_template(self.sources, name=f"{self.name}/data", layer_class=self.layer_class)
-        data.placeholder = concat_sources(self.sources, data) if src is None else src.placeholder
+        self._masked = masked
+        self._sub_outputs: Dict[str, Tensor] = {}  # inner layer -> its value as a sub layer (held, in a loop)
+        self._sub_layers: Dict[str, Any] = {}
+        self._spread_over: Optional[Tuple[tf.Tensor, Dim, Dim]] = None  # moved out: selected [B, T], T, packed dim
         mask_data = mask.output
+        if self.sources:
+            src = self.sources[0].output if len(self.sources) == 1 else None
+            data = concat_sources_template(self.sources, name=f"{self.name}/data", layer_class=self.layer_class)
+            data.placeholder = concat_sources(self.sources, data) if src is None else src.placeholder
+        else:  # no input (the unit reads other layers): the mask gives the frames
+            data = mask_data.copy(name=f"{self.name}/data")
         if mask_data.time_dim_axis is None:  # one frame in a loop
             self._one_step(masked, data, mask_data, rec_previous_state)
             return
@@ -99,19 +115,33 @@ class MaskedComputationLayer(LayerBase):
             out = masked.build(unit_in, one_step=False, mask_time_dim=mask_data.get_time_dim_tag(),
                                selected=selected).output.copy_as_batch_major()
             if moved_out:  # back on the loop's time axis, holding values where the mask is false
-                spread = spread_held(out.placeholder, selected)
-                res = out.copy_template_replace_dim(out.time_dim_axis, data.get_time_dim_tag())
-                res.placeholder = spread
+                res = self._spread(out, selected, data.get_time_dim_tag(), masked.initial_output())
                 self.output.placeholder = _as_template(res, self.output)
+                self._spread_over = (selected, data.get_time_dim_tag(), new_dim)
             else:
                 self.output.placeholder = _as_template(out, self.output)
         self.params.update(masked.params())
+        self.sub_layer = masked.sub_layer
+
+    @staticmethod
+    def _spread(out: Tensor, selected: tf.Tensor, time_dim: Dim, initial_output: Any) -> Tensor:
+        """:param out: batch-major, over the selected frames (its time axis)
+        :param selected: bool ``[B, T]``
+        :return: ``out`` spread over ``time_dim`` (the loop's): each frame holds the value of the last selected frame
+            up to it, ``initial_output`` before the first one"""
+        frame = out.copy_template_excluding_time_dim()
+        batch = tf.shape(selected)[0]
+        initial = initial_output_value(initial_output, frame.copy_as_batch_major(), batch, _no_base_layer)
+        res = out.copy_template_replace_dim(out.time_dim_axis, time_dim)
+        res.placeholder = spread_held(out.placeholder, selected, initial)
+        return res
 
     def _one_step(self, masked: MaskedUnit, data: Tensor, mask_data: Tensor,
                   state: Optional[Dict[str, tf.Tensor]]) -> None:
         if state is None:
             batch = tf.shape(data.placeholder)[data.batch_dim_axis]
             state = self.get_rec_initial_state(batch, name=self.name, _masked_unit=masked)
+        own = {k: v for k, v in state.items() if k != _OUTPUT_STATE and not k.startswith(_HELD_PREFIX)}
         mask_raw = tf.cast(mask_data.copy_as_batch_major().placeholder, tf.bool)  # [B]
 
         def select(new_value: tf.Tensor, old_value: tf.Tensor) -> tf.Tensor:
@@ -126,13 +156,57 @@ class MaskedComputationLayer(LayerBase):
             bm = data.copy_as_batch_major()
             data = bm.copy()
             data.placeholder = select(bm.placeholder, tf.zeros_like(bm.placeholder))
-        out_layer = masked.build(data, one_step=True, state={k: v for k, v in state.items() if k != _OUTPUT_STATE})
+        held_names = sorted(key[len(_HELD_PREFIX):] for key in state if key.startswith(_HELD_PREFIX))
+        out_layer = masked.build(data, one_step=True, state=own, extra=held_names)
         new = _as_template(out_layer.output, self.output)
         self.output.placeholder = select(new, state[_OUTPUT_STATE])
         self.rec_state = {_OUTPUT_STATE: self.output.placeholder}
         for key, value in masked.new_state.items():
             self.rec_state[key] = select(value, state[key])
+        for inner in held_names:  # the sub layers' values, held as the output
+            template = masked.sub_template(inner)
+            held = template.copy_template(name=f"{self.name}/{inner}")
+            held.placeholder = select(_as_template(masked.layers[inner].output, template),
+                                      state[_HELD_PREFIX + inner])
+            self.rec_state[_HELD_PREFIX + inner] = held.placeholder
+            self._sub_outputs[inner] = held
         self.params.update(masked.params())
+        self.sub_layer = masked.sub_layer
+
+    def get_sub_layer(self, layer_name: str) -> Any:
+        """:return: layer ``layer_name`` of a subnetwork unit (``"<mc>/<inner>"``, as the reference): in a rec loop or
+            moved out of it, its value held where the mask is false, as the output's; elsewhere over the selected
+            frames; None if the unit has no such layer"""
+        if layer_name in self._sub_layers:
+            return self._sub_layers[layer_name]
+        masked = self._masked
+        out = self._sub_outputs.get(layer_name)
+        if out is None:
+            layer = masked.layers.get(layer_name) if masked.is_subnetwork else None
+            if layer is None and masked.is_subnetwork and layer_name in masked.net_dict:
+                layer = masked.build_more(layer_name)  # one the output does not need, as the reference
+            if layer is None:
+                return None
+            out = layer.output
+            if self._spread_over is not None and out.get_time_dim_tag() == self._spread_over[2]:
+                selected, time_dim, _ = self._spread_over  # moved out of the loop: held as in the loop
+                out = self._spread(out.copy_as_batch_major(), selected, time_dim,
+                                   masked.initial_output(layer_name)).copy_as_time_major()
+        from returnn.tf.layers.core.internal import InternalLayer
+        self._sub_layers[layer_name] = InternalLayer(name=f"{self.name}/{layer_name}", network=self.network,
+                                                     output=out.copy(name=f"{self.name}/{layer_name}"))
+        return self._sub_layers[layer_name]
+
+    @classmethod
+    def get_sub_layer_out_data_from_opts(cls, layer_name: str, parent_layer_kwargs: Dict[str, Any]
+                                         ) -> Optional[Tensor]:
+        """:return: the template of layer ``layer_name`` of a subnetwork unit as :meth:`get_sub_layer` gives it (in
+            a rec loop: its frame), or None"""
+        masked = parent_layer_kwargs.get("_masked_unit")
+        if masked is None or not masked.is_subnetwork or layer_name not in masked.net_dict:
+            return None
+        template = masked.sub_template(layer_name)
+        return template.copy_template(name=f"{parent_layer_kwargs.get('name', 'masked')}/{layer_name}")
 
     @classmethod
     def transform_config_dict(cls, d: Dict[str, Any], network: Any, get_layer: Any) -> None:
@@ -149,9 +223,6 @@ class MaskedComputationLayer(LayerBase):
         if "unit" not in d:
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="unit",
                                 problem="missing required argument")
-        if not d.get("sources"):
-            raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="from",
-                                problem="needs an input layer:", got=[])
         d["_masked_unit"] = MaskedUnit(name, d["unit"], network, get_layer, name_scope=d.get("name_scope"))
 
     @classmethod
@@ -159,8 +230,9 @@ class MaskedComputationLayer(LayerBase):
                                masked_from: Any = None, in_spatial_dim: Any = None, out_spatial_dim: Any = None,
                                _masked_unit: Optional[MaskedUnit] = None, **kwargs: Any) -> Tensor:
         """:return: see the module docstring"""
-        data = concat_sources_template(sources, name=f"{name}/data", layer_class=cls.layer_class)
         mask_data = mask.output
+        data = concat_sources_template(sources, name=f"{name}/data", layer_class=cls.layer_class) if sources \
+            else mask_data.copy_template(name=f"{name}/data")  # no input: the mask gives the frames
         if mask_data.dtype != "bool":
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="mask", problem="must be a bool layer:",
                                 got=f"{mask.name!r} {mask_data.get_dims_repr()} {mask_data.dtype}")
@@ -207,8 +279,12 @@ class MaskedComputationLayer(LayerBase):
             raise LayerShapeError(layer=name, layer_class=cls.layer_class,
                                   problem="inside a rec loop, the unit's output frame needs static dims (besides "
                                           "the batch)", got=out.get_dims_repr())
-        state = {_OUTPUT_STATE: tf.zeros(tf.stack(shape), dtype=out.dtype)}
+        state = {_OUTPUT_STATE: initial_output_value(_masked_unit.initial_output(), out, batch_size, _no_base_layer)}
         state.update(_masked_unit.initial_state(batch_size))
+        for inner in _masked_unit.held_names():
+            frame = _masked_unit.templates[inner].output
+            state[_HELD_PREFIX + inner] = initial_output_value(_masked_unit.initial_output(inner), frame, batch_size,
+                                                               _no_base_layer)
         return state
 
 

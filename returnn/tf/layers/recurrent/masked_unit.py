@@ -16,7 +16,7 @@ In a rec loop, layers of the unit that carry a state (``rnn_cell``, ``rec`` with
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import tensorflow as tf
 
@@ -57,6 +57,7 @@ class MaskedUnit:
         self.network = network
         self.get_layer = get_layer
         self.is_subnetwork = unit["class"] == "subnetwork"
+        self.unit_dict: Dict[str, Any] = unit
         if self.is_subnetwork:
             sub_from = unit.get("from", "data")
             if sub_from not in ("data", ["data"], ("data",)) or not isinstance(unit.get("subnetwork"), dict) \
@@ -72,6 +73,7 @@ class MaskedUnit:
             self.prefix = network.get_absolute_name_prefix()
             self.output_name = mc_name
         self.templates: Dict[str, TemplateLayer] = {}
+        self._construct_template: Optional[Callable[[str], TemplateLayer]] = None
         self.packed_dim: Any = None  # the new time dim of the selected frames (set with the output template)
         # while building on packed frames: the time dim the mask selects from, and (real construction) the
         # selected frames bool [B, T]; outer layers on that time dim are packed alike
@@ -88,7 +90,26 @@ class MaskedUnit:
         net = TFNetwork(parent_net=self.network, absolute_name_prefix=self.prefix,
                         name=f"{self.mc_name}(masked)", is_inside_rec_layer=one_step, **scope)
         net._debug_print_template = lambda *_args, **_kwargs: None  # the masked_computation layer prints its own
+        if (not one_step and self._mask_time_dim is not None and self.packed_dim is not None
+                and self.network.get_inside_rec_time_dim(inside_loop=False) == self._mask_time_dim):
+            # moved out of a rec loop: the selected frames are the steps the unit runs in the loop (e.g. a cumsum
+            # starts at its initial_output, as in the loop)
+            net.rec_loop_dim = self.packed_dim
         return net
+
+    def held_names(self) -> List[str]:
+        """:return: the layers of a subnetwork unit besides its output (templates must be built), whose values
+        the masked_computation layer holds where the mask is false (its sub layers ``"<mc>/<inner>"``)"""
+        if not self.is_subnetwork:
+            return []
+        return sorted(name for name in self.templates if name != self.output_name)
+
+    def initial_output(self, name: Optional[str] = None) -> Any:
+        """:return: the ``initial_output`` of layer ``name`` of the unit (default: the unit itself, as the
+        reference, observed: the value held before the first selected frame of a loop)"""
+        if name is None or not self.is_subnetwork:
+            return self.unit_dict.get("initial_output")
+        return self.net_dict[name].get("initial_output")
 
     def _outer(self, name: str) -> Any:
         if self.is_subnetwork:
@@ -116,10 +137,10 @@ class MaskedUnit:
         :param mask_time_dim: the time dim the mask selects from, when ``data`` are the packed selected frames
             (:attr:`packed_dim`): outer layers on it are read on the selected frames
         :return: template of the unit's output"""
-        net = self._new_net(one_step)
-        data_layer = TemplateLayer("data", net, data)
         self.templates = {}
         self._mask_time_dim, self._selected, self._packed_outer = mask_time_dim, None, {}
+        net = self._new_net(one_step)
+        data_layer = TemplateLayer("data", net, data)
 
         def construct(name: str) -> Any:
             if name in self.templates:
@@ -142,7 +163,23 @@ class MaskedUnit:
                 return construct(name)
             return self._outer(name)
 
-        return construct(self.output_name).output
+        self._construct_template = construct
+        out = construct(self.output_name).output
+        for name in self._output_layers():
+            construct(name)
+        return out
+
+    def sub_template(self, name: str) -> Tensor:
+        """:return: the template of layer ``name`` of a subnetwork unit, built on the input of the last
+        :meth:`build_templates` (which must have run)"""
+        return self._construct_template(name).output
+
+    def _output_layers(self) -> List[str]:
+        """:return: the layers of a subnetwork unit built besides its output: with ``is_output_layer`` or a loss"""
+        if not self.is_subnetwork:
+            return []
+        return [name for name, desc in self.net_dict.items() if name != self.output_name and isinstance(desc, dict)
+                and (desc.get("is_output_layer") or desc.get("loss"))]
 
     def stateful(self) -> List[str]:
         """:return: names of the unit's layers with a loop state (templates must be built)"""
@@ -161,16 +198,17 @@ class MaskedUnit:
 
     # ---- real construction
     def build(self, data: Tensor, one_step: bool, state: Optional[Dict[str, tf.Tensor]] = None,
-              mask_time_dim: Any = None, selected: Optional[tf.Tensor] = None) -> Any:
+              mask_time_dim: Any = None, selected: Optional[tf.Tensor] = None, extra: Sequence[str] = ()) -> Any:
         """Constructs the unit's layers on ``data`` (with raw tensor).
 
         :param state: in a loop: ``"<inner>/<key>"`` -> previous state (see :meth:`initial_state`)
         :param mask_time_dim: as for :meth:`build_templates`, with ``selected`` (bool ``[B, T]``) the frames
+        :param extra: layers of a subnetwork unit to build besides the output and the output layers
         :return: the unit's output layer; :attr:`layers` holds all its layers
         """
+        self._mask_time_dim, self._selected, self._packed_outer = mask_time_dim, selected, {}
         net = self._new_net(one_step)
         net.layers["data"] = InternalLayer(name="data", network=net, output=data)
-        self._mask_time_dim, self._selected, self._packed_outer = mask_time_dim, selected, {}
         stateful = set(self.stateful()) if one_step else set()
         net_dict = {}
         for name, desc in self.net_dict.items():
@@ -187,13 +225,27 @@ class MaskedUnit:
                 return net.construct_layer(net_dict, name, get_layer=get_layer)
             return self._outer(name)
 
+        self._build_get_layer = get_layer
         out = get_layer(self.output_name)
+        for name in self._output_layers() + list(extra):
+            get_layer(name)
         self.layers = {n: layer for n, layer in net.layers.items() if n != "data"}
+        self.sub_layer = out
+        if self.is_subnetwork:  # the unit as one layer (the reference's attribute): a subnetwork layer around them
+            from returnn.tf.layers.control.subnetwork import SubnetworkLayer
+            self.sub_layer = SubnetworkLayer(name=self.mc_name, network=self.network, output=out.output.copy(),
+                                             sources=[net.layers["data"]], subnetwork=self.net_dict, _subnet=net)
         self.new_state = {}
         for name in stateful:
             for key, value in self.layers[name].rec_state.items():
                 self.new_state[f"{name}/{key}"] = value
         return out
+
+    def build_more(self, name: str) -> Any:
+        """:return: layer ``name`` of the unit, built now (after :meth:`build`) in the same network"""
+        layer = self._build_get_layer(name)
+        self.layers[name] = layer
+        return layer
 
     def params(self) -> Dict[str, tf.Variable]:
         """:return: the params of the built unit, named relative to the masked_computation layer"""

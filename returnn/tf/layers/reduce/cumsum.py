@@ -134,4 +134,4 @@ class CumsumLayer(ConcatInputLayer):
         except LayerArgError as exc:
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="initial_output", problem=exc.problem,
                                 got=initial_output, expected=exc.expected) from None
-        return {_STATE: tf.fill(tf.stack(shape), tf.constant(start, dtype=frame.dtype))}
+        return {_STATE: tf.fill(tf.stack(shape), tf.cast(start, frame.dtype))}  # (e.g. int32 frames: 1.0 -> 1)

@@ -25,11 +25,17 @@ from returnn.errors import LayerArgError, LayerShapeError, AxisDescriptionError
 from returnn.log import log
 from returnn.tensor import Dim, SpatialDim, Tensor
 from returnn.tf.layers.core.scope_names import scope_prefix_of
+from returnn.tf.layers.recurrent.subnet.flatten import flatten_unit, pop_load_on_init
 from returnn.tf.layers.recurrent.subnet.initial import check_initial_output
 from returnn.tf.layers.recurrent.subnet.levels import latest_choice, step_levels, stored_level
 from returnn.tf.layers.recurrent.subnet.max_seq_len import max_seq_len_base_layers
 from returnn.tf.layers.recurrent.subnet.template import SubnetTemplates, TemplateLayer, builds_loss
 from returnn.tf.layers.search.beam import beam_dim
+
+
+# layer classes whose value in a loop step depends on the step without a "prev:", ":i" or input frame dependency
+_STEP_DEPENDENT = frozenset({"cum_concat", "unmask", "positional_encoding", "relative_positional_encoding",
+                             "edit_distance_table", "rec", "cond", "masked_computation", "self_attention", "kenlm_lm"})
 
 
 def _has_rec_state(layer: TemplateLayer) -> bool:
@@ -81,6 +87,9 @@ class SubnetworkRecCell:
         from returnn.tf.layers.core.sources import concat_sources_template
 
         self.rec_name = rec_name
+        # subnetwork layers flattened into the unit ("sub/x", as the reference); their load_on_init by name
+        unit = flatten_unit(unit)
+        self.load_on_init: Dict[str, Any] = pop_load_on_init(unit) if isinstance(unit, dict) else {}
         self.unit = unit
         self.parent_net = parent_net
         self.sources = sources
@@ -251,7 +260,8 @@ class SubnetworkRecCell:
         output_layers = self._output_layers()
         needed_roots = self._needed_roots(output_layers)
         needed = self._prev_closure(needed_roots)
-        inputs &= needed
+        self.static_inputs = self._loop_invariant(needed) if move_out else set()
+        inputs = (inputs & needed) | self.static_inputs
         loop = self._with_loop_local_users(self._loop_roots(needed, needed_roots, inputs, move_out), needed, inputs)
         self.inputs = inputs
         self.loop = loop
@@ -276,6 +286,30 @@ class SubnetworkRecCell:
                     over_time.add(name)
                     changed = True
         return over_time
+
+    def _loop_invariant(self, needed: Set[str]) -> Set[str]:
+        """:return: the needed layers whose value is the same in every step: they read only layers outside the rec
+        layer (``base:``) and other such layers (or nothing, e.g. a ``constant``), carry no state and nothing reads
+        them via ``prev:``; as the reference (observed), they are computed once before the loop (its
+        ``input_layers_moved_out``, e.g. the inner layers of a subnetwork that read only ``base:`` layers), and the
+        loop reads their whole value. Not ``output`` (the rec layer's output has the loop's time axis), nor layers
+        of a class that reads the loop's step itself (:data:`_STEP_DEPENDENT`)."""
+        read_via_prev = {prev for layer in self.layers.values() for prev in layer.prev_deps}
+        invariant: Set[str] = set()
+        changed = True
+        while changed:
+            changed = False
+            for name in needed - invariant:
+                layer = self.layers[name]
+                if (name == "output" or name in self.stateful or layer.prev_deps or layer.data_deps
+                        or name in read_via_prev or layer.loss or layer.is_choice()
+                        or getattr(layer.cls, "unstacks_over_loop", False) or layer.layer_desc.get("masked_from")
+                        or layer.layer_class in _STEP_DEPENDENT):
+                    continue
+                if all(dep in invariant for dep in layer.deps):
+                    invariant.add(name)
+                    changed = True
+        return invariant
 
     def _can_move_before_loop(self, name: str, layer: TemplateLayer) -> bool:
         """:return: whether the layer itself (apart from its dependencies) can run over the whole sequence"""
@@ -511,8 +545,9 @@ class SubnetworkRecCell:
 
     @property
     def layers_in_loop(self) -> List[str]:
-        """:return: the unit's layers computed step by step in the loop (sorted names)"""
-        return sorted(self.loop)
+        """:return: the unit's layers computed step by step in the loop (sorted names), each followed by the sub
+        layers of it that the unit reads (as the reference: ``"masked/sub1"`` of a ``masked_computation``)"""
+        return self._with_sub_layer_refs(sorted(self.loop))
 
     # ---- phase 3
     def build(self, rec_layer: Any) -> None:
@@ -524,6 +559,19 @@ class SubnetworkRecCell:
         from returnn.tf.layers.recurrent.subnet.loop import build_loop
         with self._errors_naming_sub_layers():
             build_loop(self, rec_layer)
+        self.full_layers: Dict[str, Any] = rec_layer.sub_layers
+
+    def get_layer_from_outside(self, name: str) -> Any:
+        """:return: sub layer ``name`` over the whole sequence (the reference's name): moved out of the loop, or the
+        loop's accumulated outputs
+        :raises LayerNotFound: no such layer (one of the unit's layers that nothing needs, or not in the unit)"""
+        layer = getattr(self, "full_layers", {}).get(name)
+        if layer is None:
+            from returnn.errors import LayerNotFound
+            raise LayerNotFound(f"layer {name!r} of rec layer {self.rec_name!r} is not available over the whole "
+                                f"sequence", layer_name=name, network=self.sub_net,
+                                suggestions=sorted(getattr(self, "full_layers", {})))
+        return layer
 
     @contextlib.contextmanager
     def _errors_naming_sub_layers(self) -> Iterator[None]:

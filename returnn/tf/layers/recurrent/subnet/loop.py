@@ -99,7 +99,8 @@ class _Loop:
 
     def base_layer(self, name: str) -> Any:
         if name not in self._base:
-            self._base[name] = self.tile(self.cell.get_base_layer(name), f"base:{name}")
+            # ``name`` as the enclosing network names it (``"base:x"`` there: of the network around that one)
+            self._base[name] = self.tile(self.cell.parent_net.get_layer(name), f"base:{name}")
         return self._base[name]
 
     def data_layer(self, name: str) -> Any:

@@ -105,7 +105,7 @@ class OutsideNet:
         self.accumulated: Dict[str, Any] = {}  # loop layers' accumulated outputs, as layers
         # the unit's layer dicts; an out_shape (given per frame) also has the loop's time dim here, as the reference
         loop_dim = cell.time_dim if cell.time_dim is not None else getattr(cell, "time_dim_out", None)
-        self.unit = {name: _with_time_in_out_shape(desc, loop_dim) for name, desc in cell.unit.items()}
+        self.unit = {name: _moved_out_desc(desc, loop_dim) for name, desc in cell.unit.items()}
         self._shifted: Dict[str, Any] = {}
         #: set where the loop's batch has a beam the layers outside lack (a target of hypotheses): name -> the base
         #: layer tiled into it
@@ -153,6 +153,21 @@ class OutsideNet:
             self._shifted[name] = make_internal(f"prev:{name}", self.net,
                                                 shifted(full, init, f"prev:{name}", self.cell.time_dim))
         return self._shifted[name]
+
+
+_BROADCASTING_CLASSES = ("eval", "combine", "compare")
+
+
+def _moved_out_desc(desc: Any, time_dim: Any) -> Any:
+    """:return: the layer dict ``desc`` of the unit for its layer moved out of the loop: with the loop's time dim in
+        its ``out_shape`` (:func:`_with_time_in_out_shape`); an ``eval``/``combine``/``compare`` may broadcast all its
+        sources (as the reference, observed: ``[":i", "const"]`` (``[T]`` and ``[B]`` moved out) gives ``[B, T]``, as
+        in the loop ``[]`` and ``[B]`` give ``[B]``)"""
+    desc = _with_time_in_out_shape(desc, time_dim)
+    if isinstance(desc, dict) and desc.get("class") in _BROADCASTING_CLASSES \
+            and desc.get("allow_broadcast_all_sources") is None:
+        desc = {**desc, "allow_broadcast_all_sources": True}
+    return desc
 
 
 def _with_time_in_out_shape(desc: Any, time_dim: Any) -> Any:

@@ -30,9 +30,11 @@ from returnn.errors import LayerArgError
 from returnn.tensor import Tensor
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.layer_base import LayerBase
+from returnn.tf.layers.core.load_on_init import check_load_on_init, load_params_from_checkpoint
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.recurrent.rec_layer import StringUnitRecLayer
 from returnn.tf.layers.recurrent.subnet.cell import SubnetworkRecCell
+from returnn.tf.layers.recurrent.subnet.flatten import inner_param_names
 
 # the string-unit strategy's own args (from its signature): not passed to the base layer with a unit dict
 _REC_ONLY_ARGS = tuple(name for name in inspect.signature(StringUnitRecLayer.__init__).parameters
@@ -128,6 +130,18 @@ class RecLayer(StringUnitRecLayer):
         (it has no sub layers)."""
         cell = getattr(self, "cell", None)
         return bool(cell.optimize_move_layers_out) if isinstance(cell, SubnetworkRecCell) else False
+
+    def load_params_on_init(self, session: Any) -> None:
+        """The ``load_on_init`` of the unit's ``subnetwork`` layers (flattened into the unit, see
+        :mod:`returnn.tf.layers.recurrent.subnet.flatten`): each sets the params of its inner layers from its
+        checkpoint. :meth:`TFNetwork.initialize_params` calls it after the initializers."""
+        cell = getattr(self, "cell", None)
+        if not isinstance(cell, SubnetworkRecCell):
+            return
+        for sub_name, value in sorted(cell.load_on_init.items()):
+            spec = check_load_on_init(f"{self.name}/{sub_name}", value)
+            params = inner_param_names(self.params, sub_name)
+            load_params_from_checkpoint(f"{self.name}/{sub_name}", spec, params, session)
 
     def get_sub_layer(self, name: str) -> Any:
         """:return: the full-sequence version of sub layer ``name`` (accumulated or moved out), if built"""
