@@ -87,10 +87,8 @@ class SubnetworkRecCell:
         from returnn.tf.layers.core.sources import concat_sources_template
 
         self.rec_name = rec_name
-        # subnetwork layers flattened into the unit ("sub/x", as the reference); their load_on_init by name
-        unit = flatten_unit(unit)
-        self.load_on_init: Dict[str, Any] = pop_load_on_init(unit) if isinstance(unit, dict) else {}
-        self.unit = unit
+        self.unit = unit = flatten_unit(unit)  # subnetwork layers flattened into the unit ("sub/x", as the reference)
+        self.load_on_init: Dict[str, Any] = pop_load_on_init(unit) if isinstance(unit, dict) else {}  # by "sub"
         self.parent_net = parent_net
         self.sources = sources
         self.target = target[0] if isinstance(target, (list, tuple)) and target else target
