@@ -12,6 +12,14 @@ import tensorflow as tf
 from returnn.tf.ops.numerics import safe_log
 from returnn.util.registry import Registry
 
+def swish(x: tf.Tensor) -> tf.Tensor:
+    """``x * sigmoid(x)`` (``"swish"``, ``"silu"``) as the two ops themselves: their gradient is 4 element-wise kernels
+    (``tf.nn.swish``'s own gradient recomputes the sigmoid and takes 8, and its forward multiplies by ``beta = 1``),
+    and Grappler's remapper may fuse the pair into one kernel where the sigmoid is not kept for a gradient. The
+    same values as ``tf.nn.swish`` (its ``1.0 * x`` is ``x``)."""
+    return x * tf.sigmoid(x)
+
+
 ACTIVATIONS: Registry[Callable[[tf.Tensor], tf.Tensor]] = Registry("activation function")
 _BASE: Dict[str, Callable[[tf.Tensor], tf.Tensor]] = {
     "relu": tf.nn.relu, "relu6": tf.nn.relu6, "crelu": tf.nn.crelu, "elu": tf.nn.elu, "selu": tf.nn.selu,
@@ -19,7 +27,7 @@ _BASE: Dict[str, Callable[[tf.Tensor], tf.Tensor]] = {
     "gelu": lambda x: tf.nn.gelu(x, approximate=False), "gelu_tanh": lambda x: tf.nn.gelu(x, approximate=True),
     # the reference's names: gelu2 the sigmoid approximation, gelu3 exact (as "gelu")
     "gelu2": lambda x: x * tf.sigmoid(1.702 * x), "gelu3": lambda x: tf.nn.gelu(x, approximate=False),
-    "swish": tf.nn.swish, "silu": tf.nn.silu, "softplus": tf.nn.softplus, "softsign": tf.nn.softsign,
+    "swish": swish, "silu": swish, "softplus": tf.nn.softplus, "softsign": tf.nn.softsign,
     "identity": tf.identity, "linear": tf.identity, "abs": tf.abs, "exp": tf.exp, "log": tf.math.log,
     "log_sigmoid": tf.math.log_sigmoid, "sqrt": tf.sqrt, "square": tf.square, "sin": tf.sin, "cos": tf.cos,
     "leaky_relu": tf.nn.leaky_relu, "negative": tf.negative, "sign": tf.sign, "rsqrt": tf.math.rsqrt,
@@ -28,6 +36,12 @@ _BASE: Dict[str, Callable[[tf.Tensor], tf.Tensor]] = {
 }
 for _name, _fn in _BASE.items():
     ACTIVATIONS.register(_name, _fn)
+
+
+#: element-wise activations that ``tf_amp`` may compute in the compute dtype on a product's result (no reductions,
+#: no logarithms or exponentials of probabilities): :meth:`returnn.tf.util.amp.AmpPolicy.pointwise`
+AMP_POINTWISE = frozenset({"relu", "relu6", "elu", "leaky_relu", "swish", "silu", "sigmoid", "tanh", "gelu",
+                           "gelu_tanh", "identity", "linear", "abs", "square", "negative"})
 
 
 def _safe_log(x: tf.Tensor, eps: float = 1e-20, use_fake_grad: bool = True) -> tf.Tensor:

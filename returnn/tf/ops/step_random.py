@@ -117,6 +117,17 @@ def nn_dropout(x: Any, *, rate: Any, noise_shape: Any = None, seed: Optional[int
                                                 noise_shape=noise_shape)
 
 
+def dropout_mask(shape: Any, *, rate: float, dtype: Any = tf.float32, seed: Optional[int] = None) -> tf.Tensor:
+    """The mask of :func:`nn_dropout` as a tensor of ``shape``: ``1 / (1 - rate)`` where the uniform value is
+    ``>= rate`` (kept), else 0; from the same uniform values as :func:`nn_dropout` draws for that noise shape and
+    seed (stateful, or step-seeded when the graph has a step seed).
+
+    :param rate: a Python float in ``[0, 1)``
+    """
+    keep = random_uniform(shape, dtype=dtype, seed=seed) >= rate
+    return tf.cast(keep, dtype) * tf.constant(1.0 / (1.0 - rate), dtype)
+
+
 def stateful_random_ops(fetches: Iterable[Any]) -> List[tf.Operation]:
     """The ops with a kernel random state (:data:`STATEFUL_RANDOM_OP_TYPES`) that computing ``fetches`` runs (their
     inputs and control inputs, transitively; variable initializers are not among them).

@@ -7,8 +7,15 @@ that dtype (the *compute dtype*); everything else stays float32:
   where it uses it (``tf.cast``), so its gradient is cast back and the optimizer updates the float32 variable.
   Checkpoints therefore hold exactly the variables (names, shapes, float32) of a float32 run, and load in either;
 * each product (:meth:`AmpPolicy.matmul`, :meth:`AmpPolicy.einsum`, :meth:`AmpPolicy.call`) casts its float32
-  inputs to the compute dtype and its result back to float32, so layer outputs, templates, bias additions,
-  activations, softmax/log-softmax, losses and normalization statistics stay float32;
+  inputs to the compute dtype and its result back to float32, so layer outputs and templates are float32, and
+  softmax/log-softmax, losses, layer and batch normalization stay float32;
+* between consecutive products no cast back and forth: a float32 layer output that is the cast of a
+  compute-dtype tensor (:meth:`AmpPolicy.source`) is read by the next product as that tensor, and the element-wise
+  steps between products run on it in the compute dtype, the float32 cast after them (:meth:`AmpPolicy.pointwise`):
+  the bias addition of ``linear``/``conv``, element-wise ``activation`` layers (``swish``, ``relu``, ...), ``gating``
+  and dropout with a shared mask (its ``1 / (1 - rate)`` rounded to the compute dtype), and ``self_attention``'s
+  queries, keys, values and merged heads. A float32 cast that no layer reads as float32 is then never computed, in
+  the forward pass nor in the gradient;
 * ``"float16"`` has a narrow exponent range: the training loss is multiplied by a dynamic loss scale
   (:class:`DynamicLossScale`, in the updater) so small gradients do not flush to zero.
 
@@ -92,10 +99,41 @@ class AmpPolicy:
         return self.dtype == "float16"
 
     def cast(self, x: tf.Tensor) -> tf.Tensor:
-        """:return: ``x`` in the compute dtype if it is float32 and the policy is on, else ``x`` unchanged"""
+        """:return: ``x`` in the compute dtype if it is float32 and the policy is on, else ``x`` unchanged. Where
+        ``x`` is itself the float32 cast of a compute-dtype tensor (:meth:`source`), that tensor (the same values:
+        no cast back and forth between consecutive products)"""
         if self.enabled and x.dtype == tf.float32:
-            return tf.cast(x, self.compute_dtype)
+            src = self.source(x)
+            return src if src is not None else tf.cast(x, self.compute_dtype)
         return x
+
+    def source(self, x: Any) -> Optional[tf.Tensor]:
+        """:return: the compute-dtype tensor of which the float32 ``x`` is the cast (through ``Identity`` and
+            ``Reshape`` ops without control inputs: the reshape is repeated on that tensor), or None (policy off, or
+            ``x`` is no such cast)"""
+        if not self.enabled or not isinstance(x, tf.Tensor) or x.dtype != tf.float32:
+            return None
+        while x.op.type == "Identity" and not x.op.control_inputs:
+            x = x.op.inputs[0]
+        if x.op.type == "Reshape" and not x.op.control_inputs:
+            inner = self.source(x.op.inputs[0])
+            if inner is None:
+                return None
+            result = tf.reshape(inner, x.op.inputs[1])
+            result.set_shape(x.shape)
+            return result
+        if x.op.type == "Cast" and x.op.inputs[0].dtype == self.compute_dtype:
+            return x.op.inputs[0]
+        return None
+
+    def pointwise(self, fn: Callable[[tf.Tensor], tf.Tensor], x: tf.Tensor) -> tf.Tensor:
+        """``fn(x)`` for an element-wise ``fn``: in the compute dtype where ``x`` is the float32 cast of a
+        compute-dtype tensor (:meth:`source`, e.g. a product's result), the result cast to float32 (so that the
+        next product reads it without a cast); else ``fn(x)`` in float32."""
+        src = self.source(x)
+        if src is None:
+            return fn(x)
+        return tf.cast(fn(src), tf.float32)
 
     def uncast(self, y: tf.Tensor, dtype: tf.DType = tf.float32) -> tf.Tensor:
         """:return: ``y`` as ``dtype`` (float32): the result of a product computed in the compute dtype"""
@@ -115,7 +153,7 @@ class AmpPolicy:
 
     def matmul(self, a: tf.Tensor, b: tf.Tensor, **kwargs: Any) -> tf.Tensor:
         """``tf.matmul(a, b, **kwargs)`` in the compute dtype, result float32 (see :meth:`call`)."""
-        return cast_matmul(a, b, self.compute_dtype, **kwargs)
+        return cast_matmul(self.cast(a), self.cast(b), self.compute_dtype, **kwargs)
 
     def einsum(self, equation: str, *tensors: tf.Tensor) -> tf.Tensor:
         """``tf.einsum(equation, *tensors)`` in the compute dtype, result float32 (see :meth:`call`)."""

@@ -318,3 +318,42 @@ def test_rnn_py_train_bfloat16_then_eval_float32(tmp_path):
     assert "tf_amp" not in out
     score32 = _dev_scores(out)
     assert len(score32) == 1 and abs(score32[0] - scores[-1]) < 0.01, (score32, scores)
+
+
+# a conformer feed-forward and convolution module: products with element-wise layers (bias, swish, dropout, GLU)
+# between them, as the published conformer configs write them
+CHAIN_NET = {
+    "ln": {"class": "layer_norm", "from": "data"},
+    "ff1": {"class": "linear", "activation": None, "n_out": 16, "from": "ln"},
+    "swish": {"class": "activation", "activation": "swish", "from": "ff1"},
+    "drop": {"class": "dropout", "dropout": 0.1, "from": "swish"},
+    "ff2": {"class": "linear", "activation": None, "n_out": 8, "from": "drop"},
+    "glu": {"class": "gating", "activation": "identity", "from": "ff2"},
+    "dconv": {"class": "conv", "filter_size": (3,), "groups": 4, "n_out": 4, "padding": "same", "from": "glu"},
+    "output": {"class": "softmax", "loss": "ce", "from": "dconv", "target": "classes"},
+}
+
+
+def test_no_casts_back_and_forth_between_products():
+    """With tf_amp, each product reads the previous one's compute-dtype result (after bias, swish, dropout, GLU in
+    that dtype): a float32 -> bfloat16 cast only of the first product's input and of the weights, and the training
+    step computes no float32 cast of the intermediate results."""
+    with tf.Graph().as_default() as graph:
+        net, updater = _build("bfloat16", CHAIN_NET)
+        casts_to_bf16 = [op for op in graph.get_operations() if op.type == "Cast"
+                         and op.get_attr("DstT") == tf.bfloat16 and not op.name.startswith("optimize")]
+        # besides the weights and biases (ReadVariableOp) and the dropout mask ([1, 1, F]): only the layer norm's
+        # output (the first product's input)
+        frames = [op.name for op in casts_to_bf16 if op.inputs[0].op.type != "ReadVariableOp"
+                  and op.inputs[0].shape.rank and op.inputs[0].shape[0] != 1]
+        assert len(frames) == 1 and frames[0].startswith("ff1/"), frames
+        with TF.Session() as session:
+            session.run(TF.global_variables_initializer())
+            meta = TF.RunMetadata()
+            session.run(updater.get_optim_op(), _feed(net), options=TF.RunOptions(trace_level=TF.RunOptions.FULL_TRACE),
+                        run_metadata=meta)
+    ran = {node.node_name for dev in meta.step_stats.dev_stats for node in dev.node_stats}
+    for layer in ("ff1", "swish", "drop", "ff2", "glu"):  # their float32 output casts are never computed
+        casts = [op.name for op in graph.get_operations() if op.type == "Cast" and op.name.startswith(layer + "/")
+                 and op.get_attr("SrcT") == tf.bfloat16 and op.get_attr("DstT") == tf.float32]
+        assert casts and not (set(casts) & ran), (layer, casts)

@@ -78,19 +78,23 @@ class SelfAttentionLayer(ConcatInputLayer):
         x = inp.placeholder
         if inp.sparse:
             x = tf.one_hot(x, n_in)
-        amp = self.network.amp  # tf_amp: the products in bfloat16/float16, results (softmax input) float32
+        # tf_amp: the products in bfloat16/float16, and q, k, v and the attention's output (its heads merged) stay in
+        # that dtype between them; the energies (softmax input) and the layer output float32
+        amp = self.network.amp
         batch, length = tf.shape(x)[0], tf.shape(x)[1]
         # [B, T, F] as [B*T, F] for one MatMul (tf.tensordot would add a copying transpose and shape ops)
-        qkv = amp.call(dense_matmul, tf.reshape(x, [-1, n_in]), qkv_w)
+        qkv = dense_matmul(amp.cast(tf.reshape(x, [-1, n_in])), amp.cast(qkv_w))
         qkv = tf.reshape(qkv, [batch, length, 2 * total_key_dim + n_out])  # [B, T, 2K + V]
         dk, dv = total_key_dim // heads, n_out // heads
         qkv = tf.transpose(tf.reshape(qkv, [batch, length, heads, 2 * dk + dv]), [0, 2, 1, 3])  # [B, H, T, 2k + v]
         q, k, v = tf.split(qkv, [dk, dk, dv], axis=3)  # [B, H, T, d] each
-        q = q * (float(dk) ** -0.5)
+        q = q * tf.constant(float(dk) ** -0.5, q.dtype)
+        if initial_state is not None:  # concatenated with the float32 state below
+            q, k, v = amp.uncast(q), amp.uncast(k), amp.uncast(v)
         energy = amp.matmul(q, k, transpose_b=True)  # [B, H, T, T']
         if key_shift is not None:
             shift = key_shift.output.copy_as_time_major().placeholder  # [T, T', d]
-            energy = energy + tf.einsum("bhid,ijd->bhij", q, shift)
+            energy = energy + _relative_energy(amp, q, shift, batch, heads, length)
         key_mask = tf.sequence_mask(inp.get_sequence_lengths(), maxlen=length)[:, None, None, :]
         mask = key_mask
         if attention_left_only:
@@ -113,14 +117,15 @@ class SelfAttentionLayer(ConcatInputLayer):
             from returnn.tf.ops.dropout import apply_dropout
             tmp = Tensor(name="att", shape=(None, None, None), batch_dim_axis=0)
             tmp.placeholder = weights
+            # one mask value per weight (as the reference: its mask has the weights' shape [B, H, T, T'])
             weights = apply_dropout(tmp, attention_dropout, train_flag=self.network.train_flag,
-                                    seed=self.network.random.randint(2 ** 31))
-        out = amp.matmul(weights, v)  # [B, H, T, v]
-        out = tf.reshape(tf.transpose(out, [0, 2, 1, 3]), [batch, length, n_out])
+                                    noise_shape={"*": None}, seed=self.network.random.randint(2 ** 31))
+        out = tf.matmul(amp.cast(weights), amp.cast(v))  # [B, H, T, v]
+        out = amp.uncast(tf.reshape(tf.transpose(out, [0, 2, 1, 3]), [batch, length, n_out]))
         tmpl = self.output.copy_as_batch_major().copy_with_time_dim_axis(1)
         tmpl.placeholder = out
         perm = [tmpl.dims.index(d) for d in self.output.dims]
-        self.output.placeholder = tmpl.copy_transpose(perm).placeholder
+        self.output.placeholder = out if perm == list(range(len(perm))) else tmpl.copy_transpose(perm).placeholder
 
     def _step(self, state: Optional[Dict[str, tf.Tensor]], step: Any, heads: int, key_dim: int, n_out: int,
               init: Any, key_shift: Any) -> None:
@@ -240,6 +245,23 @@ class SelfAttentionLayer(ConcatInputLayer):
             inp = inp.copy_as_dense_template()
         feat = out_dim or FeatureDim(f"{name}:feature", n_out)
         return inp.copy_template_replace_dim(inp.feature_dim_axis, feat).copy_template(name=f"{name}_output")
+
+
+def _relative_energy(amp: Any, q: tf.Tensor, shift: tf.Tensor, batch: tf.Tensor, heads: int,
+                     length: tf.Tensor) -> tf.Tensor:
+    """``einsum("bhid,ijd->bhij", q, shift)`` as one batched product over the query frames ``i``: ``q`` as
+    ``[T, B*H, d]`` times ``shift^T`` ``[T, d, T']``, then back to ``[B, H, T, T']`` (TensorFlow's CPU einsum
+    kernel took several times as long for this contraction, and its gradient runs two more einsums).
+
+    :param q: ``[B, H, T, d]``
+    :param shift: ``[T, T', d]``
+    :return: ``[B, H, T, T']`` (float32; the product in ``amp``'s compute dtype)
+    """
+    dk = q.shape[-1]
+    q_t = tf.reshape(tf.transpose(q, [2, 0, 1, 3]), [length, -1, dk])  # [T, B*H, d]
+    rel = amp.matmul(q_t, shift, transpose_b=True)  # [T, B*H, T']
+    rel = tf.reshape(rel, [length, batch, heads, -1])
+    return tf.transpose(rel, [1, 2, 0, 3])
 
 
 def _kept_state_var(param_scope: str, key: str, shape: Any) -> tf.Variable:

@@ -107,8 +107,8 @@ class ConvLayer(ConcatInputLayer):
         def conv(x: tf.Tensor) -> tf.Tensor:
             y = self.network.amp.call(tf.nn.convolution, x, weights, strides=list(strides), padding=padding.upper(),
                                       dilations=list(dilation))  # tf_amp: bfloat16/float16 inside, float32 out
-            if b is not None:
-                y = y + b
+            if b is not None:  # tf_amp: added in the compute dtype before the cast of the result
+                y = self.network.amp.pointwise(lambda t: t + tf.cast(b, t.dtype), y)
             return self.apply_activation(y, activation)
 
         channel_first = self.output.feature_dim_axis == 1 and self.output.batch_ndim > 2

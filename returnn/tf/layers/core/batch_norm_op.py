@@ -85,8 +85,13 @@ def _batch_moments(inp: Tensor, x: Any, red_axes: Any, masked: bool) -> Tuple[An
     mask = valid_frames_mask(inp, inp.get_dynamic_axes()) if masked else None
     if mask is None:
         return tf.nn.moments(x, axes=red_axes, keepdims=True)
-    w = tf.cast(tf.broadcast_to(mask, tf.shape(x)), x.dtype)
+    # the mask's own shape (size 1 on the feature axis), broadcast by the products: no weight tensor of x's size;
+    # the count of valid frames is the same for every feature
+    w = tf.cast(mask, x.dtype)
     count = tf.reduce_sum(w, axis=red_axes, keepdims=True)
+    for axis in red_axes:  # an axis the mask is broadcast over (e.g. one length for the whole batch): each entry
+        if w.shape[axis] == 1 and x.shape[axis] != 1:
+            count = count * tf.cast(tf.shape(x)[axis], x.dtype)
     mean = tf.reduce_sum(x * w, axis=red_axes, keepdims=True) / count
     var = tf.reduce_sum(tf.square(x - mean) * w, axis=red_axes, keepdims=True) / count
     return mean, var

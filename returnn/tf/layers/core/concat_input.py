@@ -38,7 +38,8 @@ class ConcatInputLayer(LayerBase):
                     noise_shape = [None if i in axes else 1 for i in range(tmpl.batch_ndim)]
                 tmpl.placeholder = apply_dropout(tmpl, self.dropout, train_flag=self.network.train_flag,
                                                  noise_shape=noise_shape,
-                                                 on_forward=self.dropout_on_forward, seed=seed)
+                                                 on_forward=self.dropout_on_forward, seed=seed,
+                                                 amp=self.network.amp if self.network is not None else None)
             self._input_data = tmpl
 
     @property

@@ -19,7 +19,7 @@ from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.core.sources import concat_sources_template
 from returnn.tf.layers.shape._derived_dims import dim_floordiv
-from returnn.tf.ops.activations import check_activation_name, get_activation_function
+from returnn.tf.ops.activations import AMP_POINTWISE, check_activation_name, get_activation_function
 
 
 @register_layer
@@ -36,10 +36,18 @@ class GatingLayer(ConcatInputLayer):
         """
         super().__init__(out_dim=out_dim, **kwargs)
         inp = self.input_data
-        a, g = tf.split(inp.placeholder, 2, axis=inp.feature_dim_axis)
         act = get_activation_function(activation) or tf.identity
         gate_act = get_activation_function(gate_activation) or tf.identity
-        self.output.placeholder = act(a) * gate_act(g)
+
+        def glu(x: tf.Tensor) -> tf.Tensor:
+            a, g = tf.split(x, 2, axis=inp.feature_dim_axis)
+            return act(a) * gate_act(g)
+
+        if (activation or "identity") in AMP_POINTWISE and gate_activation in AMP_POINTWISE:
+            # tf_amp: on a product's result, in the compute dtype (cast after it)
+            self.output.placeholder = self.network.amp.pointwise(glu, inp.placeholder)
+        else:
+            self.output.placeholder = glu(inp.placeholder)
 
     @classmethod
     def get_out_data_from_opts(cls, name: str, sources: Any = (), activation: Optional[str] = None,

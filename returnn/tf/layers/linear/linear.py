@@ -73,13 +73,15 @@ class LinearLayer(ConcatInputLayer):
             batch_shape = inp_f.batch_shape[:-1] + (n_out,)
             leading = None
             if x_in.shape.rank != 2:
-                leading = tf.shape(x_in)[:-1]
+                # (tf_amp: the shape of the compute-dtype tensor, so that its float32 cast need not be computed)
+                src = self.network.amp.source(x_in)
+                leading = tf.shape(x_in if src is None else src)[:-1]
                 x_in = tf.reshape(x_in, [-1, n_in])
             x = self.network.amp.call(dense_matmul, x_in, weights)  # tf_amp: bfloat16/float16 inside, float32 out
         if with_bias:
             b_init = get_initializer(bias_init, seed=seed + 1, key=f"{self.name}/bias_init")
             self.bias = self.create_param("b", (n_out,), b_init)
-            x = tf.nn.bias_add(x, self.bias)
+            x = _add_bias(self.network.amp, x, self.bias)
         if grad_filter:
             x = _grad_filter(x, grad_filter)
         act = OutputWithActivation(x, get_activation_function(activation))
@@ -125,6 +127,17 @@ class LinearLayer(ConcatInputLayer):
         if not all(src.output.available_for_inference for src in sources):  # as the reference (observed)
             out.available_for_inference = False
         return out
+
+
+def _add_bias(amp: Any, x: tf.Tensor, bias: Any) -> tf.Tensor:
+    """``x + bias``: ``BiasAdd`` in float32 (Grappler fuses it with the product); with ``tf_amp``, where ``x`` is
+    the float32 cast of the product's result, the addition in the compute dtype before that cast (so that a
+    following element-wise layer and product read the compute-dtype tensor: :meth:`AmpPolicy.source`). There
+    an ``AddV2``, not ``BiasAdd``: TensorFlow's CPU ``BiasAddGrad`` sums a bfloat16 gradient in bfloat16 (16000
+    ones sum to 256), the gradient of ``AddV2`` (a ``Sum``) accumulates in float32."""
+    if amp.source(x) is None:
+        return tf.nn.bias_add(x, bias)
+    return amp.pointwise(lambda t: t + tf.cast(bias, t.dtype), x)
 
 
 def _with_in_dim_as_feature(data: Tensor, in_dim: Any) -> Tensor:

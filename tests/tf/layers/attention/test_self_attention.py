@@ -143,3 +143,16 @@ def test_self_attention_key_shift_step_wise_in_loop_equals_whole_sequence():
         w = params["output/rec/att/QKV:0"]
         np.testing.assert_allclose(moved[b, :n], _np_self_att(X[b], n, w, 2, 4, 4, True, shift=shift),
                                    rtol=1e-4, atol=1e-5)
+
+
+def test_attention_dropout_one_mask_value_per_weight(session):
+    """attention_dropout draws one mask value per attention weight [B, H, T, T'] (as the reference's graph: its
+    mask has the weights' shape), not one mask shared over batch, heads and queries."""
+    net = build_net({"output": {"class": "self_attention", "from": "data", "num_heads": 2, "total_key_dim": 4,
+                                "n_out": 4, "attention_dropout": 0.5}}, extern_data={"data": {"dim": 3}})
+    randoms = [op for op in tf.compat.v1.get_default_graph().get_operations()
+               if op.type == "RandomUniform" and op.name.startswith("output/dropout")]
+    assert len(randoms) == 1
+    session.run(tf.compat.v1.global_variables_initializer())
+    shape = session.run(randoms[0].inputs[0], make_feed(net, {"data": X[:, :, :3]}, {"data": LENS}))
+    assert list(shape) == [2, 2, 5, 5]
