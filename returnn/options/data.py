@@ -79,6 +79,11 @@ class DataOptions(OptionGroup):
                                     "get_cache_byte_sizes, the datasets here read lazily", kind="str",
                              check=lambda v: None if _cache_size_ok(v) else "a number with an optional unit "
                                                                             "K, M or G, e.g. '0' or '16G'")
+    dataset_pipeline: bool = option(False, "training: the batches of train and the eval datasets come from a tf.data "
+                                           "pipeline whose tensors are the network's input "
+                                           "(returnn.tf.data_pipeline.DatasetDataProvider) instead of being fed; "
+                                           "the reference's custom pipeline functions are not provided",
+                                    kind="bool")
     #: the default target data key (declared in :class:`RunOptions`)
     target: str = borrowed(RunOptions, "target")
 

@@ -15,6 +15,12 @@ def _check_rank_and_size(value: Any) -> Optional[str]:
     return None if isinstance(value, (tuple, list)) and len(value) == 2 else "(rank, size)"
 
 
+def _check_distributed_tf(value: Any) -> Optional[str]:
+    if isinstance(value, dict) and set(value) <= {"local_only"}:
+        return None
+    return 'a dict {"local_only": True}'
+
+
 def _check_positive(value: float):
     return None if value > 0 else "a positive number of seconds"
 
@@ -42,6 +48,9 @@ class DistributedKeys(OptionGroup):
                                                    check=_check_positive)
     distributed_start_timeout: float = option(600.0, "seconds start-up and epoch-end operations may wait for a peer",
                                               kind="float", check=_check_positive)
+    distributed_tf: Any = option(None, "the reference's distributed TF sessions: only {'local_only': True} (the "
+                                       "sessions run through an in-process TensorFlow server)", kind="any",
+                                 check=_check_distributed_tf)
     debug_dummy_rank_and_size: Any = option(None, "(rank, size) of a simulated distributed run, for "
                                                   "DistributeFilesDataset's distrib_shard_files (testing)",
                                             kind="any", check=_check_rank_and_size,

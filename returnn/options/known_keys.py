@@ -36,12 +36,12 @@ ACCEPTED_WITHOUT_EFFECT: Dict[str, str] = {
                 "search_train_network_layers exclude calculate_exp_loss ctc_prior_file "
                 "pretrain_learning_rate learning_rate_decay learning_rate_growth sparse_input"),
     **_accepted("a data-pipeline setting of the reference not provided here",
-                "dataset_pipeline chunking_variance context_window enforce_min_len1 inc_seq_length min_seq_length "
+                "chunking_variance context_window enforce_min_len1 inc_seq_length min_seq_length "
                 "on_size_limit seq_drop_freq share_batches shuffle_frames_of_nseqs use_dummy_datasets "
                 "file_cache_opts combine_labels"),
     **_accepted("a process or backend setting of the reference (PyTorch, subprocesses) not used here",
                 "EnableAutoNumpySharedMemPickling PYTORCH_CUDA_ALLOC_CONF torch_distributed torch_profile "
-                "distributed_tf use_train_proc_manager patch_atfork propagate_behavior_version_to_subprocs "
+                "use_train_proc_manager patch_atfork propagate_behavior_version_to_subprocs "
                 "check_unsupported_device"),
 }
 

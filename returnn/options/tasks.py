@@ -58,10 +58,12 @@ class SearchOptions(OptionGroup):
 
 @dataclasses.dataclass(frozen=True)
 class AnalysisOptions(OptionGroup):
-    """Task ``analyze_data``."""
+    """Task ``analyze_data`` and ``Engine.analyze``."""
 
-    topic = "task analyze_data"
+    topic = "task analyze_data, Engine.analyze"
 
     analyze_dataset: str = option("train", "which dataset: 'train', 'dev' or 'eval'", kind="str")
+    sil_label_idx: Optional[int] = option(None, "Engine.analyze: the target label whose frames the '_sil' statistics "
+                                                "count (required there)", kind="int")
     statistics_save_prefix: Optional[str] = option(None, "write <prefix>.log_priors.txt, <prefix>.mean.txt, "
                                                          "<prefix>.std_dev.txt", kind="str")

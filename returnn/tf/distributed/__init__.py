@@ -5,7 +5,9 @@ config keys (``use_horovod``, ``horovod_reduce_type``, ``horovod_param_sync_step
 
 Public API (all functions work without distribution too: single worker, identities):
 
-* set-up: :func:`init`, :func:`is_enabled`, :func:`rank`, :func:`size`, :func:`local_rank`,
+* the reference's ``distributed_tf`` (:mod:`.tf_server`): :func:`init_distributed_tf`, :func:`get_session_target`,
+  :func:`is_enabled` without a config
+* set-up: :func:`init`, :func:`is_enabled` of a config, :func:`rank`, :func:`size`, :func:`local_rank`,
   :func:`is_active`, :func:`session_target`, :func:`make_session_config`
 * graph ops: :func:`allreduce`, :func:`broadcast`, :func:`allgather`, :func:`barrier_op`
 * engine helpers: :func:`broadcast_variables_op`, :func:`allreduce_gradients`,
@@ -20,7 +22,9 @@ Public API (all functions work without distribution too: single worker, identiti
 from .cluster import (init as init, rank as rank, size as size, local_rank as local_rank,
                       is_active as is_active, options as options, session_target as session_target,
                       make_session_config as make_session_config)
-from .options import is_enabled as is_enabled, get_options as get_options, DistributedOptions as DistributedOptions
+from .options import get_options as get_options, DistributedOptions as DistributedOptions
+from .tf_server import (init_distributed_tf as init_distributed_tf, get_session_target as get_session_target,
+                        _temporary_init_distributed_tf as _temporary_init_distributed_tf)
 from .discovery import WorkerInfo as WorkerInfo, discover_workers as discover_workers
 from .collectives import (allreduce as allreduce, broadcast as broadcast, allgather as allgather,
                           barrier as barrier_op, instance_key as instance_key)
@@ -35,3 +39,17 @@ from .training import (broadcast_variables_op as broadcast_variables_op, allredu
 from .data import (shard_seq_order as shard_seq_order, random_seed_offset as random_seed_offset, is_root as is_root,
                    log_filename_for_rank as log_filename_for_rank, is_sharding as is_sharding,
                    apply_random_seed_offset as apply_random_seed_offset, init_dataset_epoch as init_dataset_epoch)
+
+
+def is_enabled(config=None) -> bool:
+    """Without ``config`` (the reference's meaning): whether the sessions run through the in-process server of
+    ``distributed_tf`` (:mod:`.tf_server`). With ``config``: whether it asks for data-parallel training
+    (``use_horovod = True`` or ``distributed = True``, :func:`.options.is_enabled`).
+
+    :raises ConfigValueError: one of these keys is not a bool
+    """
+    from . import options, tf_server
+
+    if config is None:
+        return tf_server.is_enabled()
+    return options.is_enabled(config)

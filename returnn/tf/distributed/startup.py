@@ -15,7 +15,7 @@ from . import cluster
 
 def setup_task(config, task: str) -> bool:
     """Initializes distribution for ``task`` (:func:`~.cluster.init`, which is a no-op unless ``use_horovod``
-    or ``distributed`` is set) and moves the log of workers ``rank > 0`` to ``<log>.rank<N>``.
+    or ``distributed`` is set; the server of ``distributed_tf``, :mod:`~.tf_server`) and moves the log of workers ``rank > 0`` to ``<log>.rank<N>``.
 
     :param config: :class:`returnn.config.Config`
     :param task: the config's ``task``
@@ -27,7 +27,9 @@ def setup_task(config, task: str) -> bool:
     """
     from .discovery import discover_workers
     from .options import is_enabled
+    from .tf_server import init_distributed_tf
 
+    init_distributed_tf(config)  # distributed_tf: sessions through an in-process server (no-op without the key)
     if not is_enabled(config):
         return True
     if task in ("train", "eval"):

@@ -32,7 +32,7 @@ import numpy as np
 from returnn.errors import DistributedError
 from returnn.log import log
 
-from . import cluster, host
+from . import cluster, host, tf_server
 
 
 class DistributionStrategy:
@@ -51,10 +51,11 @@ class DistributionStrategy:
     # ------------------------------------------------------------------ start
 
     def new_session(self, graph, session_config):
-        """A ``tf.compat.v1.Session`` on ``graph`` with the ``ConfigProto`` ``session_config``."""
+        """A ``tf.compat.v1.Session`` on ``graph`` with the ``ConfigProto`` ``session_config`` (through the
+        in-process server of ``distributed_tf``, :mod:`~.tf_server`, when it runs)."""
         import tensorflow as tf
 
-        return tf.compat.v1.Session(graph=graph, config=session_config)
+        return tf.compat.v1.Session(tf_server.get_session_target(), graph=graph, config=session_config)
 
     def agree_int(self, value: int, name: str) -> int:
         """Rank 0's ``value`` on every worker (e.g. the start epoch)."""

@@ -50,7 +50,14 @@ def build(state: RunState, *, train: bool, epoch: Optional[int] = None, eval_fla
     with state.graph.as_default():
         graph_seed, net_seed = run_seeds(run_opts.random_seed)
         tf1.set_random_seed(graph_seed)
-        extern_data = network_setup.create_extern_data(state.options.get(DataOptions), state.datasets.all())
+        data_opts = state.options.get(DataOptions)
+        pipeline = train and data_opts.dataset_pipeline
+        extern_data = network_setup.create_extern_data(data_opts, state.datasets.all(),
+                                                       auto_create_placeholders=not pipeline)
+        state.dataset_provider = None
+        if pipeline:  # the input comes from tf.data instead of placeholders (returnn.tf.data_pipeline)
+            state.dataset_provider = network_setup.create_dataset_provider(
+                state.config, extern_data, {"train": state.datasets.train, **state.datasets.evaluated})
         if net_dict_post_proc:
             net_dict = net_dict_post_proc(net_dict)
         step_seeded = train and state.options.training.step_checkpoints_enabled

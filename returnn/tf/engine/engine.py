@@ -118,6 +118,8 @@ class Engine(EngineBase):
     updater = _state_attr("updater", "the updater (training)")
     optim_op = _state_attr("optim_op", "the op of one training step")
     train_flag_placeholder = _state_attr("train_flag_placeholder", "the train-flag placeholder", target="train_flag")
+    dataset_provider = _state_attr("dataset_provider", "the tf.data pipeline of the network's input "
+                                   "(``dataset_pipeline``, training), or None")
     learning_rate_control = _state_attr("learning_rate_control", "the learning-rate control")
     pretrain = _state_attr("pretrain", "the config's pretrain schedule, or None")
     epoch = _state_attr("epoch", "the current epoch")
@@ -435,6 +437,20 @@ class Engine(EngineBase):
 
         search(self.state, dataset, do_eval=do_eval, output_layer_names=output_layer_names, output_file=output_file,
                output_file_format=output_file_format)
+
+    @_in_graph
+    def analyze(self, data, statistics=None) -> Dict[str, Any]:
+        """Frame-wise statistics of the default output layer against its target over one pass of ``data`` (see
+        :mod:`returnn.tf.engine.network_analysis`; config ``sil_label_idx`` required), printed and returned.
+
+        :param statistics: accepted for the reference's signature (all statistics are collected)
+        :raises ConfigValueError: no ``sil_label_idx``, or the output layer is no distribution over a sparse target
+        """
+        from returnn.options import AnalysisOptions
+        from returnn.tf.engine.network_analysis import analyze, sil_label_idx_of
+
+        del statistics
+        return analyze(self.state, data, sil_label_idx_of(self.state.options.get(AnalysisOptions).sil_label_idx))
 
     @classmethod
     def create_network(cls, config: Config, rnd_seed: Optional[int], train_flag, eval_flag: bool, search_flag: bool,

@@ -31,9 +31,12 @@ def has_extern_data(data: DataOptions) -> bool:
     return any(value is not None for value in (data.extern_data, data.num_inputs, data.num_outputs))
 
 
-def create_extern_data(data: DataOptions, datasets: Sequence = ()):
+def create_extern_data(data: DataOptions, datasets: Sequence = (), *, auto_create_placeholders: bool = True):
     """``ExternData`` from the parsed ``extern_data`` (or ``num_inputs``/``num_outputs``), else from the first
     given dataset; config and datasets are checked against each other.
+
+    :param auto_create_placeholders: False: templates only, also for the data of a dataset (the network creates
+        the placeholders, or a data pipeline sets its tensors)
 
     :raises ConfigValueError: neither config nor a dataset describes the data, or they disagree (names the key)
     """
@@ -47,8 +50,17 @@ def create_extern_data(data: DataOptions, datasets: Sequence = ()):
     if has_extern_data(data):
         extern_data.init_from_options(data)
     else:
-        extern_data.init_from_dataset(datasets[0])
+        extern_data.init_from_dataset(datasets[0], auto_create_placeholders=auto_create_placeholders)
     return extern_data
+
+
+def create_dataset_provider(config, extern_data, datasets: Dict[str, Any]):
+    """The tf.data pipeline (:class:`returnn.tf.data_pipeline.DatasetDataProvider`) of ``datasets`` (name →
+    dataset; None entries are left out) whose tensors become the data of ``extern_data`` (current default graph)."""
+    from returnn.tf.data_pipeline import DatasetDataProvider
+
+    return DatasetDataProvider(extern_data=extern_data, config=config,
+                               datasets={k: v for k, v in datasets.items() if v is not None})
 
 
 def create_network(config, *, extern_data, net_dict: Dict[str, Any], train_flag: Any, eval_flag: bool,

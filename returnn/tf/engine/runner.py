@@ -308,10 +308,20 @@ class Runner:
             return None
         return data.placeholder
 
+    def _pipeline_name(self) -> Optional[str]:
+        """:return: the name of :attr:`dataset` in the run's tf.data pipeline (config ``dataset_pipeline``, see
+            :mod:`returnn.tf.data_pipeline`), or None when its batches are fed"""
+        provider = self.state.dataset_provider
+        return provider.get_dataset_name_of(self.dataset) if provider is not None else None
+
     def _feed_placeholders(self):
-        """[(key, data placeholder, size placeholder or None, time_major)]"""
+        """[(key, data placeholder, size placeholder or None, time_major)] (not the keys the pipeline gives)"""
         out = []
+        provider = self.state.dataset_provider
+        piped = set(provider.data_keys) if provider is not None and self._pipeline_name() is not None else set()
         for key in self.data_keys:
+            if key in piped:
+                continue
             data = self.network.extern_data.data[key]
             size_ph = None
             sizes = getattr(data, "size_placeholder", None) or {}
@@ -330,6 +340,9 @@ class Runner:
         from returnn.datasets.feeding import iterate_batch_data
 
         feeds = self._step_feeds()
+        pipeline = self._pipeline_name()
+        if pipeline is not None:
+            return self._run_pipeline(pipeline, feeds)
         step_fn = self.state.session.make_callable(self._fetch_list(), feed_list=feeds.placeholders())
         report_steps = log.v5.is_enabled() and self.report
         progress = Progress(self.name)
@@ -349,6 +362,60 @@ class Runner:
         finally:
             iterator.close()
             progress.clear()
+        return self._finish(start)
+
+    def _run_pipeline(self, name: str, feeds: "_StepFeeds") -> PassResult:
+        """The pass over the batches of the tf.data pipeline (``dataset_pipeline``): nothing of the data is fed, one
+        step per batch until the pipeline's end (``tf.errors.OutOfRangeError``). The batch's sequence lengths and
+        size are fetched with the step (for the scores' bookkeeping and the log lines; sequence indices and tags are
+        not known here).
+
+        :raises ConfigValueError: a feature that needs the batch's sequences in Python (seq tags, step
+            checkpoints, a resumed pass, distributed training)
+        """
+        import tensorflow as tf
+        from returnn.datasets.feeding import BatchData
+        from returnn.errors import ConfigValueError
+        from returnn.tf.data_pipeline.tf_dataset import data_key_of_size_key
+        from returnn.util.numbers_dict import NumbersDict
+
+        if feeds.feeds or feeds.seq_tag_ph is not None or feeds.seq_idx_ph is not None or self.sync is not None \
+                or self.start_step or self.step_hook is not None:
+            raise ConfigValueError("dataset_pipeline", expected="False for a network that reads seq_tag/seq_idx or a "
+                                   "data key not every dataset has, with step checkpoints or distributed training",
+                                   got=True)
+        provider = self.state.dataset_provider
+        provider.contexts[name].set_batches(self.batches)
+        provider.set_current_dataset(name)
+        provider.start_threads(self.state.session)
+        size_keys = sorted(k for k in provider.iterator_next_element if data_key_of_size_key(k) is not None)
+        extra = [provider.iterator_next_element[k] for k in size_keys] + [provider.batch_size]
+        step_fn = self.state.session.make_callable(self._fetch_list() + extra, feed_list=feeds.placeholders())
+        report_steps = log.v5.is_enabled() and self.report
+        progress = Progress(self.name)
+        reporting = (report_steps, bool(report_steps and self.state.options.run.log_batch_size), progress, None)
+        start, step = time.time(), 0
+        while True:
+            if self.state.stop.requested():
+                self._stop(step, start)
+            args = feeds.values(None, True, step)
+            step_start = time.time()
+            try:
+                out = self._call(lambda: step_fn(*args), step)
+            except tf.errors.OutOfRangeError:
+                break
+            lens = {data_key_of_size_key(k): v for k, v in zip(size_keys, out[len(out) - len(extra):])}
+            num_seqs = int(out[-1])
+            batch = BatchData(data={}, seq_lens=lens, seq_tags=[], seq_idx=[], num_seqs=num_seqs,
+                              num_frames=NumbersDict({k: int(np.sum(v)) for k, v in lens.items()}))
+            self._after_step(step, batch, out, time.time() - step_start, start, *reporting)
+            step += 1
+        progress.clear()
+        return self._finish(start)
+
+    def _finish(self, start: float) -> PassResult:
+        """The end of the pass: :attr:`result` finished, the ``finished after`` line."""
+        result = self.result
         result.elapsed = time.time() - start
         result.finished = True
         if self.report:

@@ -183,6 +183,8 @@ class RunState:
     :ivar summary_writers: TensorBoard writers by name (training)
     :ivar loss_fetches: the per-loss tensors of :attr:`network`, with the network they belong to
     :ivar flags: the flags of a network built without a task (:class:`NetworkFlags`)
+    :ivar dataset_provider: the tf.data pipeline of a training graph with ``dataset_pipeline``
+        (:class:`returnn.tf.data_pipeline.DatasetDataProvider`: the network's input), else None (batches are fed)
     """
 
     config: Any
@@ -211,6 +213,7 @@ class RunState:
     summary_writers: Any = None
     loss_fetches: Any = None
     flags: NetworkFlags = None  # type: ignore[assignment]
+    dataset_provider: Any = None
 
     def __post_init__(self):
         if self.options is None:

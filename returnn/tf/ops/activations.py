@@ -1,11 +1,12 @@
 """Activation names → TF functions (``"relu"``, ``"tanh"``, ``"2*sigmoid"``, ``"relu+tanh"``, None).
 
-Follows the reference: a number prefix ``"<k>*<name>"`` scales the result; ``"a+b"`` applies ``a`` then ``b``.
+A spec is a sum of products, as the reference reads it (observed): ``"2*sigmoid"`` is ``2 * sigmoid(x)``,
+``"relu+tanh"`` is ``relu(x) + tanh(x)``, ``"identity + 1"`` is ``x + 1``.
 """
 
 from __future__ import annotations
 
-from typing import Callable, Dict, Optional
+from typing import Callable, Dict, List, Optional, Union
 
 import tensorflow as tf
 
@@ -53,41 +54,53 @@ def _safe_log(x: tf.Tensor, eps: float = 1e-20, use_fake_grad: bool = True) -> t
 ACTIVATIONS.register("safe_log", _safe_log)
 
 
+def _parse(activation: str) -> List[List[Union[float, Callable[[tf.Tensor], tf.Tensor]]]]:
+    """:return: the terms of ``activation`` (a sum), each a list of factors: a number or a registered function
+    :raises UnknownNameError: a factor that is neither a number nor a known activation name
+    """
+    terms = []
+    for term in activation.split("+"):
+        factors: List[Union[float, Callable[[tf.Tensor], tf.Tensor]]] = []
+        for factor in term.split("*"):
+            factor = factor.strip()
+            try:
+                factors.append(float(factor))
+            except ValueError:
+                factors.append(ACTIVATIONS.get(factor))
+        terms.append(factors)
+    return terms
+
+
 def check_activation_name(activation: Optional[str]) -> None:
     """:raises UnknownNameError: if any part of ``activation`` is not known (for validation before building)"""
-    if activation is None:
-        return
-    for part in activation.split("+"):
-        part = part.strip()
-        if "*" in part:
-            factor, _, part = part.partition("*")
-            float(factor)
-        ACTIVATIONS.get(part.strip())
+    if activation is not None:
+        _parse(activation)
 
 
 def get_activation_function(activation: Optional[str]) -> Optional[Callable[[tf.Tensor], tf.Tensor]]:
-    """:return: function x → activation(x) (for a single name the registered TF function itself, e.g.
-        ``tf.nn.softmax``), or None for no activation"""
+    """The function of an activation spec, as the reference reads it (observed): ``"+"`` sums the terms, ``"*"``
+    multiplies the factors of a term, a factor is an activation name (applied to the input) or a number (a
+    constant, in the input's dtype): ``"relu+tanh"`` is ``relu(x) + tanh(x)``, ``"2*sigmoid"`` is ``2 * sigmoid(x)``,
+    ``"identity + 1"`` is ``x + 1``.
+
+    :return: function x → activation(x) (for a single name the registered TF function itself, e.g.
+        ``tf.nn.softmax``, so that losses recognise it), or None for no activation
+    :raises UnknownNameError: an unknown name
+    """
     if activation is None:
         return None
-    funcs = []
-    for part in activation.split("+"):
-        part = part.strip()
-        factor = None
-        if "*" in part:
-            factor_str, _, part = part.partition("*")
-            factor = float(factor_str)
-        fn = ACTIVATIONS.get(part.strip())
-        funcs.append((factor, fn))
-    if len(funcs) == 1 and funcs[0][0] is None:
-        # the TF function itself, so that e.g. losses recognise tf.nn.softmax and use the logits
-        return funcs[0][1]
+    terms = _parse(activation)
+    if len(terms) == 1 and len(terms[0]) == 1 and callable(terms[0][0]):
+        return terms[0][0]
 
     def apply(x: tf.Tensor) -> tf.Tensor:
-        for factor, fn in funcs:
-            x = fn(x)
-            if factor is not None:
-                x = x * factor
-        return x
+        total = None
+        for factors in terms:
+            value = None
+            for factor in factors:
+                y = factor(x) if callable(factor) else tf.cast(factor, x.dtype)
+                value = y if value is None else value * y
+            total = value if total is None else total + value
+        return total
 
     return apply

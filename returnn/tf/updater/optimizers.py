@@ -78,6 +78,12 @@ def _apply(op_base: str, var, slots: List[Any], **kwargs) -> tf.Operation:
 class Optimizer:
     """Base of our optimizers.
 
+    The optimizers with a ``tf.compat.v1.train`` counterpart (``AdamOptimizer``, ``GradientDescentOptimizer``,
+    ``MomentumOptimizer``, ``AdadeltaOptimizer``, ``AdagradOptimizer``, ``RMSPropOptimizer``) are also subclasses of
+    it, as the reference's updater creates these TF classes: ``isinstance`` checks, ``get_slot(var, name)``,
+    ``get_slot_names()``, ``variables()``, ``minimize()``/``compute_gradients()``/``apply_gradients()`` and
+    ``get_name()`` behave as theirs (the update itself is ours, the same fused TF training op).
+
     :param learning_rate: scalar float32 tensor or Python float (the updater passes its learning-rate variable,
         possibly scaled by ``learning_rate_multiplier``)
     :param name: variable name prefix of the state (``optimize``)
@@ -86,6 +92,8 @@ class Optimizer:
     slot_names: Tuple[str, ...] = ()
 
     def __init__(self, learning_rate, name: str = "optimize"):
+        if isinstance(self, TF.train.Optimizer):  # the TF base's own state (name, its unused slot dicts)
+            TF.train.Optimizer.__init__(self, use_locking=False, name=name)
         self.learning_rate = learning_rate
         self.name = name
         self.slots: Dict[Tuple[str, str], tf.Variable] = {}  # (param name, slot name) -> variable
@@ -118,25 +126,34 @@ class Optimizer:
     def _create_non_slot_variables(self, var_list) -> None:
         pass
 
-    def get_slot(self, var, slot: str) -> tf.Variable:
-        """The ``slot`` variable of parameter ``var``."""
-        return self.slots[(var.op.name, slot)]
+    def get_slot(self, var, name: str) -> Optional[tf.Variable]:
+        """The slot ``name`` of parameter ``var`` (e.g. Adam's ``"m"``), None if there is none (as
+        ``tf.compat.v1.train.Optimizer.get_slot``)."""
+        return self.slots.get((var.op.name, name))
 
     def variables(self) -> List[tf.Variable]:
         """All state variables (slots and non-slot), in creation order."""
         return list(self.slots.values()) + list(self.non_slot_variables)
 
-    def _lr(self, var) -> tf.Tensor:
+    def _lr_for(self, var) -> tf.Tensor:
         return tf.cast(self.learning_rate, var.dtype.base_dtype)
 
-    def apply_gradients(self, grads_and_vars) -> tf.Operation:
-        """One update of each var with its (dense) gradient. Slots must exist (:meth:`create_slots`)."""
+    def apply_gradients(self, grads_and_vars, global_step=None, name: Optional[str] = None) -> tf.Operation:
+        """One update of each var with its (dense) gradient (the slots are created when missing).
+
+        :param global_step: a variable incremented by one after the update (``tf.compat.v1.train.Optimizer``'s
+            signature); the updater counts its own step and passes None
+        :param name: the name of the returned op (default ``<name>_apply``)
+        """
         grads_and_vars = [(g, v) for g, v in grads_and_vars if g is not None]
         self.create_slots([v for _, v in grads_and_vars])
         ops = [self._apply_dense(tf.convert_to_tensor(g), v) for g, v in grads_and_vars]
         with tf.control_dependencies(ops):
             finish = self._finish()
-        return tf.group(*ops, finish, name=f"{self.name}_apply")
+        if global_step is not None:
+            with tf.control_dependencies([finish]):
+                ops.append(global_step.assign_add(tf.constant(1, global_step.dtype.base_dtype), read_value=False))
+        return tf.group(*ops, finish, name=name or f"{self.name}_apply")
 
     def _apply_dense(self, grad: tf.Tensor, var) -> tf.Operation:
         raise NotImplementedError
@@ -145,11 +162,11 @@ class Optimizer:
         return tf.no_op()
 
 
-class GradientDescentOptimizer(Optimizer):
+class GradientDescentOptimizer(Optimizer, TF.train.GradientDescentOptimizer):
     """``param -= lr * grad``."""
 
     def _apply_dense(self, grad, var):
-        return _apply("GradientDescent", var, [], alpha=self._lr(var), delta=grad)
+        return _apply("GradientDescent", var, [], alpha=self._lr_for(var), delta=grad)
 
 
 class NormalizedSGD(Optimizer):
@@ -157,10 +174,10 @@ class NormalizedSGD(Optimizer):
     (``tf.nn.l2_normalize`` over all axes of the parameter), as the reference's ``NormalizedSGD``."""
 
     def _apply_dense(self, grad, var):
-        return _apply("GradientDescent", var, [], alpha=self._lr(var), delta=tf.nn.l2_normalize(grad, axis=None))
+        return _apply("GradientDescent", var, [], alpha=self._lr_for(var), delta=tf.nn.l2_normalize(grad, axis=None))
 
 
-class MomentumOptimizer(Optimizer):
+class MomentumOptimizer(Optimizer, TF.train.MomentumOptimizer):
     """``accum = momentum * accum + grad; param -= lr * accum`` (Nesterov variant with ``use_nesterov``)."""
 
     slot_names = ("momentum",)
@@ -171,11 +188,11 @@ class MomentumOptimizer(Optimizer):
         self.use_nesterov = use_nesterov
 
     def _apply_dense(self, grad, var):
-        return _apply("Momentum", var, [("accum", self.get_slot(var, "momentum"))], lr=self._lr(var), grad=grad,
+        return _apply("Momentum", var, [("accum", self.get_slot(var, "momentum"))], lr=self._lr_for(var), grad=grad,
                       momentum=tf.cast(self.momentum, var.dtype.base_dtype), use_nesterov=self.use_nesterov)
 
 
-class AdamOptimizer(Optimizer):
+class AdamOptimizer(Optimizer, TF.train.AdamOptimizer):
     """Adam as ``tf.compat.v1.train.AdamOptimizer``: ``lr_t = lr * sqrt(1 - beta2^t) / (1 - beta1^t)``,
     ``m = beta1 m + (1 - beta1) g``, ``v = beta2 v + (1 - beta2) g^2``, ``param -= lr_t m / (sqrt(v) + epsilon)``.
     State: slots ``m``, ``v`` and the non-slot ``beta1_power``, ``beta2_power``."""
@@ -203,7 +220,7 @@ class AdamOptimizer(Optimizer):
         dtype = var.dtype.base_dtype
         return _apply("Adam", var, [("m", self.get_slot(var, "m")), ("v", self.get_slot(var, "v"))],
                       beta1_power=tf.cast(self.beta1_power, dtype), beta2_power=tf.cast(self.beta2_power, dtype),
-                      lr=self._lr(var), beta1=tf.cast(self.beta1, dtype), beta2=tf.cast(self.beta2, dtype),
+                      lr=self._lr_for(var), beta1=tf.cast(self.beta1, dtype), beta2=tf.cast(self.beta2, dtype),
                       epsilon=tf.cast(self.epsilon, dtype), grad=grad, use_nesterov=self.use_nesterov)
 
     def _finish(self):
@@ -230,13 +247,13 @@ class AdamWOptimizer(AdamOptimizer):
     def _apply_dense(self, grad, var):
         if not self.weight_decay:
             return super()._apply_dense(grad, var)
-        decay = var.assign_sub(self._lr(var) * tf.cast(self.weight_decay, var.dtype.base_dtype) * var.read_value(),
+        decay = var.assign_sub(self._lr_for(var) * tf.cast(self.weight_decay, var.dtype.base_dtype) * var.read_value(),
                                read_value=False)
         with tf.control_dependencies([decay]):
             return super()._apply_dense(grad, var)
 
 
-class AdadeltaOptimizer(Optimizer):
+class AdadeltaOptimizer(Optimizer, TF.train.AdadeltaOptimizer):
     """Adadelta as ``tf.compat.v1.train.AdadeltaOptimizer`` (slots ``accum``, ``accum_update``)."""
 
     slot_names = ("accum", "accum_update")
@@ -249,10 +266,10 @@ class AdadeltaOptimizer(Optimizer):
         dtype = var.dtype.base_dtype
         return _apply("Adadelta", var, [("accum", self.get_slot(var, "accum")),
                                         ("accum_update", self.get_slot(var, "accum_update"))],
-                      lr=self._lr(var), rho=tf.cast(self.rho, dtype), epsilon=tf.cast(self.epsilon, dtype), grad=grad)
+                      lr=self._lr_for(var), rho=tf.cast(self.rho, dtype), epsilon=tf.cast(self.epsilon, dtype), grad=grad)
 
 
-class AdagradOptimizer(Optimizer):
+class AdagradOptimizer(Optimizer, TF.train.AdagradOptimizer):
     """Adagrad as ``tf.compat.v1.train.AdagradOptimizer``: ``accum += g^2; param -= lr g / sqrt(accum)``."""
 
     slot_names = ("accumulator",)
@@ -265,10 +282,10 @@ class AdagradOptimizer(Optimizer):
         return self.initial_accumulator_value
 
     def _apply_dense(self, grad, var):
-        return _apply("Adagrad", var, [("accum", self.get_slot(var, "accumulator"))], lr=self._lr(var), grad=grad)
+        return _apply("Adagrad", var, [("accum", self.get_slot(var, "accumulator"))], lr=self._lr_for(var), grad=grad)
 
 
-class RMSPropOptimizer(Optimizer):
+class RMSPropOptimizer(Optimizer, TF.train.RMSPropOptimizer):
     """RMSProp as ``tf.compat.v1.train.RMSPropOptimizer`` (slots ``rms`` (initialized to 1), ``momentum``, and
     ``mg`` when ``centered``)."""
 
@@ -283,7 +300,7 @@ class RMSPropOptimizer(Optimizer):
 
     def _apply_dense(self, grad, var):
         dtype = var.dtype.base_dtype
-        kwargs = dict(lr=self._lr(var), rho=tf.cast(self.decay, dtype), momentum=tf.cast(self.momentum, dtype),
+        kwargs = dict(lr=self._lr_for(var), rho=tf.cast(self.decay, dtype), momentum=tf.cast(self.momentum, dtype),
                       epsilon=tf.cast(self.epsilon, dtype), grad=grad)
         slots = [("ms", self.get_slot(var, "rms")), ("mom", self.get_slot(var, "momentum"))]
         if self.centered:

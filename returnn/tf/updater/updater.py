@@ -149,6 +149,7 @@ class Updater:
             self.global_train_step = TF.train.get_or_create_global_step()
         self.learning_rate: tf.Tensor = self._make_step_learning_rate()
         self.optimizers: Dict[Any, Optimizer] = {}
+        self._optimizer_display_keys: Dict[Any, str] = {}  # key in optimizers -> "default" or the key (log lines)
         self._accum_vars: Dict[str, tf.Variable] = {}
         self._loss_scale: Any = None  # tf_amp = "float16": returnn.tf.util.amp.DynamicLossScale
         self.optim_op: Optional[tf.Operation] = None
@@ -248,7 +249,9 @@ class Updater:
 
     # ------------------------------------------------------------------ optimizers
 
-    def _optimizer_for(self, var) -> Tuple[Any, Optimizer]:
+    def _optimizer_dict_for(self, var) -> Dict[str, Any]:
+        """:return: the optimizer dict of ``var``: its ``updater_opts`` optimizer, else the config's, with its
+            ``learning_rate_multiplier``"""
         opts = get_param_updater_opts(var)
         optimizer_dict = opts.get("optimizer", self.optimizer_dict)
         if isinstance(optimizer_dict, str):
@@ -256,20 +259,45 @@ class Updater:
         multiplier = opts.get("learning_rate_multiplier", None)
         if multiplier is not None:
             optimizer_dict = dict(optimizer_dict, learning_rate_multiplier=multiplier)
+        return optimizer_dict
+
+    def _optimizer_of_dict(self, optimizer_dict: Dict[str, Any], *, config_key: str) -> Tuple[Any, Optimizer]:
+        """:return: (key, optimizer) of ``optimizer_dict``, created on first use (one per distinct dict)"""
         key = repr(sorted(optimizer_dict.items()))
         if key not in self.optimizers:
             is_default = optimizer_dict is self.optimizer_dict
             name = "optimize" if not self.optimizers else f"optimize_{len(self.optimizers)}"
             optimizer, options = create_optimizer(
                 optimizer_dict, self.learning_rate, default_epsilon=self.optimizer_epsilon,
-                default_momentum=self.momentum, name=name,
-                config_key="optimizer" if is_default else f"updater_opts of {var.op.name}")
+                default_momentum=self.momentum, name=name, config_key="optimizer" if is_default else config_key)
             shown = dict(options, learning_rate=self.learning_rate_var)
             cls = optimizer.optimizer.__class__ if isinstance(optimizer, TFV1OptimizerWrapper) else type(optimizer)
             print(f"Create optimizer {cls} with options {shown!r}.", file=log.v2)
             self.optimizers[key] = optimizer
-            optimizer._returnn_display_key = "default" if is_default else key
+            self._optimizer_display_keys[key] = "default" if is_default else key
         return key, self.optimizers[key]
+
+    def _optimizer_for(self, var) -> Tuple[Any, Optimizer]:
+        return self._optimizer_of_dict(self._optimizer_dict_for(var), config_key=f"updater_opts of {var.op.name}")
+
+    def get_default_optimizer(self) -> Optimizer:
+        """The optimizer of config ``optimizer`` (that of every param without an ``optimizer`` in its
+        ``updater_opts``; e.g. for ``{"class": "adam"}`` an :class:`~returnn.tf.updater.optimizers.AdamOptimizer`,
+        which is a ``tf.compat.v1.train.AdamOptimizer``), created here when no param uses it yet.
+
+        :raises ConfigValueError: an invalid ``optimizer``
+        """
+        return self._optimizer_of_dict(self.optimizer_dict, config_key="optimizer")[1]
+
+    def get_slot(self, var, name: str) -> Optional[tf.Variable]:
+        """The optimizer state ``name`` of param ``var`` (e.g. ``"m"``/``"v"`` of Adam, see the optimizer's
+        ``get_slot_names()``), as ``tf.compat.v1.train.Optimizer.get_slot``.
+
+        :return: the variable, or None: no such slot, or the training op (:meth:`get_optim_op`) was not built yet
+        """
+        key = repr(sorted(self._optimizer_dict_for(var).items()))
+        optimizer = self.optimizers.get(key)
+        return optimizer.get_slot(var, name) if optimizer is not None else None
 
     def _process_gradients(self, grads_and_vars):
         processed = []
@@ -408,8 +436,8 @@ class Updater:
             # e.g. the moving statistics of batch_norm layers, updated once per training step
             update_ops = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)
             self.optim_op = tf.group(apply_op, increment, *update_ops, name="optim_and_step_incr")
-        for optimizer in self.optimizers.values():
-            print(f"Initialize optimizer ({optimizer._returnn_display_key}) with slots {optimizer.get_slot_names()}.",
+        for key, optimizer in self.optimizers.items():
+            print(f"Initialize optimizer ({self._optimizer_display_keys[key]}) with slots {optimizer.get_slot_names()}.",
                   file=log.v3)
             if optimizer.non_slot_variables:
                 print(f"These additional variable were created by the optimizer: {optimizer.non_slot_variables}.",

@@ -169,3 +169,58 @@ def test_normalized_sgd_class_object():
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(got[0, 0], 1.0874459743499756, rtol=1e-6)  # observed from the reference
     assert get_optimizer_class("NormalizedSGD") is NormalizedSGD
+
+
+@pytest.mark.parametrize("optimizer, tf_class", [  # observed: the reference's updater creates these TF v1 classes
+    (None, "GradientDescentOptimizer"), ({"class": "adam"}, "AdamOptimizer"),
+    ({"class": "momentum", "momentum": 0.9}, "MomentumOptimizer"), ({"class": "adadelta"}, "AdadeltaOptimizer"),
+    ({"class": "adagrad"}, "AdagradOptimizer"), ({"class": "rmsprop"}, "RMSPropOptimizer")])
+def test_default_optimizer_is_the_tf_v1_class(optimizer, tf_class):
+    import tensorflow as tf
+
+    from returnn.tf.updater import Updater
+    from updater_test_helpers import make_config
+
+    with tf.Graph().as_default():
+        x = tf.compat.v1.get_variable("x", initializer=X0)
+        updater = Updater(make_config(**({"optimizer": optimizer} if optimizer else {})),
+                          loss=tf.reduce_sum(tf.square(x)), var_list=[x])
+        assert updater.get_slot(x, "m") is None  # no training op yet
+        default = updater.get_default_optimizer()
+        assert isinstance(default, getattr(tf.compat.v1.train, tf_class))
+        assert default.get_name() == "optimize"
+        updater.get_optim_op()
+        assert updater.get_default_optimizer() is default
+        for name in default.get_slot_names():
+            slot = updater.get_slot(var=x, name=name)
+            assert isinstance(slot, tf.Variable) and slot.shape == x.shape and slot is default.get_slot(x, name)
+        assert updater.get_slot(x, "no_such_slot") is None
+
+
+def test_adam_slots_hold_the_moments():
+    """Adam's slots "m"/"v" after one step: (1 - beta) g and (1 - beta2) g^2 (numpy), read through Updater.get_slot,
+    and TF's minimize() on our AdamOptimizer makes the same step as the updater."""
+    import tensorflow as tf
+
+    from returnn.tf.updater import Updater
+    from updater_test_helpers import SCALE, TARGET, make_config
+
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.compat.v1.get_variable("x", initializer=X0)
+        loss = tf.reduce_sum(SCALE * tf.square(x - TARGET))
+        updater = Updater(make_config(optimizer={"class": "adam"}), initial_learning_rate=LR, loss=loss, var_list=[x])
+        optim_op = updater.get_optim_op()
+        m, v = updater.get_slot(x, "m"), updater.get_slot(x, "v")
+        y = tf.compat.v1.get_variable("y", initializer=X0)
+        own = AdamOptimizer(LR, epsilon=1e-16, name="own")
+        minimize_op = own.minimize(tf.reduce_sum(SCALE * tf.square(y - TARGET)))
+        with tf.compat.v1.Session(graph=graph) as session:
+            session.run(tf.compat.v1.global_variables_initializer())
+            updater.init_optimizer_vars(session)
+            session.run([optim_op, minimize_op])
+            g = quadratic_grad(X0)
+            np.testing.assert_allclose(session.run(m), 0.1 * g, rtol=1e-5)
+            np.testing.assert_allclose(session.run(v), 0.001 * g * g, rtol=1e-4)
+            np.testing.assert_allclose(session.run(y), session.run(x), rtol=1e-6)
+            np.testing.assert_allclose(session.run(x), numpy_steps(adam_update(), num_steps=1), rtol=1e-5)

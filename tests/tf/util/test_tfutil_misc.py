@@ -72,6 +72,21 @@ def test_get_activation_function():
     assert tf_util.get_activation_function("relu") is tf.nn.relu
 
 
+@pytest.mark.parametrize("spec, expected", [  # observed from the reference on x = [-1, 0.5, 2]: sums of products
+    ("identity + 1", [0.0, 1.5, 3.0]), ("relu+tanh", [-0.7615942, 0.96211714, 2.9640276]),
+    ("2*sigmoid", [0.53788286, 1.2449187, 1.7615942]), ("relu + 2*tanh", [-1.5231884, 1.4242343, 3.9280553]),
+    ("1 + identity", [0.0, 1.5, 3.0]), ("identity + 2.5", [1.5, 3.0, 4.5]), ("identity*3", [-3.0, 1.5, 6.0])])
+def test_activation_sum_of_products_observed(session, spec, expected):
+    x = tf.constant([-1.0, 0.5, 2.0])
+    np.testing.assert_allclose(session.run(tf_util.get_activation_function(spec)(x)), expected, rtol=1e-6)
+
+
+def test_activation_constant_in_int_dtype(session):
+    x = tf.constant([1, 2], tf.int32)  # observed: [2, 3] int32 (a counter in a rec loop: "identity + 1")
+    y = tf_util.get_activation_function("identity + 1")(x)
+    assert y.dtype == tf.int32 and session.run(y).tolist() == [2, 3]
+
+
 def test_reuse_name_scope(session):
     with tf1.variable_scope("outer"):
         with tf.name_scope("ns"):

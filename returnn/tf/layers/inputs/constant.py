@@ -16,7 +16,6 @@ from returnn.errors import LayerArgError, LayerShapeError
 from returnn.tensor import Dim, SpatialDim, Tensor, batch_dim
 from returnn.tf.layers.core.layer_base import LayerBase
 from returnn.tf.layers.core.registry import register_layer
-from returnn.tf.ops.dims import get_batch_size
 
 
 @register_layer
@@ -42,7 +41,7 @@ class ConstantLayer(LayerBase):
             sizes = [self._dim_size(d) for d in self.output.dims]
             raw = tf.broadcast_to(raw, tf.stack(sizes)) if sizes else raw
         if with_batch_dim:
-            batch = get_batch_size(self.network.extern_data.get_default_input_data())
+            batch = self.network.extern_data.get_batch_info().dim
             raw = tf.tile(tf.expand_dims(raw, 0), tf.concat([[batch], tf.ones([raw.shape.rank], tf.int32)], 0))
         self.output.placeholder = raw
 
@@ -51,7 +50,7 @@ class ConstantLayer(LayerBase):
         if dim.dimension is not None:
             return dim.dimension
         if dim.is_batch_dim():
-            return get_batch_size(self.network.extern_data.get_default_input_data())
+            return self.network.extern_data.get_batch_info().dim
         if dim.dyn_size is None:
             raise LayerShapeError(layer=self.name, layer_class=self.layer_class,
                                   problem=f"shape: the dynamic dim {dim} has no known lengths")

@@ -24,7 +24,6 @@ from returnn.errors import LayerArgError
 from returnn.tensor import Dim, FeatureDim, SpatialDim, Tensor, batch_dim
 from returnn.tf.layers.core.layer_base import LayerBase
 from returnn.tf.layers.core.registry import register_layer
-from returnn.tf.ops.dims import get_batch_size
 from returnn.tensor._dim_math import split_sizes
 from returnn.tf.ops.init import get_initializer
 from returnn.tf.util.param_split import set_param_axes_split_info
@@ -78,7 +77,7 @@ class VariableLayer(LayerBase):
         if add_time_axis:
             out = tf.expand_dims(out, 0)
         if add_batch_axis:
-            batch = get_batch_size(self.network.extern_data.get_default_input_data())
+            batch = self.network.extern_data.get_batch_info().dim
             out = tf.tile(tf.expand_dims(out, 0), tf.concat([[batch], tf.ones([out.shape.rank], tf.int32)], 0))
         self.output.placeholder = out
 

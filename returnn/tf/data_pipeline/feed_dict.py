@@ -1,6 +1,6 @@
-"""``FeedDictDataProvider``: the mini-batches of a dataset as feed dicts of the extern data placeholders (the
-reference's public path; the engine's runner feeds with ``Session.make_callable`` on the same arrays,
-:mod:`returnn.datasets.feeding`)."""
+"""``FeedDictDataProvider``: the mini-batches of a dataset as feed dicts of the extern data placeholders (public
+path ``returnn.tf.data_pipeline``, as the reference's; the engine's runner feeds with ``Session.make_callable`` on
+the same arrays, :mod:`returnn.datasets.feeding`)."""
 
 from __future__ import annotations
 
