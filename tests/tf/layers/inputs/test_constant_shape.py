@@ -40,3 +40,16 @@ def test_constant_shape_deps_dynamic_dim(session):
     value = session.run(out.output.placeholder, {data.placeholder: numpy.zeros((2, 4, 3)),
                                                  data.get_sequence_lengths(): [4, 2]})
     numpy.testing.assert_array_equal(value, numpy.full((2, 4), 2))
+
+
+def test_constant_shape_batch_without_data_key(session):
+    """The batch size comes from the extern data's batch, also when no key is called 'data' (the default input)."""
+    from returnn.tensor import SpatialDim
+    time = SpatialDim("phonemes_time")
+    net = build_net({"output": {"class": "constant", "value": 0.5, "shape": [batch_dim, time, FeatureDim("e", 2)],
+                                "shape_deps": ["data:phonemes"]}},
+                    {"phonemes": {"dim_tags": [batch_dim, time], "dtype": "int32", "sparse_dim": FeatureDim("p", 5)}})
+    phonemes = net.extern_data.get_data("phonemes")
+    value = session.run(net.get_default_output_layer().output.placeholder,
+                        {phonemes.placeholder: numpy.zeros((3, 4)), phonemes.get_sequence_lengths(): [4, 1, 2]})
+    numpy.testing.assert_array_equal(value, numpy.full((3, 4, 2), 0.5))
