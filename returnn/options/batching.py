@@ -64,6 +64,11 @@ class BatchingOptions(OptionGroup):
     shuffle_batches: bool = option(False, "training only: build all batches of the epoch first, then shuffle their "
                                           "order", kind="bool")
 
+    @classmethod
+    def explicit_batch_size(cls, config) -> Any:
+        """:return: the config's ``batch_size`` when it sets one (checked as declared), else None"""
+        return cls.read_one(config, "batch_size") if config.has("batch_size") else None
+
     def generate_batches_kwargs(self, *, train: bool, batch_size: Any = None,
                                 recurrent_net: bool = True) -> Dict[str, Any]:
         """Keyword args for ``Dataset.generate_batches``.

@@ -148,9 +148,9 @@ class DatasetDataProvider:
             raise ConfigValueError("extern_data", expected="data keys that every dataset of the pipeline has",
                                    got=sorted(extern_data.data))
         self.data_keys = sorted(data_keys)
-        batching = BatchingOptions.from_config(config_or_global(config))
-        batch_opts = batching.generate_batches_kwargs(train=False)
-        if not config_or_global(config).has("batch_size"):
+        config = config_or_global(config)
+        batch_opts = BatchingOptions.from_config(config).generate_batches_kwargs(train=False)
+        if BatchingOptions.explicit_batch_size(config) is None:
             batch_opts["batch_size"] = np.iinfo(np.int64).max  # no frame limit: max_seqs decides
         signature = element_signature(extern_data, self.data_keys)
         self.contexts: Dict[str, InputContext] = {

@@ -48,8 +48,9 @@ def is_enabled(config=None) -> bool:
 
     :raises ConfigValueError: one of these keys is not a bool
     """
-    from . import options, tf_server
+    from .options import is_enabled as config_enables
+    from .tf_server import is_enabled as server_runs
 
     if config is None:
-        return tf_server.is_enabled()
-    return options.is_enabled(config)
+        return server_runs()
+    return config_enables(config)

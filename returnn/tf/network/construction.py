@@ -35,18 +35,23 @@ def create_placeholders(extern_data: ExternData) -> None:
                 dim = data.dims[axis]
                 if dim.dyn_size is None or getattr(dim.dyn_size, "graph", graph) is not graph:
                     axis_wo_b = data.get_batch_axis_excluding_batch(axis)
-                    dim.dyn_size = tf.compat.v1.placeholder(tf.int32, shape=size_shape(dim),
+                    dim.dyn_size = tf.compat.v1.placeholder(tf.int32, shape=size_shape(dim, data),
                                                             name=f"{key}_dim{axis_wo_b}_size")
 
 
-def size_shape(dim: Any) -> tuple:
+def size_shape(dim: Any, data: Any = None) -> tuple:
     """:return: the static shape of the lengths placeholder of a dynamic dim: ``(None,)`` (one length per batch
-    entry), or the shape of the dims of its :attr:`returnn.tensor.Dim.dyn_size_ext` template when it has one
-    (``()`` for ``Dim(Tensor("time", dims=(), dtype="int32"))``: one length for the whole batch)"""
+    entry; ``(n,)`` for the static batch dim of ``data``, ``Dim(kind=Dim.Types.Batch, dimension=n)``), or the shape
+    of the dims of its :attr:`returnn.tensor.Dim.dyn_size_ext` template when it has one (``()`` for
+    ``Dim(Tensor("time", dims=(), dtype="int32"))``: one length for the whole batch)"""
     template = dim.dyn_size_ext if dim.dyn_size is None else None
     if template is None:
-        return (None,)
-    return tuple(None if d.is_batch_dim() else d.dimension for d in template.dims)
+        batch_size = None
+        if data is not None and data.batch_dim_axis is not None:
+            batch_size = data.dims[data.batch_dim_axis].dimension
+        return (batch_size,)
+    return tuple(d.dimension if d.is_batch_dim() and data is not None and d in data.dims
+                 else None if d.is_batch_dim() else d.dimension for d in template.dims)
 
 
 @contextlib.contextmanager

@@ -222,12 +222,16 @@ class ExternData:
     # ---- batch info
     def init_batch_info(self) -> None:
         """Gives all entries one new global :class:`returnn.tensor.BatchInfo`: its size is the batch size of the
-        first entry with a raw tensor and a batch axis (a raw scalar), else -1 (unknown)."""
+        first entry with a raw tensor and a batch axis (a raw scalar; an int for a static batch dim), else -1
+        (unknown)."""
         from returnn.tensor import BatchInfo
         size: Any = -1
         for data in self.data.values():
             if data.placeholder is not None and data.batch_dim_axis is not None:
-                size = data.get_batch_dim()
+                # a static batch dim (Dim(kind=Dim.Types.Batch, dimension=n)): its int size, as the reference
+                size = data.dims[data.batch_dim_axis].dimension
+                if size is None:
+                    size = data.get_batch_dim()
                 break
         self.set_batch_info(BatchInfo.make_global_batch_info(size))
 

@@ -158,7 +158,7 @@ def install(monkeypatch, n_in=9, n_out=2):
 
     created = []
 
-    def create_extern_data(data_options, datasets=()):
+    def create_extern_data(data_options, datasets=(), *, auto_create_placeholders=True):
         return StandInExternData(n_in, n_out)
 
     def create_network(config, *, extern_data, net_dict, train_flag, eval_flag, search_flag=False, rnd_seed=None):

@@ -111,3 +111,44 @@ def test_extern_data_of_dicts_shares_same_dim_tags_as():
         assert extern.data["data"].get_time_dim_tag() == extern.data["mask"].get_time_dim_tag()
         other = ExternData({"data": {"dim": 3}, "other": {"dim": 3}})
         assert other.data["data"].get_time_dim_tag() != other.data["other"].get_time_dim_tag()
+
+
+def test_static_batch_dim_gives_static_shapes_and_an_int_batch():
+    """A batch dim of a fixed size (``Dim(kind=Dim.Types.Batch, dimension=2)``): the placeholders, the lengths
+    placeholder and the batch info are static in it (the batch info's size the int), as the reference (observed)."""
+    static_batch = Dim(kind=Dim.Types.Batch, description="static-batch", dimension=2)
+    time_dim, feat_dim, hidden = SpatialDim("time"), FeatureDim("in", 3), FeatureDim("hidden", 4)
+    config = Config({"extern_data": {"data": {"dim_tags": (static_batch, time_dim, feat_dim)}}})
+    with tf.Graph().as_default() as graph, tf.compat.v1.Session(graph=graph) as session:
+        net = TFNetwork(config=config)
+        net.construct_from_dict({"output": {"class": "rec", "unit": "lstm", "from": "data", "out_dim": hidden}})
+        data = net.extern_data.get_default_input_data()
+        assert data.placeholder.shape.as_list() == [2, None, 3]
+        assert data.dims[1].dyn_size.shape.as_list() == [2]
+        assert data.batch.dim == 2
+        out = net.get_default_output_layer().output
+        assert out.placeholder.shape.as_list() == [None, 2, 4]
+        session.run(tf.compat.v1.global_variables_initializer())
+        y = session.run(out.placeholder, {data.placeholder: np.ones((2, 5, 3)), data.dims[1].dyn_size: [5, 3]})
+        assert y.shape == (5, 2, 4) and not y[3:, 1].any()  # frames past a sequence's end are zero
+
+
+def test_rec_layer_loops_over_the_given_axis():
+    """``axis``: the dim the rec layer loops over, for an input without a time axis (``time_dim_axis`` None)."""
+    time_dim, feat_dim, hidden = SpatialDim("time", 4), FeatureDim("in", 3), FeatureDim("hidden", 2)
+    config = Config({"extern_data": {"data": {"dim_tags": (batch_dim, time_dim, feat_dim), "time_dim_axis": None}}})
+    with tf.Graph().as_default() as graph, tf.compat.v1.Session(graph=graph) as session:
+        net = TFNetwork(config=config)
+        net.construct_from_dict({"output": {"class": "rec", "unit": "lstm", "from": "data", "out_dim": hidden,
+                                            "axis": time_dim}})
+        data = net.extern_data.get_default_input_data()
+        assert data.time_dim_axis is None
+        layer = net.get_default_output_layer()
+        assert layer.time_dim_tag == time_dim and layer.output.dims[0] == time_dim
+        session.run(tf.compat.v1.global_variables_initializer())
+        x = np.random.RandomState(1).normal(size=(3, 4, 3))
+        y = session.run(layer.output.placeholder, {data.placeholder: x})
+        # a step only depends on the frames before it: the first two outputs of a cut input are the same
+        y2 = session.run(layer.output.placeholder, {data.placeholder: np.concatenate([x[:, :2], 0 * x[:, 2:]], 1)})
+        np.testing.assert_allclose(y[:2], y2[:2], rtol=1e-6)
+        assert y.shape == (4, 3, 2) and not np.allclose(y[3], y2[3])

@@ -16,6 +16,7 @@ from returnn.errors import LayerArgError, LayerShapeError
 from returnn.tensor import Dim, SpatialDim, Tensor, batch_dim
 from returnn.tf.layers.core.layer_base import LayerBase
 from returnn.tf.layers.core.registry import register_layer
+from returnn.tf.ops.dims import get_batch_size
 
 
 @register_layer
@@ -41,16 +42,23 @@ class ConstantLayer(LayerBase):
             sizes = [self._dim_size(d) for d in self.output.dims]
             raw = tf.broadcast_to(raw, tf.stack(sizes)) if sizes else raw
         if with_batch_dim:
-            batch = self.network.extern_data.get_batch_info().dim
+            batch = self._batch_size()
             raw = tf.tile(tf.expand_dims(raw, 0), tf.concat([[batch], tf.ones([raw.shape.rank], tf.int32)], 0))
         self.output.placeholder = raw
+
+    def _batch_size(self) -> Any:
+        """:return: the batch size of the first of ``shape_deps`` with a batch axis, else of the extern data"""
+        for dep in self.shape_deps:
+            if dep.output.have_batch_axis():
+                return get_batch_size(dep.output)
+        return self.network.extern_data.get_batch_info().dim
 
     def _dim_size(self, dim: Dim) -> Any:
         """:return: the raw size of ``dim`` (int, or int32 scalar tensor)"""
         if dim.dimension is not None:
             return dim.dimension
         if dim.is_batch_dim():
-            return self.network.extern_data.get_batch_info().dim
+            return self._batch_size()
         if dim.dyn_size is None:
             raise LayerShapeError(layer=self.name, layer_class=self.layer_class,
                                   problem=f"shape: the dynamic dim {dim} has no known lengths")

@@ -20,7 +20,7 @@ from typing import Any, Dict, Optional
 import tensorflow as tf
 
 from returnn.errors import LayerArgError, LayerShapeError
-from returnn.tensor import NotSpecified, Tensor, single_step_dim
+from returnn.tensor import Dim, NotSpecified, Tensor, single_step_dim
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.out_template import base_out_template
 from returnn.tf.layers.core.sources import concat_sources_template
@@ -96,15 +96,16 @@ class StringUnitRecLayer(ConcatInputLayer):
         self._unit = _get_checked_unit(self.name, unit, unit_opts)
         self.direction = _check_direction(self.name, direction)
         frames = axis is single_step_dim  # every frame of the input is one step on its own
-        one_step = frames or self.input_data.time_dim_axis is None  # one frame (inside a rec loop or not)
+        input_data = _with_loop_axis(self.input_data, axis)
+        one_step = frames or input_data.time_dim_axis is None  # one frame (inside a rec loop or not)
         if one_step and rec_previous_state is None and state is not None:
             initial_state = state
         if frames:
-            inp = self.input_data.copy_as_batch_major()
+            inp = input_data.copy_as_batch_major()
             if not inp.sparse:
                 inp = inp.copy_move_axis(inp.feature_dim_axis, inp.batch_ndim - 1)
         else:
-            inp = self.input_data.copy_as_batch_major() if one_step else self.input_data.copy_as_time_major()
+            inp = input_data.copy_as_batch_major() if one_step else input_data.copy_as_time_major()
         x = inp.placeholder
         if inp.sparse:
             x = tf.one_hot(tf.cast(x, tf.int32), inp.sparse_dim.dimension, dtype=tf.float32)
@@ -174,6 +175,13 @@ class StringUnitRecLayer(ConcatInputLayer):
     #: user-registered TF RNN cell classes by lower-case unit name (see :meth:`_create_rnn_cells_dict`)
     _rnn_cells_dict: Dict[str, Any] = USER_CELLS
 
+    @property
+    def time_dim_tag(self):
+        """The dim the layer loops over (its output's time dim; the ``axis`` given, as the reference), None for one
+        step (inside a rec loop, or an input without time axis)."""
+        out = self.output
+        return out.dims[out.time_dim_axis] if out.time_dim_axis is not None else None
+
     @classmethod
     def _create_rnn_cells_dict(cls) -> Dict[str, Any]:
         """The registry of user cell classes, as the reference's (its only API to add a cell class):
@@ -219,7 +227,7 @@ class StringUnitRecLayer(ConcatInputLayer):
         dims, batch-major, with the feature dim ``n_out``"""
         _get_checked_unit(name, unit, unit_opts)
         _check_direction(name, direction)
-        inp = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
+        inp = _with_loop_axis(concat_sources_template(sources, name=name, layer_class=cls.layer_class), axis)
         if axis is single_step_dim:
             if inp.batch_dim_axis is None or (inp.feature_dim_axis is None and not inp.sparse):
                 raise LayerShapeError(layer=name, layer_class=cls.layer_class,
@@ -362,6 +370,19 @@ def _get_checked_unit(name: str, unit: Any, unit_opts: Any) -> RecUnit:
                             problem=f"unknown option {unknown[0]!r} for unit {unit!r} in", got=unit_opts,
                             expected=f"options among {list(result.allowed_unit_opts) or '(none)'}")
     return result
+
+
+def _with_loop_axis(inp: Tensor, axis: Any) -> Tensor:
+    """:return: ``inp`` with ``axis`` (a Dim of it, e.g. a static time dim of an input without ``time_dim_axis``) as
+        its time axis: the loop runs over it; unchanged for ``axis`` None, ``single_step_dim`` or the time dim"""
+    if not isinstance(axis, Dim) or axis is single_step_dim or axis not in inp.dims:
+        return inp
+    idx = inp.dims.index(axis)
+    if inp.time_dim_axis == idx:
+        return inp
+    inp = inp.copy()
+    inp.time_dim_axis = idx
+    return inp
 
 
 def _check_direction(name: str, direction: Any) -> int:
