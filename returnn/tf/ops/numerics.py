@@ -53,9 +53,10 @@ def clip_by_value_with_identity_grad(x: tf.Tensor, lo: Any, hi: Any) -> tf.Tenso
 
 def strip_identity_transpose(x: tf.Tensor) -> Tuple[tf.Tensor, List[tf.Operation]]:
     """:param x: a graph tensor
-    :return: (the tensor below a chain of Identity/Transpose ops ending in ``x``, those ops, outermost first)"""
+    :return: (the tensor below a chain of Identity/Transpose/Reshape ops ending in ``x``, those ops, outermost
+        first): they move elements only, so an elementwise function commutes with them"""
     chain = []
-    while x.op.type in ("Identity", "Transpose"):
+    while x.op.type in ("Identity", "Transpose", "Reshape"):
         chain.append(x.op)
         x = x.op.inputs[0]
     return x, chain
@@ -64,9 +65,14 @@ def strip_identity_transpose(x: tf.Tensor) -> Tuple[tf.Tensor, List[tf.Operation
 def reapply_identity_transpose(x: tf.Tensor, chain: List[tf.Operation]) -> tf.Tensor:
     """:param x: a tensor of the shape of the chain's bottom input
     :param chain: ops from :func:`strip_identity_transpose`
-    :return: ``x`` through new Identity/Transpose ops like those of ``chain`` (same permutations)"""
+    :return: ``x`` through new Identity/Transpose/Reshape ops like those of ``chain`` (same permutations, shapes)"""
     for op in reversed(chain):
-        x = tf.identity(x) if op.type == "Identity" else tf.transpose(x, op.inputs[1])
+        if op.type == "Identity":
+            x = tf.identity(x)
+        elif op.type == "Transpose":
+            x = tf.transpose(x, op.inputs[1])
+        else:
+            x = tf.reshape(x, op.inputs[1])
     return x
 
 
@@ -80,8 +86,9 @@ _LOG_OF = {
 def safe_log(x: Any, eps: float = 1e-20, use_fake_grad: bool = True) -> tf.Tensor:
     """``log(max(x, eps))``, or the exact log where ``x`` is known to come from an exponential-type op, as the
     reference: ``x = softmax(z)`` → ``log_softmax(z)``; ``x = exp(z)`` → ``z``; ``x = sigmoid(z)`` →
-    ``log_sigmoid(z)``, also through ``tf.identity`` and ``tf.transpose`` ops after it (which are applied again on
-    the log, so ``safe_log(move_axis(softmax(z), 1, 0))`` is a ``Transpose`` of a ``LogSoftmax``).
+    ``log_sigmoid(z)``, also through ``tf.identity``, ``tf.transpose`` and ``tf.reshape`` ops after it (which are
+    applied again on the log, so ``safe_log(move_axis(softmax(z), 1, 0))`` is a ``Transpose`` of a ``LogSoftmax``,
+    and the softmax of a layer over ``[B, T, F]`` computed on ``[B*T, F]`` gives a ``Reshape`` of a ``LogSoftmax``).
 
     :param x: float tensor (probabilities), any shape
     :param eps: lower bound before the log

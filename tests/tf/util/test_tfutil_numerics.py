@@ -31,6 +31,16 @@ def test_safe_log_exact_for_softmax_exp_sigmoid(session):
                                rtol=1e-6)
 
 
+def test_safe_log_exact_through_reshape(session):
+    """A softmax computed on [B*T, F] and reshaped to [B, T, F] (as a layer over time computes it): the log is a
+    Reshape of a LogSoftmax, exact where the probabilities underflow."""
+    z = np.array([[1.0, 2.0, 300.0], [0.0, -400.0, 1.0]], np.float32)
+    out = tf_util.safe_log(tf.reshape(tf.nn.softmax(z), [1, 2, 3]))
+    assert out.op.type == "Reshape" and out.op.inputs[0].op.type == "LogSoftmax"
+    expected = z - z.max(-1, keepdims=True) - np.log(np.exp(z - z.max(-1, keepdims=True)).sum(-1, keepdims=True))
+    np.testing.assert_allclose(session.run(out), expected[None], rtol=1e-6)
+
+
 def test_safe_exp_clipped_with_identity_gradient(session):
     x = tf.constant([-100.0, 0.0, 1.0, 100.0])
     out = tf_util.safe_exp(x)
