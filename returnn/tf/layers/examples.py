@@ -268,6 +268,11 @@ _EXAMPLES: Dict[str, LayerExample] = {
         {"data": {"dim": 5}, "a": {"dim": 4, "sparse": True}, "b": {"dim": 4, "sparse": True}},
         {"output": {"class": "edit_distance", "a": "data:a", "b": "data:b"}}, grad=False,
         notes="Levenshtein distance per sequence between two label sequences."),
+    "ctc_loss": LayerExample(
+        {"data": {"dim": 5}, "classes": {"dim": 4, "sparse": True}},
+        {"output": {"class": "ctc_loss", "logits": "data", "targets": "data:classes"}},
+        lengths={"data": (6, 7), "classes": (1, 3)},
+        notes="CTC loss per sequence of the label sequences under the scores (the blank the last class)."),
     "edit_distance_table": LayerExample(
         _DATA, _loop({"lin": {"class": "linear", "activation": None, "n_out": 4, "from": "data:source"},
                       "label": {"class": "reduce", "mode": "argmax", "axis": "F", "from": "lin"},

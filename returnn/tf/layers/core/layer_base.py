@@ -232,8 +232,8 @@ class LayerBase:
                                                              layer_name=d["name"], layer_class=cls.layer_class)
         if loss_class is not None:
             loss_opts = dict(d.get("loss_opts") or {})
-            if hasattr(loss_class, "transform_config_dict"):  # e.g. via_layer: layer names in its options
-                loss_class.transform_config_dict(loss_opts, network=network, get_layer=get_layer)
+            # layer names in the options (custom_inv_norm_factor; via_layer's error_signal_layer ...)
+            loss_class.transform_config_dict(loss_opts, network=network, get_layer=get_layer)
             try:
                 d["loss"] = loss_class(base_network=network, **loss_opts)
             except TypeError as exc:

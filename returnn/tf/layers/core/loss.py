@@ -12,7 +12,7 @@ engine's ``score``/``error`` reporting relies on:
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import tensorflow as tf
 
@@ -24,7 +24,9 @@ class Loss:
 
     :param base_network: the network
     :param use_normalized_loss: if True, the objective uses ``value / num_frames`` instead of the sum
+    :param custom_inv_norm_factor: a layer (name in ``loss_opts``): the sum of its output is the number of frames
     :param scale: extra factor (on top of the layer's ``loss_scale``)
+    :param as_error: report the value as the loss's error instead of a score (not trained), as the reference
     """
 
     class_name: Optional[str] = None
@@ -33,8 +35,13 @@ class Loss:
 
     def __init__(self, base_network: Any, use_flatten_frames: bool = True, use_normalized_loss: bool = False,
                  custom_norm_factor: Any = None, custom_inv_norm_factor: Any = None, scale: float = 1.0,
-                 _check_output_before_softmax: Any = None):
+                 as_error: bool = False, _check_output_before_softmax: Any = None):
         self.base_network = base_network
+        #: a layer: the sum of its output is the number of frames (the normalization of score/error), as the
+        #: reference's ``custom_inv_norm_factor`` (e.g. a ``length`` layer of the target)
+        self.custom_inv_norm_factor = custom_inv_norm_factor
+        #: the value is reported as this loss's error (``error:<name>``), not as a score, and is not trained
+        self.as_error = bool(as_error)
         self.use_flatten_frames = use_flatten_frames
         self.use_normalized_loss = use_normalized_loss
         self.scale = scale
@@ -202,9 +209,18 @@ class Loss:
         labels = tf.cast(target, tf.int32) if self.target.sparse else tf.argmax(target, axis=-1, output_type=tf.int32)
         return tf.reduce_sum(tf.cast(tf.not_equal(pred, labels), tf.float32))
 
+    @classmethod
+    def transform_config_dict(cls, d: Dict[str, Any], network: Any, get_layer: Any) -> None:
+        """Resolves the layer name of ``custom_inv_norm_factor`` in the ``loss_opts`` ``d`` to the layer."""
+        if isinstance(d.get("custom_inv_norm_factor"), str):
+            d["custom_inv_norm_factor"] = get_layer(d["custom_inv_norm_factor"])
+
     def get_num_frames(self) -> tf.Tensor:
         """:return: float32 scalar: number of target frames (framewise) in the batch; 1 for an output without batch
-            axis (a scalar loss of a config's own layer, as the reference)"""
+            axis (a scalar loss of a config's own layer, as the reference); with ``custom_inv_norm_factor`` the sum
+            of that layer's output"""
+        if self.custom_inv_norm_factor is not None:
+            return tf.reduce_sum(tf.cast(self.custom_inv_norm_factor.output.placeholder, tf.float32))
         ref = self.target if (self.target is not None and self.recurrent) else self.output
         if ref.batch_dim_axis is None and ref.time_dim_axis is None:
             return tf.constant(1.0)

@@ -61,6 +61,8 @@ class LossHolder:
             self._value = None if value is None else tf.cast(value, tf.float32)
             error = self.loss.get_error()
             self._error = None if error is None else tf.cast(error, tf.float32)
+            if self.loss.as_error:  # the value is the error (reported, not trained), as the reference
+                self._value, self._error = None, self._value
             self._num_frames = tf.cast(self.loss.get_num_frames(), tf.float32)
 
     def get_loss_value(self) -> Optional[tf.Tensor]:

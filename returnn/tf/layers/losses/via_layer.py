@@ -43,6 +43,7 @@ class ViaLayerLoss(Loss):
     @classmethod
     def transform_config_dict(cls, d: Dict[str, Any], network: Any, get_layer: Any) -> None:
         """Resolves the layer names in the options to layers (built if needed)."""
+        super().transform_config_dict(d, network=network, get_layer=get_layer)
         for key in ("error_signal_layer", "align_layer"):
             if isinstance(d.get(key), str):
                 d[key] = get_layer(d[key])
