@@ -301,3 +301,34 @@ def test_subnetwork_unit_params_in_name_scope(name_scope, expected):
             extern_data={"data": {"dim_tags": (batch_dim, time_dim, feat)},
                          "mask": {"dim": 2, "dtype": "bool", "sparse": True, "dim_tags": (batch_dim, time_dim)}})
         assert sorted(p.name for p in net.get_params_list()) == expected
+
+
+@pytest.mark.parametrize("move_out", [False, True])
+def test_subnetwork_unit_sub_layers_held_in_loop(session, move_out):
+    """The layers of a subnetwork unit as sub layers ``"mc/x"`` of the rec unit (as the reference's
+    test_MaskedComputationLayer_sub_layers): in the loop and moved out of it, their values held where the mask is
+    false, their ``initial_output`` before the first selected frame; no ``from`` needed."""
+    unit = {"i_f": {"class": "cast", "from": ":i", "dtype": "float32"},
+            "half": {"class": "eval", "from": "i_f", "eval": "tf.math.floormod(source(0), 2.)"},
+            "m": {"class": "compare", "from": "half", "value": 1.0, "kind": "equal"},
+            "mb": {"class": "combine", "kind": "logical_and", "from": ["m", "ones"]},
+            "ones": {"class": "compare", "from": "in", "value": -1e9, "kind": "greater"},
+            "in": {"class": "reduce", "mode": "sum", "axis": "F", "from": "data:source"},
+            "mc": {"class": "masked_computation", "mask": "mb", "unit": {
+                "class": "subnetwork", "subnetwork": {
+                    "s1": {"class": "cumsum", "from": "base:in", "initial_output": 1, "is_output_layer": True},
+                    "s2": {"class": "cumsum", "from": "base:in", "initial_output": 2, "is_output_layer": True},
+                    "output": {"class": "copy", "from": "base:in"}}}},
+            "output": {"class": "eval", "from": ["mc/s1", "mc/s2"], "eval": "source(0) * 2 + source(1) * 3"}}
+    net = build_net({"output": {"class": "rec", "from": "data", "optimize_move_layers_out": move_out,
+                                "unit": unit}}, extern_data=EXT, train_flag=False)
+    cell = net.get_layer("output").cell
+    assert ("mc/s1" in cell.layers_in_loop) == (not move_out)
+    x, lens = _inputs()
+    y, _ = _run(session, net, x, lens)
+    for b in range(2):
+        acc = 0.0
+        for t in range(lens[b]):
+            if t % 2 == 1:
+                acc += x[b, t].sum()
+            np.testing.assert_allclose(y[b, t], (1 + acc) * 2 + (2 + acc) * 3, rtol=1e-5)

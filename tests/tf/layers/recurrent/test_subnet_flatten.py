@@ -130,7 +130,7 @@ def test_load_on_init_converts_lstm_params(session, tmp_path):
     ``rnn_cell`` LSTMBlock's; the step-by-step output equals the full-sequence one."""
     rnd = {"forward_weights_init": "random_normal_initializer(mean=0.0, stddev=1.0)"}
     net1 = build_net({"input": dict(rnd, **{"class": "linear", "n_out": 3, "activation": None, "from": "data"}),
-                      "lstm0": {"class": "rec", "unit": "lstm", "n_out": 3, "from": "input",
+                      "lstm0": {"class": "rec", "unit": "nativelstm2", "n_out": 3, "from": "input",
                                 "recurrent_weights_init": "random_normal_initializer(mean=0.0, stddev=1.0)"},
                       "output": {"class": "copy", "from": "lstm0"}}, extern_data={"data": {"dim": 2}})
     net1.initialize_params(session)

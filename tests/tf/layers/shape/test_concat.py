@@ -34,6 +34,21 @@ def test_concat_time_and_feature(session):
     numpy.testing.assert_array_equal(f_value, numpy.concatenate([x, x], axis=2))
 
 
+def test_concat_static_dims_is_the_dim_sum():
+    """As the reference (observed): the concatenated static dims give their dim sum, the same Dim as ``a + b`` of
+    the config (e.g. the axis of a reduce over it, made outside the graph), ``2*a`` for the same dim twice."""
+    from returnn.tensor import FeatureDim, SpatialDim, batch_dim
+    a, b, t = FeatureDim("a", 3), FeatureDim("b", 4), SpatialDim("t")
+    with tf.Graph().as_default():
+        net = _net({"x": {"dim_tags": (batch_dim, t, a)}, "y": {"dim_tags": (batch_dim, t, b)}},
+                   {"c": {"class": "concat", "from": [("data:x", a), ("data:y", b)], "is_output_layer": True},
+                    "d": {"class": "concat", "from": [("data:x", a), ("data:x", a)], "is_output_layer": True},
+                    "output": {"class": "reduce", "mode": "sum", "from": "c", "axis": a + b}})
+        assert net.layers["c"].output.dims[-1] is a + b
+        assert net.layers["d"].output.dims[-1] == 2 * a
+        assert net.layers["output"].output.dims == (batch_dim, t)
+
+
 def test_concat_errors():
     with tf.Graph().as_default():
         with pytest.raises(LayerArgError, match="pairs"):
