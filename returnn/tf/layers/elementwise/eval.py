@@ -100,6 +100,13 @@ def _template_from_full_out_type(name: str, sources: Sequence[LayerBase], opts: 
     source_dyn: List[Dim] = (defined or candidates or [[]])[0]
     for axis, dim in zip(new_axes, source_dyn):
         out = out.copy_template_replace_dim(axis, dim)
+    first = sources[0].output if sources else None
+    if (first is not None and first.sparse and out.feature_dim_axis is None
+            and not {"dtype", "dim", "sparse", "sparse_dim"} & set(opts)):
+        # labels of a sparse source without a feature axis (e.g. one frame of them): its dtype and classes (as the
+        # reference, observed: {"shape": ()} of an eval over sparse data)
+        out.dtype = first.dtype
+        out.sparse_dim = first.sparse_dim
     return out
 
 

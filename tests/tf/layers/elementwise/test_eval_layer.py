@@ -184,3 +184,16 @@ def test_out_type_sparse_with_new_dim_like_reference(session):
     with pytest.raises(LayerArgError, match="sparse=True over a dense input"):
         build_net({"output": {"class": "eval", "from": "data", "eval": "source(0)",
                               "out_type": {"dim": 5, "dtype": "int32", "sparse": True}}}, EXTERN)
+
+
+def test_full_out_type_without_dtype_over_sparse_labels_keeps_them(session):
+    """Observed: ``{"shape": ()}`` of an eval over sparse labels (one frame of them) is int32 with their classes
+    (the reference's test_trafo_search_lm: the prefix label fed back into the search); with a dtype it is that."""
+    net = build_net({"frame": {"class": "eval", "from": "data:classes", "out_type": {"time_dim_axis": None, "shape": ()},
+                               "eval": "source(0, auto_convert=False)[:, 0]", "is_output_layer": True},
+                     "output": {"class": "eval", "from": "data:classes", "eval": "tf.cast(source(0), tf.float32)",
+                                "out_type": {"shape": (None,), "dtype": "float32"}}}, EXTERN)
+    frame = net.layers["frame"].output
+    assert frame.dtype == "int32" and frame.sparse_dim is not None and frame.sparse_dim.dimension == 4
+    assert net.layers["output"].output.sparse_dim is None and net.layers["output"].output.dtype == "float32"
+    np.testing.assert_array_equal(_run(session, net, "frame", classes=np.array([[2, 1], [3, 0]])), [2, 3])
