@@ -13,7 +13,8 @@ Observed from the reference:
   are the operand itself, ``d + d`` is ``2*d``, ``d + k*d`` is ``(k+1)*d``, ``(a + b) - b`` is ``a``;
 - the same expression on the same dim gives the *same* Dim object (cached on the operand, per graph of the raw
   backend), so two layers that both compute ``F // 2`` of one input agree on their output dim; ``T * 2`` and
-  ``2 * T`` are different dims;
+  ``2 * T`` are different dims; the objects of one expression made in different graphs are equal
+  (:func:`same_expression`), as the reference's one object;
 - the static size follows the arithmetic; the kind is the operand's (a feature dim if either operand of ``a + b``
   or ``a * b`` is one; spatial if the operand's kind is unspecified).
 """
@@ -142,6 +143,25 @@ def _cache(dim: Dim) -> dict:
     return caches
 
 
+def same_expression(base: Dim, other_base: Dim) -> bool:
+    """:return: whether two same-base dims (see :meth:`Dim.get_same_base`) were both made by arithmetic and have the
+    same normal form: the same expression of the same dims, possibly made in different graphs (e.g. a config's
+    ``time_dim.ceildiv_right(2)`` made before the network's graph and the one a layer computes in it), which the
+    reference has as one object"""
+    form = base.__dict__.get(_CANON_ATTR)
+    if form is None:
+        return False
+    other_form = other_base.__dict__.get(_CANON_ATTR)
+    return other_form is not None and other_form == form
+
+
+def expression_hash(base: Dim) -> int:
+    """:return: the hash of a same-base dim: of its normal form if it was made by arithmetic (consistent with
+    :func:`same_expression`), else of its identity"""
+    form = base.__dict__.get(_CANON_ATTR)
+    return id(base) if form is None else hash(form)  # not cached: an operand's same-base may still change
+
+
 def origin(dim: Dim) -> Optional[Tuple[str, Dim, Any]]:
     """:return: ``(op, operand, arg)`` if ``dim`` was made by this module, else None"""
     return dim.get_same_base().__dict__.get(_ORIGIN_ATTR) or dim.__dict__.get(_ORIGIN_ATTR)
@@ -236,7 +256,8 @@ def _make(operand: Dim, op: str, arg: Any, description: str, dimension: Optional
             return existing
         if dimension is None:
             dimension = _static_value(form)
-    new = Dim(dimension, description=description, kind=kind or operand.kind or Dim.Types.Spatial)
+    auto = operand.auto_generated and (arg.auto_generated if isinstance(arg, Dim) else True)  # as the operands
+    new = Dim(dimension, description=description, kind=kind or operand.kind or Dim.Types.Spatial, auto_generated=auto)
     if form is not None:
         setattr(new, _CANON_ATTR, form)
         _canon_cache()[form] = new
@@ -288,11 +309,22 @@ def dim_add(dim: Dim, amount: int) -> Dim:
 
 
 def dim_add_left(dim: Dim, amount: int) -> Dim:
-    """:return: ``amount + dim`` (``'1+time'``, ``'-1+time'``)"""
+    """:return: ``amount + dim`` (``'1+time'``, ``'-1+time'``; constants on the left are summed:
+    ``1 + ((3 + time) + 3)`` is ``'(4+time)+3'``, as the reference)"""
     if amount == 0:
         return dim
+    org = origin(dim)
+    if org is not None and org[0] == "add_left":
+        return dim_add_left(org[1], org[2] + amount)
+    if org is not None and org[0] == "add":
+        inner = origin(org[1])
+        if inner is not None and inner[0] == "add_left":
+            return dim_add(dim_add_left(inner[1], inner[2] + amount), org[2])
     dimension = None if dim.dimension is None else dim.dimension + amount
-    return _make(dim, "add_left", amount, f"{amount}+{_desc(dim, as_operand=False)}", dimension,
+    desc = _desc(dim, as_operand=False)
+    if org is not None and org[0] in ("add", "sum"):  # '1+(time+2)', as the reference ('-1+time*2' without)
+        desc = f"({desc})"
+    return _make(dim, "add_left", amount, f"{amount}+{desc}", dimension,
                  lambda size: size + amount, form=_canon_add(_canon_int(amount), canon(dim)))
 
 

@@ -15,6 +15,8 @@ Follows the reference's ``Dim`` / ``DimensionTag`` (``returnn.tensor.Dim``), as 
   the kind defaults to unspecified (``Dim.Types.Unspecified`` is None);
 - ``Dim.Types.Batch``/``Spatial``/``Time`` (= ``Spatial``)/``Feature``;
 - equality is identity of the same-base (two dims with equal size and name are different axes), ``is_equal``;
+  a dim made by arithmetic equals the same expression of the same dims also when made in another graph (the
+  reference has one object for it; here each graph has its own, see :mod:`returnn.tensor._dim_math`);
 - arithmetic ``dim * 2``, ``2 * dim``, ``dim + 1``, ``dim - 1``, ``dim // 2``, ``dim.ceildiv_right(2)``, ``-dim``,
   ``dim + other_dim`` (see :mod:`returnn.tensor._dim_math`): the same expression gives the same Dim object;
 - a size tensor remembers its dim (:meth:`Dim.get_tag_from_size_tensor`), so that
@@ -30,6 +32,9 @@ from typing import Any, Optional
 
 from returnn.errors import TensorArgError
 from returnn.tensor import _dim_math
+from returnn.tensor._dim_auto import enter_layer_dims as enter_layer_dims  # the network marks layer construction
+from returnn.tensor._dim_auto import layer_dims_active
+from returnn.tensor._dim_auto import leave_layer_dims as leave_layer_dims
 from returnn.tensor._dim_extra import DimExtra
 from returnn.tensor._dim_order import DimOrder
 
@@ -127,7 +132,9 @@ class Dim(DimOrder):
         self.kind = kind
         self.dimension = dimension
         self.vocab = kwargs.get("vocab")
-        self.auto_generated = bool(kwargs.get("auto_generated", False))
+        auto = kwargs.get("auto_generated")
+        # as the reference: a static dim a layer makes (e.g. ``'lin:feature-dense'``) is auto-generated
+        self.auto_generated = bool(auto) if auto is not None else (dimension is not None and layer_dims_active())
         self.capacity = kwargs.get("capacity")
         self.batch = kwargs.get("batch")
         self.control_flow_ctx = kwargs.get("control_flow_ctx")
@@ -272,13 +279,14 @@ class Dim(DimOrder):
     def __eq__(self, other: Any) -> bool:
         if not isinstance(other, Dim):
             return False
-        return self.get_same_base() is other.get_same_base()
+        base, other_base = self.get_same_base(), other.get_same_base()
+        return base is other_base or _dim_math.same_expression(base, other_base)
 
     def __ne__(self, other: Any) -> bool:
         return not self.__eq__(other)
 
     def __hash__(self) -> int:
-        return id(self.get_same_base())
+        return _dim_math.expression_hash(self.get_same_base())
 
     def __lt__(self, other: Any) -> bool:
         """Sorting: dims by creation order (of their same-base dim), before any marked dim."""

@@ -52,3 +52,19 @@ def test_batch_dim_recorded_on_a_batch_size_takes_no_lengths():
     size = Raw()
     assert batch_dim.set_tag_on_size_tensor(size) is batch_dim
     assert Dim.get_tag_from_size_tensor(size) is batch_dim and batch_dim.dyn_size is None
+
+
+def test_one_expression_made_in_two_graphs_is_equal():
+    """As the reference, where ``time_dim.ceildiv_right(2)`` is one object: the dim a config makes before the
+    network's graph equals (and hashes as) the one a layer makes in that graph, although each graph has its own."""
+    import tensorflow as tf
+
+    import returnn.tf.ops.raw  # noqa: F401  (installs the raw backend: per-graph caches)
+    time_dim, a, b = SpatialDim("time"), SpatialDim("a", 2), SpatialDim("b", 3)
+    outside, outside_sum = time_dim.ceildiv_right(2), a + b
+    with tf.Graph().as_default():
+        inside, inside_sum = time_dim.ceildiv_right(2), a + b
+        assert inside is not outside and inside_sum is not outside_sum  # one object per graph
+        assert inside == outside and hash(inside) == hash(outside) and outside in {inside}
+        assert inside_sum == outside_sum and inside_sum.dimension == 5
+        assert inside != time_dim.ceildiv_right(3) and inside != time_dim // 2 and inside_sum != b + a

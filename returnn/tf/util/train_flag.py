@@ -13,6 +13,7 @@ from typing import Any, Callable, List, Optional
 
 import tensorflow as tf
 
+from returnn.tensor.dim import enter_layer_dims, leave_layer_dims
 from returnn.tf.ops.dropout import cond_on_train_flag as _cond_on_flag
 from returnn.tf.ops import step_random
 from returnn.tf.util.errors import TFUtilValueError
@@ -35,12 +36,14 @@ def enter_construction(network: Any) -> None:
     """Marks ``network`` as the one whose layer is being constructed, until :func:`leave_construction` (the network
     calls both around each layer's construction; nested for the networks of sub networks and rec loops)."""
     _under_construction.stack.append(network)
+    enter_layer_dims()  # static dims the layer makes are auto-generated, as the reference
 
 
 def leave_construction(network: Any) -> None:
     """Ends :func:`enter_construction` of ``network`` (the innermost one)."""
     assert _under_construction.stack and _under_construction.stack[-1] is network, "unbalanced construction marks"
     _under_construction.stack.pop()
+    leave_layer_dims()
 
 
 def get_current_network(must_exist: bool = True) -> Any:

@@ -1,7 +1,8 @@
 """Elementwise combination of several inputs with different axes (``combine``, ``eval``, ``compare``, ``switch``).
 
 Axes are matched by Dim identity first, then by role (batch ↔ batch, time ↔ time, feature ↔ feature of the same
-size, as the reference's default behaviour does; else a feature axis with the first axis of its size), then static
+size, as the reference's default behaviour does; else a feature axis with the first axis of its size; from
+``behavior_version`` 16 two different static dims only so when both are auto-generated), then static
 size-1 axes broadcast against anything. Axes that
 match nothing are added to the output. The output axis order is that of the input with the most axes.
 
@@ -47,11 +48,12 @@ def match_axes(src: Tensor, out: Tensor, *, name: str = "?", layer_class: str = 
                     and not _both_declared(d, out.dims[out.time_dim_axis], declared):
                 j = out.time_dim_axis
         elif i == src.feature_dim_axis and out.feature_dim_axis is not None and out.feature_dim_axis not in used \
-                and out.dims[out.feature_dim_axis].dimension == d.dimension:
+                and out.dims[out.feature_dim_axis].dimension == d.dimension \
+                and _may_match_by_size(d, out.dims[out.feature_dim_axis]):
             j = out.feature_dim_axis
         elif d.dimension is not None:
             same = [k for k, od in enumerate(out.dims) if k not in used and od.dimension == d.dimension
-                    and not od.is_batch_dim() and k not in (out.time_dim_axis,)]
+                    and not od.is_batch_dim() and k not in (out.time_dim_axis,) and _may_match_by_size(d, od)]
             if len(same) == 1 and i != src.feature_dim_axis:
                 j = same[0]
             elif same and i == src.feature_dim_axis:
@@ -62,6 +64,13 @@ def match_axes(src: Tensor, out: Tensor, *, name: str = "?", layer_class: str = 
             result[i] = j
             used.add(j)
     return result
+
+
+def _may_match_by_size(a: Dim, b: Dim) -> bool:
+    """:return: whether two different static dims of the same size may be matched by their role or size: as the
+    reference, from ``behavior_version`` 16 only when both are auto-generated (a layer's ``'lin:feature-dense'``, an
+    extern data's ``'feature:data'``), not when either is a dim the user declared (``FeatureDim("feat", 3)``)"""
+    return BehaviorVersion.get() < 16 or (a.auto_generated and b.auto_generated)
 
 
 def _both_declared(a: Dim, b: Dim, declared: Sequence[Dim]) -> bool:

@@ -57,3 +57,24 @@ def test_concat_errors():
         with pytest.raises(LayerShapeError, match="other dims"):
             _net({"data": {"dim": 2}, "b": {"dim": 3}}, {"output": {"class": "concat", "from": [("data", "T"),
                                                                                               ("data:b", "T")]}})
+
+
+def test_concat_dim_is_the_sum_of_the_dims():
+    # as the reference: the concatenated axis is ``a + b`` by dim arithmetic, so a config's ``a + b`` (made before
+    # the network's graph) names it, e.g. as an axis; three sources give '(a+b)+c', three times the same '3*in'
+    from returnn.tensor import FeatureDim, SpatialDim, batch_dim
+    a, b, c, feat = SpatialDim("a", 1), SpatialDim("b", 2), SpatialDim("c", 3), FeatureDim("in", 2)
+    a_plus_b = a + b
+    with tf.Graph().as_default():
+        extern = {"x": {"dim_tags": [batch_dim, a, feat]}, "y": {"dim_tags": [batch_dim, b, feat]},
+                  "z": {"dim_tags": [batch_dim, c, feat]}}
+        net = _net(extern, {
+            "ab": {"class": "concat", "from": [("data:x", a), ("data:y", b)]},
+            "abc": {"class": "concat", "from": [("data:x", a), ("data:y", b), ("data:z", c)], "is_output_layer": True},
+            "fff": {"class": "concat", "from": [("data:x", feat)] * 3, "is_output_layer": True},
+            "output": {"class": "reduce", "mode": "sum", "from": "ab", "axis": a_plus_b}})
+        ab = net.layers["ab"].output
+        assert ab.dims[1] == a_plus_b and ab.dims[1].dimension == 3
+        assert net.get_default_output_layer().output.dims == (batch_dim, feat)
+        assert net.layers["abc"].output.dims[1].description == "(a+b)+c"
+        assert net.layers["fff"].output.dims[2].description == "3*in" and net.layers["fff"].output.dim == 6
