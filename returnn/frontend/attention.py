@@ -500,15 +500,21 @@ class RelPosSelfAttention(SelfAttentionBase):
         bd = rel_shift(matmul(q_v, pe, reduce=self.key_dim_per_head), query_dim=axis, rel_dim=rel_dim,
                        key_dim=kv_axis)
         energy = (ac + permuted(bd, ac.dims)) * (self.key_dim_per_head.dimension ** -0.5)
-        out = self._attend_heads(energy, v, kv_axis)  # [..., heads, query, value_dim_per_head]
+        if kv_axis.need_masking():  # -inf added at the padded keys: the gradient passes unchanged (a select, as
+            # rf.softmax masks, needs a zeros tensor and a select in the gradient); the energies here are finite
+            from returnn.frontend.dims import sequence_mask
+            from returnn.frontend.math_ import combine_bc
+            energy = combine_bc(energy, "add", _where_scalar(sequence_mask([kv_axis]), energy.dtype),
+                                dim_order=energy.dims)
+        out = self._attend_heads(energy, v, kv_axis, use_mask=False)  # [..., heads, query, value_dim_per_head]
         out, _ = merge_dims(permuted(out, out_order), dims=(self.num_heads, self.value_dim_per_head),
                             out_dim=self.value_dim_total)
         return out
 
-    def _attend_heads(self, energy: Tensor, v: Tensor, kv_axis: Dim) -> Tensor:
+    def _attend_heads(self, energy: Tensor, v: Tensor, kv_axis: Dim, *, use_mask: bool = True) -> Tensor:
         from returnn.frontend.math_ import softmax
         from returnn.frontend.matmul import matmul
-        w = softmax(energy, axis=kv_axis)
+        w = softmax(energy, axis=kv_axis, use_mask=use_mask)
         w = _dropout(w, self.att_dropout, self.att_dropout_broadcast, kv_axis)
         return matmul(w, v, reduce=kv_axis)
 
