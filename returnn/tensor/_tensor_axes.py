@@ -264,9 +264,8 @@ class TensorAxesMixin:
             return self.dims
         return tuple(d for i, d in enumerate(self.dims) if i != self.feature_dim_axis)
 
-    @property
-    def size_dtype(self: Tensor) -> str:
-        return "int32"
+    #: the dtype of sequence lengths (a class attribute, as the reference's: ``Data.size_dtype`` is ``"int32"``)
+    size_dtype = "int32"
 
     def get_batch_shape(self: Tensor, batch_dim: Any) -> Tuple[Any, ...]:
         """:return: :attr:`batch_shape` with ``batch_dim`` at the batch axis"""

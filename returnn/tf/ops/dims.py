@@ -44,7 +44,8 @@ def axis_mask(tensor: Tensor, axis: int) -> Optional[tf.Tensor]:
         return None
     max_len = tf.shape(tensor.placeholder)[axis]
     ext = d.dyn_size_ext
-    if ext is not None and len(ext.dims) > 1:  # lengths per entry of several dims, e.g. [B, T]
+    if ext is not None and (len(ext.dims) > 1 or (len(ext.dims) == 1 and not ext.dims[0].is_batch_dim())):
+        # lengths per entry of several dims, e.g. [B, T], or of another dim than the batch, e.g. [T]
         return _multi_dim_axis_mask(tensor, axis, ext, max_len)
     if getattr(d.dyn_size, "shape", None) is not None and d.dyn_size.shape.rank == 0:
         mask = sequence_mask(d.dyn_size, maxlen=max_len)  # [T]

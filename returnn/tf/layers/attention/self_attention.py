@@ -87,7 +87,9 @@ class SelfAttentionLayer(ConcatInputLayer):
         qkv = tf.reshape(qkv, [batch, length, 2 * total_key_dim + n_out])  # [B, T, 2K + V]
         dk, dv = total_key_dim // heads, n_out // heads
         qkv = tf.transpose(tf.reshape(qkv, [batch, length, heads, 2 * dk + dv]), [0, 2, 1, 3])  # [B, H, T, 2k + v]
-        q, k, v = tf.split(qkv, [dk, dk, dv], axis=3)  # [B, H, T, d] each
+        # as the reference's graph (observed; its tests fetch the keys as "<layer>/qkv_1:1"): the split is named
+        # "qkv", which TF makes "qkv_1" (op names are unique ignoring case: the param "QKV" is there)
+        q, k, v = tf.split(qkv, [dk, dk, dv], axis=3, name="qkv")  # [B, H, T, d] each
         q = q * tf.constant(float(dk) ** -0.5, q.dtype)
         if initial_state is not None:  # concatenated with the float32 state below
             q, k, v = amp.uncast(q), amp.uncast(k), amp.uncast(v)
@@ -98,10 +100,10 @@ class SelfAttentionLayer(ConcatInputLayer):
         key_mask = tf.sequence_mask(inp.get_sequence_lengths(), maxlen=length)[:, None, None, :]
         mask = key_mask
         if attention_left_only:
-            causal = tf.linalg.band_part(tf.ones([length, length], tf.bool), -1, 0)[None, None]
-            # with an initial state, as step by step in a loop: the causal mask only (a padded query frame sees the
-            # padded keys before it; the real frames are the same either way)
-            mask = causal if initial_state is not None else tf.logical_and(mask, causal)
+            # the causal mask only, as step by step in a rec loop (as the reference, observed: a rec unit's
+            # self-attention moved out of the loop equals the loop's also in the padded frames, where a query sees the
+            # padded keys before it; for the real frames the key mask changes nothing)
+            mask = tf.linalg.band_part(tf.ones([length, length], tf.bool), -1, 0)[None, None]
         # the mask broadcast by the select itself (no mask or fill tensor of the energy's size)
         energy = tf.where(mask, energy, tf.constant(-1e30, energy.dtype))
         if initial_state is not None:  # the keys/values of the frames before this sequence come first
@@ -230,7 +232,8 @@ class SelfAttentionLayer(ConcatInputLayer):
     def get_out_data_from_opts(cls, name: str, network: Any, sources: Any = (), n_out: Any = NotSpecified,
                                num_heads: int = 1, total_key_dim: Optional[int] = None, out_dim: Any = None,
                                **kwargs: Any) -> Tensor:
-        """:return: the input's dims with feature ``n_out``
+        """:return: the input's dims with feature ``n_out`` (``<name>_self_att_feat``), batch-major with the time axis
+            after the batch (``{T, B, F}`` -> ``{B, T, n_out}``), as the reference
         :raises LayerArgError: missing ``n_out``; heads not dividing the dims; no time axis"""
         inp = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
         if out_dim is not None:
@@ -243,7 +246,10 @@ class SelfAttentionLayer(ConcatInputLayer):
                                     got=value, expected=f"an int divisible by num_heads={num_heads}")
         if inp.sparse:
             inp = inp.copy_as_dense_template()
-        feat = out_dim or FeatureDim(f"{name}:feature", n_out)
+        inp = inp.copy_as_batch_major()  # as the reference (observed): batch-major, the time axis after the batch
+        if inp.time_dim_axis is not None:
+            inp = inp.copy_with_time_dim_axis(1)
+        feat = out_dim or FeatureDim(f"{name}_self_att_feat", n_out)  # the reference's name (observed)
         return inp.copy_template_replace_dim(inp.feature_dim_axis, feat).copy_template(name=f"{name}_output")
 
 

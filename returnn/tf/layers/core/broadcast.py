@@ -26,8 +26,9 @@ from returnn.util.behavior_version import BehaviorVersion
 
 
 def match_axes(src: Tensor, out: Tensor, *, name: str = "?", layer_class: str = "?",
-               declared: Sequence[Dim] = ()) -> List[Optional[int]]:
+               declared: Sequence[Dim] = (), keep_apart: Sequence[Dim] = ()) -> List[Optional[int]]:
     """:param declared: dims the layer's ``out_shape`` lists: two different ones of them are never matched by role
+    :param keep_apart: dims never matched by role with another dim (see :func:`loop_dims_of`)
     :return: for each axis of ``src`` the axis of ``out`` it corresponds to, or None (new axis)"""
     used: set = set()
     result: List[Optional[int]] = [None] * src.batch_ndim
@@ -45,7 +46,8 @@ def match_axes(src: Tensor, out: Tensor, *, name: str = "?", layer_class: str = 
         j = None
         if i == src.time_dim_axis and out.time_dim_axis is not None and out.time_dim_axis not in used:
             if not _distinct_dynamic_dims(d, out.dims[out.time_dim_axis]) \
-                    and not _both_declared(d, out.dims[out.time_dim_axis], declared):
+                    and not _both_declared(d, out.dims[out.time_dim_axis], declared) \
+                    and not _one_kept_apart(d, out.dims[out.time_dim_axis], keep_apart):
                 j = out.time_dim_axis
         elif i == src.feature_dim_axis and out.feature_dim_axis is not None and out.feature_dim_axis not in used \
                 and out.dims[out.feature_dim_axis].dimension == d.dimension \
@@ -71,6 +73,28 @@ def _may_match_by_size(a: Dim, b: Dim) -> bool:
     reference, from ``behavior_version`` 16 only when both are auto-generated (a layer's ``'lin:feature-dense'``, an
     extern data's ``'feature:data'``), not when either is a dim the user declared (``FeatureDim("feat", 3)``)"""
     return BehaviorVersion.get() < 16 or (a.auto_generated and b.auto_generated)
+
+
+def loop_dims_of(network: Any) -> List[Dim]:
+    """:return: ``[the dim of the enclosing rec loop]`` for a network of a rec unit (the loop's step or the layers moved
+        out of it), else ``[]``. Moved out of the loop, a layer combining a frame of the loop (now over the loop's time,
+        e.g. an embedding of ``prev:output`` ``{T_dec, B, F}``) with a layer outside it (e.g. the encoder
+        ``{B, T_enc, F}``) keeps both time axes, as in the loop, where the frame has no loop time: as the reference
+        (observed: ``{B, T_enc, T_dec, F}``)"""
+    get = getattr(network, "get_inside_rec_time_dim", None)
+    dim = get(inside_loop=False) if get is not None else None
+    return [dim] if dim is not None else []
+
+
+def _one_kept_apart(a: Dim, b: Dim, keep_apart: Sequence[Dim]) -> bool:
+    """:return: whether one of two dims of different roots is (derived from) a dim of ``keep_apart``"""
+    if not keep_apart:
+        return False
+    root_a, root_b = _root_dim(a), _root_dim(b)
+    if root_a == root_b:
+        return False
+    roots = [_root_dim(k) for k in keep_apart]
+    return any(root_a == k or root_b == k for k in roots)
 
 
 def _both_declared(a: Dim, b: Dim, declared: Sequence[Dim]) -> bool:
@@ -121,12 +145,13 @@ def _root_dim(dim: Dim) -> Dim:
 
 def common_template(sources: Sequence[Tensor], *, name: str, layer_class: str = "?",
                     dtype: Optional[str] = None, allow_broadcast_all_sources: bool = True,
-                    out_shape: Any = None) -> Tensor:
+                    out_shape: Any = None, keep_apart: Sequence[Dim] = ()) -> Tensor:
     """:return: template over the union of the sources' axes (see module doc); two time axes that the layer's
         ``out_shape`` both lists are kept both (as the reference, which matches dims by identity there)
 
     :param allow_broadcast_all_sources: False: every source lacking an output axis is deprecated (an error with
         ``behavior_version >= 4``, see the module doc)
+    :param keep_apart: dims never matched by role with another dim (:func:`loop_dims_of` the layer's network)
     :raises LayerShapeError: if an input has two axes mapping to the same output axis, or static sizes conflict
     :raises BehaviorVersion.RequirementNotSatisfied: all sources need broadcasting and that is not allowed
     """
@@ -136,7 +161,7 @@ def common_template(sources: Sequence[Tensor], *, name: str, layer_class: str = 
     out = sources[base_idx].copy_template(name=f"{name}_output")
     declared = declared_dims(out_shape)
     for src in sources:
-        mapping = match_axes(src, out, name=name, layer_class=layer_class, declared=declared)
+        mapping = match_axes(src, out, name=name, layer_class=layer_class, declared=declared, keep_apart=keep_apart)
         for i, j in enumerate(mapping):
             d = src.dims[i]
             if j is None:

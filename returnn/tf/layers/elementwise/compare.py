@@ -13,7 +13,7 @@ import tensorflow as tf
 
 from returnn.errors import LayerArgError
 from returnn.tensor import Tensor
-from returnn.tf.layers.core.broadcast import align_raw, common_template
+from returnn.tf.layers.core.broadcast import align_raw, common_template, loop_dims_of
 from returnn.tf.layers.core.layer_base import LayerBase
 from returnn.tf.layers.core.registry import register_layer
 from returnn.util.suggest import close_matches
@@ -56,7 +56,8 @@ class CompareLayer(LayerBase):
         if len(sources) + (value is not None) < 2:
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="value",
                                 problem="needs two sources, or one source and a value")
-        out = common_template([s.output for s in sources], name=name, layer_class=cls.layer_class)
+        out = common_template([s.output for s in sources], name=name, layer_class=cls.layer_class,
+                              keep_apart=loop_dims_of(network))
         out.dtype = "bool"
         out.sparse_dim = None
         if out.feature_dim_axis is None and sources and sources[0].output.sparse:

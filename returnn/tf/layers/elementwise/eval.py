@@ -28,7 +28,7 @@ import tensorflow as tf
 
 from returnn.errors import LayerArgError
 from returnn.tensor import Dim, FeatureDim, NotSpecified, SpatialDim, Tensor
-from returnn.tf.layers.core.broadcast import common_template, match_axes
+from returnn.tf.layers.core.broadcast import common_template, loop_dims_of, match_axes
 from returnn.tf.layers.core.layer_base import LayerBase
 from returnn.tf.layers.core.registry import register_layer
 
@@ -48,7 +48,8 @@ def eval_template(cls: Any, name: str, sources: Sequence[LayerBase], out_type: A
         return _template_from_full_out_type(name, sources, dict(out_type))
     allow = opts.get("allow_broadcast_all_sources") is True or opts.get("out_shape") is not None
     out = common_template([s.output for s in sources], name=name, layer_class=cls.layer_class,
-                          allow_broadcast_all_sources=allow, out_shape=opts.get("out_shape")) if sources \
+                          allow_broadcast_all_sources=allow, out_shape=opts.get("out_shape"),
+                          keep_apart=loop_dims_of(network)) if sources \
         else Tensor(name=f"{name}_output", shape=(), batch_dim_axis=None)
     complete = [s.output for s in sources
                 if len(s.output.dims) == len(out.dims) and set(s.output.dims) <= set(out.dims)]

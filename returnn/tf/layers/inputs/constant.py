@@ -2,7 +2,8 @@
 
 Shape: ``{}`` for a scalar; static axes for an array (``'<name>:static<i>'`` dims); ``with_batch_dim``
 prepends the batch axis (taken from the default input). ``shape`` (a sequence of Dims or ints) broadcasts the scalar
-``value`` to these dims (a dynamic Dim: its maximum length; the batch dim: the batch size); ``sparse_dim`` makes the
+``value`` to these dims (a dynamic Dim: its maximum length; the batch dim: the batch size; an int: a static dim
+``'<name>_const:static:<i>'``, the last one a feature dim unless a Dim of ``shape`` is one); ``sparse_dim`` makes the
 output sparse (int32 class indices by default)."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import numpy as np
 import tensorflow as tf
 
 from returnn.errors import LayerArgError, LayerShapeError
-from returnn.tensor import Dim, SpatialDim, Tensor, batch_dim
+from returnn.tensor import Dim, FeatureDim, SpatialDim, Tensor, batch_dim
 from returnn.tf.layers.core.layer_base import LayerBase
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.ops.dims import get_batch_size
@@ -84,7 +85,7 @@ class ConstantLayer(LayerBase):
             if arr.ndim:
                 raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="shape",
                                     problem="needs a scalar value, got one of shape", got=arr.shape)
-            dims = [d if isinstance(d, Dim) else SpatialDim(f"{name}:static{i}", int(d)) for i, d in enumerate(shape)]
+            dims = _shape_dims(name, shape)
             feature = [i for i, d in enumerate(dims) if d.is_feature_dim()]
             time = [i for i, d in enumerate(dims) if d.is_spatial_dim() and d.dimension is None]
             return Tensor(name=f"{name}_const", dims=dims, dtype=dtype, sparse_dim=sparse_dim,
@@ -95,3 +96,19 @@ class ConstantLayer(LayerBase):
             dims.insert(0, batch_dim)
         return Tensor(name=f"{name}_const", dims=dims, dtype=dtype, time_dim_axis=None,
                       feature_dim_axis=len(dims) - 1 if arr.ndim else None)
+
+
+def _shape_dims(name: str, shape: Sequence[Any]) -> list:
+    """:return: the dims of ``shape``: its Dims, and for each int a static dim ``'<name>_const:static:<i>'``; as the
+        reference (observed), the last entry, if an int, is a feature dim when no Dim of ``shape`` is one (e.g.
+        ``[batch_dim, 1]`` has the feature axis ``1``)"""
+    dims = []
+    has_feature = any(isinstance(d, Dim) and d.is_feature_dim() for d in shape)
+    for i, d in enumerate(shape):
+        if isinstance(d, Dim):
+            dims.append(d)
+        elif i == len(shape) - 1 and not has_feature:
+            dims.append(FeatureDim(f"{name}_const:static:{i}", int(d)))
+        else:
+            dims.append(SpatialDim(f"{name}_const:static:{i}", int(d)))
+    return dims

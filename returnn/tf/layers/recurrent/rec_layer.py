@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional
 
+import numpy as np
 import tensorflow as tf
 
 from returnn.errors import LayerArgError, LayerShapeError
@@ -25,6 +26,7 @@ from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.out_template import base_out_template
 from returnn.tf.layers.core.sources import concat_sources_template
 from returnn.tf.layers.core import kept_state
+from returnn.tf.layers.recurrent.rec_axes import flat_sequences, is_plain, loop_axis, over_axis_layout
 from returnn.tf.layers.recurrent.units import USER_CELLS, RecUnit, get_unit
 from returnn.tf.ops.init import get_initializer
 
@@ -73,7 +75,8 @@ class StringUnitRecLayer(ConcatInputLayer):
                  optimize_move_layers_out: Any = None, cheating: bool = False, unroll: bool = False,
                  back_prop: Optional[bool] = None, use_global_rec_step_offset: bool = False,
                  include_eos: bool = False, debug: Any = None, axis: Any = None, state: Any = None,
-                 rec_previous_state: Optional[Dict[str, tf.Tensor]] = None, **kwargs: Any):
+                 rec_previous_state: Optional[Dict[str, tf.Tensor]] = None, _in_frame: Any = None,
+                 **kwargs: Any):
         """
         :param input_projection: accepted for compatibility with the reference; no effect here
         :param optimize_move_layers_out: move the unit's layers that do not depend on the loop out of it (default: the
@@ -86,64 +89,84 @@ class StringUnitRecLayer(ConcatInputLayer):
         :param use_global_rec_step_offset: accepted for compatibility with the reference; no effect here
         :param include_eos: count the frame where the ``end`` layer is true in the output's lengths
         :param debug: accepted for compatibility with the reference; no effect here
-        :param axis: a Dim: the loop runs over that dim when the input has no time axis; ``single_step_dim``: one
-            step for every frame of the input on its own (all its axes but the feature axis count as batch)
+        :param axis: the input axis the unit runs over (a Dim of the input, or an axis description; default the
+            time axis); the other axes but the feature axis count as batch (see
+            :mod:`returnn.tf.layers.recurrent.rec_axes`); ``single_step_dim``: one step for every frame of the input
+            on its own (inside a rec loop: the loop's step, the state of each frame carried)
         :param state: one step outside a rec loop (the input has no time axis, or ``axis=single_step_dim``): the
             state before the step, as ``initial_state`` (default zeros)
         :param rec_previous_state: set by the rec loop, not in a config: this layer's state from the previous step
+        :param _in_frame: set by :meth:`transform_config_dict` inside a rec loop, not in a config
         """
         super().__init__(**kwargs)
         self._unit = _get_checked_unit(self.name, unit, unit_opts)
         self.direction = _check_direction(self.name, direction)
-        frames = axis is single_step_dim  # every frame of the input is one step on its own
+        self.rec_state: Dict[str, tf.Tensor] = {}  # inside a rec loop: the state for the next step (single steps)
         input_data = _with_loop_axis(self.input_data, axis)
-        one_step = frames or input_data.time_dim_axis is None  # one frame (inside a rec loop or not)
-        if one_step and rec_previous_state is None and state is not None:
+        ax = loop_axis(input_data, axis)
+        frames = ax is None  # every frame of the input is one step on its own (inside a rec loop or not)
+        if frames and rec_previous_state is None and state is not None:
             initial_state = state
+        plain = not frames and is_plain(input_data, ax)
         if frames:
-            inp = input_data.copy_as_batch_major()
-            if not inp.sparse:
-                inp = inp.copy_move_axis(inp.feature_dim_axis, inp.batch_ndim - 1)
+            inp = _frames_layout(input_data)
+        elif plain:
+            inp = input_data.copy_as_time_major()
         else:
-            inp = input_data.copy_as_batch_major() if one_step else input_data.copy_as_time_major()
-        x = inp.placeholder
-        if inp.sparse:
-            x = tf.one_hot(tf.cast(x, tf.int32), inp.sparse_dim.dimension, dtype=tf.float32)
-        frames_shape = tf.shape(x)[:-1] if frames else None
-        if frames:  # [..., F] -> [N, F]: each frame one step
-            x = tf.reshape(x, [-1, int(x.shape[-1])])
-        n_in = int(x.shape[-1])
+            inp = over_axis_layout(self.name, self.layer_class, input_data, ax)
+        n_in = inp.sparse_dim.dimension if inp.sparse else inp.dim
         n_out = self.output.dim
+        if frames or plain:
+            x = inp.placeholder
+            if inp.sparse:
+                x = tf.one_hot(tf.cast(x, tf.int32), n_in, dtype=tf.float32)
+            seq_lens, batch_shape = (None if frames else inp.get_sequence_lengths()), tf.shape(x)[:-1]
+            if frames:  # [..., F] -> [N, F]: each frame one step
+                x = tf.reshape(x, [-1, n_in])
+        else:  # [L, ..., F] -> [L, N, F]: each entry of the batch-like axes a sequence
+            x, seq_lens, batch_shape = flat_sequences(inp, n_in)
+            batch_shape = tf.concat([[tf.shape(x)[0]], batch_shape], axis=0)
         params = self._create_unit_params(n_in, n_out, forward_weights_init, recurrent_weights_init, bias_init)
         initial_state = self._create_state_vars(initial_state, n_out)
         kept = self._create_kept_state_vars(initial_state, n_out)
         self._unit.train_flag = self.network.train_flag  # used by units with zoneout/dropout
         self._unit.amp = self.network.amp  # tf_amp: the LSTM units' gate matmuls
-        if one_step:
-            if kept:
-                raise LayerArgError(layer=self.name, layer_class="rec", arg="initial_state",
-                                    problem="a state kept over runs is not supported (yet) inside a rec loop in "
-                                            "this implementation:", got=initial_state,
-                                    expected='"zeros", "ones", a number or a layer name')
-            if rec_previous_state is None:
-                rec_previous_state = _initial_states(self.name, self._unit, initial_state, tf.shape(x)[0], n_out)
-            y, self.final_state = self._unit.step(x, rec_previous_state, params, n_out)
-            self.rec_state = self.final_state
+        if frames:
+            self._run_step(x, rec_previous_state, initial_state, kept, params, n_out, batch_shape)
         else:
             init_state = _initial_states(self.name, self._unit, initial_state, tf.shape(x)[1], n_out)
             for key, (mode, var) in kept.items():
                 init_state[key] = kept_state.initial_value(self.network, mode, var, init_state[key])
-            y, self.final_state = self._unit.run(x, inp.get_sequence_lengths(), params, n_out, self.direction,
-                                                 init_state)
+            y, self.final_state = self._unit.run(x, seq_lens, params, n_out, self.direction, init_state)
             for key, (_, var) in kept.items():
                 kept_state.register_final_value(self.network, var, self.final_state[key])
+            self.output.placeholder = y
         for param in getattr(self._unit, "created_params", ()):  # a user cell's own variables
             self.add_param(param)
-        if frames:  # back to the input's frames (the output's axis order: see get_out_data_from_opts)
-            y = tf.reshape(y, tf.concat([frames_shape, [n_out]], axis=0))
+        y = self.output.placeholder
+        if frames or not plain:  # back to the input's frames (the output's axis order: see get_out_data_from_opts)
+            y = tf.reshape(y, tf.concat([batch_shape, [n_out]], axis=0))
         if back_prop is False:
             y = tf.stop_gradient(y)
         y.set_shape(self.output.batch_shape)
+        self.output.placeholder = y
+
+    def _run_step(self, x: tf.Tensor, rec_previous_state: Optional[Dict[str, tf.Tensor]], initial_state: Any,
+                  kept: Dict[str, Any], params: Dict[str, tf.Variable], n_out: int, frames_shape: tf.Tensor) -> None:
+        """One step for each frame ``x`` ``[N, F]`` (inside a rec loop: from ``rec_previous_state``, each state in
+        the frames' layout ``{B, ..., n_out}``); sets the output ``[N, n_out]``, the final and the loop state"""
+        if kept:
+            raise LayerArgError(layer=self.name, layer_class="rec", arg="initial_state",
+                                problem="a state kept over runs is not supported (yet) inside a rec loop in "
+                                        "this implementation:", got=initial_state,
+                                expected='"zeros", "ones", a number or a layer name')
+        if rec_previous_state is None:
+            rec_previous_state = _initial_states(self.name, self._unit, initial_state, tf.shape(x)[0], n_out)
+        else:
+            rec_previous_state = {key: tf.reshape(value, [-1, n_out]) for key, value in rec_previous_state.items()}
+        y, self.final_state = self._unit.step(x, rec_previous_state, params, n_out)
+        self.rec_state = {key: tf.reshape(value, tf.concat([frames_shape, [n_out]], axis=0))
+                          for key, value in self.final_state.items()}
         self.output.placeholder = y
 
     def _create_unit_params(self, n_in: int, n_out: int, forward_weights_init: Any, recurrent_weights_init: Any,
@@ -196,10 +219,14 @@ class StringUnitRecLayer(ConcatInputLayer):
 
     @classmethod
     def transform_config_dict(cls, d: Dict[str, Any], network: Any, get_layer: Any) -> None:
-        """Also resolves layer names in ``initial_state`` to layers."""
+        """Also resolves layer names in ``initial_state`` to layers; inside a rec loop keeps the input frame's
+        template (``_in_frame``) for :meth:`get_rec_initial_state`."""
         super().transform_config_dict(d, network=network, get_layer=get_layer)
         for key in ("initial_state", "state"):
             d[key] = cls._resolve_state(d, key, get_layer)
+        if network.is_inside_rec_layer() and d.get("sources"):
+            d["_in_frame"] = concat_sources_template(d["sources"], name=f"{d['name']}/data",
+                                                     layer_class=cls.layer_class)
 
     @classmethod
     def _resolve_state(cls, d: Dict[str, Any], key: str, get_layer: Any) -> Any:
@@ -222,33 +249,27 @@ class StringUnitRecLayer(ConcatInputLayer):
                                out_type: Any = None, out_dim: Any = None, target: Any = None,
                                _target_layers: Any = None, loss: Any = None, axis: Any = None,
                                **kwargs: Any) -> Tensor:
-        """:return: time-major ``{T, B, F=n_out}`` (the input's time and batch dims); ``{B, F=n_out}`` for an
-        input frame ``{B, F}`` (one step, inside a rec loop or not); with ``axis=single_step_dim`` the input's
-        dims, batch-major, with the feature dim ``n_out``"""
+        """:return: time-major ``{T, B, F=n_out}`` (the input's time and batch dims); in general the input's dims
+        with the axis the unit runs over first (``axis``, default the time axis) and the feature dim ``n_out`` last
+        (see :mod:`returnn.tf.layers.recurrent.rec_axes`); for single steps (``axis=single_step_dim``, or an input
+        frame without that axis, e.g. ``{B, F}`` inside a rec loop) the input's dims, batch-major, with the feature
+        dim ``n_out`` last
+        :raises LayerShapeError: no batch or no feature axis"""
         _get_checked_unit(name, unit, unit_opts)
         _check_direction(name, direction)
         inp = _with_loop_axis(concat_sources_template(sources, name=name, layer_class=cls.layer_class), axis)
-        if axis is single_step_dim:
+        ax = loop_axis(inp, axis)
+        if ax is None:
             if inp.batch_dim_axis is None or (inp.feature_dim_axis is None and not inp.sparse):
                 raise LayerShapeError(layer=name, layer_class=cls.layer_class,
-                                      problem="with axis=single_step_dim the input needs a batch and a feature axis",
+                                      problem="one step per frame (axis=single_step_dim, or an input without a time "
+                                              "axis) needs a batch and a feature axis in the input",
                                       expected="{B, ..., F}", got=inp.get_dims_repr())
-            inp = inp.copy_as_batch_major()
-            if not inp.sparse:
-                inp = inp.copy_move_axis(inp.feature_dim_axis, inp.batch_ndim - 1)
-            return base_out_template(cls, name=name, network=network, sources=sources, n_out=n_out,
-                                     out_type=out_type, out_dim=out_dim, target=target, target_layers=_target_layers,
-                                     loss=loss, sources_template=inp if not inp.sparse else inp.copy_as_dense_template(),
-                                     out_dim_description=f"{name}:feature", require_n_out=True)
-        one_step = (inp.time_dim_axis is None and inp.batch_dim_axis is not None
-                    and inp.batch_ndim == (1 if inp.sparse else 2))
-        if not one_step and (inp.time_dim_axis is None or inp.batch_dim_axis is None
-                             or inp.batch_ndim != (2 if inp.sparse else 3)):
-            raise LayerShapeError(layer=name, layer_class=cls.layer_class,
-                                  problem="input must have exactly a batch, a time and a feature axis",
-                                  expected="{B, T, F} (or {B, F} inside a rec loop)", got=inp.get_dims_repr())
-        if not one_step:
+            inp = _frames_layout(inp)
+        elif is_plain(inp, ax):
             inp = inp.copy_as_time_major()
+        else:
+            inp = over_axis_layout(name, cls.layer_class, inp, ax)
         return base_out_template(cls, name=name, network=network, sources=sources, n_out=n_out, out_type=out_type,
                                  out_dim=out_dim, target=target, target_layers=_target_layers, loss=loss,
                                  sources_template=inp if not inp.sparse else inp.copy_as_dense_template(),
@@ -286,11 +307,15 @@ class StringUnitRecLayer(ConcatInputLayer):
 
     @classmethod
     def get_rec_initial_state(cls, batch_size: tf.Tensor, *, name: str, n_out: int, unit: Any = "lstm",
-                              unit_opts: Any = None, initial_state: Any = None,
-                              **_kwargs: Any) -> Dict[str, tf.Tensor]:
+                              unit_opts: Any = None, initial_state: Any = None, axis: Any = None,
+                              _in_frame: Optional[Tensor] = None, **_kwargs: Any) -> Dict[str, tf.Tensor]:
         """For a string unit inside a rec loop (called by the loop).
 
-        :return: state name -> float32 ``[B, n_out]`` before the first step, from ``initial_state``
+        :param _in_frame: the input frame's template (set by :meth:`transform_config_dict`)
+        :return: state name -> float32 ``[B, n_out]`` before the first step, from ``initial_state``; for a frame
+            with more axes ``{B, ..., n_out}`` (static dims besides the batch); ``{}`` when the unit runs over an
+            axis of each frame (a whole sequence per step, no state carried)
+        :raises LayerShapeError: a frame with a dynamic axis besides the batch
         """
         specs = initial_state.values() if isinstance(initial_state, dict) else [initial_state]
         if any(v == "var" or kept_state.is_kept_state(v) for v in specs if isinstance(v, str)):
@@ -298,7 +323,20 @@ class StringUnitRecLayer(ConcatInputLayer):
                                 problem='"var" and a state kept over runs are not supported (yet) inside a rec '
                                         'loop in this implementation:',
                                 got=initial_state, expected='"zeros", "ones", a number or a layer name')
-        return _initial_states(name, _get_checked_unit(name, unit, unit_opts), initial_state, batch_size, n_out)
+        rec_unit = _get_checked_unit(name, unit, unit_opts)
+        if _in_frame is None:
+            return _initial_states(name, rec_unit, initial_state, batch_size, n_out)
+        if loop_axis(_in_frame, axis) is not None:
+            return {}
+        frame = _frames_layout(_in_frame)
+        sizes = [d.dimension for d in frame.dims[1:len(frame.dims) - (0 if frame.sparse else 1)]]
+        if any(size is None for size in sizes):
+            raise LayerShapeError(layer=name, layer_class="rec", problem="one step per frame inside a rec loop "
+                                  "needs static dims besides the batch and the feature dim in the frame",
+                                  expected="{B, F} or {B, <static dims>, F}", got=_in_frame.get_dims_repr())
+        n_frames = batch_size * int(np.prod(sizes, dtype=np.int64))
+        states = _initial_states(name, rec_unit, initial_state, n_frames, n_out)
+        return {key: tf.reshape(value, tf.stack([batch_size, *sizes, n_out])) for key, value in states.items()}
 
     def get_last_hidden_state(self, key: Any = "*") -> tf.Tensor:
         """
@@ -320,6 +358,14 @@ class StringUnitRecLayer(ConcatInputLayer):
         """:return: feature dim of :meth:`get_last_hidden_state` for ``key`` (known before the layer is built)"""
         n = self.output.dim
         return n * len(self._unit.state_names) if key in (None, "*") else n
+
+
+def _frames_layout(inp: Tensor) -> Tensor:
+    """:return: ``inp`` batch-major with its feature axis last: each frame one step"""
+    inp = inp.copy_as_batch_major()
+    if not inp.sparse:
+        inp = inp.copy_move_axis(inp.feature_dim_axis, inp.batch_ndim - 1)
+    return inp
 
 
 def _initial_states(name: str, unit: RecUnit, spec: Any, batch: tf.Tensor, n_out: int) -> Dict[str, tf.Tensor]:

@@ -9,7 +9,7 @@ ignores padding. Modes: ``sum``, ``mean``, ``max``, ``min``, ``prod``, ``logsume
 from __future__ import annotations
 
 import math
-from typing import Any, Optional
+from typing import Any, Optional, Tuple
 
 import tensorflow as tf
 
@@ -53,6 +53,8 @@ class ReduceLayer(ConcatInputLayer):
         inp = self.input_data
         mode = _mode(mode)
         ax = inp.get_axes_from_description(axes if axes is not None else axis)
+        if use_time_mask:
+            inp, ax = _with_length_dims(inp, ax, self.network, with_raw=True)
         x = inp.placeholder
         if use_time_mask:
             tmp = inp.copy()
@@ -101,6 +103,8 @@ class ReduceLayer(ConcatInputLayer):
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="axes", problem="missing required argument")
         inp = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
         ax = inp.get_axes_from_description(axes if axes is not None else axis)
+        if kwargs.get("use_time_mask", True):
+            inp, ax = _with_length_dims(inp, ax, kwargs.get("network"))
         if mode.lower() in ("argmax", "argmin") and len(ax) != 1:
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="axes", problem="needs exactly one axis for "
                                 f"mode {mode!r}:", got=axes if axes is not None else axis)
@@ -126,6 +130,32 @@ class ReduceLayer(ConcatInputLayer):
         elif mode.lower() in ("any", "all"):
             out.dtype = "bool"
         return out
+
+
+def _with_length_dims(inp: Tensor, ax: Any, network: Any, with_raw: bool = False) -> Tuple[Tensor, list]:
+    """:return: ``inp`` (and the reduced axes ``ax`` in it) with the dims of the lengths of the reduced axes that it
+        lacks added in front, broadcast (e.g. the history of a ``cum_concat`` moved out of its rec loop, whose lengths
+        are per loop frame ``{T}``: a sum over it is per loop frame, ``{T, ...}``, as in the loop); outside of a rec
+        loop's step only (there a frame has no such dims)"""
+    if network is None or network.is_inside_rec_layer():
+        return inp, ax
+    missing = []
+    for a in ax:
+        ext = inp.dims[a].dyn_size_ext if inp.dims[a].is_dynamic() else None
+        for d in (ext.dims if ext is not None else ()):
+            if d not in inp.dims and d not in missing and not d.is_batch_dim():
+                missing.append((d, ext))
+    if not missing:
+        return inp, ax
+    dims = [d for d, _ in missing]
+    out = Tensor(name=inp.name, dims=dims + list(inp.dims), dtype=inp.dtype, sparse_dim=inp.sparse_dim,
+                 time_dim_axis=None if inp.time_dim_axis is None else inp.time_dim_axis + len(dims),
+                 feature_dim_axis=None if inp.feature_dim_axis is None else inp.feature_dim_axis + len(dims))
+    if with_raw:
+        sizes = [tf.shape(ext.placeholder)[ext.dims.index(d)] for d, ext in missing]
+        raw = tf.reshape(inp.placeholder, tf.concat([[1] * len(dims), tf.shape(inp.placeholder)], axis=0))
+        out.placeholder = tf.broadcast_to(raw, tf.concat([sizes, tf.shape(inp.placeholder)], axis=0))
+    return out, [a + len(dims) for a in ax]
 
 
 def _remaining(inp: Tensor, ax: Any, keep_dims: bool) -> list:

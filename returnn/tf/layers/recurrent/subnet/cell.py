@@ -363,12 +363,8 @@ class SubnetworkRecCell:
         over_time = {name for name in self.stateful if self._can_run_over_time(name)}
         roots = ((self.stateful - inputs - over_time) & needed) | {
             prev for name in needed for prev in self.layers[name].prev_deps}
-        # output layers ("is_output_layer", "need_last") move out like other layers when they read no prev: value
-        # in their step (as the reference, observed); those that do stay in the loop and are accumulated (moved out,
-        # attention weights reading the encoder and the previous label lost the loop's time axis: the attention-
-        # weights tool); a dynamic length's end layer must run per step
-        roots |= {name for name in needed_roots - {"output"} if not self.layers[name].loss and any(
-            self.layers[dep].prev_deps for dep in self.templates.same_step_closure({name}))}
+        # as the reference (observed): output layers ("is_output_layer", "need_last") and layers with a loss may move
+        # out too; a dynamic length's end layer must run per step
         if self.time_dim is None and self.end_layer:
             roots.add(self.end_layer)
         if self.time_dim is None:  # the step index exists only in the loop (else also over the whole time)

@@ -235,8 +235,8 @@ def build_loop(cell: Any, rec_layer: Any) -> None:
             full_layers[name] = loop.outside.get_full(name)
         out_layer = full_layers["output"]
         out = loop_major(out_layer.output, cell.time_dim)
-        raw = out.placeholder
         tmpl = rec_layer.output
+        raw = _in_order_of(out, tmpl)
         if lengths is not None and tmpl.time_dim.dyn_size is None:
             tmpl.time_dim.dyn_size = lengths
         rec_layer.output.placeholder = raw
@@ -256,14 +256,27 @@ def build_loop(cell: Any, rec_layer: Any) -> None:
                 if getattr(layer, "loss", None) and output is layer.output:  # moved out, with its loss as it is
                     return layer
                 owner = loop.step_layers.get(name) or layer  # a loop layer's loss is that of its step layer
-                return make_internal(name, loop.outside.net, output, loss=owner.loss, target=owner.target,
-                                     loss_scale=owner.loss_scale, _target_layers={})
+                proxy = make_internal(name, loop.outside.net, output, loss=owner.loss, target=owner.target,
+                                      loss_scale=owner.loss_scale, _target_layers={})
+                # as the reference (observed): the layer has the sub layer's params (get/set_param_values_by_dict)
+                proxy.params.update(owner.params)
+                return proxy
             register_losses(cell, rec_layer, full_layers, make_proxy)
     _collect_params(rec_layer, {**full_layers, **loop.step_layers})
     rec_layer.sub_layers = full_layers
     cell.output_layers_net = loop.outside.net
     cell.input_layers_net = loop.outside.net if cell.inputs else None
     rec_layer.loop_step_layers = dict(loop.step_layers)
+
+
+def _in_order_of(out: Tensor, tmpl: Tensor) -> tf.Tensor:
+    """:return: the raw tensor of ``out`` (the full ``output`` layer, loop-major) with its axes in the order of the rec
+        layer's output ``tmpl`` (the loop's dim, then the frame's dims), where the layer moved out has the same dims
+        in another order (e.g. a ``window``: window axis first over the whole sequence, after the batch per frame)"""
+    if out.dims == tmpl.dims or len(out.dims) != len(tmpl.dims) or set(out.dims) != set(tmpl.dims) \
+            or len(set(out.dims)) != len(out.dims):
+        return out.placeholder
+    return tf.transpose(out.placeholder, [out.dims.index(d) for d in tmpl.dims])
 
 
 def _loop_time_axis(out: Tensor, loop_time: Any) -> Tensor:

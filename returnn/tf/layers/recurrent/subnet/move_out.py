@@ -105,7 +105,8 @@ class OutsideNet:
         self.accumulated: Dict[str, Any] = {}  # loop layers' accumulated outputs, as layers
         # the unit's layer dicts; an out_shape (given per frame) also has the loop's time dim here, as the reference
         loop_dim = cell.time_dim if cell.time_dim is not None else getattr(cell, "time_dim_out", None)
-        self.unit = {name: _moved_out_desc(desc, loop_dim) for name, desc in cell.unit.items()}
+        self.unit = {name: _over_loop_axis(_moved_out_desc(desc, loop_dim), loop_dim)
+                     for name, desc in cell.unit.items()}
         self._shifted: Dict[str, Any] = {}
         #: set where the loop's batch has a beam the layers outside lack (a target of hypotheses): name -> the base
         #: layer tiled into it
@@ -168,6 +169,16 @@ def _moved_out_desc(desc: Any, time_dim: Any) -> Any:
             and desc.get("allow_broadcast_all_sources") is None:
         desc = {**desc, "allow_broadcast_all_sources": True}
     return desc
+
+
+def _over_loop_axis(desc: Any, time_dim: Any) -> Any:
+    """:return: ``desc`` of a ``rec`` layer (string unit) with ``"axis": single_step_dim`` (one step per loop step)
+        with the loop's dim instead (moved out: the same steps over the whole sequence), or ``desc``"""
+    from returnn.tensor import single_step_dim
+    if (time_dim is None or not isinstance(desc, dict) or desc.get("class") != "rec"
+            or desc.get("axis") is not single_step_dim):
+        return desc
+    return {**desc, "axis": time_dim}
 
 
 def _with_time_in_out_shape(desc: Any, time_dim: Any) -> Any:
