@@ -7,6 +7,11 @@ Param ``encoding_matrix`` ``[2 * clipping + 1, n_out]`` (default init ``glorot_u
 row ``k`` is the sinusoidal signal of position ``k``, ``[sin(k w_0), .., sin(k w_{m-1}), cos(k w_0), ..,
 cos(k w_{m-1})]`` (and a zero channel for odd ``n_out``), ``m = n_out // 2``, ``w_l = 10000 ** (-l / (m - 1))``).
 
+With ``query_spatial_dim`` and ``key_value_spatial_dim`` (Dims; the input's key axis), the output is
+``{query_spatial_dim, key_value_spatial_dim, n_out}`` and query ``i`` is at key position ``i + query_offset``:
+``out[i, j] = encoding_matrix[clip(j - i - query_offset, ...) + clipping]`` (e.g. queries of a chunk after ``W`` frames
+of left context: ``query_offset=W``).
+
 Inside a rec unit (input one frame ``{B, F}``, step ``i``): ``{1, T', n_out}`` (as the reference, observed) with
 ``out[0, j] = encoding_matrix[clip(j - i, ...) + clipping]`` for the ``T' = i + 1`` positions so far (the keys of a
 step-wise ``self_attention``); the row of step ``i`` of the whole-sequence output, up to ``i``.
@@ -14,12 +19,12 @@ step-wise ``self_attention``); the row of step ``i`` of the whole-sequence outpu
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 import tensorflow as tf
 
 from returnn.errors import LayerArgError
-from returnn.tensor import FeatureDim, NotSpecified, SpatialDim, Tensor
+from returnn.tensor import Dim, FeatureDim, NotSpecified, SpatialDim, Tensor
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.core.sources import concat_sources_template
@@ -39,8 +44,12 @@ class RelativePositionalEncodingLayer(ConcatInputLayer):
     recurrent = True  # depends on other frames (as the reference's class)
 
     def __init__(self, clipping: int = 16, forward_weights_init: Any = "glorot_uniform", fixed: bool = False,
-                 rec_step: Any = None, rec_max_len: Any = None, **kwargs: Any):
+                 query_spatial_dim: Optional[Dim] = None, key_value_spatial_dim: Optional[Dim] = None,
+                 query_offset: int = 0, rec_step: Any = None, rec_max_len: Any = None, **kwargs: Any):
         """
+        :param query_spatial_dim: the query axis of the output (default: the input's time axis)
+        :param key_value_spatial_dim: the input's key axis, the key axis of the output (default: the time axis)
+        :param query_offset: the key position of query 0 (default 0)
         :param rec_step: set by the rec loop, not in a config: the current step
         :param rec_max_len: set by the rec loop, not in a config: the loop's maximal length (unused)
         """
@@ -59,15 +68,19 @@ class RelativePositionalEncodingLayer(ConcatInputLayer):
             rel = tf.clip_by_value(tf.range(rec_step + 1) - rec_step, -clipping, clipping) + clipping  # [T' = i + 1]
             self.output.placeholder = tf.gather(table, rel)[None]  # [1, T', n_out]
             return
-        length = tf.shape(inp.placeholder)[inp.time_dim_axis]
-        rng = tf.range(length)
-        rel = tf.clip_by_value(rng[None, :] - rng[:, None], -clipping, clipping) + clipping  # [T, T]
-        self.output.placeholder = tf.gather(table, rel)
+        if key_value_spatial_dim is not None or query_spatial_dim is not None:
+            n_keys = _dim_length(inp, key_value_spatial_dim or inp.time_dim)
+            n_queries = _dim_length(inp, query_spatial_dim or inp.time_dim)
+        else:
+            n_keys = n_queries = tf.shape(inp.placeholder)[inp.time_dim_axis]
+        rel = tf.range(n_keys)[None, :] - (tf.range(n_queries)[:, None] + query_offset)  # [T_q, T_k]
+        self.output.placeholder = tf.gather(table, tf.clip_by_value(rel, -clipping, clipping) + clipping)
 
     @classmethod
     def get_out_data_from_opts(cls, name: str, network: Any, sources: Any = (), n_out: Any = NotSpecified,
-                               out_dim: Any = None, **kwargs: Any) -> Tensor:
-        """:return: ``{T, T', n_out}`` without batch axis
+                               out_dim: Any = None, query_spatial_dim: Optional[Dim] = None,
+                               key_value_spatial_dim: Optional[Dim] = None, **kwargs: Any) -> Tensor:
+        """:return: ``{T, T', n_out}`` without batch axis (``{query_spatial_dim, key_value_spatial_dim, n_out}``)
         :raises LayerArgError: missing ``n_out``; input without time axis"""
         inp = concat_sources_template(sources, name=name, layer_class=cls.layer_class)
         if out_dim is not None:
@@ -83,8 +96,21 @@ class RelativePositionalEncodingLayer(ConcatInputLayer):
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="from",
                                 problem="input needs a time axis (or the layer inside a rec unit)",
                                 got=inp.get_dims_repr())
+        if key_value_spatial_dim is not None or query_spatial_dim is not None:
+            return Tensor(name=f"{name}_output", dims=[query_spatial_dim or inp.time_dim,
+                                                       key_value_spatial_dim or inp.time_dim, feat],
+                          dtype="float32", time_dim_axis=None, feature_dim_axis=2)  # no time axis: as the reference
         time_dim = inp.time_dim
         key_dim = SpatialDim(f"{name}:key-time")
         key_dim.dyn_size_fn = lambda: time_dim.dyn_size
         return Tensor(name=f"{name}_output", dims=[time_dim, key_dim, feat],
                       dtype="float32", time_dim_axis=0, feature_dim_axis=2)
+
+
+def _dim_length(inp: Tensor, dim: Dim) -> Any:
+    """:return: the (padded) length of ``dim``: of its axis in ``inp``, else its static size or its longest length"""
+    if dim in inp.dims:
+        return tf.shape(inp.placeholder)[inp.dims.index(dim)]
+    if dim.dimension is not None:
+        return dim.dimension
+    return tf.reduce_max(dim.dyn_size)

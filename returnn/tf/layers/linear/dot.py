@@ -27,7 +27,8 @@ Arguments (as the reference's):
 
 A sparse input (class indices) counts as its one-hot form, with its ``sparse_dim`` as an axis to reduce.
 Output: ``{common..., var1..., var2...}`` in that order (float32), the common axes with ``a``'s Dims. The output's
-time axis is its first dynamic axis; its feature axis is its last static axis other than batch and time, else its
+time axis is its first dynamic axis (without one: the time axis of ``a``, else of ``b``, if kept, as the reference,
+observed); its feature axis is its last static axis other than batch and time, else its
 last axis other than batch and time (the reference's defaults, so the dummy axis is the feature axis where
 present).
 """
@@ -158,6 +159,6 @@ class DotLayer(LayerBase):
         dims = plan.out_dims(a, b)
         if plan.add_dummy:
             dims.append(SpatialDim(f"{name}:dot:dummy-var2", 1))
-        time_axis, feat = default_axes(dims)
+        time_axis, feat = default_axes(dims, time_of_inputs=[a.time_dim, b.time_dim])
         return Tensor(name=f"{name}_output", dims=dims, dtype="float32", time_dim_axis=time_axis,
                       feature_dim_axis=feat)

@@ -198,9 +198,13 @@ def make_plan(a: Tensor, b: Tensor, args: DotArgs, name: str, loop_dim: Optional
     return DotPlan(red_a=ra, red_b=rb, common=pairs, var_a=va, var_b=vb, add_dummy=not vb and args.add_var2_if_empty)
 
 
-def default_axes(dims: Sequence[Dim]) -> Tuple[Any, Any]:
-    """:return: (time axis, feature axis) as the reference's defaults for the dot output"""
+def default_axes(dims: Sequence[Dim], time_of_inputs: Sequence[Optional[Dim]] = ()) -> Tuple[Any, Any]:
+    """:param time_of_inputs: the inputs' time dims: without a dynamic axis, the first of them that ``dims`` has is
+        the time axis (as the reference, observed: static ``{B, T|46, F}`` keeps ``T``)
+    :return: (time axis, feature axis) as the reference's defaults for the dot output"""
     time_axis = next((k for k, d in enumerate(dims) if d.dimension is None and not d.is_batch_dim()), None)
+    if time_axis is None:
+        time_axis = next((list(dims).index(d) for d in time_of_inputs if d is not None and d in dims), None)
     rest = [k for k, d in enumerate(dims) if not d.is_batch_dim() and k != time_axis]
     static = [k for k in rest if dims[k].dimension is not None]
     feat = static[-1] if static else (rest[-1] if rest else None)
