@@ -117,9 +117,7 @@ class StringUnitRecLayer(ConcatInputLayer):
         n_in = inp.sparse_dim.dimension if inp.sparse else inp.dim
         n_out = self.output.dim
         if frames or plain:
-            x = inp.placeholder
-            if inp.sparse:
-                x = tf.one_hot(tf.cast(x, tf.int32), n_in, dtype=tf.float32)
+            x = inp.placeholder if not inp.sparse else tf.one_hot(tf.cast(inp.placeholder, tf.int32), n_in)
             seq_lens, batch_shape = (None if frames else inp.get_sequence_lengths()), tf.shape(x)[:-1]
             if frames:  # [..., F] -> [N, F]: each frame one step
                 x = tf.reshape(x, [-1, n_in])

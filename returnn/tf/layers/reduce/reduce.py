@@ -70,9 +70,10 @@ class ReduceLayer(ConcatInputLayer):
             y = fn(x, axis=ax[0], output_type=tf.int32)
             if keep_dims:
                 y = tf.expand_dims(y, ax[0])
-        elif mode == "mean" and use_time_mask and inp.batch_dim_axis in ax \
+        elif mode == "mean" and use_time_mask and (inp.batch_dim_axis in ax or _lengths_beyond_batch(inp, ax)) \
                 and (valid := valid_frames_mask(inp, ax)) is not None:
-            # over the batch and a dynamic axis: the mean over all valid frames of the batch (as the reference)
+            # over the batch and a dynamic axis: the mean over all valid frames of the batch (as the reference); so
+            # too over an axis whose lengths have other dims than the batch (e.g. per loop frame)
             weights = tf.cast(tf.broadcast_to(valid, tf.shape(x)), x.dtype)
             y = tf.reduce_sum(x, axis=ax, keepdims=keep_dims) / tf.reduce_sum(weights, axis=ax, keepdims=keep_dims)
         elif mode == "mean":
@@ -156,6 +157,15 @@ def _with_length_dims(inp: Tensor, ax: Any, network: Any, with_raw: bool = False
         raw = tf.reshape(inp.placeholder, tf.concat([[1] * len(dims), tf.shape(inp.placeholder)], axis=0))
         out.placeholder = tf.broadcast_to(raw, tf.concat([sizes, tf.shape(inp.placeholder)], axis=0))
     return out, [a + len(dims) for a in ax]
+
+
+def _lengths_beyond_batch(inp: Tensor, ax: Any) -> bool:
+    """:return: whether a reduced dynamic axis has lengths with another dim than the batch (e.g. ``{T}``)"""
+    for a in ax:
+        ext = inp.dims[a].dyn_size_ext if inp.dims[a].is_dynamic() else None
+        if ext is not None and any(not d.is_batch_dim() for d in ext.dims):
+            return True
+    return False
 
 
 def _remaining(inp: Tensor, ax: Any, keep_dims: bool) -> list:

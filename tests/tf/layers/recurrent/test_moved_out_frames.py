@@ -96,3 +96,35 @@ def test_single_step_per_frame_entry(session, unit_name):
     assert in_loop.shape == moved_out.shape == (2, 4, 2, 3)
     for b, n in enumerate(lens):
         np.testing.assert_allclose(in_loop[b, :n], moved_out[b, :n], rtol=1e-5, atol=1e-6)
+
+
+def test_moved_out_attention_weights_keep_the_decoder_axis():
+    """Attention weights marked as output layer, over the encoder and the previous label (the decoder's time has
+    lengths computed from the target, no placeholder): moved out as the reference (observed: ``energy_in``
+    ``{B, T_enc, T_dec, F}``), not in the loop."""
+    unit = {
+        "emb": {"class": "linear", "activation": None, "with_bias": False, "from": "prev:output", "n_out": 4},
+        "energy_in": {"class": "combine", "kind": "add", "from": ["base:enc_ctx", "emb"]},
+        "energy": {"class": "linear", "activation": None, "with_bias": False, "from": "energy_in", "n_out": 1},
+        "energy_sq": {"class": "squeeze", "axis": "f", "from": "energy"},
+        "att_weights": {"class": "softmax_over_spatial", "from": "energy_sq", "is_output_layer": True},
+        "att": {"class": "generic_attention", "weights": "att_weights", "base": "base:enc_ctx"},
+        "prob": {"class": "softmax", "from": "att", "target": "classes0", "loss": "ce"},
+        "output": {"class": "choice", "from": "prob", "target": "classes0", "beam_size": 2, "initial_output": 0}}
+    with tf.Graph().as_default():
+        net = TFNetwork(config=Config({"extern_data": {"data": {"sparse": True, "dim": 8},
+                                                       "classes": {"sparse": True, "dim": 2}}}), train_flag=False)
+        net.construct_from_dict({
+            "enc_ctx": {"class": "linear", "activation": None, "from": "data", "n_out": 4},
+            "classes1": {"class": "reinterpret_data", "from": "data:classes", "increase_sparse_dim": 1},
+            "classes0": {"class": "postfix_in_time", "postfix": 2, "from": "classes1",
+                         "register_as_extern_data": "classes0"},
+            "output": {"class": "rec", "from": [], "target": "classes0", "unit": unit}})
+        cell = net.get_layer("output").cell
+        assert cell.layers_in_loop == [] and "att_weights" in cell.output_layers_moved_out
+        enc_time = net.get_layer("enc_ctx").output.get_time_dim_tag()
+        dec_time = net.get_layer("output").output.get_time_dim_tag()
+        energy_in = cell.output_layers_net.layers["energy_in"].output
+        assert enc_time in energy_in.dims and dec_time in energy_in.dims
+        weights = net.get_layer("output/att_weights").output
+        assert set(weights.dims) == {enc_time, dec_time, net.get_layer("enc_ctx").output.dims[0]}
