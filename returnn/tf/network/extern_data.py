@@ -118,6 +118,8 @@ class ExternData:
         in the current graph (the dim a layer computing it here gets); nested lists, tuples and dicts (keys too; the
         layer dicts of a subnetwork) are mapped too, a container without such Dims is returned as it is; other values
         unchanged"""
+        if not self._user_dim_copies:  # the common case: extern_data made of plain dicts (called for every argument)
+            return value
         if isinstance(value, Dim):
             return substitute(value, self._map_plain_user_dim, in_current_graph=True)
         if isinstance(value, MarkedDim):  # in an out_shape set

@@ -2,9 +2,9 @@
 
 As the reference (observed): ``from`` is a list of ``(layer name, axis description)``; the other axes of the sources
 must be the same dims (``allow_broadcast``: a source may lack some of them; it is broadcast). The concatenated
-axis takes the position of the first source's axis; its dim is ``out_dim``, else for static dims of one kind their
-sum in dim arithmetic (``a + b``, ``2*a``: the same Dim as a config's ``a + b``), else a new dim ``desc1+desc2...``
-with the summed size (for dynamic axes the lengths are summed). The raw
+axis takes the position of the first source's axis; its dim is ``out_dim``, else for two different static dims of one
+kind their sum in dim arithmetic (``a + b``: the same Dim as a config's ``a + b``), else a new dim: static ``n*desc``
+(the same dim n times) or ``desc1+desc2...`` with the summed size (for dynamic axes the lengths are summed). The raw
 tensors are concatenated as they are (with padded frames of a dynamic axis in between, as the reference).
 """
 
@@ -21,7 +21,7 @@ from returnn.tf.layers.core.registry import register_layer
 
 
 def _new_concat_dim(dims: Sequence[Dim], kind: Any) -> Dim:
-    if all(d.dimension is not None for d in dims) and all(d.kind is kind for d in dims):
+    if len(dims) == 2 and dims[0] != dims[1] and all(d.dimension is not None and d.kind is kind for d in dims):
         # as the reference (observed): the dim sum, the same Dim as ``a + b`` in a config (e.g. a dot's "reduce")
         total = dims[0]
         for dim in dims[1:]:

@@ -35,7 +35,8 @@ from returnn.tf.layers.search.beam import beam_dim
 
 # layer classes whose value in a loop step depends on the step without a "prev:", ":i" or input frame dependency
 _STEP_DEPENDENT = frozenset({"cum_concat", "unmask", "positional_encoding", "relative_positional_encoding",
-                             "edit_distance_table", "rec", "cond", "masked_computation", "self_attention", "kenlm_lm"})
+                             "edit_distance_table", "rec", "cond", "masked_computation", "self_attention", "kenlm_lm",
+                             "random", "rand_int", "random_state_init"})  # (random: a new draw each step)
 
 
 def _has_rec_state(layer: TemplateLayer) -> bool:

@@ -23,7 +23,8 @@ from typing import Any, Callable, Dict, Optional
 
 # layer arguments whose strings may name layers (rewritten when flattening a subnetwork)
 _LAYER_REF_ARGS = ("from", "mask", "masked_from", "reuse_params", "extra_deps", "size_base", "position", "start",
-                   "size", "weights", "base", "keys", "values", "reuse_layer")
+                   "size", "weights", "base", "keys", "values", "reuse_layer", "condition", "true_from", "false_from",
+                   "indices", "logits", "targets", "a", "b", "explicit_state", "initial_state", "shape_deps")
 # arguments of the subnetwork layer kept on its "S" layer (a copy of "S/output")
 _KEPT_ON_OUTER = ("is_output_layer", "n_out", "out_dim", "out_shape", "loss", "loss_scale", "loss_opts", "target",
                   "loss_only_on_non_search", "initial_output", "need_last", "only_on_eval", "only_on_search",
@@ -37,7 +38,10 @@ def is_flattenable(desc: Any) -> bool:
     """:return: whether a unit layer dict is a ``subnetwork`` layer this module flattens (with a ``subnetwork``
     dict that has an ``output`` layer)"""
     return (isinstance(desc, dict) and desc.get("class") == "subnetwork" and isinstance(desc.get("subnetwork"), dict)
-            and "output" in desc["subnetwork"])
+            and "output" in desc["subnetwork"]
+            # (not yet: a random layer with an explicit state variable, which the subnetwork layer runs per step)
+            and not any(isinstance(inner, dict) and inner.get("class") == "random" and inner.get("explicit_state")
+                        for inner in desc["subnetwork"].values()))
 
 
 def flatten_unit(unit: Dict[str, Any]) -> Dict[str, Any]:
@@ -98,7 +102,7 @@ def _flatten_into(result: Dict[str, Any], name: str, desc: Dict[str, Any], outer
             return prefix + ref
         if ref == ":i" or ref.startswith("data:"):
             return outer(ref)
-        return prefix + ref  # not in the subnetwork: reported as "S/ref" not found
+        return ref  # no layer name (e.g. "zeros" of an initial_state), or not found where it is used
 
     outer_desc = {key: value for key, value in desc.items() if key in _KEPT_ON_OUTER}
     outer_desc.update({"class": "copy", "from": prefix + "output"})
