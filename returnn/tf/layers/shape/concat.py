@@ -30,8 +30,10 @@ def _new_concat_dim(dims: Sequence[Dim], kind: Any) -> Dim:
     descs = [d.description for d in dims]
     if all(d == dims[0] for d in dims):
         desc = f"{len(dims)}*{descs[0]}"
-    else:
-        desc = "+".join(descs)
+    else:  # as the reference names a sum of sums (observed): "a+b", "(a+b)+c", "((a+b)+c)+d"
+        desc = descs[0]
+        for i, other in enumerate(descs[1:]):
+            desc = (f"({desc})" if i else desc) + "+" + other
     size = None if any(d.dimension is None for d in dims) else sum(d.dimension for d in dims)
     return Dim(size, description=desc, kind=kind)
 

@@ -39,6 +39,15 @@ _STEP_DEPENDENT = frozenset({"cum_concat", "unmask", "positional_encoding", "rel
                              "random", "rand_int", "random_state_init"})  # (random: a new draw each step)
 
 
+def _reads_step(layer: TemplateLayer) -> bool:
+    """:return: whether the layer's class reads the loop's step itself (:data:`_STEP_DEPENDENT`), or it is an
+    ``eval`` whose code asks the network for the step (``self.network.get_rec_step_index()`` / ``get_rec_step_info``)"""
+    if layer.layer_class in _STEP_DEPENDENT:
+        return True
+    code = layer.kwargs.get("eval") if layer.layer_class == "eval" else None
+    return isinstance(code, str) and "rec_step" in code
+
+
 def _has_rec_state(layer: TemplateLayer) -> bool:
     """:return: whether the layer carries a state from step to step in the loop (``rnn_cell``, ``rec`` with a
     string unit, ``masked_computation``, ...; not a nested ``rec`` with a unit dict)"""
@@ -292,7 +301,7 @@ class SubnetworkRecCell:
         them via ``prev:``; as the reference (observed), they are computed once before the loop (its
         ``input_layers_moved_out``, e.g. the inner layers of a subnetwork that read only ``base:`` layers), and the
         loop reads their whole value. Not ``output`` (the rec layer's output has the loop's time axis), nor layers
-        of a class that reads the loop's step itself (:data:`_STEP_DEPENDENT`)."""
+        that read the loop's step themselves (:func:`_reads_step`)."""
         read_via_prev = {prev for layer in self.layers.values() for prev in layer.prev_deps}
         invariant: Set[str] = set()
         changed = True
@@ -303,7 +312,7 @@ class SubnetworkRecCell:
                 if (name == "output" or name in self.stateful or layer.prev_deps or layer.data_deps
                         or name in read_via_prev or layer.loss or layer.is_choice()
                         or getattr(layer.cls, "unstacks_over_loop", False) or layer.layer_desc.get("masked_from")
-                        or layer.layer_class in _STEP_DEPENDENT):
+                        or _reads_step(layer)):
                     continue
                 if all(dep in invariant for dep in layer.deps):
                     invariant.add(name)
