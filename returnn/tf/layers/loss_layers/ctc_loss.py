@@ -16,6 +16,7 @@ from returnn.errors import LayerArgError
 from returnn.tensor import Tensor
 from returnn.tf.layers.core.layer_base import LayerBase
 from returnn.tf.layers.core.registry import register_layer
+from returnn.tf.layers.loss_layers.logits_targets_args import resolve_logits_and_targets
 
 
 @register_layer
@@ -57,11 +58,7 @@ class CtcLossLayer(LayerBase):
     def transform_config_dict(cls, d: Dict[str, Any], network: Any, get_layer: Any) -> None:
         d.setdefault("from", [])
         super().transform_config_dict(d, network=network, get_layer=get_layer)
-        for key in ("logits", "targets"):
-            if not isinstance(d.get(key), str):
-                raise LayerArgError(layer=d["name"], layer_class=cls.layer_class, arg=key,
-                                    problem="missing or invalid", got=d.get(key), expected="a layer name")
-            d[key] = get_layer(d[key])
+        resolve_logits_and_targets(d, get_layer, cls.layer_class)
 
     @classmethod
     def get_out_data_from_opts(cls, name: str, logits: LayerBase = None, targets: LayerBase = None,
