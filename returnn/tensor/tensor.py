@@ -167,7 +167,7 @@ class Tensor(TensorAxesMixin, TensorCopyMixin, TensorRawMixin, TensorOutShapeMix
         """
         if sparse:
             if sparse_dim is NotSpecified or sparse_dim is None:
-                return FeatureDim(f"{name}:sparse-dim", None if dim is NotSpecified else dim)
+                return FeatureDim(f"{name}:sparse-dim", None if dim is NotSpecified else dim, auto_generated=True)
             if dim is not NotSpecified and dim is not None and sparse_dim.dimension != dim:
                 raise TensorArgError(f"Tensor {name!r}", f"dim {dim} does not match sparse_dim {sparse_dim}")
             return sparse_dim
