@@ -11,6 +11,10 @@ first and filled in afterwards.
 
 ``Pickler(file, protocol=None)`` writes to a binary file object, ``Unpickler(file)`` reads back (it is
 :class:`pickle.Unpickler`; reading needs no special support beyond this module being importable).
+
+With ``SharedMemNumpyConfig["enabled"] = True``, large numpy arrays go through System V shared memory instead of
+the pickle stream (:mod:`returnn.util.shared_mem`; re-exported here: ``SharedMem``, ``SharedNumpyArray``,
+``SharedMemNumpyConfig``, ``numpy_set_unused``, ...).
 """
 
 from __future__ import annotations
@@ -22,7 +26,17 @@ import sys
 import types
 from typing import Any, Dict, Optional, Tuple
 
-__all__ = ["Pickler", "Unpickler"]
+import numpy
+
+from returnn.util.shared_mem import (
+    SharedMem as SharedMem,
+    SharedMemNumpyConfig as SharedMemNumpyConfig,
+    SharedNumpyArray as SharedNumpyArray,
+    next_power_of_two as next_power_of_two,
+    numpy_copy_and_set_unused as numpy_copy_and_set_unused,
+    numpy_set_unused as numpy_set_unused,
+    use_shared_mem_for_numpy_array as use_shared_mem_for_numpy_array,
+)
 
 _EMPTY_CELL = "<returnn.util.task_system: empty cell>"
 
@@ -96,7 +110,15 @@ class Pickler(pickle.Pickler):
 
     def reducer_override(self, obj: Any) -> Any:
         """By-value reductions for unreachable classes and functions; ``NotImplemented`` (pickle's own way)
-        for everything else."""
+        for everything else. A numpy array goes through shared memory when
+        :func:`use_shared_mem_for_numpy_array` says so."""
+        if isinstance(obj, numpy.ndarray):
+            if use_shared_mem_for_numpy_array(obj):
+                try:
+                    return SharedNumpyArray.as_shared(obj).__reduce__()
+                except SharedMem.ShmException as exc:  # e.g. all segments in use: pickled as usual
+                    print("SharedNumpyArray exception: %s" % exc)
+            return NotImplemented
         if isinstance(obj, type):
             if obj.__module__ == "builtins" or _is_reachable_by_name(obj):
                 return NotImplemented
