@@ -5,8 +5,10 @@ lengths ``len + left + right``; as the reference, the padding is added to the ra
 sequence shorter than the batch maximum the right padding lies after the batch's padded frames (which are set
 to 0 here, so results equal the reference's on zero-padded batches); static axes grow by ``left + right``. ``mode``: ``constant``, ``reflect``,
 ``symmetric``, ``replication`` (repeat the edge frames). ``handle_dynamic_dims=False``: no zeroing of the padded frames
-of a dynamic axis first. A padding of 0 on both sides keeps the axis as it is (same dim). ``out_dims``: the Dims
-of the padded axes (one, or a list with one per axis), instead of new ones (as the reference).
+of a dynamic axis first. A padding of 0 on both sides keeps the axis as it is (same dim). The padded axis is the
+dim expression ``left + d + right`` (a zero side left out), as the reference: two layers with the same padding share
+it, and a valid conv of filter ``left + right + 1`` afterwards has ``d`` itself again (with its lengths tensor).
+``out_dims``: the Dims of the padded axes (one, or a list with one per axis), instead of new ones (as the reference).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any, List, Tuple
 import tensorflow as tf
 
 from returnn.errors import LayerArgError
-from returnn.tensor import Dim, FeatureDim, SpatialDim, Tensor
+from returnn.tensor import Dim, Tensor
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.core.sources import concat_sources_template
@@ -74,8 +76,10 @@ class PadLayer(ConcatInputLayer):
                 x = tf.pad(x, spec, constant_values=value)
             else:
                 x = tf.pad(x, spec, mode=mode.upper())
-            if dynamic and self.output.dims[a] is not d:
-                self.output.dims[a].dyn_size = d.dyn_size + left + right
+            out_dim = self.output.dims[a]
+            # a derived dim shared with another layer keeps its lengths; a given out_dims gets them (maybe anew)
+            if dynamic and out_dim is not d and (out_dims is not None or out_dim.dyn_size is None):
+                out_dim.dyn_size = d.dyn_size + left + right
         self.output.placeholder = x
 
     @classmethod
@@ -99,12 +103,11 @@ class PadLayer(ConcatInputLayer):
                 continue
             if not left and not right:  # no-op: the axis keeps its dim
                 continue
-            d = inp.dims[a]
-            desc = f"({left}+{d.description})+{right}"
-            if d.dimension is None:
-                new = SpatialDim(desc, None, derived_from_tag=d)
-            else:
-                new = (FeatureDim if d.is_feature_dim() else SpatialDim)(desc, d.dimension + left + right)
+            new = inp.dims[a]
+            if left:
+                new = left + new
+            if right:
+                new = new + right
             out = out.copy_template_replace_dim(a, new)
         return out
 

@@ -26,7 +26,9 @@ def test_location_feedback_cycle_and_regression_choice(session):
         "energy_in": {"class": "combine", "kind": "add", "from": ["base:enc", "s", "loc"], "n_out": 4},
         "energy": {"class": "linear", "activation": None, "from": ["energy_in"], "n_out": 1, "with_bias": False},
         "att_weights": {"class": "softmax_over_spatial", "from": ["energy"]},
-        "loc_sum": {"class": "reduce", "mode": "sum", "axis": "T", "from": ["loc"]},
+        # pad (1, 0), pad (0, 1), valid conv of 3: the encoder's time dim again (dim arithmetic, as the reference),
+        # so the sum names it ("T" in the loop is the decoder's axis once "loc" is moved out)
+        "loc_sum": {"class": "reduce", "mode": "sum", "axis": "stag:time:var:extern_data:classes", "from": ["loc"]},
         "output": {"class": "linear", "activation": None, "from": ["loc_sum", "s"], "n_out": 4},
         "choice": {"class": "choice", "from": ["output"], "input_type": "regression", "target": "target",
                    "beam_size": 1},

@@ -41,3 +41,28 @@ def test_pad_out_dims_names_the_padded_axis(session):
     with pytest.raises(LayerArgError, match="out_dims"):
         build_net({"output": {"class": "pad", "axes": "T", "padding": 1, "out_dims": [padded, padded],
                               "from": "data"}}, {"data": {"dim": 4}})
+
+
+def test_pad_dims_are_dim_arithmetic(session):
+    # as the reference (observed): the padded axis is `left + d + right` (a zero side left out), the same Dim object
+    # for two layers with the same padding; a valid conv of filter 7 after a (3, 3) pad gives the input's time dim
+    # back, and with it the input's own length tensor
+    outs = {}
+    for name, padding, axes in [("p33", (3, 3), "T"), ("p33b", (3, 3), "T"), ("p02", (0, 2), "T"), ("p20", (2, 0), "T"),
+                                ("pf", (1, 2), "F")]:
+        outs[name] = {"class": "pad", "axes": axes, "padding": padding, "from": "data", "is_output_layer": True}
+    outs["conv"] = {"class": "conv", "from": "p33", "n_out": 4, "filter_size": (7,), "padding": "valid",
+                    "is_output_layer": True}
+    outs["output"] = {"class": "copy", "from": "data"}
+    net = build_net(outs, {"data": {"dim": 4}})
+    data = net.extern_data.get_data("data")
+    time, feat = data.dims[1], data.dims[2]
+    dim = {name: net.get_layer(name).output.dims[2 if name == "pf" else 1] for name in outs}
+    assert dim["p33"] is dim["p33b"] and dim["p33"] == 3 + time + 3
+    assert dim["p02"] == time + 2 and dim["p20"] == 2 + time
+    assert dim["p02"].description.endswith("+2") and dim["p20"].description.startswith("2+")
+    assert dim["pf"] == 1 + feat + 2 and dim["pf"].dimension == 7
+    conv = net.get_layer("conv").output
+    assert conv.dims[1] == time and conv.get_sequence_lengths() is data.get_sequence_lengths()
+    lens = session.run(dim["p33"].dyn_size, {data.get_sequence_lengths(): [3, 1]})
+    numpy.testing.assert_array_equal(lens, [9, 7])
