@@ -699,3 +699,19 @@ def test_flat_net_construction_builds_a_chain_deeper_than_the_recursion_limit(se
     forward_and_grad_step(session, net, make_feed(net, {"data": np.ones((1, 2, 9), "float32"),
                                                         "classes": np.zeros((1, 2), "int32")},
                                                   {"data": [2], "classes": [2]}))
+
+
+@pytest.mark.parametrize("loss_scale", [1.0, 2.0])
+def test_total_loss_scale_one_adds_no_product(session, loss_scale):
+    # as the reference's graph: a loss_scale of 1 multiplies nothing in; another scale is one product
+    net = build_net({"output": {"class": "softmax", "n_out": 3, "from": "data", "loss": "ce", "target": "classes",
+                                "loss_scale": loss_scale}},
+                    {"data": {"dim": 2}, "classes": {"dim": 3, "sparse": True}})
+    loss = net.get_total_loss()
+    assert (loss.op.type == "Mul") == (loss_scale != 1.0)
+    session.run(tf.compat.v1.global_variables_initializer())
+    x = np.random.RandomState(1).normal(size=(2, 4, 2)).astype("float32")
+    feed = make_feed(net, {"data": x, "classes": np.array([[0, 1, 2, 0], [1, 1, 0, 0]], "int32")},
+                     {"data": np.array([4, 2], "int32"), "classes": np.array([4, 2], "int32")})
+    value, unscaled = session.run((loss, net.losses_dict["output"].get_loss_value()), feed_dict=feed)
+    np.testing.assert_allclose(value, unscaled * loss_scale, rtol=1e-6)

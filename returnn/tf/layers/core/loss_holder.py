@@ -78,7 +78,8 @@ class LossHolder:
         self._prepare()
         if self._value is None:
             return None
-        value = self._value * (self.scale * self.loss.scale)
+        scale = self.scale * self.loss.scale
+        value = self._value if scale == 1.0 else self._value * scale  # no product by 1 (as the reference's graph)
         if self.loss.use_normalized_loss:
             return value / tf.maximum(self._num_frames, 1.0)
         return value

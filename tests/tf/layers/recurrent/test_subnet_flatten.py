@@ -30,6 +30,28 @@ def test_flatten_rewrites_names_into_the_unit():
     assert flatten_unit(flat) is flat  # nothing left to flatten
 
 
+def test_flatten_kept_subnetwork_inside_gets_its_base_names_rebased():
+    # a subnetwork with a random layer on an explicit state stays a subnetwork; flattening the level around it
+    # removes one "base:" level from its inner names (as in the reference's test_specaugment_pure_returnn)
+    unit = {
+        "mask": {"class": "subnetwork", "from": [], "subnetwork": {
+            "len": {"class": "length", "from": "base:prev:mask"},
+            "random": {"class": "subnetwork", "from": [], "subnetwork": {
+                "random": {"class": "random", "shape": (), "explicit_state": "base:base:base:state_var",
+                           "distribution": "uniform", "minval": 0, "maxval": 3, "auto_update_state": True},
+                "x": {"class": "combine", "kind": "add", "from": ["random", "base:len", "base:base:prev:mask"]},
+                "output": {"class": "copy", "from": "x"}}},
+            "output": {"class": "copy", "from": "random"}}},
+        "output": {"class": "copy", "from": "mask"},
+    }
+    flat = flatten_unit(unit)
+    kept = flat["mask/random"]["subnetwork"]
+    assert kept["random"]["explicit_state"] == "base:base:state_var"
+    assert kept["x"]["from"] == ["random", "base:mask/len", "base:prev:mask"]
+    assert flat["mask/len"]["from"] == "prev:mask"
+    assert unit["mask"]["subnetwork"]["random"]["subnetwork"]["x"]["from"][1] == "base:len"  # input unchanged
+
+
 def test_flatten_several_sources_nested_and_load_on_init():
     unit = {
         "s": {"class": "subnetwork", "from": ["data:source", "prev:output"], "dropout": 0.1, "load_on_init": "m",

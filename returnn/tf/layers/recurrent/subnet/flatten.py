@@ -125,12 +125,29 @@ def _flatten_into(result: Dict[str, Any], name: str, desc: Dict[str, Any], outer
 
 
 def _rewritten(desc: Dict[str, Any], rewrite: Callable[[str], str]) -> Dict[str, Any]:
-    """:return: ``desc`` with the layer names in its layer arguments rewritten"""
+    """:return: ``desc`` with the layer names in its layer arguments rewritten; a ``subnetwork`` layer that stays
+    one (not flattenable) gets the ``base:`` names of its inner layers rewritten too (they name the level that was
+    flattened)"""
     out = dict(desc)
     for key in _LAYER_REF_ARGS:
         if key in out:
             out[key] = _rewrite_value(out[key], rewrite, key)
+    if out.get("class") == "subnetwork" and isinstance(out.get("subnetwork"), dict):
+        out["subnetwork"] = _rebased_subnet(out["subnetwork"], rewrite)
     return out
+
+
+def _rebased_subnet(subnet: Dict[str, Any], enclosing: Callable[[str], str]) -> Dict[str, Any]:
+    """:return: the layer dicts of a kept subnetwork whose enclosing level was flattened: ``"base:X"`` becomes
+    ``"base:" + enclosing(X)`` (``X`` as the flattened level names it in the unit); its own names stay"""
+
+    def rewrite(ref: str) -> str:
+        if ref.startswith("base:"):
+            return "base:" + enclosing(ref[len("base:"):])
+        return ref
+
+    return {name: (_rewritten(layer, rewrite) if isinstance(layer, dict) and not name.startswith("#") else layer)
+            for name, layer in subnet.items()}
 
 
 def _rewrite_value(value: Any, rewrite: Callable[[str], str], key: str) -> Any:
