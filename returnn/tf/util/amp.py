@@ -35,13 +35,15 @@ The reference's net-dict TF engine has no such switch; the key name is that of i
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+import weakref
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import tensorflow as tf
 
 from returnn.errors import ConfigValueError
 from returnn.options.precision import TF_AMP_CHOICES, PrecisionOptions
 from returnn.tf.ops.mixed_precision import cast_matmul as cast_matmul
+from returnn.tf.util.control_flow import default_control_flow_ctx, has_current_control_flow_context
 
 tf1 = tf.compat.v1
 
@@ -101,8 +103,11 @@ class AmpPolicy:
     def cast(self, x: tf.Tensor) -> tf.Tensor:
         """:return: ``x`` in the compute dtype if it is float32 and the policy is on, else ``x`` unchanged. Where
         ``x`` is itself the float32 cast of a compute-dtype tensor (:meth:`source`), that tensor (the same values:
-        no cast back and forth between consecutive products)"""
+        no cast back and forth between consecutive products). A float32 variable read inside a loop (a layer's
+        weight in a ``rec`` unit's step) is cast once per run, outside the loop (:func:`hoisted_weight_cast`)."""
         if self.enabled and x.dtype == tf.float32:
+            if isinstance(x, tf.Variable) and has_current_control_flow_context():
+                return hoisted_weight_cast(x, self.compute_dtype)
             src = self.source(x)
             return src if src is not None else tf.cast(x, self.compute_dtype)
         return x
@@ -162,6 +167,45 @@ class AmpPolicy:
 
 #: the policy without ``tf_amp``: float32 everywhere
 OFF = AmpPolicy()
+
+#: per graph: (variable, dtype) -> the variable cast to dtype outside all loops (:func:`hoisted_weight_cast`)
+_HOISTED_CASTS: "weakref.WeakKeyDictionary[tf.Graph, Dict[Tuple[Any, tf.DType], tf.Tensor]]" = \
+    weakref.WeakKeyDictionary()
+
+
+def hoisted_weight_cast(var: tf.Variable, dtype: tf.DType) -> tf.Tensor:
+    """``tf.cast(var, dtype)`` for a use inside a loop (or cond), with the cast computed once per ``Session.run``,
+    outside all loops, instead of in every step.
+
+    In a ``rec`` unit's step a layer's weight (e.g. the decoder LSTM's ``[n_in + n, 4 n]`` kernel) would otherwise
+    be read and cast in every step, a weight-sized cast per step for a product of a few rows. The cast outside the
+    loop is shared by every use of ``var`` in this graph. Its gradient is not taken through that cast: the
+    gradient of the result is cast to float32 and given to ``var`` as read in the loop, so the loop sums the
+    steps' weight gradients in float32 (a sum of the compute-dtype gradients over the steps would lose precision).
+
+    :param var: a float32 variable, created outside all loops
+    :param dtype: the compute dtype (bfloat16 or float16)
+    :return: ``var`` in ``dtype``, shape of ``var``; its gradient flows to ``var`` in float32
+    """
+    graph = tf1.get_default_graph()
+    casts = _HOISTED_CASTS.setdefault(graph, {})
+    key = (var.ref(), tf.as_dtype(dtype))
+    outside = casts.get(key)
+    if outside is None:
+        with default_control_flow_ctx():
+            outside = tf.cast(var, dtype)
+        casts[key] = outside
+    return _with_float32_gradient(tf.convert_to_tensor(var), outside)
+
+
+@tf.custom_gradient
+def _with_float32_gradient(w32: tf.Tensor, w_cast: tf.Tensor) -> Tuple[tf.Tensor, Callable[..., Any]]:
+    """:return: ``w_cast`` (the compute-dtype copy of ``w32``), whose gradient goes to ``w32`` as float32"""
+
+    def grad(dy: tf.Tensor) -> Tuple[tf.Tensor, None]:
+        return tf.cast(dy, w32.dtype), None
+
+    return tf.identity(w_cast), grad
 
 
 def _gpu_in_use(device: Optional[str]) -> bool:

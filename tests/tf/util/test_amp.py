@@ -357,3 +357,34 @@ def test_no_casts_back_and_forth_between_products():
         casts = [op.name for op in graph.get_operations() if op.type == "Cast" and op.name.startswith(layer + "/")
                  and op.get_attr("SrcT") == tf.bfloat16 and op.get_attr("DstT") == tf.float32]
         assert casts and not (set(casts) & ran), (layer, casts)
+
+
+LOOP_LINEAR_NET = {
+    "output": {"class": "rec", "from": "data", "optimize_move_layers_out": False, "unit": {
+        "lin": {"class": "linear", "activation": None, "with_bias": False, "n_out": 2, "from": "data:source"},
+        "output": {"class": "copy", "from": "lin"}}},
+}
+
+
+def test_weight_in_a_loop_is_cast_once_outside_and_its_gradient_summed_in_float32():
+    """A layer's weight used in every step of a rec loop is cast to bfloat16 once, outside the loop; the steps'
+    weight gradients are summed in float32: 300 steps of gradient 1 give 300 (a bfloat16 sum stops at 256)."""
+    with tf.Graph().as_default() as graph:
+        cfg = Config({"extern_data": {"data": {"dim": 2}}, "tf_amp": "bfloat16"})
+        net = TFNetwork(config=cfg, train_flag=True)
+        net.construct_from_dict(LOOP_LINEAR_NET)
+        from returnn.tf.util.control_flow import has_control_flow_context
+
+        weight_casts = [op for op in graph.get_operations() if op.type == "Cast"
+                        and op.get_attr("DstT") == tf.bfloat16 and op.inputs[0].op.type == "ReadVariableOp"]
+        assert len(weight_casts) == 1 and not has_control_flow_context(weight_casts[0]), weight_casts
+        assert _product_dtypes(graph) == {"MatMul": {"bfloat16"}}
+        (weight,) = net.get_trainable_params()
+        out = net.get_layer("output").output.placeholder
+        (grad,) = tf.gradients(tf.reduce_sum(out), [weight])
+        data = net.extern_data.data["data"]
+        with TF.Session() as session:
+            session.run(TF.global_variables_initializer())
+            grad_value = session.run(grad, {data.placeholder: np.ones((1, 300, 2), "float32"),
+                                            data.get_sequence_lengths(): [300]})
+    np.testing.assert_array_equal(grad_value, np.full((2, 2), 300.0, "float32"))
