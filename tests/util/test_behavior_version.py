@@ -142,3 +142,13 @@ def test_missing_from_raises_from_version_1():
         _build_net_without_from()
     assert str(exc_info.value) == 'Missing "from" in layer definition: /a_no_from (required since behavior_version >= 1)'
     assert isinstance(exc_info.value, ConfigError)  # rnn.py prints it without traceback
+
+
+def test_util_package_names_behavior_version_backend_numbers_dict():
+    # as the reference's returnn.util (observed: BackendEngine, BehaviorVersion, NumbersDict)
+    import returnn.util as util
+    from returnn.util.backend import BackendEngine
+    from returnn.util.behavior_version import BehaviorVersion
+    from returnn.util.numbers_dict import NumbersDict
+
+    assert (util.BehaviorVersion, util.BackendEngine, util.NumbersDict) == (BehaviorVersion, BackendEngine, NumbersDict)
