@@ -34,7 +34,7 @@ setup(
     # text post-processing "english_cleaners" (returnn.datasets.lm) transliterates and spells out numbers with
     # these, as the reference does; optional
     # docs: the Sphinx site under docs/ (python3 -m sphinx -W -b html docs docs/_build/html) and its tests
-    extras_require={"test": ["pytest", "import-linter", "inflect", "unidecode", "subword-nmt", "datasets"], "text-cleaners": ["unidecode", "inflect"],
+    extras_require={"test": ["pytest", "pytest-xdist", "import-linter", "inflect", "unidecode", "subword-nmt", "datasets"], "text-cleaners": ["unidecode", "inflect"],
                     "docs": ["sphinx>=8", "myst-parser>=4", "sphinx-rtd-theme>=3"]},
     scripts=["rnn.py"],
     entry_points={"console_scripts": ["returnn=returnn.__main__:main"]},
