@@ -30,7 +30,9 @@ def test_copy_use_release_cleanup(tmp_path, src):
     assert cache._touch_files_thread.files[copy_a] == 2
     # in use: kept fresh, and not removed by a cleanup with a tiny age limit
     os.utime(copy_a, (0, 0))
-    time.sleep(0.8)  # the touch thread runs every half second
+    deadline = time.time() + 30  # the touch thread runs every half second (later on a loaded machine)
+    while os.stat(copy_a).st_mtime == 0 and time.time() < deadline:
+        time.sleep(0.1)
     assert time.time() - os.stat(copy_a).st_mtime < 1
     cache.cleanup(older_than_days=0.5 / 86400)
     assert os.path.exists(copy_a)
