@@ -23,8 +23,6 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from returnn.util.cli import run_tool  # noqa: E402
 
-from returnn.tf.util.checkpoint_inspect import inspect_checkpoint, parse_printoption  # noqa: E402
-
 
 def _bool(text: str) -> bool:
     if text.lower() in ("true", "t", "1", "yes"):
@@ -32,6 +30,13 @@ def _bool(text: str) -> bool:
     if text.lower() in ("false", "f", "0", "no"):
         return False
     raise argparse.ArgumentTypeError("expected true or false, got %r" % text)
+
+
+def _printoption(text: str):
+    # TensorFlow is imported only once an argument needs it (``--help`` stays quick)
+    from returnn.tf.util.checkpoint_inspect import parse_printoption
+
+    return parse_printoption(text)
 
 
 def main(argv=None) -> int:
@@ -43,13 +48,15 @@ def main(argv=None) -> int:
     parser.add_argument("--tensor_name", type=str, default="", help="Name of the tensor to inspect")
     parser.add_argument("--all_tensors", nargs="?", const=True, type=_bool, default=False,
                         help="If True, print the values of all the tensors.")
-    parser.add_argument("--printoptions", nargs="*", type=parse_printoption,
+    parser.add_argument("--printoptions", nargs="*", type=_printoption,
                         help="Argument for numpy.set_printoptions(), in the form 'k=v'.")
     args = parser.parse_args(argv)
     if not args.file_name:
         print("Usage: inspect_checkpoint --file_name=checkpoint_file_name [--tensor_name=tensor_to_print]")
         return 1
     import numpy
+
+    from returnn.tf.util.checkpoint_inspect import inspect_checkpoint
 
     if args.printoptions:
         numpy.set_printoptions(**dict(args.printoptions))
