@@ -685,7 +685,19 @@ def test_objective_of_loss_on_layer_name_with_scope_invalid_chars(session):
     assert session.run(objective, feed) == pytest.approx(2 * np.log(5.0), rel=1e-5)
 
 
-def test_flat_net_construction_builds_a_chain_deeper_than_the_recursion_limit(session):
+@pytest.fixture
+def lower_recursion_limit():
+    """The recursion limit is 500 during the test (a chain deeper than it builds quicker than one deeper than
+    the default 1000); restored after."""
+    import sys
+
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(500)
+    yield
+    sys.setrecursionlimit(before)
+
+
+def test_flat_net_construction_builds_a_chain_deeper_than_the_recursion_limit(session, lower_recursion_limit):
     import sys
 
     depth = sys.getrecursionlimit() + 200
