@@ -1,0 +1,1 @@
+"""The Python side of RASR (Sprint): ``returnn.sprint.interface`` (the functions RASR's Python trainer calls)."""
