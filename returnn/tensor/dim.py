@@ -456,12 +456,16 @@ class Dim(DimOrder):
         return x is not None and x is self.dyn_size
 
     def get_dim_value(self) -> Any:
-        """:return: the static size, or the maximum of the lengths (a raw scalar)
+        """:return: the static size, or the maximum of the lengths (a raw scalar); for a batch dim without either,
+            the size of its ``batch`` (the batch info extern data gives its batch dims, the global ``batch_dim``
+            included, as the reference)
 
         :raises TensorArgError: a dynamic dim whose lengths are not known
         """
         if self.dimension is not None:
             return self.dimension
+        if self.is_batch_dim() and self.dyn_size is None and self.batch is not None:
+            return self.batch.dim  # the batch size, set when extern data's batch info was made (as the reference)
         if self.dyn_size is None:
             raise TensorArgError(repr(self), "need self.dimension or self.dyn_size for the dim value")
         from returnn.tensor.raw_backend import get_raw_backend

@@ -46,4 +46,5 @@ def test_extern_data_batch_info():
         assert sess.run(data.batch.dim, {data.placeholder: np.zeros((5, 2, 3))}) == 5
         batch = BatchInfo.make_global_batch_info(3)
         extern.set_batch_info(batch)
-        assert data.batch is batch and data.dims[1].batch is batch and data.dims[0].batch is None
+        # the batch dim (the global batch_dim) gets it too, as the reference's init_batch_info (observed)
+        assert data.batch is batch and data.dims[1].batch is batch and data.dims[0].batch is batch

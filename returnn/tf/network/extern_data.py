@@ -17,6 +17,7 @@ Config forms (as the reference; parsed by :func:`returnn.datasets.extern_data.ex
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 import tensorflow as tf
@@ -66,8 +67,7 @@ class ExternData:
             else:
                 self.register_data_from_dict(key, value, fresh_tags=fresh_tags, keys=data.keys())
                 from_dicts = True
-        self._user_dim_copies.update({key: (users[key], fresh) for key, fresh in fresh_tags.items()
-                                      if key in users and fresh is not users[key]})
+        self._link_user_dim_copies(users, fresh_tags)
         if from_dicts and not tf.executing_eagerly():
             # as the reference (observed): entries given as dicts get their placeholders (and the global batch) in
             # the current graph right away, e.g. for a feed dict made before the network is built; a network in
@@ -105,8 +105,22 @@ class ExternData:
         users = {id(d): d for opts in (extern or {}).values() for d in _user_dims(opts)}
         for key, opts in (extern or {}).items():
             self.register_data_from_dict(key, opts, fresh_tags=fresh_tags, keys=extern.keys())
-        self._user_dim_copies.update({key: (users[key], fresh) for key, fresh in fresh_tags.items()
-                                      if key in users and fresh is not users[key]})
+        self._link_user_dim_copies(users, fresh_tags)
+
+    def _link_user_dim_copies(self, users: Dict[int, Dim], fresh_tags: Dict[int, Dim]) -> None:
+        """Records this network's copy of each config Dim that only ``same_dim_tags_as`` names (for
+        :meth:`map_user_dim`) and makes the config Dim the same as that copy, so that it equals the extern data's axis
+        (as the reference, observed: ``time_dim == data.dim_tags[1]``). A later network re-points it to its own copy;
+        the copy is assigned directly (no size is carried over from another network's graph)."""
+        for key, fresh in fresh_tags.items():
+            user = users.get(key)
+            if user is None or fresh is user:
+                continue
+            self._user_dim_copies[key] = (user, fresh)
+            if fresh.get_same_base() is user or user.same_as is fresh:
+                continue
+            if user.same_as is None or id(user.same_as) in _COPIES:  # not a dim the user declared the same
+                user.same_as = fresh
 
     def map_user_dim(self, value: Any) -> Any:
         """:return: ``value`` with each config ``Dim`` that ``extern_data`` uses replaced by this network's copy of it
@@ -238,11 +252,12 @@ class ExternData:
         self.set_batch_info(BatchInfo.make_global_batch_info(size))
 
     def set_batch_info(self, batch_info: Any) -> None:
-        """Sets ``batch_info`` on all entries and on their dynamic dims (the global batch dim is left alone)."""
+        """Sets ``batch_info`` on all entries, on their dynamic dims and on their batch dims (the global ``batch_dim``
+        too, as the reference: its ``get_dim_value()`` is then this batch's size; a later network sets it again)."""
         for data in self.data.values():
             data.batch = batch_info
             for dim in data.dims:
-                if dim.is_dynamic():
+                if dim.is_dynamic() or dim.is_batch_dim():
                     dim.batch = batch_info
 
     # ---- queries
@@ -330,7 +345,12 @@ def _fresh(tag: Dim, fresh_tags: Dict[int, Dim]) -> Dim:
     same copy for the same user Dim)"""
     if id(tag) not in fresh_tags:
         fresh_tags[id(tag)] = Dim(tag.dimension, description=tag.description, kind=tag.kind)
+        _COPIES[id(fresh_tags[id(tag)])] = fresh_tags[id(tag)]
     return fresh_tags[id(tag)]
+
+
+# the copies _fresh made, by id (a config Dim pointing at one of them is re-pointed by a later network)
+_COPIES: "weakref.WeakValueDictionary[int, Dim]" = weakref.WeakValueDictionary()
 
 
 def extern_data_types_from_config(config: Any) -> Dict[str, Dict[str, Any]]:

@@ -152,3 +152,43 @@ def test_rec_layer_loops_over_the_given_axis():
         y2 = session.run(layer.output.placeholder, {data.placeholder: np.concatenate([x[:, :2], 0 * x[:, 2:]], 1)})
         np.testing.assert_allclose(y[:2], y2[:2], rtol=1e-6)
         assert y.shape == (4, 3, 2) and not np.allclose(y[3], y2[3])
+
+
+def test_same_dim_tags_as_only_dim_equals_the_axis_in_each_network():
+    """A Dim that only ``same_dim_tags_as`` names equals the extern data's axis (observed in the reference:
+    ``time_dim == data.dim_tags[1]``, the axis named ``'time:var:extern_data:data'``), in a second network too; a
+    layer's output over it contains it."""
+    time_dim = SpatialDim("time_dim")
+    config = Config({"extern_data": {"data": {"dim": 3, "same_dim_tags_as": {"T": time_dim}}}})
+    for _ in range(2):
+        with tf.Graph().as_default():
+            net = TFNetwork(config=config)
+            net.construct_from_dict({"output": {"class": "reduce", "mode": "max", "axis": time_dim, "from": "data"}})
+            data = net.extern_data.get_default_input_data()
+            assert repr(data.dims[1]) == "Dim{'time:var:extern_data:data'[B]}"
+            assert time_dim == data.dims[1] and time_dim != data.dims[2]
+            assert net.get_default_output_layer().output.dims == (data.dims[0], data.dims[2])
+
+
+def test_a_dim_the_user_declared_the_same_is_not_re_pointed():
+    other = SpatialDim("other")
+    time_dim = SpatialDim("time_dim")
+    time_dim.declare_same_as(other)
+    config = Config({"extern_data": {"data": {"dim": 3, "same_dim_tags_as": {"T": time_dim}}}})
+    with tf.Graph().as_default():
+        TFNetwork(config=config)
+        assert time_dim.same_as is other
+
+
+def test_global_batch_dim_value_is_the_batch_size_of_the_latest_network():
+    """``batch_dim.get_dim_value()`` after a network with ``batch_dim`` in its extern data: that network's batch size
+    (as the reference, observed), also for a second network in another graph."""
+    config = _config(SpatialDim("time"), FeatureDim("in", 3))
+    for n_batch in (2, 4):
+        with tf.Graph().as_default() as graph, tf.compat.v1.Session(graph=graph) as session:
+            net = TFNetwork(config=config)
+            data = net.extern_data.get_default_input_data()
+            value = batch_dim.get_dim_value()
+            assert value.graph is graph
+            feed = {data.placeholder: np.zeros((n_batch, 5, 3), "float32"), data.get_sequence_lengths(): [5] * n_batch}
+            assert session.run(value, feed_dict=feed) == n_batch
