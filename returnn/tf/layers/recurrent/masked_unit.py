@@ -25,6 +25,7 @@ from returnn.tensor import Tensor
 from returnn.tf.layers.core.internal import InternalLayer
 from returnn.tf.layers.core.scope_names import scope_prefix_of
 from returnn.tf.layers.core.spec import validate_layer_dict
+from returnn.tf.layers.recurrent.subnet.move_out import with_time_in_out_shape
 from returnn.tf.layers.recurrent.subnet.template import TemplateLayer
 from returnn.tf.ops.rnn.mask_pack import pack_masked
 
@@ -212,7 +213,10 @@ class MaskedUnit:
         stateful = set(self.stateful()) if one_step else set()
         net_dict = {}
         for name, desc in self.net_dict.items():
-            desc = dict(desc)
+            # moved out of a rec loop, the unit runs over the selected frames: an out_shape (per step) also has their
+            # dim, as a layer moved out of a loop (as the reference, observed: a subnetwork unit's rec layer with
+            # out_shape {B, F})
+            desc = dict(with_time_in_out_shape(desc, net.rec_loop_dim))
             if name in stateful:
                 desc["rec_previous_state"] = {key[len(name) + 1:]: value for key, value in (state or {}).items()
                                               if key.startswith(name + "/")}

@@ -236,6 +236,30 @@ def test_subnetwork_unit_with_rec_layer(session, move_out):
     assert np.all(y[1, :2, 2:] == 0)  # sequence 1: no frame selected before frame 2
 
 
+@pytest.mark.parametrize("move_out", [True, False])
+def test_subnetwork_unit_rec_layer_with_out_shape(session, move_out):
+    """The unit's rec layer with ``out_shape`` {B, F} (one step of the loop): moved out, it runs over the selected
+    frames and the out_shape holds with their dim (as the reference's test_reclayer_optimize_out_masked_computation_
+    out_shape); the values are those without out_shape."""
+    from returnn.tensor import Dim, batch_dim
+    lstm_dim = Dim(3, name="lstm-out")
+    unit = {**SUBNET_UNIT, "subnetwork": {**SUBNET_UNIT["subnetwork"], "lstm0": {
+        "class": "rec", "unit": "nativelstm2", "out_dim": lstm_dim, "from": ["input_embed"],
+        "out_shape": {batch_dim, lstm_dim}}}}
+    net = build_net(_loop_net({"mc": {"class": "masked_computation", "mask": "m", "from": "data:source",
+                                      "unit": unit},
+                               "um": {"class": "unmask", "from": "mc", "mask": "m"},
+                               "a": {"class": "linear", "from": ["prev:a", "um"], "n_out": 2},
+                               "output": {"class": "copy", "from": ["a", "um"]}}, move_out=move_out),
+                    extern_data=EXT, train_flag=False)
+    assert ("mc" in net.get_layer("output").cell.loop) == (not move_out)
+    session.run(tf.compat.v1.global_variables_initializer())
+    _load_params(session)
+    x = np.random.RandomState(1).normal(size=(2, 5, 3)).astype("float32")
+    y, _ = _run(session, net, x, np.array([5, 5], "int32"))
+    np.testing.assert_allclose(y[0, :4], REF_SUBNET, atol=2e-3)
+
+
 def test_beam_search_as_reference(session):
     """A masked rnn_cell in a decoder searched with beam 3: the hypotheses the reference finds."""
     config = Config({"extern_data": {"data": {"dim": 3}, "classes": {"dim": 6, "sparse": True}}})

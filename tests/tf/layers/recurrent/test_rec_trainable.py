@@ -42,3 +42,15 @@ def test_untrainable_rec_layer_sharing_the_scope_of_a_trainable_one(session):
                             "b": {"class": "linear", "from": "data:source", "n_out": 2, "trainable": False},
                             "output": {"class": "copy", "from": "b"}}}})
     assert sorted(v.op.name for v in net.get_trainable_params()) == ["output/rec/a/W", "output/rec/a/b"]
+
+
+def test_in_loop_layer_with_absolute_name_scope_is_a_param_of_the_network(session):
+    """A layer in the loop with ``"name_scope": "/enc_ctx"`` (its variables outside the rec layer's scope): its params
+    are in the network's params and get initialized (the reference lists ``enc_ctx/W``, ``enc_ctx/b`` too)."""
+    net = build_net({"output": {"class": "rec", "from": "data", "unit": {
+        "ctx": {"class": "linear", "from": ["data:source", "prev:ctx"], "n_out": 3, "name_scope": "/enc_ctx"},
+        "output": {"class": "copy", "from": "ctx"}}}})
+    names = {p.name for p in net.get_params_list()}
+    assert {"enc_ctx/W:0", "enc_ctx/b:0"} <= names
+    net.initialize_params(session)
+    assert session.run(tf.compat.v1.report_uninitialized_variables()).size == 0

@@ -149,3 +149,61 @@ def test_last_output_of_step_counter_without_batch(session):
     y = session.run(out.placeholder, feed_dict=make_feed(net, {"data": np.zeros((2, 6, 2), "float32")},
                                                          {"data": [6, 4]}))
     assert y == 6  # i = 1, ..., 6: ends where i >= the longest sequence
+
+
+def test_switch_on_prev_of_a_training_choice_is_a_frame(session):
+    """A ``switch`` keeping ``prev:`` of itself, its condition from a ``choice`` over a target (in training the
+    choice's sources are not used: no guess needed): ``{B}`` int32, not a guessed ``{B, F=1}``, as the reference
+    (observed: ``segment_starts`` ``[B]`` in its test_reclayer_att_weights_output_layer)."""
+    time_dim, align_dim = Dim(None, name="time"), Dim(5, name="align")
+    unit = {
+        "output": {"class": "choice", "from": "data", "target": "alignment", "beam_size": 4, "initial_output": 0},
+        "emit": {"class": "compare", "from": "output", "kind": "not_equal", "value": 4, "initial_output": True},
+        "starts": {"class": "switch", "condition": "prev:emit", "true_from": ":i", "false_from": "prev:starts",
+                   "initial_output": 0, "is_output_layer": True},
+    }
+    net = build_net({"output": {"class": "rec", "from": "data", "target": "alignment", "unit": unit}},
+                    extern_data={"data": {"dim_tags": (batch_dim, time_dim, Dim(3, name="in"))},
+                                 "alignment": {"dim_tags": (batch_dim, time_dim), "sparse_dim": align_dim}},
+                    train_flag=True)
+    cell = net.get_layer("output").cell
+    assert cell.layers["starts"].output.dims == (batch_dim,) and cell.layers["starts"].output.dtype == "int32"
+    align = np.array([[4, 1, 4, 4, 2], [0, 4, 4, 4, 4]])
+    starts = session.run(net.get_layer("output/starts").output.copy_as_batch_major().placeholder,
+                         feed_dict=make_feed(net, {"data": np.zeros((2, 5, 3), "float32"), "alignment": align},
+                                             {"data": [5, 5], "alignment": [5, 5]}))
+    # a new segment starts at step i when the label before it was not the blank (4)
+    np.testing.assert_array_equal(starts, [[0, 0, 2, 2, 2], [0, 1, 1, 1, 1]])
+
+
+def _choice_on_target_of_another_time_axis():
+    src_time, tgt_time, tgt_dim = Dim(None, name="src-time"), Dim(None, name="out-spatial"), Dim(7, name="tgt")
+    extern_data = {"data": {"dim_tags": (batch_dim, src_time, Dim(5, name="in"))},
+                   "classes": {"dim_tags": (batch_dim, tgt_time), "sparse_dim": tgt_dim,
+                               "available_for_inference": False}}
+    net_dict = {"output": {"class": "rec", "from": "data", "target": "classes", "unit": {
+        "prob": {"class": "softmax", "from": "data:source", "out_dim": tgt_dim},
+        "output": {"class": "choice", "target": "classes", "beam_size": 4, "from": "prob", "initial_output": 0}}}}
+    return net_dict, extern_data, src_time, tgt_time
+
+
+def test_choice_on_target_of_another_time_axis_old_behavior(session):
+    """A choice in training whose target is over another time axis than the loop's (old transducer configs): its
+    frame is ``{B}``, the rec layer's output ``[T|src-time, B]`` holds the target as it is (a deprecation warning
+    before behavior version 13), as the reference (observed, its test_reclayer_time_sync_target_diff)."""
+    BehaviorVersion._reset()
+    BehaviorVersion.set(0)
+    net_dict, extern_data, src_time, tgt_time = _choice_on_target_of_another_time_axis()
+    net = build_net(net_dict, extern_data=extern_data, train_flag=True)
+    out = net.get_layer("output").output
+    assert out.dims == (src_time, batch_dim)
+    targets = np.array([[1, 2, 3], [4, 5, 6]])
+    y = session.run(out.placeholder, feed_dict=make_feed(
+        net, {"data": np.zeros((2, 4, 5), "float32"), "classes": targets}, {"data": [4, 4], "classes": [3, 3]}))
+    np.testing.assert_array_equal(y, targets.T)
+
+
+def test_choice_on_target_of_another_time_axis_is_an_error_from_behavior_version_13():
+    net_dict, extern_data, _, _ = _choice_on_target_of_another_time_axis()
+    with tf.Graph().as_default(), pytest.raises(BehaviorVersion.RequirementNotSatisfied, match="time-dim-tag mismatch"):
+        build_net(net_dict, extern_data=extern_data, train_flag=True)

@@ -173,8 +173,9 @@ def _beam_variant(base: Any, loop_variant: Any, loop_beam: int, beam: int) -> An
 
 def _collect_params(rec_layer: Any, unit_layers: Dict[str, Any]) -> None:
     """The rec layer's ``params``: the variables of its scope (keys relative to ``<rec layer>/rec/``, as the
-    reference, observed: ``"output/W"``), without states kept over runs; with the rec layer's ``name_scope`` ``""``
-    those of its unit's layers (``unit_layers``: the moved-out and the step layers). A rec layer with
+    reference, observed: ``"output/W"``), without states kept over runs; the params of its unit's layers
+    (``unit_layers``: the moved-out and the step layers) outside that scope (the rec layer's ``name_scope`` ``""``, a
+    unit layer's absolute ``name_scope``) under their variable names. A rec layer with
     ``"trainable": False`` makes its unit's params untrainable."""
     scope = tf.compat.v1.get_variable_scope().name
     if scope:
@@ -185,9 +186,13 @@ def _collect_params(rec_layer: Any, unit_layers: Dict[str, Any]) -> None:
             if key.startswith("rec/"):  # relative to "<rec layer>/rec/", as the reference (observed): "output/W"
                 key = key[len("rec/"):]
             rec_layer.params[key] = var
-    else:  # name_scope "": the unit's layers' params are in the root scope; those of its layers
-        for name, layer in sorted(unit_layers.items()):
-            for key, var in layer.params.items():
+    # name_scope "": the unit's layers' params are in the root scope; those of its layers; also the params of a
+    # unit layer with an absolute name_scope outside the rec layer's scope ("/enc_ctx"), which the reference's network
+    # has too (observed: "enc_ctx/W" in get_params_list); both under their variable names
+    in_scope = {id(var) for var in rec_layer.params.values()}
+    for name, layer in sorted(unit_layers.items()):
+        for key, var in layer.params.items():
+            if id(var) not in in_scope and not kept_state.is_state_var(var):
                 rec_layer.params.setdefault(var.name[:-2] if var.name.endswith(":0") else var.name, var)
     if not rec_layer.trainable:  # as the reference (observed): also the unit's layers with "trainable": True
         # (only the params of this unit's own layers: another rec layer may share the scope, "name_scope")
@@ -236,6 +241,8 @@ def build_loop(cell: Any, rec_layer: Any) -> None:
         out_layer = full_layers["output"]
         out = loop_major(out_layer.output, cell.time_dim)
         tmpl = rec_layer.output
+        if cell.time_dim is not None and "output" not in loop.outside.accumulated:
+            _check_output_time_dim(rec_layer, out)
         raw = _in_order_of(out, tmpl)
         if lengths is not None and tmpl.time_dim.dyn_size is None:
             tmpl.time_dim.dyn_size = lengths
@@ -267,6 +274,21 @@ def build_loop(cell: Any, rec_layer: Any) -> None:
     cell.output_layers_net = loop.outside.net
     cell.input_layers_net = loop.outside.net if cell.inputs else None
     rec_layer.loop_step_layers = dict(loop.step_layers)
+
+
+def _check_output_time_dim(rec_layer: Any, out: Tensor) -> None:
+    """The ``output`` sub layer moved out of the loop must be over the rec layer's time dim (behavior version 13, as
+    the reference; e.g. a choice on a target of another time axis in training); before it, a deprecation warning, and
+    the output is that layer's (time-major) as it is.
+
+    :raises BehaviorVersion.RequirementNotSatisfied: (behavior version >= 13) another time dim"""
+    from returnn.util.behavior_version import BehaviorVersion
+    time_dim = rec_layer.output.time_dim
+    if time_dim is None or out.time_dim is None or time_dim in out.dims:
+        return
+    BehaviorVersion.require(
+        False, f"{rec_layer}: time-dim-tag mismatch: self {time_dim!r} vs sub-output-layer {out!r} time-dim-tag "
+               f"{out.time_dim!r}", 13)
 
 
 def _in_order_of(out: Tensor, tmpl: Tensor) -> tf.Tensor:

@@ -161,10 +161,10 @@ _BROADCASTING_CLASSES = ("eval", "combine", "compare")
 
 def _moved_out_desc(desc: Any, time_dim: Any) -> Any:
     """:return: the layer dict ``desc`` of the unit for its layer moved out of the loop: with the loop's time dim in
-        its ``out_shape`` (:func:`_with_time_in_out_shape`); an ``eval``/``combine``/``compare`` may broadcast all its
+        its ``out_shape`` (:func:`with_time_in_out_shape`); an ``eval``/``combine``/``compare`` may broadcast all its
         sources (as the reference, observed: ``[":i", "const"]`` (``[T]`` and ``[B]`` moved out) gives ``[B, T]``, as
         in the loop ``[]`` and ``[B]`` give ``[B]``)"""
-    desc = _with_time_in_out_shape(desc, time_dim)
+    desc = with_time_in_out_shape(desc, time_dim)
     if isinstance(desc, dict) and desc.get("class") in _BROADCASTING_CLASSES \
             and desc.get("allow_broadcast_all_sources") is None:
         desc = {**desc, "allow_broadcast_all_sources": True}
@@ -181,7 +181,7 @@ def _over_loop_axis(desc: Any, time_dim: Any) -> Any:
     return {**desc, "axis": time_dim}
 
 
-def _with_time_in_out_shape(desc: Any, time_dim: Any) -> Any:
+def with_time_in_out_shape(desc: Any, time_dim: Any) -> Any:
     """:return: ``desc`` with ``time_dim`` added to its ``out_shape`` (a set of dims; ``{}``: none) and the dims of
         its lengths (e.g. the batch; a scalar per frame over time implies them), all as optional dims (a layer that
         does not depend on the loop, e.g. a reduce of a layer outside, has no time axis moved out either), or

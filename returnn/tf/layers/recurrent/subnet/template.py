@@ -383,9 +383,9 @@ class SubnetTemplates:
             if self._tolerant:
                 get_layer = self._partial_sources_get_layer(get_layer)
             layer_class.transform_config_dict(d, network=self.sub_net, get_layer=get_layer)
-            if self._tolerant and isinstance(d.get("sources"), list):
+            if self._tolerant and isinstance(d.get("sources"), list) and _FAILED in d["sources"]:
                 d["sources"] = [src for src in d["sources"] if src is not _FAILED]
-                if not d["sources"] and desc.get("from") not in ([], None, "none"):
+                if not d["sources"]:
                     raise LayerArgError(layer=name, layer_class=tmpl.layer_class, arg="from",
                                         problem="no source template could be built (first template pass)", got=[])
             tmpl.kwargs = d
@@ -462,6 +462,11 @@ class SubnetTemplates:
             key = "data:source" if src in SOURCE_KEYS else src
             if key not in self.unit:
                 _add(consumer.data_deps, key)
+                if consumer.layer_class == "choice" and key == f"data:{consumer.layer_desc.get('target')}":
+                    # a choice emits one label per step: its target's frame, also where the target's time axis
+                    # is not the loop's (as the reference, observed: a choice on a target of another time axis)
+                    full = self.sub_net.get_extern_data(key[len("data:"):])
+                    return TemplateLayer(key, self.sub_net, frame_template(full, key))
                 return TemplateLayer(key, self.sub_net, self.data_template(key))
             src = key
         if src not in self.unit and "/" in src and src.split("/", 1)[0] in self.unit:
