@@ -91,3 +91,37 @@ def test_moved_out_split_is_listed_with_its_sub_layers():
         assert cell.input_layers_moved_out == []
         assert cell.output_layers_moved_out == ["output", "split", "split/0", "split/1"]
         assert cell.layers_in_loop == ["input"]
+
+
+# observed from the reference (sequence 0; params by load order below): the same with and without moving out
+REF_PREV_OF_MOVED_OUT = [
+    [-0.1746, 0.0864, -0.1002, 0.0, 0.0, 0.0], [-0.2131, 0.1388, -0.0417, -0.1746, 0.0864, -0.1002],
+    [-0.0498, 0.0667, 0.0138, -0.2131, 0.1388, -0.0417], [-0.0342, 0.1308, 0.0545, -0.0498, 0.0667, 0.0138]]
+
+
+def test_layers_read_via_prev_without_a_cycle_move_out():
+    """A layer read via ``prev:`` that does not depend on itself through ``prev:`` (a cumsum of the input frames, an
+    LSTM over them) moves out of the loop, prev: being its shifted frames; the loop is empty, as the reference
+    (observed: its report and values)."""
+    import numpy as np
+    unit = {"lin": {"class": "linear", "from": "data:source", "n_out": 2, "activation": None},
+            "acc": {"class": "cumsum", "from": "lin"},
+            "fb": {"class": "linear", "from": "prev:acc", "n_out": 2, "activation": None},
+            "s": {"class": "rnn_cell", "unit": "standardlstm", "from": ["fb"], "n_out": 3},
+            "output": {"class": "copy", "from": ["s", "prev:s"]}}
+    for opt in (True, False):
+        with tf.Graph().as_default(), tf.compat.v1.Session() as session:
+            net = build_net({"output": {"class": "rec", "from": "data", "unit": unit,
+                                        "optimize_move_layers_out": opt}})
+            cell = net.layers["output"].cell
+            if opt:
+                assert cell.input_layers_moved_out == [] and cell.layers_in_loop == []
+                assert cell.output_layers_moved_out == ["output", "s", "fb", "acc", "lin"]
+            rs = np.random.RandomState(3)
+            for param in net.get_params_list():  # sorted by name, as the reference's run
+                param.load(rs.normal(size=param.shape.as_list()).astype("float32") * 0.5, session)
+            data = net.extern_data.data["data"]
+            x = np.random.RandomState(1).normal(size=(2, 4, 3)).astype("float32")
+            y = session.run(net.get_layer("output").output.copy_as_batch_major().placeholder,
+                            {data.placeholder: x, data.get_sequence_lengths(): [4, 3]})
+            np.testing.assert_allclose(y[0], REF_PREV_OF_MOVED_OUT, atol=1e-4)

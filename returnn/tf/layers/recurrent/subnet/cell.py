@@ -371,15 +371,40 @@ class SubnetworkRecCell:
             return self.templates.same_step_closure(set(needed)) - inputs
         # stateful layers that can run over time may also be moved out after the loop (as the reference)
         over_time = {name for name in self.stateful if self._can_run_over_time(name)}
-        roots = ((self.stateful - inputs - over_time) & needed) | {
-            prev for name in needed for prev in self.layers[name].prev_deps}
+        # a layer read via prev: runs per step when it is on a cycle through prev: (it needs its own earlier
+        # frames); else, as the reference (observed: a cumsum of attention weights given from outside, read via
+        # prev:, and the LSTM over them move out), after the loop, where prev: is its shifted frames
+        roots = ((self.stateful - inputs - over_time) & needed) | (self._on_prev_cycle(needed) - inputs)
         # as the reference (observed): output layers ("is_output_layer", "need_last") and layers with a loss may move
         # out too; a dynamic length's end layer must run per step
         if self.time_dim is None and self.end_layer:
             roots.add(self.end_layer)
         if self.time_dim is None:  # the step index exists only in the loop (else also over the whole time)
             roots |= {name for name in needed if ":i" in self.layers[name].data_deps}
-        return self.templates.same_step_closure(roots - inputs) - inputs
+        loop = self.templates.same_step_closure(roots - inputs) - inputs
+        while True:  # what the loop reads via prev: is in it too, unless it is computed before it
+            more = {prev for name in loop for prev in self.layers[name].prev_deps} - inputs - loop
+            if not more:
+                return loop
+            loop |= self.templates.same_step_closure(more) - inputs
+
+    def _on_prev_cycle(self, needed: Set[str]) -> Set[str]:
+        """:return: the needed layers that depend on themselves through ``prev:`` (a cycle of same-step and
+        ``prev:`` dependencies)"""
+        edges = {name: set(self.layers[name].deps) | set(self.layers[name].prev_deps) for name in needed}
+        result: Set[str] = set()
+        for start in needed:
+            seen, todo = set(), list(edges[start])
+            while todo:
+                name = todo.pop()
+                if name == start:
+                    result.add(start)
+                    break
+                if name in seen or name not in edges:
+                    continue
+                seen.add(name)
+                todo.extend(edges[name])
+        return result
 
     def _with_loop_local_users(self, loop: Set[str], needed: Set[str], inputs: Set[str]) -> Set[str]:
         """:return: ``loop`` plus the needed layers using a loop layer whose frame has an axis only known inside
