@@ -1,21 +1,34 @@
-"""``dense_matmul(x, w)``: ``x W`` of a layer's weight matrix, with the weight gradient in the faster of two orders.
+"""``dense_matmul(x, w)``: ``x W`` of a layer's weight matrix, with both gradients in the faster of two orders.
 
 The forward op is TensorFlow's plain ``MatMul`` (so that Grappler still fuses it with a following ``BiasAdd`` and
-activation); only its gradient differs from TensorFlow's registered one, through a gradient override:
+activation); only its gradient differs from TensorFlow's registered one, through a gradient override. The values
+are the same products, summed in a different order. Measured on 2 CPU cores (oneDNN, TensorFlow 2.21), CPU
+seconds of one product (min of 5; ``N`` frames, ``n_in -> n_out``; benchmarks/real-configs-speed/README.md,
+2026-11-29):
 
-* ``dx = dy W^T`` as TensorFlow computes it;
-* ``dW = x^T dy`` (``[n_in, n_out]``) when ``n_out >= n_in``, else ``dW = (dy^T x)^T``: the product is formed as
-  ``[n_out, n_in]`` and transposed (a weight-sized copy). Measured on 2 CPU cores (oneDNN, 5000 frames): for
-  ``n_out < n_in`` the transposed order takes 0.80–0.93 of the time (1024 → 500: 22.5 → 18.6 ms, 1024 → 40:
-  2.9 → 2.3 ms, 2000 → 256: 21.4 → 19.8 ms), while for ``n_out > n_in`` it is 1.15–1.26 times slower; equal
-  sizes show no difference. The values are the same products, summed in a different order.
+* ``dW = x^T dy`` (``[n_in, n_out]``, TensorFlow's order) when ``n_in <= n_out < 8 n_in``, else
+  ``dW = (dy^T x)^T``: the product formed as ``[n_out, n_in]`` and transposed (a weight-sized copy). For
+  ``n_out < n_in`` the transposed order takes 0.80–0.93 of the time (1024 → 500: 22.5 → 18.6 ms, 2048 → 512 at
+  5344 frames: 105 → 84 ms); for ``512 → 2048`` / ``512 → 1536`` it is 1.2–1.3 times slower, but for a wide
+  output layer (``512 → 9001``, the 9001 classes of the published hybrid configs) it is faster again: 1.36–1.44 →
+  1.12–1.18 s at 16032 frames, 0.46 → 0.40 s at 5344.
+* float32, ``n_out >= n_in``: ``dx = dy (W^T)`` with the weight transposed first (a weight-sized copy, through an
+  ``Einsum`` ``"ij->ji"``, which Grappler does not fold back into the product's ``transpose_b``) instead of TensorFlow's
+  ``dy W^T`` with ``transpose_b``: ``512 → 2048`` 97 → 82 ms, ``512 → 1024`` 50 → 43 ms, ``512 → 512`` 25 → 22 ms,
+  ``512 → 9001`` at 16032 frames 1.18 → 1.02 s; for ``n_out < n_in`` both take the same time. In bfloat16
+  (``tf_amp``) neither of the two float32-only choices pays (``512 → 2048``: ``dx`` 36 → 39–41 ms), so there
+  the gradient is TensorFlow's except for ``dW`` with ``n_out < n_in`` (as before 2026-11-29); the same inside
+  a while loop (a rec unit's step multiplies a few frames, where the weight-sized copies do not pay).
 
 With ``n_in = 1`` it is a broadcast multiplication (the same products; see :func:`dense_matmul`).
 """
 
 from __future__ import annotations
 
+from typing import Optional
+
 import tensorflow as tf
+from tensorflow.python.ops import control_flow_util  # TF's own helper: is an op inside a while loop
 
 _GRADIENT_NAME = "ReturnnDenseMatMul"
 
@@ -24,9 +37,28 @@ _GRADIENT_NAME = "ReturnnDenseMatMul"
 def _dense_matmul_grad(op: tf.Operation, grad: tf.Tensor):
     """Gradients of ``x [N, n_in] @ W [n_in, n_out]`` (no transpose attributes: only :func:`dense_matmul` uses it)."""
     x, weights = op.inputs
-    dx = tf.matmul(grad, weights, transpose_b=True)
-    dw = tf.transpose(tf.matmul(grad, x, transpose_a=True))
+    n_in, n_out = weights.shape.as_list()
+    # in a loop (a rec unit's step: a few frames per product) the weight-sized copies do not pay: TF's orders
+    dtype = None if control_flow_util.IsInWhileLoop(op) else x.dtype
+    if _transposed_weight_for_dx(dtype, n_in, n_out):
+        dx = tf.matmul(grad, tf.einsum("ij->ji", weights))  # an Einsum: Grappler folds a Transpose into transpose_b
+    else:
+        dx = tf.matmul(grad, weights, transpose_b=True)
+    if _transposed_order_for_dw(dtype, n_in, n_out):
+        dw = tf.transpose(tf.matmul(grad, x, transpose_a=True))
+    else:
+        dw = tf.matmul(x, grad, transpose_a=True)
     return dx, dw
+
+
+def _transposed_weight_for_dx(dtype: Optional[tf.DType], n_in: int, n_out: int) -> bool:
+    """:return: whether ``dx`` is ``dy (W^T)`` with the weight transposed first (see the module docstring)"""
+    return dtype == tf.float32 and n_out >= n_in
+
+
+def _transposed_order_for_dw(dtype: Optional[tf.DType], n_in: int, n_out: int) -> bool:
+    """:return: whether ``dW`` is ``(dy^T x)^T`` (see the module docstring)"""
+    return n_out < n_in or (dtype == tf.float32 and n_out >= 8 * n_in)
 
 
 def dense_matmul(x: tf.Tensor, weights: tf.Tensor) -> tf.Tensor:
@@ -44,7 +76,8 @@ def dense_matmul(x: tf.Tensor, weights: tf.Tensor) -> tf.Tensor:
         # remapper fuses MatMul + Add of a [1, n_out] addend into a bias-add kernel that then fails with
         # "bias must be 1-dimensional" (TensorFlow 2.21, seen with Grappler on).
         return x * tf.reshape(weights, [n_out])
-    if n_in is None or n_out is None or n_out >= n_in:
+    if n_in is None or n_out is None or not (_transposed_weight_for_dx(x.dtype, n_in, n_out)
+                                             or _transposed_order_for_dw(x.dtype, n_in, n_out)):
         return tf.matmul(x, weights)
     with tf.compat.v1.get_default_graph().gradient_override_map({"MatMul": _GRADIENT_NAME}):
         return tf.matmul(x, weights)

@@ -7,7 +7,7 @@ import tensorflow as tf
 from returnn.tf.ops.dense import dense_matmul
 
 
-@pytest.mark.parametrize("n_in, n_out", [(7, 3), (3, 7), (5, 5)])
+@pytest.mark.parametrize("n_in, n_out", [(7, 3), (3, 7), (5, 5), (2, 17)])
 def test_dense_matmul_value_and_gradients_against_numpy(session, n_in, n_out):
     rng = np.random.RandomState(n_in * 10 + n_out)
     x_val = rng.randn(11, n_in).astype("float32")
@@ -17,15 +17,43 @@ def test_dense_matmul_value_and_gradients_against_numpy(session, n_in, n_out):
     w = tf.constant(w_val)
     y = dense_matmul(x, w)
     assert y.op.type == "MatMul"  # a plain MatMul op: Grappler may still fuse BiasAdd and the activation
-    # the override only where it is the faster order (n_out < n_in)
-    overridden = y.op.node_def.attr["_gradient_op_type"].s.decode() == "ReturnnDenseMatMul"
-    assert overridden == (n_out < n_in)
+    # float32: the override in every case (dx through the transposed weight when n_out >= n_in, dW transposed
+    # when n_out < n_in or n_out >= 8 n_in)
+    assert y.op.node_def.attr["_gradient_op_type"].s.decode() == "ReturnnDenseMatMul"
     dx, dw = tf.gradients(y, [x, w], grad_ys=tf.constant(r_val))
+    # dx's product reads the weight transposed by an op that Grappler does not fold into transpose_b
+    assert (dx.op.inputs[1].op.type == "Einsum") == (n_out >= n_in)
+    assert dx.op.get_attr("transpose_b") == (n_out < n_in)
+    assert (dw.op.type == "Transpose") == (n_out < n_in or n_out >= 8 * n_in)
     y_out, dx_out, dw_out = session.run([y, dx, dw])
     np.testing.assert_allclose(y_out, x_val @ w_val, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(dx_out, r_val @ w_val.T, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(dw_out, x_val.T @ r_val, rtol=1e-5, atol=1e-5)
     assert dw_out.shape == (n_in, n_out)
+
+
+@pytest.mark.parametrize("n_in, n_out", [(7, 3), (3, 7)])
+def test_dense_matmul_float64_and_in_loops_keep_tensorflows_orders(session, n_in, n_out):
+    """Other dtypes than float32 (the bfloat16 of tf_amp) and products inside a while loop: TensorFlow's own
+    gradient, except dW transposed for n_out < n_in."""
+    rng = np.random.RandomState(1)
+    x_val = rng.randn(4, n_in)
+    w_val = rng.randn(n_in, n_out)
+    y = dense_matmul(tf.constant(x_val), tf.constant(w_val))
+    overridden = y.op.node_def.attr["_gradient_op_type"].s.decode() == "ReturnnDenseMatMul"
+    assert overridden == (n_out < n_in)
+
+    w32 = tf.constant(w_val.astype("float32"))
+
+    def body(i, acc):
+        step = dense_matmul(tf.constant(x_val.astype("float32")) * tf.cast(i + 1, tf.float32), w32)
+        return i + 1, acc + step
+
+    _, total = tf.compat.v1.while_loop(lambda i, _: i < 3, body, (tf.constant(0), tf.zeros([4, n_out])))
+    (dw,) = tf.gradients(total, [w32])
+    types = {op.type for op in tf.compat.v1.get_default_graph().get_operations()}
+    assert "Einsum" not in types
+    np.testing.assert_allclose(session.run(dw), (x_val.T @ np.ones((4, n_out))) * 6, rtol=1e-4)
 
 
 def test_one_input_feature_in_a_loop_trains_with_grappler_on():
