@@ -268,7 +268,9 @@ class SubnetworkRecCell:
         output_layers = self._output_layers()
         needed_roots = self._needed_roots(output_layers)
         needed = self._prev_closure(needed_roots)
-        self.static_inputs = self._loop_invariant(needed) if move_out else set()
+        # layers the same in every step are computed once before the loop, in search too (as the reference,
+        # observed), read by the loop for its hypotheses
+        self.static_inputs = self._loop_invariant(needed) if self.optimize_move_layers_out else set()
         inputs = (inputs & needed) | self.static_inputs
         loop = self._with_loop_local_users(self._loop_roots(needed, needed_roots, inputs, move_out), needed, inputs)
         self.inputs = inputs

@@ -67,6 +67,7 @@ class _Loop:
         self._other_dim_maps: Dict[int, Dict[Any, Any]] = {}
         self._base: Dict[str, Any] = {}
         self._data: Dict[str, Any] = {}
+        self._static: Dict[str, Any] = {}  # loop-invariant layers computed before the loop, tiled
         self.frame_templates = {n: cell.layers[n].output for n in cell.layers}
         self.step_layers: Dict[str, Any] = {}  # name -> the layer built in the loop's body (set by the while loop)
         self.full_source = None
@@ -102,6 +103,13 @@ class _Loop:
             # ``name`` as the enclosing network names it (``"base:x"`` there: of the network around that one)
             self._base[name] = self.tile(self.cell.parent_net.get_layer(name), f"base:{name}")
         return self._base[name]
+
+    def static_layer(self, name: str) -> Any:
+        """:return: the whole value of the loop-invariant layer ``name`` computed before the loop (``"x/y"``: a sub
+        layer of one), for the loop's hypotheses in search (tiled as a ``base:`` layer)"""
+        if name not in self._static:
+            self._static[name] = self.tile(self.outside.get_full(name), name)
+        return self._static[name]
 
     def data_layer(self, name: str) -> Any:
         if name not in self._data:

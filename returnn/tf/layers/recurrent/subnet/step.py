@@ -188,13 +188,13 @@ class LoopStep:
                 return self._add(src, frame_at(full.output, self.i, src))
             return full
         if src in cell.static_inputs:  # the same in every step: its whole value
-            return loop.outside.get_full(src)
+            return loop.static_layer(src)
         if src in cell.inputs:
             return self._add(src, frame_at(loop.outside.get_full(src).output, self.i, src, cell.time_dim))
         if src not in cell.unit and "/" in src and src.split("/", 1)[0] in cell.unit:  # "x/y": sub layer of x
             base, rest = src.split("/", 1)
             if base in cell.static_inputs:
-                return loop.outside.get_full(src)
+                return loop.static_layer(src)
             if base in cell.inputs:
                 return self._add(src, frame_at(loop.outside.get_full(src).output, self.i, src, cell.time_dim))
             sub = self._resolve(base).get_sub_layer(rest)
