@@ -80,6 +80,36 @@ def _match(name: str, w: Tensor, w_rest: List[int], b: Tensor,
     return b.time_dim_axis, b.feature_dim_axis, b_rest, mapping, matched, kept
 
 
+def _heads_matmul(w: Tensor, w_t: int, matched: List[int], b: Tensor, base_out: Tensor,
+                  mapping: Dict[int, int]) -> tf.Tensor:
+    """``einsum("b<heads>t,bt<heads>f->b<heads>f")`` as one batched ``MatMul`` of ``[B, heads..., 1, T]`` weights and
+    ``[B, heads..., T, F]`` base values. The base is brought into that layout where it lives: a base from outside a
+    rec loop (``base:``) once before the loop, not in every step. Squeezed weights axes (size 1) are dropped.
+
+    :param w: the weights (batch-major), ``w_t`` its summed (time) axis, ``matched`` its head axes (in order)
+    :param b: the base (batch-major template of ``base_out``), ``mapping``: base head axis -> weights axis
+    :return: ``[B, heads..., F]``, the base's dtype
+    """
+    from returnn.tf.util.control_flow import same_control_flow_ctx
+
+    heads_of_w = {j: i for i, j in mapping.items()}
+    with same_control_flow_ctx(base_out.placeholder):  # the base's layout change outside the loop it is read in
+        b_full = base_out.copy_as_batch_major()
+        b_perm = [b_full.batch_dim_axis] + [heads_of_w[j] for j in matched] + [b_full.time_dim_axis,
+                                                                               b_full.feature_dim_axis]
+        base_raw = b_full.placeholder
+        if b_perm != list(range(len(b_perm))):
+            base_raw = tf.transpose(base_raw, b_perm)
+    w_raw = tf.cast(w.placeholder, base_raw.dtype)
+    squeezed = [i for i in range(w.batch_ndim) if i not in [w.batch_dim_axis, w_t] + matched]
+    w_perm = [w.batch_dim_axis] + matched + [w_t] + squeezed
+    if w_perm != list(range(len(w_perm))):
+        w_raw = tf.transpose(w_raw, w_perm)
+    if squeezed:  # size-1 axes (auto_squeeze): summed over, i.e. dropped
+        w_raw = tf.squeeze(w_raw, axis=list(range(len(w_perm) - len(squeezed), len(w_perm))))
+    return tf.squeeze(tf.matmul(w_raw[..., None, :], base_raw), axis=-2)
+
+
 @register_layer
 class GenericAttentionLayer(LayerBase):
     """See the module docstring.
@@ -102,6 +132,11 @@ class GenericAttentionLayer(LayerBase):
         b = base.output.copy_as_batch_major()
         w, w_t, w_rest = _weights_axes(weights.output, weights_axis, b)
         b_t, b_f, b_rest, mapping, matched, kept = _match(self.name, w, w_rest, b, auto_squeeze)
+        if not kept and w.batch_dim_axis is not None and b.batch_dim_axis is not None:
+            # every weights axis besides batch and time is a head matched by the base, or a squeezed size-1 axis:
+            # one batched product over (batch, heads) of [1, T] weights and [T, F] base values
+            self.output.placeholder = _heads_matmul(w, w_t, matched, b, base.output, mapping)
+            return
         w_raw = tf.cast(w.placeholder, b.placeholder.dtype)
         letters = iter("cdeghijklmnopqrsuvwxyz")
         w_letters = {j: next(letters) for j in w_rest}  # squeezed size-1 axes: summed over (a no-op)
