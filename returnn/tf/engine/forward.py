@@ -11,7 +11,7 @@ from typing import Any, Dict, Optional
 
 import numpy as np
 
-from returnn.errors import ConfigValueError
+from returnn.errors import ConfigValueError, LayerShapeError
 from returnn.log import log
 from returnn.options import ForwardOptions, RunOptions
 from returnn.tf.engine.runner import Runner
@@ -222,7 +222,13 @@ def compute_priors(state: RunState, dataset, output_file: Optional[str] = None) 
 
 def forward_single(state: RunState, dataset, seq_idx: int, output_layer_name: Optional[str] = None) -> np.ndarray:
     """The output layer for one sequence of ``dataset`` (already ``init_seq_order``-ed), as the reference's
-    ``Engine.forward_single``: numpy array without batch axis, cut to the sequence length (``[T, dim]``)."""
+    ``Engine.forward_single``: numpy array without batch axis, cut to the sequence length (``[T, dim]``).
+
+    An output without batch axis (e.g. a rec layer's counter that reads only its own ``prev:``, ``[T, F=1]``) is
+    taken time-major with its axis after the time axis, of size 1, removed, as the reference (observed: ``[T]``).
+
+    :raises LayerShapeError: an output without batch axis whose axis after the time axis is not of size 1
+    """
     from returnn.datasets.batching import Batch
 
     layer = get_output_layer(state, output_layer_name)
@@ -236,7 +242,28 @@ def forward_single(state: RunState, dataset, seq_idx: int, output_layer_name: Op
     def on_step(batch_data, values):
         outputs.extend(arr for _tag, arr in _split_seqs(batch_data, values))
 
+    if layer.output.batch_dim_axis is None:
+        return _forward_single_without_batch_axis(state, dataset, batch, layer)
     runner = Runner(state, network=state.network, dataset=dataset, batches=[batch], name="forward_single",
                     extra_fetches=_output_fetches(state, layer), step_callback=on_step, report=False)
     runner.run()
     return outputs[0]
+
+
+def _forward_single_without_batch_axis(state: RunState, dataset, batch, layer) -> np.ndarray:
+    """:return: the output of ``layer`` (no batch axis) for ``batch``, time-major, axis 1 (size 1) removed"""
+    output = layer.output
+    if output.time_dim_axis not in (None, 0):
+        with state.graph.as_default():
+            output = output.copy_as_time_major()
+    values = []
+    runner = Runner(state, network=state.network, dataset=dataset, batches=[batch], name="forward_single",
+                    extra_fetches={"output": output.placeholder}, report=False,
+                    step_callback=lambda _batch, fetched: values.append(fetched["output"]))
+    runner.run()
+    value = values[0]
+    if value.ndim < 2 or value.shape[1] != 1:
+        raise LayerShapeError(layer=layer.name, layer_class=layer.layer_class,
+                              problem="forward_single of an output without batch axis takes axis 1 as the batch axis",
+                              expected="size 1 at axis 1 (time-major)", got=repr(output))
+    return np.squeeze(value, axis=1)

@@ -204,10 +204,10 @@ class SubnetTemplates:
                     todo.append(dep)
 
     def _named_unit_layers(self, value: Any) -> List[str]:
-        """:return: the unit layers that strings in a layer dict name (``"X"``, ``"prev:X"``; and ``"base:X"``, which
-        names layer ``X`` of the unit inside a nested subnetwork dict), in order"""
+        """:return: the unit layers that strings in a layer dict name (``"X"``, ``"prev:X"``, a target ``"layer:X"``;
+        and ``"base:X"``, which names layer ``X`` of the unit inside a nested subnetwork dict), in order"""
         if isinstance(value, str):
-            name = value
+            name = value[len("layer:"):] if value.startswith("layer:") else value  # a target "layer:X"
             while name.startswith(("prev:", "base:")):
                 name = name[5:]
             return [name] if name in self.unit else []
@@ -383,13 +383,17 @@ class SubnetTemplates:
             if self._tolerant:
                 get_layer = self._partial_sources_get_layer(get_layer)
             layer_class.transform_config_dict(d, network=self.sub_net, get_layer=get_layer)
+            cycle_only = None
             if self._tolerant and isinstance(d.get("sources"), list) and _FAILED in d["sources"]:
                 d["sources"] = [src for src in d["sources"] if src is not _FAILED]
                 if not d["sources"]:
-                    raise LayerArgError(layer=name, layer_class=tmpl.layer_class, arg="from",
-                                        problem="no source template could be built (first template pass)", got=[])
+                    cycle_only = self._cycle_only_template(name, desc)
+                    if cycle_only is None:
+                        raise LayerArgError(layer=name, layer_class=tmpl.layer_class, arg="from",
+                                            problem="no source template could be built (first template pass)",
+                                            got=[])
             tmpl.kwargs = d
-            tmpl.output = layer_class.get_out_data_from_opts(**d)
+            tmpl.output = cycle_only if cycle_only is not None else layer_class.get_out_data_from_opts(**d)
             if skip_guessed_prev and d.get("out_shape") is not None:  # else with the guesses (out_shape, initial)
                 tmpl.output.verify_out_shape(d["out_shape"])
             tmpl.loss = d.get("loss")
@@ -400,6 +404,31 @@ class SubnetTemplates:
             self._constructing.pop()
         self.layers[name] = tmpl
         return tmpl
+
+    def _cycle_only_template(self, name: str, desc: Dict[str, Any]) -> Optional[Tensor]:
+        """First template pass: the template of a layer whose sources are all ``prev:`` of layers under construction
+        (e.g. a counter ``output`` from ``prev:output``), as the reference (observed): only the feature dim its size
+        gives (``out_type["dim"]``, ``n_out``, ``out_dim``), no batch axis, dtype ``out_type["dtype"]`` (float32).
+
+        :return: that template, or None when a source is something else or the layer has no size (or an
+            ``out_type`` with a shape): then the usual guesses"""
+        sources = desc.get("from")
+        sources = [sources] if isinstance(sources, str) else list(sources or ())
+        if not sources or not all(isinstance(src, str) and src.startswith("prev:")
+                                  and src[len("prev:"):] in self._constructing for src in sources):
+            return None
+        out_type = desc.get("out_type") or {}
+        if not isinstance(out_type, dict) or any(key in out_type for key in ("shape", "dims", "dim_tags", "sparse")):
+            return None
+        out_dim = desc.get("out_dim")
+        if isinstance(out_dim, Dim):
+            feature = out_dim
+        else:
+            size = out_type.get("dim", desc.get("n_out"))
+            if not isinstance(size, int) or isinstance(size, bool):
+                return None
+            feature = FeatureDim(f"{name}:feature-dense", size)
+        return Tensor(name=f"{name}_output", dims=[feature], dtype=out_type.get("dtype", "float32"))
 
     def _partial_sources_get_layer(self, get_layer: Callable[[str], Any]) -> Callable[[str], Any]:
         """First template pass only: a source whose template cannot be built yet (it depends, through a cycle via
