@@ -356,10 +356,13 @@ class SubnetworkRecCell:
 
     def _needed_roots(self, output_layers: Set[str]) -> Set[str]:
         """:return: the layers needed in their own right: ``output``, those with a loss, the output layers, the
-        ``end`` layer of a dynamic length, in search the choices"""
+        ``end`` layer of a dynamic length (or of any length without moving layers out), in search the choices"""
         roots = {"output"} | {name for name in self.layers if builds_loss(self.unit[name], self.sub_net)}
         roots |= output_layers
-        if (self.time_dim is None or self.search_ends_within_input) and self.end_layer:
+        # as the reference (observed): without moving layers out, the end layer runs in the loop also when the length
+        # is known (its flags are not used then)
+        if (self.time_dim is None or self.search_ends_within_input or not self.optimize_move_layers_out) \
+                and self.end_layer:
             roots.add(self.end_layer)
         if self.search:
             roots |= set(self.choices)
@@ -367,8 +370,9 @@ class SubnetworkRecCell:
 
     def _loop_roots(self, needed: Set[str], needed_roots: Set[str], inputs: Set[str], move_out: bool) -> Set[str]:
         """:return: the layers in the loop: with moving out, those that must run per step (stateful ones that
-        cannot run over time, ``prev:`` targets, the ``end`` layer of a dynamic length, the step index without a
-        known length) and their same-step dependencies; else all needed layers"""
+        cannot run over time, those that depend on their own previous frame, the ``end`` layer of a dynamic length,
+        the step index without a known length), their same-step dependencies and what the loop's layers read via
+        ``prev:``; else all needed layers"""
         if not move_out:
             return self.templates.same_step_closure(set(needed)) - inputs
         # stateful layers that can run over time may also be moved out after the loop (as the reference)
