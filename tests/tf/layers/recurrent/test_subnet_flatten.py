@@ -52,6 +52,15 @@ def test_flatten_kept_subnetwork_inside_gets_its_base_names_rebased():
     assert unit["mask"]["subnetwork"]["random"]["subnetwork"]["x"]["from"][1] == "base:len"  # input unchanged
 
 
+def test_flatten_rewrites_attention_base_ctx():
+    """``base_ctx`` of a ``dot_attention`` names a layer too (reference test_attention_subnetwork_base_dependency)."""
+    unit = {"att": {"class": "subnetwork", "from": "s", "subnetwork": {
+        "c_in": {"class": "linear", "from": "data", "n_out": 4},
+        "output": {"class": "dot_attention", "from": "c_in", "base": "base:base:enc", "base_ctx": "base:base:enc"}}}}
+    flat = flatten_unit(unit)
+    assert (flat["att/output"]["base"], flat["att/output"]["base_ctx"]) == ("base:enc", "base:enc")
+
+
 def test_flatten_several_sources_nested_and_load_on_init():
     unit = {
         "s": {"class": "subnetwork", "from": ["data:source", "prev:output"], "dropout": 0.1, "load_on_init": "m",

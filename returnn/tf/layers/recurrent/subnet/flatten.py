@@ -24,7 +24,11 @@ from typing import Any, Callable, Dict, Optional
 # layer arguments whose strings may name layers (rewritten when flattening a subnetwork)
 _LAYER_REF_ARGS = ("from", "mask", "masked_from", "reuse_params", "extra_deps", "size_base", "position", "start",
                    "size", "weights", "base", "keys", "values", "reuse_layer", "condition", "true_from", "false_from",
-                   "indices", "logits", "targets", "a", "b", "explicit_state", "initial_state", "shape_deps")
+                   "indices", "logits", "targets", "a", "b", "explicit_state", "initial_state", "shape_deps",
+                   "base_ctx", "state", "seq_len_source", "window_start", "window_size", "chunking_layer", "factor",
+                   "scale", "repetitions", "sizes", "key_shift", "declare_same_sizes_as", "control_dependencies",
+                   "filter", "bias", "custom_inv_norm_factor", "error_signal_layer", "align_layer",
+                   "explicit_search_source", "explicit_search_sources")
 # arguments of the subnetwork layer kept on its "S" layer (a copy of "S/output")
 _KEPT_ON_OUTER = ("is_output_layer", "n_out", "out_dim", "out_shape", "loss", "loss_scale", "loss_opts", "target",
                   "loss_only_on_non_search", "initial_output", "need_last", "only_on_eval", "only_on_search",
