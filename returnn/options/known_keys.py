@@ -33,7 +33,7 @@ ACCEPTED_WITHOUT_EFFECT: Dict[str, str] = {
                 "gradient_clip_global_norm_tag global_norm_tag grad_norm_to_clip_to_zero maximize_grad_norm "
                 "deterministic_train eval_use_train_flag train_in_eval reinit_network_each_epoch "
                 "init_train_epoch_posthook startup_callback extra_updates update_batch_size start_batch "
-                "search_train_network_layers exclude calculate_exp_loss ctc_prior_file "
+                "exclude calculate_exp_loss ctc_prior_file "
                 "pretrain_learning_rate learning_rate_decay learning_rate_growth sparse_input"),
     **_accepted("a data-pipeline setting of the reference not provided here",
                 "chunking_variance context_window enforce_min_len1 inc_seq_length min_seq_length "

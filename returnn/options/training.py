@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Optional
+from typing import Any, List, Optional
 
 from returnn.options.declare import OptionGroup, option
 
@@ -50,6 +50,10 @@ class TrainingOptions(OptionGroup):
                                             "epoch, write the average of the last N (or N best) epoch checkpoints as "
                                             "<model>.avg.NNN (load it with ++model <model>.avg ++load_epoch NNN; "
                                             "not in the reference)", kind="any", check=_check_average_checkpoints)
+    search_train_network_layers: List[str] = option(
+        (), "in training, these layers of the network (and what they read) are also built with the search flag, "
+            "as 'extra.search:<name>' layers in an extra network sharing the params; their losses are trained too "
+            "(e.g. a beam search's edit distance for min-expected-risk training)", kind="list")
     tf_log_dir: Optional[str] = option(None, "directory of the TensorBoard summaries (default: the directory of "
                                              "'model')", kind="str")
     step_checkpoint_interval: int = option(

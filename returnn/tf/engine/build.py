@@ -75,9 +75,12 @@ def build(state: RunState, *, train: bool, epoch: Optional[int] = None, eval_fla
                 config, extern_data=extern_data, train_flag=train_flag, eval_flag=eval_flag or train,
                 search_flag=search_flag, rnd_seed=net_seed, epoch=epoch)
         else:
+            search_train_layers = state.options.training.search_train_network_layers if train and not search_flag \
+                else ()
             state.network = network_setup.create_network(
                 config, extern_data=extern_data, net_dict=net_dict, train_flag=train_flag,
-                eval_flag=eval_flag or train, search_flag=search_flag, rnd_seed=net_seed)
+                eval_flag=eval_flag or train, search_flag=search_flag, rnd_seed=net_seed,
+                **({"search_train_layers": search_train_layers} if search_train_layers else {}))
         if net_dict.get("#trainable", True) is False:  # as the reference: no param of this network is trained
             epoch_network.freeze_params(state.network)
         if hasattr(state.network, "print_network_info"):

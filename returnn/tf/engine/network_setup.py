@@ -64,13 +64,21 @@ def create_dataset_provider(config, extern_data, datasets: Dict[str, Any]):
 
 
 def create_network(config, *, extern_data, net_dict: Dict[str, Any], train_flag: Any, eval_flag: bool,
-                   search_flag: bool = False, rnd_seed: Optional[int] = None):
-    """Constructs the :class:`returnn.tf.network.TFNetwork` (in the current default graph)."""
+                   search_flag: bool = False, rnd_seed: Optional[int] = None,
+                   search_train_layers: Sequence[str] = ()):
+    """Constructs the :class:`returnn.tf.network.TFNetwork` (in the current default graph).
+
+    :param search_train_layers: layers also built with the search flag, in the extra network ``"extra.search"``
+        (config ``search_train_network_layers``, see :func:`returnn.tf.network.extra_nets.construct_search_train_layers`)
+    """
     from returnn.tf.network import TFNetwork
+    from returnn.tf.network.extra_nets import construct_search_train_layers
 
     network = TFNetwork(config=config, extern_data=extern_data, rnd_seed=rnd_seed, train_flag=train_flag,
                         eval_flag=eval_flag, search_flag=search_flag)
     network.construct_from_dict(net_dict)
+    if search_train_layers:
+        construct_search_train_layers(network, net_dict, search_train_layers)
     return network
 
 

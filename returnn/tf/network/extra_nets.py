@@ -65,3 +65,19 @@ def construct_extra_layer(net: Any, name: str) -> Any:
         if "/" in sub_name and sub_layer.loss:
             net.layers.setdefault(f"{prefix}:{sub_name}", sub_layer)
     return layer
+
+
+def construct_search_train_layers(net: Any, net_dict: Dict[str, Any], names: Any) -> None:
+    """Builds layers ``names`` of ``net_dict`` in ``net``'s extra network ``"extra.search"`` (search flag, the train
+    flag of ``net``), as ``"extra.search:<name>"`` layers of ``net``, as the reference's engine does for config
+    ``search_train_network_layers`` in training (observed: also the layers they depend on are built there, e.g. the
+    encoder a search's rec layer reads; a layer with ``only_on_search`` too; their losses are the network's).
+
+    :param names: layer names of ``net_dict``
+    """
+    extra = get_extra_net(net, "extra.search")
+    for name, desc in net_dict.items():
+        if not name.startswith("#") and split_extra_name(name) is None:
+            extra.layers_desc.setdefault(name, desc)
+    for name in names:
+        net.construct_layer(net_dict, f"extra.search:{name}")
