@@ -80,15 +80,17 @@ def _match(name: str, w: Tensor, w_rest: List[int], b: Tensor,
     return b.time_dim_axis, b.feature_dim_axis, b_rest, mapping, matched, kept
 
 
-def _heads_matmul(w: Tensor, w_t: int, matched: List[int], b: Tensor, base_out: Tensor,
+def _heads_matmul(w: Tensor, w_t: int, matched: List[int], kept: List[int], b: Tensor, base_out: Tensor,
                   mapping: Dict[int, int]) -> tf.Tensor:
-    """``einsum("b<heads>t,bt<heads>f->b<heads>f")`` as one batched ``MatMul`` of ``[B, heads..., 1, T]`` weights and
-    ``[B, heads..., T, F]`` base values. The base is brought into that layout where it lives: a base from outside a
-    rec loop (``base:``) once before the loop, not in every step. Squeezed weights axes (size 1) are dropped.
+    """``einsum("b<heads><kept>t,bt<heads>f->b<heads><kept>f")`` as one batched ``MatMul`` of
+    ``[B, heads..., K, T]`` weights (``K``: the kept weights axes folded, 1 without) and ``[B, heads..., T, F]``
+    base values. The base is brought into that layout where it lives: a base from outside a rec loop (``base:``)
+    once before the loop, not in every step. Squeezed weights axes (size 1) are dropped.
 
-    :param w: the weights (batch-major), ``w_t`` its summed (time) axis, ``matched`` its head axes (in order)
+    :param w: the weights (batch-major), ``w_t`` its summed (time) axis, ``matched`` its head axes, ``kept`` its
+        other axes (in the output's order)
     :param b: the base (batch-major template of ``base_out``), ``mapping``: base head axis -> weights axis
-    :return: ``[B, heads..., F]``, the base's dtype
+    :return: ``[B, heads..., kept..., F]``, the base's dtype
     """
     from returnn.tf.util.control_flow import same_control_flow_ctx
 
@@ -101,13 +103,21 @@ def _heads_matmul(w: Tensor, w_t: int, matched: List[int], b: Tensor, base_out: 
         if b_perm != list(range(len(b_perm))):
             base_raw = tf.transpose(base_raw, b_perm)
     w_raw = tf.cast(w.placeholder, base_raw.dtype)
-    squeezed = [i for i in range(w.batch_ndim) if i not in [w.batch_dim_axis, w_t] + matched]
-    w_perm = [w.batch_dim_axis] + matched + [w_t] + squeezed
+    squeezed = [i for i in range(w.batch_ndim) if i not in [w.batch_dim_axis, w_t] + matched + kept]
+    w_perm = [w.batch_dim_axis] + matched + kept + [w_t] + squeezed
     if w_perm != list(range(len(w_perm))):
         w_raw = tf.transpose(w_raw, w_perm)
     if squeezed:  # size-1 axes (auto_squeeze): summed over, i.e. dropped
         w_raw = tf.squeeze(w_raw, axis=list(range(len(w_perm) - len(squeezed), len(w_perm))))
-    return tf.squeeze(tf.matmul(w_raw[..., None, :], base_raw), axis=-2)
+    if not kept:
+        return tf.squeeze(tf.matmul(w_raw[..., None, :], base_raw), axis=-2)
+    if len(kept) == 1:
+        return tf.matmul(w_raw, base_raw)
+    shape = tf.shape(w_raw)
+    lead = 1 + len(matched)
+    w_raw = tf.reshape(w_raw, tf.concat([shape[:lead], [-1], shape[-1:]], axis=0))
+    out = tf.matmul(w_raw, base_raw)  # [B, heads..., K, F]
+    return tf.reshape(out, tf.concat([shape[:-1], tf.shape(base_raw)[-1:]], axis=0))
 
 
 @register_layer
@@ -132,10 +142,10 @@ class GenericAttentionLayer(LayerBase):
         b = base.output.copy_as_batch_major()
         w, w_t, w_rest = _weights_axes(weights.output, weights_axis, b)
         b_t, b_f, b_rest, mapping, matched, kept = _match(self.name, w, w_rest, b, auto_squeeze)
-        if not kept and w.batch_dim_axis is not None and b.batch_dim_axis is not None:
-            # every weights axis besides batch and time is a head matched by the base, or a squeezed size-1 axis:
-            # one batched product over (batch, heads) of [1, T] weights and [T, F] base values
-            self.output.placeholder = _heads_matmul(w, w_t, matched, b, base.output, mapping)
+        if w.batch_dim_axis is not None and b.batch_dim_axis is not None:
+            # one batched product over (batch, heads) of [K, T] weights (K: the other weights axes folded) and
+            # [T, F] base values
+            self.output.placeholder = _heads_matmul(w, w_t, matched, kept, b, base.output, mapping)
             return
         w_raw = tf.cast(w.placeholder, b.placeholder.dtype)
         letters = iter("cdeghijklmnopqrsuvwxyz")
