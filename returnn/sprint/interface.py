@@ -18,6 +18,7 @@ import numpy
 
 from returnn.config import Config
 from returnn.errors import ConfigValueError
+from returnn.options import RunOptions
 
 engine: Any = None  # the Engine of the last init, None after exit
 config: Optional[Config] = None
@@ -76,10 +77,11 @@ def init_python_trainer(inputDim: int, outputDim: int, config: str, targetMode: 
     cfg = Config()
     cfg.load_file(opts.pop("configfile"))
     epoch = opts.pop("epoch", None)
-    if epoch is not None and cfg.value("model", None):  # that epoch's checkpoint of "model" (not the config's "load")
+    model = RunOptions.read_one(cfg, "model")
+    if epoch is not None and model:  # that epoch's checkpoint of "model" (not the config's "load")
         from returnn.engine.checkpoint_files import get_epoch_model_filename
 
-        cfg.set("load", get_epoch_model_filename(cfg.value("model", None), int(epoch)))
+        cfg.set("load", get_epoch_model_filename(model, int(epoch)))
         cfg.set("load_epoch", int(epoch))
     for key, value in opts.items():
         cfg.set(key, value)
