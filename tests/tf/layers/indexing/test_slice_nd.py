@@ -67,7 +67,7 @@ def test_size_is_the_config_dim_of_extern_data(session):
     (``same_dim_tags_as``), as the published factored-hybrid configs cut an upsampled encoder back to the input
     length: the output's window dim is that dim, as the reference's template shows
     (``[B,T|'time:var:extern_data:data'[B],F|F'feature:other'(2)]``, observed); the layer argument holding the
-    config's Dim object finds the network's copy of it (its lengths are those of ``data``)."""
+    config's Dim object finds the network's axis (its lengths are those of ``data``)."""
     from returnn.tensor import Dim
 
     time_tag = Dim(None, kind=Dim.Types.Spatial, description="time")
@@ -78,7 +78,10 @@ def test_size_is_the_config_dim_of_extern_data(session):
     out = net.layers["output"].output
     assert out.get_dims_repr() == "[B,T|'time:var:extern_data:data'[B],F|F'feature:other'(2)]"
     assert out.dims[1] == net.extern_data.data["data"].dims[1] and out.time_dim_axis == 1
-    assert time_tag.dyn_size is None  # the config's Dim itself is untouched (one copy per network)
+    # the config's Dim is made this network's time axis, lengths included (the reference's, observed: its dyn_size
+    # is extern data's length placeholder)
+    assert time_tag == net.extern_data.data["data"].dims[1]
+    assert time_tag.dyn_size is net.extern_data.data["data"].get_sequence_lengths()
     x = np.arange(20, dtype="float32").reshape(2, 5, 2)
     feed = make_feed(net, {"other": x, "data": np.zeros((2, 3, 2), "float32")}, {"other": [5, 4], "data": [3, 2]})
     y = session.run(out.placeholder, feed)
