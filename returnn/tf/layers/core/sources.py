@@ -7,7 +7,7 @@ allowed, as the reference: an ``out_shape`` for the layer (``behavior_version >=
 
 from __future__ import annotations
 
-from typing import Any, List, Sequence, Tuple
+from typing import Any, Dict, List, Sequence, Tuple
 
 import tensorflow as tf
 
@@ -86,6 +86,16 @@ def concat_sources_template(sources: Sequence[Any], *, name: str, layer_class: s
         BehaviorVersion.require(False, f"All inputs\n{listing}\nrequire broadcasting to \n  {out!r}.\n"
                                        "This must be explicitly allowed, e.g. by specifying out_shape.", 4)
     return out
+
+
+def keep_input_frame_template(d: Dict[str, Any], *, layer_class: str) -> None:
+    """Stores in a layer's transformed config dict ``d`` (after ``sources`` were resolved) the template of its
+    concatenated input as ``d["_in_frame"]``: the frame a rec-state layer (``window``, ``cumsum``) needs for its
+    initial state before any input exists (``get_rec_initial_state``).
+
+    :raises LayerShapeError: as :func:`concat_sources_template`
+    """
+    d["_in_frame"] = concat_sources_template(d["sources"], name=f"{d['name']}/data", layer_class=layer_class)
 
 
 def dense_feature_sources_template(sources: Sequence[Any], *, name: str, layer_class: str) -> Tensor:

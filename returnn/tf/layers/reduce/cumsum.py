@@ -20,7 +20,7 @@ from returnn.errors import LayerArgError
 from returnn.tensor import Dim, Tensor
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.registry import register_layer
-from returnn.tf.layers.core.sources import concat_sources_template
+from returnn.tf.layers.core.sources import concat_sources_template, keep_input_frame_template
 
 _STATE = "sum"
 
@@ -99,7 +99,7 @@ class CumsumLayer(ConcatInputLayer):
     def transform_config_dict(cls, d: Dict[str, Any], network: Any, get_layer: Any) -> None:
         """Also keeps the input frame template (``_in_frame``) for :meth:`get_rec_initial_state`."""
         super().transform_config_dict(d, network=network, get_layer=get_layer)
-        d["_in_frame"] = concat_sources_template(d["sources"], name=f"{d['name']}/data", layer_class=cls.layer_class)
+        keep_input_frame_template(d, layer_class=cls.layer_class)
 
     @classmethod
     def get_out_data_from_opts(cls, name: str, sources: Any = (), axis: Any = "T", network: Any = None,

@@ -25,7 +25,7 @@ from returnn.errors import LayerArgError, LayerShapeError
 from returnn.tensor import Dim, SpatialDim, Tensor
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.registry import register_layer
-from returnn.tf.layers.core.sources import concat_sources_template
+from returnn.tf.layers.core.sources import concat_sources_template, keep_input_frame_template
 from returnn.util.behavior_version import BehaviorVersion
 
 
@@ -104,7 +104,7 @@ class WindowLayer(ConcatInputLayer):
     def transform_config_dict(cls, d: Dict[str, Any], network: Any, get_layer: Any) -> None:
         """Also keeps the input frame template (``_in_frame``) for :meth:`get_rec_initial_state`."""
         super().transform_config_dict(d, network=network, get_layer=get_layer)
-        d["_in_frame"] = concat_sources_template(d["sources"], name=f"{d['name']}/data", layer_class=cls.layer_class)
+        keep_input_frame_template(d, layer_class=cls.layer_class)
 
     @classmethod
     def get_rec_initial_state(cls, batch_size: tf.Tensor, *, name: str, window_size: Optional[int] = None,
