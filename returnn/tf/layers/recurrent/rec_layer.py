@@ -15,6 +15,7 @@ layer is moved out of the loop and run over the whole sequence where the loop al
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any, Dict, Optional
 
 import numpy as np
@@ -129,6 +130,7 @@ class StringUnitRecLayer(ConcatInputLayer):
         kept = self._create_kept_state_vars(initial_state, n_out)
         self._unit.train_flag = self.network.train_flag  # used by units with zoneout/dropout
         self._unit.amp = self.network.amp  # tf_amp: the LSTM units' gate matmuls
+        self._unit.params_scope = self._params_scope  # a user cell creates its own variables there
         if frames:
             self._run_step(x, rec_previous_state, initial_state, kept, params, n_out, batch_shape)
         else:
@@ -169,7 +171,8 @@ class StringUnitRecLayer(ConcatInputLayer):
 
     def _create_unit_params(self, n_in: int, n_out: int, forward_weights_init: Any, recurrent_weights_init: Any,
                             bias_init: Any) -> Dict[str, tf.Variable]:
-        """Creates the string unit's params under ``<layer>/rec/`` (names and shapes from the unit's
+        """Creates the string unit's params under ``<layer>/rec/`` (in the layer's scope with an explicit
+        ``name_scope``, see :meth:`_params_scope`; names and shapes from the unit's
         ``param_specs``), all initialized from one seed drawn from the network (as the reference, observed).
 
         :return: param name -> variable (also added to the layer's params)"""
@@ -180,7 +183,7 @@ class StringUnitRecLayer(ConcatInputLayer):
             "bias": (bias_init, 0.0, "bias_init"),
         }
         params = {}
-        with tf.compat.v1.variable_scope("rec"):
+        with self._params_scope():
             for param_name, shape, role in self._unit.param_specs(n_in, n_out):
                 if isinstance(role, tuple):  # ("const", value): a fixed initial value
                     init = tf.constant_initializer(role[1])
@@ -192,6 +195,14 @@ class StringUnitRecLayer(ConcatInputLayer):
                                                   trainable=self.trainable)
                 params[param_name] = self.add_param(param)
         return params
+
+    def _params_scope(self) -> Any:
+        """:return: the variable scope of the unit's params, inside the layer's scope: ``rec`` (``<layer>/rec/W``);
+        with an explicit ``name_scope`` (also ``""``) the layer's scope itself (as the reference, observed:
+        ``"name_scope": "x"`` gives ``x/W``, inside a loop ``<loop>/rec/x/W``)"""
+        if self.name_scope is None:
+            return tf.compat.v1.variable_scope("rec")
+        return contextlib.nullcontext(tf.compat.v1.get_variable_scope())
 
     #: user-registered TF RNN cell classes by lower-case unit name (see :meth:`_create_rnn_cells_dict`)
     _rnn_cells_dict: Dict[str, Any] = USER_CELLS
@@ -280,7 +291,7 @@ class StringUnitRecLayer(ConcatInputLayer):
         specs = dict(spec) if isinstance(spec, dict) else {key: spec for key in names}
         if "var" not in [v for v in specs.values() if isinstance(v, str)]:
             return spec
-        with tf.compat.v1.variable_scope("rec"):
+        with self._params_scope():
             for key in names:
                 if specs.get(key) == "var":
                     var_name = f"initial_{key}" if len(names) > 1 else "initial_var"
@@ -296,7 +307,7 @@ class StringUnitRecLayer(ConcatInputLayer):
         names = self._unit.state_names
         specs = dict(spec) if isinstance(spec, dict) else {key: spec for key in names}
         kept = {}
-        with tf.compat.v1.variable_scope("rec"):
+        with self._params_scope():
             for key in names:
                 if kept_state.is_kept_state(specs.get(key)):
                     var_name = f"keep_state_{key}" if len(names) > 1 else "keep_state_var"  # as the reference
