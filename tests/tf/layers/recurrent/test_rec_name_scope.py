@@ -2,6 +2,7 @@
 directly in that scope (no ``rec/`` level, which a layer without ``name_scope`` has), as observed from the reference
 (RETURNN in /tmp/refvenv: ``lm/rec/W`` without it, ``x/W`` with ``"name_scope": "x"``)."""
 
+import numpy as np
 import pytest
 import tensorflow as tf
 
@@ -75,3 +76,41 @@ def test_subnetwork_unit_with_name_scope_unchanged():
             "output": {"class": "copy", "from": "l"}}
     assert _var_names({"lm": {"class": "rec", "from": "data", "name_scope": "x", "unit": unit}}) == ["x/l/W", "x/l/b"]
     assert _var_names({"lm": {"class": "rec", "from": "data", "name_scope": "", "unit": unit}}) == ["l/W", "l/b"]
+
+
+@pytest.mark.parametrize("name_scope, prefix", [(None, "lm/rec/l"), ("y", "lm/rec/y"), ("", "lm/rec")])
+def test_in_loop_initial_state_var_names(name_scope, prefix):
+    """``"initial_state": "var"`` in the loop: the variables are in the layer's scope without ``rec/`` (the unit's
+    params keep it without ``name_scope``), as the reference (observed)"""
+    desc = {"class": "rec", "unit": "lstm", "n_out": 3, "from": ["data:source", "prev:output"],
+            "initial_state": "var"}
+    if name_scope is not None:
+        desc["name_scope"] = name_scope
+    names = _var_names({"lm": {"class": "rec", "from": "data", "unit": {
+        "l": desc, "output": {"class": "copy", "from": "l"}}}})
+    params_prefix = prefix + "/rec" if name_scope is None else prefix
+    assert names == sorted([f"{prefix}/initial_c", f"{prefix}/initial_h"]
+                           + [f"{params_prefix}/{v}" for v in ("W", "W_re", "b")])
+
+
+@pytest.mark.parametrize("in_loop, expected", [
+    # observed from the reference: params loaded uniform [-1, 1) (seed 1) in sorted name order, then the input
+    (True, [[0.0352, 0.0267, -0.1824], [0.0411, -0.0734, 0.4186], [0.1413, -0.0653, 0.2080]]),
+    (False, [[-0.4799, 0.4288, -0.1033], [-0.4353, 0.2922, -0.1267], [-0.3501, 0.1358, -0.0079]]),
+])
+def test_initial_state_var_values_in_loop_and_moved_out(session, in_loop, expected):
+    src = ["data:source", "prev:output"] if in_loop else ["data:source"]
+    net = build_net({"output": {"class": "rec", "from": "data", "unit": {
+        "l": {"class": "rec", "unit": "lstm", "n_out": 3, "from": src, "initial_state": "var"},
+        "output": {"class": "copy", "from": "l"}}}}, extern_data={"data": {"dim": 2}}, train_flag=False)
+    session.run(tf.compat.v1.global_variables_initializer())
+    rs = np.random.RandomState(1)
+    params = sorted(net.get_params_list(), key=lambda v: v.name)
+    assert [v.name.split("/")[-1] for v in params if "initial" in v.name] == ["initial_c:0", "initial_h:0"]
+    for v in params:
+        v.load(rs.uniform(-1, 1, v.shape.as_list()).astype("float32"), session)
+    x = rs.uniform(-1, 1, (2, 3, 2)).astype("float32")
+    data = net.extern_data.data["data"]
+    y = session.run(net.get_layer("output").output.copy_as_batch_major().placeholder,
+                    {data.placeholder: x, data.size_placeholder[0]: [3, 2]})
+    np.testing.assert_allclose(y[0], expected, atol=2e-4)
