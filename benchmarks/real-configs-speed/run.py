@@ -461,7 +461,9 @@ def value_differences(numpy, out_dir: str, with_padding: bool = False) -> dict:
         elif not diff <= 1e-4 * max(scale, 1.0):  # layers (NaN differences count)
             differences.append((key, f"{key} {tuple(ours[key].shape)}: max|diff| {diff:.3g} (max|ref| {scale:.3g})"))
     common = set(ours.files) & set(ref.files)
-    only = sorted(k for k in set(ours.files) ^ set(ref.files) if k.startswith(("grad:", "loss:")))
+    both_grads = any(k.startswith("grad:") for k in ours.files) and any(k.startswith("grad:") for k in ref.files)
+    only = sorted(k for k in set(ours.files) ^ set(ref.files)  # (gradients: when both sides computed them)
+                  if k.startswith("loss:") or (both_grads and k.startswith("grad:")))
     if only:
         differences.append(("only", f"on one side only: {only[:5]}"))
     for side in ("ref", "ours"):
