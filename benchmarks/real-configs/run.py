@@ -224,6 +224,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                          " WORKDIR/values/<tag>/<config>/result.json and a summary")
     ap.add_argument("--grads", action="store_true", help="with --values: also the objective's gradient per param"
                                                          " (norm and sum, 1e-3 of the norm)")
+    ap.add_argument("--newest-first", action="store_true",
+                    help="with --values: the configs in reverse path order (the newest folders first)")
     ap.add_argument("--keep-values", action="store_true",
                     help="with --values: keep ours' arrays of identical configs too (default: only of differing)")
     args = ap.parse_args(argv)
@@ -260,7 +262,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     rejected = [c for c in configs if ref_results[c] and ref_results[c]["status"] != "ok"
                 and dropped_api_cause(ref_results[c], None)]
     if args.values:
-        return values_main(args, tree, ref_key, counted, t0)
+        return values_main(args, tree, ref_key, counted[::-1] if args.newest_first else counted, t0)
     if not args.skip_ours:
         for c in counted + rejected:
             if os.path.exists(out_path(args.tag, c)):
