@@ -347,13 +347,24 @@ def _shared_feed(numpy, network, keys, feed: dict, path: str) -> dict:
     return feed
 
 
+def _default_input(network):
+    """The network's default input data (``extern_data``'s ``default_input`` key), or where a config has no such
+    key (e.g. ``audio_features`` and ``bpe_labels`` only) its first dense data, else its first data."""
+    data = network.extern_data.data
+    key = getattr(network.extern_data, "default_input", "data")
+    if key in data:
+        return data[key]
+    dense = [d for _, d in sorted(data.items()) if not d.sparse]
+    return dense[0] if dense else next(iter(data.values()), None)
+
+
 def _custom_shapes(args, network=None):
     """``--config``'s data shapes: (input length range, ``"same"`` or target length range, batch size).
 
     ``auto`` (decided from the network's default input, once it is built): token input (an LM) 10-20 tokens
     with targets of the same length; raw audio (feature dim 1) 8000-12000 samples; features 60-90 frames;
     targets 5-10 labels."""
-    inp = network.extern_data.get_default_input_data() if network is not None else None
+    inp = _default_input(network) if network is not None else None
     if args.input_lens != "auto":
         in_range = tuple(int(v) for v in args.input_lens.split("-"))
     elif inp is None:
