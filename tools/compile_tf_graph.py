@@ -6,7 +6,9 @@ Usage::
 
     tools/compile_tf_graph.py CONFIG [--train 0|1|-1] [--eval 0|1] [--search 0|1] [--verbosity N]
         [--output_file graph.meta] [--output_file_model_params_list params.txt]
-        [--output_file_state_vars_list state_vars.txt] [--summaries_tensor_name NAME] [++key value ...]
+        [--output_file_state_vars_list state_vars.txt] [--summaries_tensor_name NAME]
+        [--rec_step_by_step REC_LAYER [--rec_step_by_step_output_file info.json] [--update_i_in_graph]]
+        [++key value ...]
 
 The data shapes come from the config (``extern_data``, or ``num_inputs``/``num_outputs``). ``--train 1`` builds
 the network in training mode (dropout etc. on), ``-1`` makes the mode a boolean placeholder ``train_flag``
@@ -17,6 +19,10 @@ MetaGraphDef), ``.metatxt`` (text MetaGraphDef). The graph contains a saver (``s
 network's variables, so a checkpoint written by training can be loaded into it. ``--output_file_model_params_list``
 writes the network's variables, one name per line (``output/W``); ``--output_file_state_vars_list`` the state
 variables kept across steps (collection ``_RETURNN_state_vars``; none for most networks).
+
+``--rec_step_by_step REC_LAYER`` builds, instead of the whole network, the step-by-step graph of that rec layer
+(state variables under ``IO/``, an init op, per choice layer a scores op; see
+:mod:`returnn.tf.tools.rec_step_by_step`), described in the JSON file ``--rec_step_by_step_output_file``.
 """
 
 from __future__ import annotations
@@ -44,8 +50,10 @@ def _arg_parser() -> argparse.ArgumentParser:
     parser.add_argument("--output_file", help="graph file: .pb, .pbtxt, .meta or .metatxt")
     parser.add_argument("--output_file_model_params_list", help="file for the variable names, one per line")
     parser.add_argument("--output_file_state_vars_list", help="file for the state variable names, one per line")
-    parser.add_argument("--rec_step_by_step", help="(not provided by this implementation)")
-    parser.add_argument("--rec_step_by_step_output_file", help="(not provided by this implementation)")
+    parser.add_argument("--rec_step_by_step", help="build the step-by-step graph of this rec layer (e.g. 'output')")
+    parser.add_argument("--rec_step_by_step_output_file", help="JSON file describing the step-by-step graph")
+    parser.add_argument("--update_i_in_graph", action="store_true",
+                        help="with --rec_step_by_step: the decode op also increases the step i")
     return parser
 
 
@@ -104,9 +112,9 @@ def main(argv: Optional[List[str]] = None) -> None:
     from returnn.options import DataOptions
     from returnn.util.behavior_version import BehaviorVersion
 
-    if args.rec_step_by_step or args.rec_step_by_step_output_file:
-        raise ConfigValueError("--rec_step_by_step", expected="not given: the step-by-step rec graph is not provided "
-                                                            "by this implementation", got=args.rec_step_by_step)
+    if args.rec_step_by_step_output_file and not args.rec_step_by_step:
+        raise ConfigValueError("--rec_step_by_step_output_file", expected="together with --rec_step_by_step NAME",
+                               got=args.rec_step_by_step_output_file)
     config = Config()
     config.parse_cmd_args(rest)
     config.load_file(args.config)
@@ -131,12 +139,22 @@ def main(argv: Optional[List[str]] = None) -> None:
             train_flag = bool(args.train)
         extern_data = network_setup.create_extern_data(DataOptions.from_config(config))
         net_dict = network_setup.get_net_dict(config)
-        network = network_setup.create_network(config, extern_data=extern_data, net_dict=net_dict,
-                                               train_flag=train_flag, eval_flag=bool(args.eval) or args.train != 0,
-                                               search_flag=bool(args.search))
-        if args.eval or args.train:
+        step_by_step = None
+        if args.rec_step_by_step:
+            from returnn.tf.tools.rec_step_by_step import build_step_by_step_network
+
+            network, step_by_step = build_step_by_step_network(
+                config, extern_data=extern_data, net_dict=net_dict, rec_name=args.rec_step_by_step,
+                train_flag=train_flag, update_i_in_graph=args.update_i_in_graph)
+        else:
+            network = network_setup.create_network(config, extern_data=extern_data, net_dict=net_dict,
+                                                   train_flag=train_flag, eval_flag=bool(args.eval) or args.train != 0,
+                                                   search_flag=bool(args.search))
+        if (args.eval or args.train) and step_by_step is None:
             network.get_losses_initialized(with_total=True)
         params = network.get_params_list()
+        if step_by_step is not None:
+            params += [p for p in step_by_step.params if all(p is not q for q in params)]
         state_vars = tf.compat.v1.get_collection(STATE_VARS_COLLECTION)
         if args.summaries_tensor_name:
             summaries = tf.compat.v1.summary.merge_all()
@@ -144,11 +162,18 @@ def main(argv: Optional[List[str]] = None) -> None:
                 summaries = tf.constant(b"", name="no_summaries")
             tf.identity(summaries, name=args.summaries_tensor_name)
         saveable = network.get_saveable_params_list()
+        if step_by_step is not None:
+            saveable += [p for p in step_by_step.params if all(p is not q for q in saveable)]
         saver = tf.compat.v1.train.Saver(var_list=saveable, max_to_keep=None) if saveable else None
         tf.compat.v1.variables_initializer(tf.compat.v1.global_variables(), name="init_all_vars")
     print("Network params: %i variables, %i values" % (len(params), network.get_num_params()), file=log.v3)
     for param in params:
         print("  %s %s" % (_var_name(param), param.shape.as_list()), file=log.v4)
+    if step_by_step is not None:
+        step_by_step.print_info()
+        if args.rec_step_by_step_output_file:
+            step_by_step.write_json(args.rec_step_by_step_output_file)
+            print("Stored rec-step-by-step info JSON in file: %s" % args.rec_step_by_step_output_file, file=log.v3)
     if args.output_file:
         write_graph(graph, saver, args.output_file)
         print("Graph written to %s" % args.output_file, file=log.v3)

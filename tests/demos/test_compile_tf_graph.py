@@ -81,6 +81,8 @@ def test_errors(tool, tmp_path):
     config.write_text(CONFIG)
     with pytest.raises(ConfigValueError, match="--output_file"):
         tool.main([TOOL, str(config), "--output_file", str(tmp_path / "g.txt")])
+    with pytest.raises(ConfigValueError, match="together with --rec_step_by_step"):
+        tool.main([TOOL, str(config), "--rec_step_by_step_output_file", str(tmp_path / "info.json")])
     no_data = tmp_path / "no_data.config"
     no_data.write_text(CONFIG.replace('extern_data = {"data": {"dim": 3}, "classes": {"dim": 4, "sparse": True}}', ""))
     proc = subprocess.run([sys.executable, TOOL, str(no_data), "--output_file", str(tmp_path / "g.meta")],
