@@ -289,6 +289,7 @@ def _worker(args) -> None:
 
         feeds = [make_feed() for _ in range(args.warmup + args.steps)]
         if args.values:
+            feeds[0] = _shared_feed(numpy, network, declared, feeds[0], os.path.join(args.values, "feed.npz"))
             _compute_values(tf, numpy, session, network, train_vars, feeds[0], args.values,
                             "ref" if new_session is None else "ours", grads=args.grads)
             print("RESULT " + json.dumps(times), flush=True)
@@ -316,13 +317,54 @@ def _worker(args) -> None:
     print("RESULT " + json.dumps(times), flush=True)
 
 
+def _shared_feed(numpy, network, keys, feed: dict, path: str) -> dict:
+    """``--values``: the batch both sides compute on. The first side to run stores its generated ``feed`` in
+    ``path`` (per extern-data key its values and its sequence lengths, ``<key>`` and ``<key>:lens``); the other
+    side feeds those arrays to its own placeholders of the same keys (keys only one side has keep their own
+    generated values). :return: the feed to use"""
+    if not os.path.exists(path):
+        stored = {}
+        for key in sorted(keys):
+            data = network.extern_data.data[key]
+            stored[key] = feed[data.placeholder]
+            sizes = list((data.size_placeholder or {}).values())
+            if sizes:
+                stored[key + ":lens"] = feed[sizes[0]]
+        numpy.savez(path, **stored)
+        return feed
+    stored = numpy.load(path)
+    feed = dict(feed)
+    for key in sorted(keys):
+        if key not in stored.files:
+            continue
+        data = network.extern_data.data[key]
+        for placeholder in list(feed):  # the generated values of this key out, the stored ones in
+            if placeholder is data.placeholder or any(placeholder is s for s in (data.size_placeholder or {}).values()):
+                del feed[placeholder]
+        feed[data.placeholder] = stored[key]
+        for size in (data.size_placeholder or {}).values():
+            feed[size] = stored[key + ":lens"]
+    return feed
+
+
+def _default_input(network):
+    """The network's default input data (``extern_data``'s ``default_input`` key), or where a config has no such
+    key (e.g. ``audio_features`` and ``bpe_labels`` only) its first dense data, else its first data."""
+    data = network.extern_data.data
+    key = getattr(network.extern_data, "default_input", "data")
+    if key in data:
+        return data[key]
+    dense = [d for _, d in sorted(data.items()) if not d.sparse]
+    return dense[0] if dense else next(iter(data.values()), None)
+
+
 def _custom_shapes(args, network=None):
     """``--config``'s data shapes: (input length range, ``"same"`` or target length range, batch size).
 
     ``auto`` (decided from the network's default input, once it is built): token input (an LM) 10-20 tokens
     with targets of the same length; raw audio (feature dim 1) 8000-12000 samples; features 60-90 frames;
     targets 5-10 labels."""
-    inp = network.extern_data.get_default_input_data() if network is not None else None
+    inp = _default_input(network) if network is not None else None
     if args.input_lens != "auto":
         in_range = tuple(int(v) for v in args.input_lens.split("-"))
     elif inp is None:
@@ -380,22 +422,31 @@ def _compute_values(tf, numpy, session, network, train_vars, feed, out_dir: str,
         stored = numpy.load(params_file)
         missing = sorted(set(stored.files) - set(by_name))
         if missing:
-            raise SystemExit(f"--values: parameters of ours not in the reference's graph: {missing[:6]}")
+            raise SystemExit(f"--values: parameters of the side that ran first not in this graph: {missing[:6]}")
         for name in stored.files:
             by_name[name].load(stored[name], session)
         own = {v.name.split(":")[0] for v in list(train_vars) + list(network.get_params_list())}
         with open(os.path.join(out_dir, "params_only_in_" + side), "w") as f:  # keep their own initial values
             f.write("".join(f"{name}\n" for name in sorted(own - set(stored.files))))
     values = session.run(fetches, feed_dict=feed)
+    values["__order__"] = numpy.array(list(fetches))  # the network's construction order (session.run sorts keys)
     numpy.savez(os.path.join(out_dir, f"{side}.npz"), **values)
 
 
-def _compare_values(numpy, out_dir: str, name: str, with_padding: bool = False) -> str:
-    """:return: a line with the largest differences of the stored values of the two sides"""
+def value_differences(numpy, out_dir: str, with_padding: bool = False) -> dict:
+    """Compares the stored values of the two sides (``out_dir/ours.npz``, ``out_dir/ref.npz``).
+
+    Layer outputs differ when ``max|ours - ref| > 1e-4 * max(max|ref|, 1)`` over the valid frames (the padded
+    ones too with ``with_padding``); losses when the difference exceeds ``1e-5 * max(|ref|, 1)``; a gradient
+    ([norm, sum]) when its difference exceeds 1e-3 of its norm (or of 1e-5 of the largest norm: gradients that are
+    0 but for rounding). :return: ``{"differences": [(key, text)] in the network's construction order,
+    "scalars": {key: (ours, ref)}, "layers"/"losses"/"grads": how many were compared}``"""
     ours, ref = numpy.load(os.path.join(out_dir, "ours.npz")), numpy.load(os.path.join(out_dir, "ref.npz"))
-    parts = []
+    order = [str(k) for k in ref["__order__"]] if "__order__" in ref.files else sorted(ref.files)
+    order += [k for k in sorted(ref.files) if k not in order and k != "__order__"]
+    differences, scalars = [], {}
     grad_scale = max([abs(float(ref[k][0])) for k in ref.files if k.startswith("grad:")] or [0.0])
-    for key in sorted(set(ours.files) & set(ref.files)):
+    for key in [k for k in order if k in ours.files]:
         if key.startswith("lens:"):
             continue
         a, b = ours[key], ref[key]
@@ -404,33 +455,49 @@ def _compare_values(numpy, out_dir: str, name: str, with_padding: bool = False) 
             mask = numpy.arange(a.shape[1])[None, :] < ref[lens_key][:, None]
             a, b = a[mask], b[mask]
         if a.shape != b.shape:
-            parts.append(f"{key}: shapes {a.shape} vs {b.shape}")
+            differences.append((key, f"{key}: shapes {a.shape} vs {b.shape}"))
             continue
         diff = float(numpy.max(numpy.abs(a - b))) if a.size else 0.0
         scale = float(numpy.max(numpy.abs(b))) if b.size else 0.0
-        if a.ndim == 0 and key.startswith("loss:"):  # listed if they differ
-            if diff > 1e-5 * max(scale, 1.0):
-                parts.append(f"{key}: ours {a.ravel()[0]:.6g} ref {b.ravel()[0]:.6g}")
-        elif a.ndim == 0:
-            parts.append(f"{key}: ours {a.ravel()[0]:.6g} ref {b.ravel()[0]:.6g} max|diff| {diff:.3g}")
-        elif key.startswith("grad:"):  # [norm, sum]: relative to the norm, or to 1e-5 of the largest norm (a
-            # gradient that is 0 but for rounding, e.g. of a bias before a softmax, differs in its rounding)
-            if diff > 1e-3 * max(abs(float(b[0])), 1e-5 * grad_scale, 1e-12):
-                parts.append(f"{key}: ours {a.tolist()} ref {b.tolist()} (norm, sum)")
-        elif diff > 1e-4 * max(scale, 1.0):  # layers: only those that differ
-            parts.append(f"{key} {tuple(ours[key].shape)}: max|diff| {diff:.3g} (max|ref| {scale:.3g})")
-    n_layers = sum(1 for k in set(ours.files) & set(ref.files) if k.startswith("layer:"))
-    n_grads = sum(1 for k in set(ours.files) & set(ref.files) if k.startswith("grad:"))
-    n_losses = sum(1 for k in set(ours.files) & set(ref.files) if k.startswith("loss:"))
-    only = sorted(k for k in set(ours.files) ^ set(ref.files) if k.startswith(("grad:", "loss:")))
+        if not numpy.isfinite(diff) and numpy.array_equal(numpy.isnan(a), numpy.isnan(b)) \
+                and numpy.array_equal(a[~numpy.isnan(a)], b[~numpy.isnan(b)]):
+            diff = 0.0  # the same infinities / NaNs on both sides
+        if a.ndim == 0:
+            scalars[key] = (float(a), float(b))
+            if diff > 1e-5 * max(scale, 1.0) or not numpy.isfinite(diff):
+                differences.append((key, f"{key}: ours {float(a):.6g} ref {float(b):.6g}"))
+        elif key.startswith("grad:"):
+            if not diff <= 1e-3 * max(abs(float(b[0])), 1e-5 * grad_scale, 1e-12):
+                differences.append((key, f"{key}: ours {a.tolist()} ref {b.tolist()} (norm, sum)"))
+        elif not diff <= 1e-4 * max(scale, 1.0):  # layers (NaN differences count)
+            differences.append((key, f"{key} {tuple(ours[key].shape)}: max|diff| {diff:.3g} (max|ref| {scale:.3g})"))
+    common = set(ours.files) & set(ref.files)
+    both_grads = any(k.startswith("grad:") for k in ours.files) and any(k.startswith("grad:") for k in ref.files)
+    only = sorted(k for k in set(ours.files) ^ set(ref.files)  # (gradients: when both sides computed them)
+                  if k.startswith("loss:") or (both_grads and k.startswith("grad:")))
     if only:
-        parts.append(f"on one side only: {only[:5]}")
-    for side in ("ref",):
+        differences.append(("only", f"on one side only: {only[:5]}"))
+    for side in ("ref", "ours"):
         path = os.path.join(out_dir, "params_only_in_" + side)
         extra = open(path).read().split() if os.path.exists(path) else []
         if extra:
-            parts.append(f"params only in {side} ({len(extra)}, their own initial values): {extra[:4]}")
-    what = f"{n_layers} layers, {n_losses} losses" + (f", {n_grads} gradients" if n_grads else "")
+            differences.append(("params", f"params only in {side} ({len(extra)}, their own initial values): "
+                                          f"{extra[:4]}"))
+    return {"differences": differences, "scalars": scalars,
+            "layers": sum(1 for k in common if k.startswith("layer:")),
+            "losses": sum(1 for k in common if k.startswith("loss:")),
+            "grads": sum(1 for k in common if k.startswith("grad:"))}
+
+
+def _compare_values(numpy, out_dir: str, name: str, with_padding: bool = False) -> str:
+    """:return: a line with the objective and the values that differ between the two sides (``value_differences``)"""
+    result = value_differences(numpy, out_dir, with_padding=with_padding)
+    parts = [f"{key}: ours {a:.6g} ref {b:.6g} max|diff| {abs(a - b):.3g}" for key, (a, b) in result["scalars"].items()
+             if not key.startswith("loss:")]
+    parts += [text for key, text in result["differences"] if not (key in result["scalars"] and
+                                                                  not key.startswith("loss:"))]
+    what = f"{result['layers']} layers, {result['losses']} losses" + (
+        f", {result['grads']} gradients" if result["grads"] else "")
     return f"VALUES {name} ({what} compared, listed if they differ): " + "; ".join(parts)
 
 
@@ -531,7 +598,8 @@ def _run_one(python: str, name: str, args) -> dict:
     # TensorFlow appends the op's creation traceback to its error message: name the exception lines too
     errors = [line for line in proc.stdout.splitlines() if re.match(r"^[\w.]*(Error|Exception)\b", line)]
     sys.stderr.write("".join(f"ERROR LINE: {line[:1000]}\n" for line in errors[-3:]))
-    return {"error": f"rc {proc.returncode}", "wall": wall}
+    tail = [line for line in proc.stdout.splitlines() if line.strip()][-1:]
+    return {"error": f"rc {proc.returncode}", "wall": wall, "message": (errors or tail or [""])[-1][:1000]}
 
 
 PARTS = ["interpreter", "import_tf", "import_returnn", "config", "network", "updater", "session", "first_step",
@@ -663,14 +731,14 @@ def _values_main(args, names) -> None:
         else:
             print(_compare_values(numpy, out_dir, name, with_padding=args.with_padding), flush=True)
         if not args.keep_values:  # the arrays of a large model take gigabytes
-            for old in ("params.npz", "ours.npz", "ref.npz"):
+            for old in ("params.npz", "feed.npz", "ours.npz", "ref.npz"):
                 if os.path.exists(os.path.join(out_dir, old)):
                     os.remove(os.path.join(out_dir, old))
 
 
 def _values_sides(args, name: str, out_dir: str):
     """Runs ``--values`` for ours, then the reference. :return: None, or (the Python that failed, its error)"""
-    for old in ("params.npz", "ours.npz", "ref.npz", "params_only_in_ref"):
+    for old in ("params.npz", "feed.npz", "ours.npz", "ref.npz", "params_only_in_ref", "params_only_in_ours"):
         if os.path.exists(os.path.join(out_dir, old)):
             os.remove(os.path.join(out_dir, old))
     for python in (args.ours, args.ref):

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import importlib.util
 import json
 import os
 import re
@@ -204,7 +205,7 @@ def param_diff(ref: dict, ours: dict, limit: int = 4) -> str:
 def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--mirror", default=DEFAULT_MIRROR, help="git dir of rwth-i6/returnn-experiments")
-    ap.add_argument("--ref-python", default="/work/venv-ref/bin/python", help="Python of the reference's venv")
+    ap.add_argument("--ref-python", default="/tmp/refvenv/bin/python", help="Python of the reference's venv")
     ap.add_argument("--ours-python", default=sys.executable, help="Python with this project installed")
     ap.add_argument("--workdir", default=os.path.join(HERE, ".work"))
     ap.add_argument("--jobs", type=int, default=2)
@@ -214,6 +215,19 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--skip-ours", action="store_true")
     ap.add_argument("--tag", default="ours", help="results folder name of this project's side (one per checkout)")
     ap.add_argument("--write-readme", action="store_true")
+    ap.add_argument("--values", action="store_true",
+                    help="compare values instead of variables: per config the reference's evaluation network (train"
+                         " flag False: no dropout, no SpecAugment) stores its initial params, a seeded batch and its"
+                         " outputs (cached in WORKDIR/values/ref-<version>/); ours loads the same params by name,"
+                         " feeds the same batch; compared: the objective, total loss, constraints, every loss and"
+                         " every top-level layer output of both sides (1e-4 of the output's scale); writes"
+                         " WORKDIR/values/<tag>/<config>/result.json and a summary")
+    ap.add_argument("--grads", action="store_true", help="with --values: also the objective's gradient per param"
+                                                         " (norm and sum, 1e-3 of the norm)")
+    ap.add_argument("--newest-first", action="store_true",
+                    help="with --values: the configs in reverse path order (the newest folders first)")
+    ap.add_argument("--keep-values", action="store_true",
+                    help="with --values: keep ours' arrays of identical configs too (default: only of differing)")
     args = ap.parse_args(argv)
 
     os.makedirs(args.workdir, exist_ok=True)
@@ -247,6 +261,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     counted = [c for c in configs if ref_results[c] and ref_results[c]["status"] == "ok"]
     rejected = [c for c in configs if ref_results[c] and ref_results[c]["status"] != "ok"
                 and dropped_api_cause(ref_results[c], None)]
+    if args.values:
+        return values_main(args, tree, ref_key, counted[::-1] if args.newest_first else counted, t0)
     if not args.skip_ours:
         for c in counted + rejected:
             if os.path.exists(out_path(args.tag, c)):
@@ -328,6 +344,135 @@ def dropped_api_report(configs: List[str], ref: Dict[str, dict], ours: Dict[str,
         lines.append(f"| {cause.replace('|', '/')} | {len(cs)} | {ok_text} | {fail_text.replace('|', '/')} |")
     lines.append("")
     return lines
+
+
+# ---------------------------------------------------------------------------------------------- --values
+
+
+def _speed_runner():
+    """The worker of ``../real-configs-speed/run.py`` (its ``--values`` machinery), loaded as a module."""
+    path = os.path.join(ROOT, "benchmarks", "real-configs-speed", "run.py")
+    spec = importlib.util.spec_from_file_location("real_configs_speed_run", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _worker_args(args, out_dir: str, target_lens: str) -> argparse.Namespace:
+    """The options of one ``real-configs-speed/run.py --worker CONFIG --values out_dir`` run."""
+    return argparse.Namespace(
+        steps=0, warmup=1, trace=0, trace_nodes=0, trace_dump="", input_lens="auto", target_lens=target_lens,
+        batch="small", first_noop=False, epoch=1, grads=args.grads, stage="train", values=out_dir, set=[],
+        set_ours=[], list_ops=None, session_opts=None, ours=args.ours_python, sides=["ours", "ref"],
+        timeout=args.timeout)
+
+
+def _run_side(speed, python: str, config: str, args, out_dir: str, target_lens: str) -> Optional[str]:
+    """One side's ``--values`` worker. :return: None, or why it failed"""
+    try:
+        result = speed._run_one(python, config, _worker_args(args, out_dir, target_lens))
+    except subprocess.TimeoutExpired:
+        return f"timeout ({args.timeout} s)"
+    if "error" in result:
+        return result.get("message") or result["error"]
+    return None
+
+
+def _clear(path: str) -> None:
+    if os.path.isdir(path):
+        subprocess.check_call(["rm", "-rf", path])
+    os.makedirs(path)
+
+
+def reference_values(speed, args, config: str, ref_dir: str) -> dict:
+    """The reference's side of ``--values`` for ``config``, cached in ``ref_dir`` (``status.json``; with ``ok``:
+    ``params.npz``, ``feed.npz``, ``ref.npz``). Data shapes: ``auto`` (see the speed runner's ``--input-lens``),
+    retried with frame-level targets when the reference fails with label targets (e.g. a hybrid)."""
+    status_path = os.path.join(ref_dir, "status.json")
+    cached = load(status_path)
+    if cached and not args.rerun_ref and (cached.get("grads") or not args.grads):
+        return cached
+    error = None
+    for target_lens in ("auto", "same"):
+        _clear(ref_dir)
+        error = _run_side(speed, args.ref_python, config, args, ref_dir, target_lens)
+        if error is None:
+            break
+    status = {"status": "ok" if error is None else "error", "message": error, "target_lens": target_lens,
+              "grads": args.grads}
+    with open(status_path, "w") as f:
+        json.dump(status, f)
+    return status
+
+
+def values_of_config(speed, numpy, args, config: str, ref_dir: str, ours_dir: str) -> dict:
+    """Both sides' values of ``config`` compared. :return: ``{"outcome": "identical" | "differs" | "ours fails" |
+    "not comparable", "detail": text, ...}`` (also written to ``ours_dir/result.json``)"""
+    ref = reference_values(speed, args, config, ref_dir)
+    _clear(ours_dir)
+    if ref["status"] != "ok":
+        result = {"outcome": "not comparable", "detail": "the reference fails: " + (ref["message"] or "")}
+    else:
+        for name in ("params.npz", "feed.npz", "ref.npz"):
+            os.symlink(os.path.join(ref_dir, name), os.path.join(ours_dir, name))
+        error = _run_side(speed, args.ours_python, config, args, ours_dir, ref["target_lens"])
+        if error is not None:
+            result = {"outcome": "ours fails", "detail": error}
+        else:
+            found = speed.value_differences(numpy, ours_dir)
+            objective = found["scalars"].get("objective", (None, None))
+            result = {"outcome": "differs" if found["differences"] else "identical",
+                      "detail": "; ".join(text for _, text in found["differences"][:6]),
+                      "first": found["differences"][0][0] if found["differences"] else None,
+                      "objective": objective, "layers": found["layers"], "losses": found["losses"],
+                      "grads": found["grads"]}
+            if result["outcome"] == "identical" and not args.keep_values:
+                os.remove(os.path.join(ours_dir, "ours.npz"))
+    with open(os.path.join(ours_dir, "result.json"), "w") as f:
+        json.dump(result, f)
+    return result
+
+
+def values_main(args, tree: str, ref_key: str, configs: List[str], t0: float) -> int:
+    """``--values``: each config the reference builds, compared by values; prints one line per config and the
+    summary (identical / differing / ours fails / not comparable)."""
+    import numpy
+
+    os.environ["REAL_CONFIGS_TREE"] = tree  # the speed runner's workers read their configs there
+    speed = _speed_runner()
+    results = {}
+    for i, config in enumerate(configs):
+        t = time.time()
+        results[config] = values_of_config(
+            speed, numpy, args, config, os.path.join(args.workdir, "values", ref_key, config),
+            os.path.join(args.workdir, "values", args.tag, config))
+        r = results[config]
+        objective = r.get("objective") or (None, None)
+        objective_text = f" (objective {objective[0]:.6g})" if objective[0] is not None else ""
+        print(f"[values {i + 1}/{len(configs)}] {config}: {r['outcome']}{objective_text}"
+              f"{': ' + r['detail'][:300] if r['outcome'] != 'identical' else ''} ({time.time() - t:.0f} s)",
+              flush=True)
+    print(values_report(results, ref_key, time.time() - t0, args.grads))
+    return 0
+
+
+def values_report(results: Dict[str, dict], ref_key: str, seconds: float, grads: bool) -> str:
+    """The summary of ``--values``: the counts, then each config that is not identical with its first difference or
+    its error."""
+    counts = collections.Counter(r["outcome"] for r in results.values())
+    what = "objective, losses, layer outputs" + (", gradients" if grads else "")
+    lines = [f"Values ({what}) of {len(results)} configs that the reference ({ref_key}) builds: "
+             f"**{counts['identical']} identical**, {counts['differs']} differ, {counts['ours fails']} fail here, "
+             f"{counts['not comparable']} not comparable (the reference fails on the generated data).", ""]
+    rows = [(c, r) for c, r in results.items() if r["outcome"] != "identical"]
+    if rows:
+        lines += ["| config | outcome | first difference / error |", "|---|---|---|"]
+        for config, r in sorted(rows, key=lambda cr: (cr[1]["outcome"], cr[0])):
+            detail = (r["detail"] or "")[:240].replace("|", "/").replace("\n", " ")
+            lines.append(f"| `{config}` | {r['outcome']} | {detail} |")
+        lines.append("")
+    lines.append(f"({seconds:.0f} s for this run.)")
+    return "\n".join(lines)
 
 
 def write_readme(report: str) -> None:

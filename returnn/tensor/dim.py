@@ -31,7 +31,7 @@ import itertools
 from typing import Any, Optional
 
 from returnn.errors import TensorArgError
-from returnn.tensor import _dim_math
+from returnn.tensor import _dim_batch_variant, _dim_math
 from returnn.tensor._dim_auto import enter_layer_dims as enter_layer_dims  # the network marks layer construction
 from returnn.tensor._dim_auto import layer_dims_active
 from returnn.tensor._dim_auto import leave_layer_dims as leave_layer_dims
@@ -282,9 +282,6 @@ class Dim(DimOrder):
         base, other_base = self.get_same_base(), other.get_same_base()
         return base is other_base or _dim_math.same_expression(base, other_base)
 
-    def __ne__(self, other: Any) -> bool:
-        return not self.__eq__(other)
-
     def __hash__(self) -> int:
         return _dim_math.expression_hash(self.get_same_base())
 
@@ -362,6 +359,8 @@ class Dim(DimOrder):
         Setting it also records this dim on the size tensor (unless that already names a dim), see
         :meth:`get_tag_from_size_tensor`.
         """
+        if self._extra.variant_dyn_size is not None:
+            return self._extra.variant_dyn_size  # a batch variant (make_batch_variant): its own lengths
         base = self.get_same_base()
         if base._dyn_size is None and base.dyn_size_fn is not None:
             base._dyn_size = base.dyn_size_fn()
@@ -383,6 +382,8 @@ class Dim(DimOrder):
         """The lengths as a :class:`returnn.tensor.Tensor`: the one assigned (its raw tensor kept in sync with
         :attr:`dyn_size`), else ``[B]`` int32 named ``'<description>:dyn_size'`` around :attr:`dyn_size`; None if
         neither is known."""
+        if self._extra.variant_dyn_size is not None:  # a batch variant: its own lengths, over its batch
+            return _dim_batch_variant.lengths_template(self)
         base = self.get_same_base()
         template = base.__dict__.get("_dyn_size_ext")
         size = self.dyn_size
@@ -414,8 +415,18 @@ class Dim(DimOrder):
         return None
 
     def get_for_batch_ctx(self, batch: Any, ctx: Any, *, allow_none: bool = False) -> Dim:
-        """:return: this dim (the lengths of a dim are not specific to a batch or control-flow context here)"""
+        """:return: this dim (lengths for another batch are a :meth:`make_batch_variant` of it, made by the layer)"""
         return self
+
+    def make_batch_variant(self, lengths: Any) -> Dim:
+        """:return: a new dim equal to this one (same base) whose :attr:`dyn_size` is ``lengths``: raw int32, one per
+            entry of another batch (e.g. ``[B*T]``: ``merge_dims`` merged the batch with a time axis)"""
+        return _dim_batch_variant.make_batch_variant(self, lengths)
+
+    @property
+    def batch_variant_of(self) -> Optional[Dim]:
+        """:return: the dim this one is a :meth:`make_batch_variant` of, or None"""
+        return self._extra.batch_variant_of
 
     def _maybe_update(self) -> None:
         """Nothing to update: the lengths are derived on access."""

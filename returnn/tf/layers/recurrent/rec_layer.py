@@ -15,6 +15,7 @@ layer is moved out of the loop and run over the whole sequence where the loop al
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any, Dict, Optional
 
 import numpy as np
@@ -125,10 +126,13 @@ class StringUnitRecLayer(ConcatInputLayer):
             x, seq_lens, batch_shape = flat_sequences(inp, n_in)
             batch_shape = tf.concat([[tf.shape(x)[0]], batch_shape], axis=0)
         params = self._create_unit_params(n_in, n_out, forward_weights_init, recurrent_weights_init, bias_init)
-        initial_state = self._create_state_vars(initial_state, n_out)
+        # inside a rec loop, "var" states are in the layer's own scope (``<loop>/rec/<layer>/initial_c``, as the
+        # reference, observed); the loop creates them first (get_rec_initial_state), the step reuses them
+        initial_state = self._create_state_vars(initial_state, n_out, in_loop=rec_previous_state is not None)
         kept = self._create_kept_state_vars(initial_state, n_out)
         self._unit.train_flag = self.network.train_flag  # used by units with zoneout/dropout
         self._unit.amp = self.network.amp  # tf_amp: the LSTM units' gate matmuls
+        self._unit.params_scope = self._params_scope  # a user cell creates its own variables there
         if frames:
             self._run_step(x, rec_previous_state, initial_state, kept, params, n_out, batch_shape)
         else:
@@ -169,7 +173,8 @@ class StringUnitRecLayer(ConcatInputLayer):
 
     def _create_unit_params(self, n_in: int, n_out: int, forward_weights_init: Any, recurrent_weights_init: Any,
                             bias_init: Any) -> Dict[str, tf.Variable]:
-        """Creates the string unit's params under ``<layer>/rec/`` (names and shapes from the unit's
+        """Creates the string unit's params under ``<layer>/rec/`` (in the layer's scope with an explicit
+        ``name_scope``, see :meth:`_params_scope`; names and shapes from the unit's
         ``param_specs``), all initialized from one seed drawn from the network (as the reference, observed).
 
         :return: param name -> variable (also added to the layer's params)"""
@@ -180,7 +185,7 @@ class StringUnitRecLayer(ConcatInputLayer):
             "bias": (bias_init, 0.0, "bias_init"),
         }
         params = {}
-        with tf.compat.v1.variable_scope("rec"):
+        with self._params_scope():
             for param_name, shape, role in self._unit.param_specs(n_in, n_out):
                 if isinstance(role, tuple):  # ("const", value): a fixed initial value
                     init = tf.constant_initializer(role[1])
@@ -192,6 +197,14 @@ class StringUnitRecLayer(ConcatInputLayer):
                                                   trainable=self.trainable)
                 params[param_name] = self.add_param(param)
         return params
+
+    def _params_scope(self) -> Any:
+        """:return: the variable scope of the unit's params, inside the layer's scope: ``rec`` (``<layer>/rec/W``);
+        with an explicit ``name_scope`` (also ``""``) the layer's scope itself (as the reference, observed:
+        ``"name_scope": "x"`` gives ``x/W``, inside a loop ``<loop>/rec/x/W``)"""
+        if self.name_scope is None:
+            return tf.compat.v1.variable_scope("rec")
+        return contextlib.nullcontext(tf.compat.v1.get_variable_scope())
 
     #: user-registered TF RNN cell classes by lower-case unit name (see :meth:`_create_rnn_cells_dict`)
     _rnn_cells_dict: Dict[str, Any] = USER_CELLS
@@ -273,20 +286,18 @@ class StringUnitRecLayer(ConcatInputLayer):
                                  sources_template=inp if not inp.sparse else inp.copy_as_dense_template(),
                                  out_dim_description=f"{name}:feature", require_n_out=True)
 
-    def _create_state_vars(self, spec: Any, n_out: int) -> Any:
+    def _create_state_vars(self, spec: Any, n_out: int, in_loop: bool = False) -> Any:
         """:return: ``spec`` with each ``"var"`` replaced by its trainable variable ``[n_out]`` (zeros), a param of
-        this layer: ``rec/initial_<state>`` with several states, ``rec/initial_var`` with one (as the reference)"""
+        this layer: ``rec/initial_<state>`` with several states, ``rec/initial_var`` with one (as the reference);
+        ``in_loop``: in the layer's scope itself (no ``rec/``), the variables the loop created"""
         names = self._unit.state_names
         specs = dict(spec) if isinstance(spec, dict) else {key: spec for key in names}
         if "var" not in [v for v in specs.values() if isinstance(v, str)]:
             return spec
-        with tf.compat.v1.variable_scope("rec"):
-            for key in names:
-                if specs.get(key) == "var":
-                    var_name = f"initial_{key}" if len(names) > 1 else "initial_var"
-                    specs[key] = self.add_param(tf.compat.v1.get_variable(
-                        var_name, shape=[n_out], dtype=tf.float32, initializer=tf.zeros_initializer(),
-                        trainable=self.trainable))
+        scope = contextlib.nullcontext() if in_loop else self._params_scope()
+        with scope:
+            for key, var in _initial_state_vars(self._unit.state_names, specs, n_out, self.trainable).items():
+                specs[key] = self.add_param(var)
         return specs
 
     def _create_kept_state_vars(self, spec: Any, n_out: int) -> Dict[str, Any]:
@@ -296,7 +307,7 @@ class StringUnitRecLayer(ConcatInputLayer):
         names = self._unit.state_names
         specs = dict(spec) if isinstance(spec, dict) else {key: spec for key in names}
         kept = {}
-        with tf.compat.v1.variable_scope("rec"):
+        with self._params_scope():
             for key in names:
                 if kept_state.is_kept_state(specs.get(key)):
                     var_name = f"keep_state_{key}" if len(names) > 1 else "keep_state_var"  # as the reference
@@ -306,8 +317,13 @@ class StringUnitRecLayer(ConcatInputLayer):
     @classmethod
     def get_rec_initial_state(cls, batch_size: tf.Tensor, *, name: str, n_out: int, unit: Any = "lstm",
                               unit_opts: Any = None, initial_state: Any = None, axis: Any = None,
-                              _in_frame: Optional[Tensor] = None, **_kwargs: Any) -> Dict[str, tf.Tensor]:
-        """For a string unit inside a rec loop (called by the loop).
+                              _in_frame: Optional[Tensor] = None, param_scope: Optional[str] = None,
+                              name_scope: Optional[str] = None, trainable: bool = True,
+                              **_kwargs: Any) -> Dict[str, tf.Tensor]:
+        """For a string unit inside a rec loop (called by the loop). A ``"var"`` state is a variable in the layer's
+        scope (``<loop>/rec/<layer>/initial_c``, or the ``name_scope``'s, as the reference, observed), created here.
+
+        :param param_scope: the layer's variable scope as the loop gives it (``"<loop>/rec/<layer>"``)
 
         :param _in_frame: the input frame's template (set by :meth:`transform_config_dict`)
         :return: state name -> float32 ``[B, n_out]`` before the first step, from ``initial_state``; for a frame
@@ -316,12 +332,15 @@ class StringUnitRecLayer(ConcatInputLayer):
         :raises LayerShapeError: a frame with a dynamic axis besides the batch
         """
         specs = initial_state.values() if isinstance(initial_state, dict) else [initial_state]
-        if any(v == "var" or kept_state.is_kept_state(v) for v in specs if isinstance(v, str)):
+        if any(kept_state.is_kept_state(v) for v in specs if isinstance(v, str)):
             raise LayerArgError(layer=name, layer_class="rec", arg="initial_state",
-                                problem='"var" and a state kept over runs are not supported (yet) inside a rec '
+                                problem='a state kept over runs is not supported (yet) inside a rec '
                                         'loop in this implementation:',
-                                got=initial_state, expected='"zeros", "ones", a number or a layer name')
+                                got=initial_state, expected='"zeros", "ones", "var", a number or a layer name')
         rec_unit = _get_checked_unit(name, unit, unit_opts)
+        if any(v == "var" for v in specs if isinstance(v, str)):
+            initial_state = _in_loop_state_vars(rec_unit, initial_state, n_out, param_scope, name, name_scope,
+                                                trainable)
         if _in_frame is None:
             return _initial_states(name, rec_unit, initial_state, batch_size, n_out)
         if loop_axis(_in_frame, axis) is not None:
@@ -356,6 +375,34 @@ class StringUnitRecLayer(ConcatInputLayer):
         """:return: feature dim of :meth:`get_last_hidden_state` for ``key`` (known before the layer is built)"""
         n = self.output.dim
         return n * len(self._unit.state_names) if key in (None, "*") else n
+
+
+def _initial_state_vars(names: Any, specs: Dict[str, Any], n_out: int, trainable: bool) -> Dict[str, tf.Variable]:
+    """:return: state name -> its ``"var"`` variable ``[n_out]`` (zeros) in the current variable scope (created, or
+    reused if it exists): ``initial_<state>`` with several states, ``initial_var`` with one"""
+    result = {}
+    for key in names:
+        if specs.get(key) == "var":
+            var_name = f"initial_{key}" if len(names) > 1 else "initial_var"
+            result[key] = tf.compat.v1.get_variable(var_name, shape=[n_out], dtype=tf.float32,
+                                                    initializer=tf.zeros_initializer(), trainable=trainable)
+    return result
+
+
+def _in_loop_state_vars(unit: RecUnit, spec: Any, n_out: int, param_scope: Optional[str], name: str,
+                        name_scope: Optional[str], trainable: bool) -> Dict[str, Any]:
+    """:return: ``spec`` as a dict with each ``"var"`` replaced by its variable in the layer's scope inside the loop
+    (``param_scope``, or the one ``name_scope`` gives relative to the loop's scope)"""
+    from returnn.tf.layers.core.scope_names import get_layer_scope_name
+    if param_scope is None:
+        param_scope = f"{tf.compat.v1.get_variable_scope().name}/{name}"
+    loop_prefix = param_scope.rsplit("/", 1)[0] + "/" if "/" in param_scope else ""
+    scope = param_scope if name_scope is None else get_layer_scope_name(loop_prefix, name, name_scope)
+    specs = dict(spec) if isinstance(spec, dict) else {key: spec for key in unit.state_names}
+    with tf.compat.v1.variable_scope(tf.compat.v1.VariableScope(tf.compat.v1.AUTO_REUSE, name=scope),
+                                     auxiliary_name_scope=False), tf.init_scope():
+        specs.update(_initial_state_vars(unit.state_names, specs, n_out, trainable))
+    return specs
 
 
 def _frames_layout(inp: Tensor) -> Tensor:

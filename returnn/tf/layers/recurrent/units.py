@@ -80,6 +80,9 @@ class RecUnit:
     allowed_unit_opts: Tuple[str, ...] = ()
     #: the network's ``tf_amp`` cast policy (set by the rec layer; the LSTM units' gate matmuls follow it)
     amp: Any = AMP_OFF
+    #: () -> context manager entering the variable scope of the params (set by the rec layer: ``<layer>/rec``, or
+    #: the layer's scope with an explicit ``name_scope``); used by units that create their own variables
+    params_scope: Any = staticmethod(lambda: tf.compat.v1.variable_scope("rec"))
 
     def __init__(self, name: str, unit_opts: Optional[Dict[str, Any]] = None):
         self.name = name
@@ -367,7 +370,7 @@ class TFCellUnit(RecUnit):
     def _call_cell(self, n: int, func: Any) -> Any:
         cell = self.cell_class(n, **self.unit_opts)
         before = {id(v) for v in tf.compat.v1.trainable_variables()}
-        with tf.compat.v1.variable_scope("rec") as scope:
+        with self.params_scope() as scope:
             result = func(cell, scope)
         self.created_params = [v for v in tf.compat.v1.trainable_variables() if id(v) not in before]
         return result

@@ -63,6 +63,8 @@ class MergeDimsLayer(ConcatInputLayer):
                                                                 placeholder=ext.placeholder * static)
                 else:
                     self.output.dims[pos].dyn_size = inp.dims[dyn[0]].dyn_size * static
+            if inp.batch_dim_axis in order and dyn:
+                self.output = _with_batch_variants(self.output, pos, tf.reduce_prod(shape[pos + 1:pos + len(order)]))
         self.output.placeholder = x
 
     @classmethod
@@ -120,6 +122,25 @@ class MergeDimsLayer(ConcatInputLayer):
             return out  # the default feature axis stays unspecified, as the reference (observed)
         return Tensor(name=f"{name}_output", dims=out_dims, dtype=inp.dtype, sparse_dim=inp.sparse_dim,
                       time_dim_axis=time_axis, feature_dim_axis=feature_axis, batch=batch)
+
+
+def _with_batch_variants(out: Tensor, pos: int, repeats: Any) -> Tensor:
+    """The batch merged with dynamic axes (``[B, T, T2] -> [B*T, T2]``): each other dynamic axis with lengths over
+    the batch only becomes a batch variant of itself (equal to it) with each length repeated ``repeats`` times, one
+    per merged entry, as the reference (observed: ``[B*T]`` lengths, the same dim).
+
+    :return: ``out`` (a template) with those dims replaced
+    """
+    for axis, dim in enumerate(out.dims):
+        if axis == pos or not dim.is_dynamic() or dim.dyn_size is None:
+            continue
+        ext = dim.dyn_size_ext
+        if ext is not None and not (len(ext.dims) == 1 and ext.dims[0].is_batch_dim()):
+            continue  # lengths over more than the batch: not per batch entry
+        lengths = tf.repeat(dim.dyn_size, repeats, axis=0, name=f"{dim.description}_per_merged_batch_entry"
+                            .replace(":", "_").replace(" ", "_"))
+        out = out.copy_template_replace_dim_tag(axis, dim.make_batch_variant(lengths))
+    return out
 
 
 def _declare_out_dim(name: str, layer_class: str, out_dim: Any, new: Dim) -> None:

@@ -56,7 +56,9 @@ class SplitBatchTimeLayer(ConcatInputLayer):
                                   problem="needs an input with a (merged) batch axis and a base with batch and time",
                                   got=f"input {inp!r}, base {base_out!r}")
         inp = inp.copy_as_batch_major()
-        dims = [batch_dim, base_out.dims[base_out.time_dim_axis]] + list(inp.dims[1:])
+        # a dim that merge_dims made a batch variant of (lengths per merged entry) is again the one over the batch
+        rest = [d.batch_variant_of or d for d in inp.dims[1:]]
+        dims = [batch_dim, base_out.dims[base_out.time_dim_axis]] + rest
         feature_axis = 1 + inp.feature_dim_axis if inp.feature_dim_axis is not None else None
         return Tensor(name=f"{name}_output", dims=dims, dtype=inp.dtype, sparse_dim=inp.sparse_dim,
                       time_dim_axis=1, feature_dim_axis=feature_axis,

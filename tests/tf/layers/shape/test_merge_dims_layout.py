@@ -123,3 +123,28 @@ def test_split_dims_of_merged_batch(session):
     x = np.arange(2 * 5 * 3, dtype="float32").reshape(2, 5, 3)
     value = session.run(out.placeholder, make_feed(net, {"data": x}, {"data": [5, 4]}))
     np.testing.assert_array_equal(value, x.transpose(1, 0, 2))
+
+
+def test_merge_batch_and_time_keeps_second_time_axis_with_lengths_per_merged_entry(session):
+    """``[B, T, T2, F] -> [B*T, T2, F]``: ``T2`` stays the same dim (equal), but its lengths are per merged entry
+    (each sequence's ``T2`` length repeated ``T`` times, ``[B*T]``); ``split_batch_time`` gives ``[B, T, T2, F]`` with
+    the input's ``T2`` lengths again. As the reference (observed: ``merged.size_placeholder[0]`` is another tensor,
+    its values ``input_size1`` repeated)."""
+    net = build_net({"merge": {"class": "merge_dims", "from": "data", "axes": ["B", "T"]},
+                     "output": {"class": "split_batch_time", "from": "merge", "base": "data"}},
+                    {"data": {"shape": (None, None, 2)}}, train_flag=False)
+    data, merged, out = (net.extern_data.data["data"], net.layers["merge"].output, net.layers["output"].output)
+    t2 = data.dims[2]
+    assert merged.dims[1] == t2 and merged.dims[1].batch_variant_of is t2
+    assert merged.size_placeholder[0] is not data.size_placeholder[1]
+    assert out.dims[2] is t2 and out.size_placeholder[1] is data.size_placeholder[1]
+    x = np.arange(2 * 3 * 4 * 2, dtype="float32").reshape(2, 3, 4, 2)
+    feed = make_feed(net, {"data": x}, {"data": [3, 2]})
+    feed[data.size_placeholder[1]] = [4, 1]
+    merged_v, merged_len, out_v, mask = session.run(
+        (merged.placeholder, merged.size_placeholder[0], out.placeholder, merged.get_sequence_mask_broadcast(axis=1)),
+        feed)
+    np.testing.assert_array_equal(merged_len, [4, 4, 4, 1, 1, 1])
+    np.testing.assert_array_equal(merged_v, x.reshape(6, 4, 2))
+    np.testing.assert_array_equal(out_v, x)
+    assert mask.shape[:2] == (6, 4) and mask[:, :, 0].sum(axis=1).tolist() == [4, 4, 4, 1, 1, 1]
