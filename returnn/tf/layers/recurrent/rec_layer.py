@@ -143,8 +143,9 @@ class StringUnitRecLayer(ConcatInputLayer):
             for key, (_, var) in kept.items():
                 kept_state.register_final_value(self.network, var, self.final_state[key])
             self.output.placeholder = y
-        for param in getattr(self._unit, "created_params", ()):  # a user cell's own variables
-            self.add_param(param)
+        with self._params_scope():  # a user cell's own variables, keys relative to that scope (as the reference)
+            for param in getattr(self._unit, "created_params", ()):
+                self.add_param(param)
         y = self.output.placeholder
         if frames or not plain:  # back to the input's frames (the output's axis order: see get_out_data_from_opts)
             y = tf.reshape(y, tf.concat([batch_shape, [n_out]], axis=0))

@@ -107,3 +107,18 @@ def test_user_cell_inside_rec_loop(session):
     y = session.run(net.get_layer("output").output.copy_as_batch_major().placeholder,
                     feed_dict=make_feed(net, {"data": x}, {"data": lens}))
     np.testing.assert_allclose(y, np.cumsum(x, axis=1), rtol=1e-6, atol=1e-6)
+
+
+def test_user_cell_param_keys_and_name_scope():
+    """the layer's ``params`` keys are relative to ``<layer>/rec`` (``private__tanh_rnn/W``); with ``"name_scope":
+    "x"`` the variables are ``x/private__tanh_rnn/W`` (no ``rec/``), the same keys (as the reference, observed with
+    such a cell)"""
+    _register()
+    for name_scope, var_name in ((None, "output/rec/private__tanh_rnn/W"), ("x", "x/private__tanh_rnn/W")):
+        with tf.Graph().as_default():
+            desc = {"class": "rec", "unit": "test_tanhrnn", "n_out": 2, "from": "data"}
+            if name_scope is not None:
+                desc["name_scope"] = name_scope
+            net = build_net({"output": desc}, train_flag=False)
+            assert [p.name[:-2] for p in net.get_params_list()] == [var_name]
+            assert list(net.get_layer("output").params) == ["private__tanh_rnn/W"]
