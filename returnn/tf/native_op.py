@@ -1,14 +1,19 @@
 """Public import path ``returnn.tf.native_op`` (the reference's module of its compiled native ops).
 
-This project compiles no C++/CUDA ops. The LSTM op of the reference's ``NativeLstm`` unit is provided as graph
-functions of TensorFlow ops with the same op types, inputs and outputs (``LstmGenericBase`` and its gradient op
-``GradOfLstmGenericBase``): see :mod:`returnn.tf.ops.rnn.native_lstm_op`. The other native ops' names (``make_op``,
-the native LSTM cells, ``fast_baum_welch``, ``fast_viterbi``, ``ctc_loss``, ``chunk``, the edit distance ops,
-blocksparse) are here so that code importing them loads; calling one raises
-:class:`returnn.tf.util.errors.NativeOpsUnavailableError` naming it. ``have_blocksparse_requirements`` answers
-honestly (the ``blocksparse`` package is not used here: False). Where the reference's layers use these ops, this
-project's layers compute the same on TF ops (rec units ``nativelstm2``/``lstm``, the CTC loss on
-``tf.nn.ctc_loss``, ``edit_distance`` layers on ``tf.edit_distance``).
+This project compiles no C++/CUDA ops: the same functions and classes are TensorFlow-op implementations, with the
+reference's names, signatures, shapes and values:
+
+- :func:`make_op` / :class:`OpMaker` map a :mod:`returnn.native_op` description to its op
+  (:mod:`returnn.tf.util.native_op_maker`); ``make_lstm_op`` is the ``NativeLstm`` op (op type
+  ``LstmGenericBase``, :mod:`returnn.tf.ops.rnn.native_lstm_op`);
+- the LSTM cells ``NativeLstmCell``, ``NativeLstm2``, ``NativeLstmLowMemCell`` (:mod:`returnn.tf.ops.native.cells`);
+- ``chunk`` / ``unchunk`` (:mod:`returnn.tf.ops.native.chunking`);
+- ``fast_baum_welch``, ``fast_viterbi`` over FSAs in the edge-list layout (:mod:`returnn.tf.ops.native.fsa_search`),
+  the CTC FSA and the CTC losses ``ctc_loss``, ``ctc_loss_viterbi`` (:mod:`returnn.tf.ops.native.ctc`);
+- the edit distance ops (:mod:`returnn.tf.ops.native.edit_distance_ops`).
+
+Not provided (calling raises :class:`returnn.tf.util.errors.NativeOpsUnavailableError` naming it): the 2D LSTM
+cell, Baum-Welch on Sprint/RASR automata, blocksparse (``have_blocksparse_requirements`` answers False).
 """
 
 from __future__ import annotations
@@ -17,8 +22,38 @@ from typing import Any, Callable, NoReturn
 
 import tensorflow as tf  # noqa: F401  (a module-level name of the reference's module, for star imports)
 
+import returnn.tf.compat as tf_compat  # noqa: F401  (as in the reference's module)
+import returnn.tf.util.basic as tf_util  # noqa: F401  (as in the reference's module)
+from returnn.tf.ops.native.cells import NativeLstm2 as NativeLstm2
+from returnn.tf.ops.native.cells import NativeLstmCell as NativeLstmCell
+from returnn.tf.ops.native.cells import NativeLstmLowMemCell as NativeLstmLowMemCell
+from returnn.tf.ops.native.cells import RecSeqCellOp as RecSeqCellOp
+from returnn.tf.ops.native.chunking import chunk as chunk
+from returnn.tf.ops.native.chunking import unchunk as unchunk
+from returnn.tf.ops.native.ctc import ctc_loss as ctc_loss
+from returnn.tf.ops.native.ctc import ctc_loss_viterbi as ctc_loss_viterbi
+from returnn.tf.ops.native.ctc import get_ctc_fsa_fast_bw as get_ctc_fsa_fast_bw
+from returnn.tf.ops.native.edit_distance_ops import edit_distance as edit_distance
+from returnn.tf.ops.native.edit_distance_ops import (
+    edit_distance_via_next_edit_distance_row as edit_distance_via_next_edit_distance_row)
+from returnn.tf.ops.native.edit_distance_ops import next_edit_distance_reduce as next_edit_distance_reduce
+from returnn.tf.ops.native.edit_distance_ops import next_edit_distance_row as next_edit_distance_row
+from returnn.tf.ops.native.edit_distance_ops import (
+    optimal_completion_edit_distance as optimal_completion_edit_distance)
+from returnn.tf.ops.native.edit_distance_ops import (
+    optimal_completion_edit_distance_per_successor as optimal_completion_edit_distance_per_successor)
+from returnn.tf.ops.native.edit_distance_ops import (
+    optimal_completion_edit_distance_per_successor_via_next_edit_distance as
+    optimal_completion_edit_distance_per_successor_via_next_edit_distance)
+from returnn.tf.ops.native.fsa_search import fast_baum_welch as fast_baum_welch
+from returnn.tf.ops.native.fsa_search import fast_viterbi as fast_viterbi
+from returnn.tf.ops.native.lstm2 import lstm_last_output as _lstm_last_output  # noqa: F401  (used by its tests)
 from returnn.tf.ops.rnn.native_lstm_op import native_lstm
 from returnn.tf.util.errors import NativeOpsUnavailableError
+from returnn.tf.util.native_op_maker import OpMaker as OpMaker
+from returnn.tf.util.native_op_maker import make_op as make_op
+
+import returnn.native_op as native_op  # noqa: F401  (as in the reference's module)
 
 
 def make_lstm_op(**kwargs: Any) -> Callable[..., Any]:
@@ -33,75 +68,45 @@ def make_lstm_op(**kwargs: Any) -> Callable[..., Any]:
     return native_lstm
 
 
+def make_fast_baum_welch_op(**kwargs: Any) -> Callable[..., Any]:
+    """:param kwargs: ``compiler_opts`` etc., accepted and ignored
+    :return: the Baum-Welch op, :func:`fast_baum_welch`"""
+    del kwargs
+    return fast_baum_welch
+
+
 def _unavailable(name: str) -> NoReturn:
     raise NativeOpsUnavailableError(None, op=f"returnn.tf.native_op.{name}")
 
 
-class OpMaker:
-    """The reference's builder of a TF op from a :class:`returnn.native_op.NativeOpGenBase` description.
-
-    :raises NativeOpsUnavailableError: on construction
-    """
-
-    def __init__(self, description: Any = None, *args: Any, **kwargs: Any):
-        del args, kwargs
-        _unavailable(f"OpMaker({getattr(description, '__name__', description)!r})")
-
-
-class RecSeqCellOp:
-    """Base of the reference's native recurrent cells.
-
-    :raises NativeOpsUnavailableError: on construction
-    """
-
-    def __init__(self, *args: Any, **kwargs: Any):
-        del args, kwargs
-        _unavailable(type(self).__name__)
-
-
-class NativeLstmCell(RecSeqCellOp):
-    """The reference's native LSTM cell (unit ``nativelstm``; here the rec layer runs it on TF ops)."""
-
-
-class NativeLstm2(RecSeqCellOp):
-    """The reference's native LSTM cell with recurrent matrix (unit ``nativelstm2``)."""
-
-
-class NativeLstmLowMemCell(RecSeqCellOp):
-    """The reference's low-memory native LSTM cell (unit ``nativelstmlowmem``)."""
-
-
 class TwoDNativeLstmCell(RecSeqCellOp):
-    """The reference's native 2D LSTM cell."""
+    """The reference's native 2D LSTM cell (not provided here).
 
+    :raises NativeOpsUnavailableError: when called
+    """
 
-def _stub(name: str, doc: str):
-    def func(*args: Any, **kwargs: Any) -> NoReturn:
+    def __call__(self, *args: Any, **kwargs: Any) -> NoReturn:
         del args, kwargs
-        _unavailable(name)
-
-    func.__name__ = func.__qualname__ = name
-    func.__doc__ = f"{doc}: the reference's native op; not provided here.\n\n:raises NativeOpsUnavailableError: always"
-    return func
+        _unavailable("TwoDNativeLstmCell")
 
 
-make_op = _stub("make_op", "TF op of a native op description")
-chunk = _stub("chunk", "Overlapping chunks of sequences")
-unchunk = _stub("unchunk", "Chunks added back into sequences")
-make_fast_baum_welch_op = _stub("make_fast_baum_welch_op", "The Baum-Welch op")
-fast_baum_welch = _stub("fast_baum_welch", "Baum-Welch (forward-backward) over FSAs")
-fast_baum_welch_by_sprint_automata = _stub("fast_baum_welch_by_sprint_automata", "Baum-Welch over Sprint's FSAs")
-fast_viterbi = _stub("fast_viterbi", "Viterbi alignment over FSAs")
-ctc_loss = _stub("ctc_loss", "CTC loss via Baum-Welch on the CTC FSA")
-ctc_loss_viterbi = _stub("ctc_loss_viterbi", "CTC loss of the Viterbi path")
-edit_distance = _stub("edit_distance", "Levenshtein distance per batch entry")
-optimal_completion_edit_distance = _stub("optimal_completion_edit_distance",
-                                         "Edit distance of a prefix to its best completion")
-optimal_completion_edit_distance_per_successor = _stub("optimal_completion_edit_distance_per_successor",
-                                                       "Optimal completion edit distance for every next label")
-next_edit_distance_row = _stub("next_edit_distance_row", "One more row of the edit distance matrix")
-next_edit_distance_reduce = _stub("next_edit_distance_reduce", "Reduction of an edit distance row")
-init_blocksparse = _stub("init_blocksparse", "Sets up OpenAI's blocksparse ops")
+def fast_baum_welch_by_sprint_automata(am_scores: Any, float_idx: Any, tags: Any, sprint_opts: Any,
+                                       tdp_scale: float = 1.0) -> NoReturn:
+    """Baum-Welch over the automata of a Sprint (RASR) subprocess: not provided here (no RASR).
+
+    :raises NativeOpsUnavailableError: always
+    """
+    del am_scores, float_idx, tags, sprint_opts, tdp_scale
+    _unavailable("fast_baum_welch_by_sprint_automata")
+
+
+def init_blocksparse(*args: Any, **kwargs: Any) -> NoReturn:
+    """Sets up OpenAI's blocksparse ops: not provided here.
+
+    :raises NativeOpsUnavailableError: always
+    """
+    del args, kwargs
+    _unavailable("init_blocksparse")
 
 
 def have_blocksparse_requirements() -> bool:

@@ -73,3 +73,6 @@ class FastBwFsaShared:
         """The batch layout of ``n_batch`` copies."""
         return FastBaumWelchBatchFsa(edges=self.get_edges(n_batch), weights=self.get_weights(n_batch),
                                      start_end_states=self.get_start_end_states(n_batch))
+
+
+from returnn.util.fsa_ctc import get_ctc_fsa_fast_bw as get_ctc_fsa_fast_bw  # noqa: E402  (public name)

@@ -1,5 +1,6 @@
-"""returnn.tf.native_op / returnn.native_op: the reference's native-op names load, using one raises one clear
-NativeOpsUnavailableError naming it; CudaEnv finds nvcc as documented."""
+"""returnn.tf.native_op / returnn.native_op: the reference's native-op names load; the ops provided here are made
+by make_op (their values: tests/tf/ops/native/), the others raise one clear NativeOpsUnavailableError naming the
+op; CudaEnv finds nvcc as documented."""
 
 import os
 import stat
@@ -13,16 +14,25 @@ from returnn.tf.util.errors import NativeOpsUnavailableError
 
 
 @pytest.mark.parametrize("call, name", [
-    (lambda: tf_native_op.make_op(native_op.NativeLstm2), "returnn.tf.native_op.make_op"),
-    (lambda: tf_native_op.ctc_loss(None, None, None), "returnn.tf.native_op.ctc_loss"),
-    (lambda: tf_native_op.NativeLstm2(n_hidden=3), "returnn.tf.native_op.NativeLstm2"),
-    (lambda: tf_native_op.OpMaker(native_op.LstmLowMem), "OpMaker('LstmLowMem')"),
+    (lambda: tf_native_op.make_op(native_op.TwoDLSTM), "returnn.native_op.TwoDLSTM"),
+    (lambda: tf_native_op.OpMaker(native_op.MaxAndArgmaxSparse), "returnn.native_op.MaxAndArgmaxSparse"),
+    (lambda: tf_native_op.TwoDNativeLstmCell(n_hidden=3)(None, None), "returnn.tf.native_op.TwoDNativeLstmCell"),
+    (lambda: tf_native_op.fast_baum_welch_by_sprint_automata(None, None, None, None),
+     "returnn.tf.native_op.fast_baum_welch_by_sprint_automata"),
     (lambda: native_op.FastBaumWelchOp(), "returnn.native_op.FastBaumWelchOp"),
 ])
 def test_native_ops_raise_naming_the_op(call, name):
     with pytest.raises(NativeOpsUnavailableError) as info:
         call()
     assert name in str(info.value) and "builds no C++/CUDA" in str(info.value)
+
+
+def test_make_op_gives_the_tf_op_implementations():
+    from returnn.tf.ops.native.lstm2 import lstm_low_mem, native_lstm2
+
+    assert tf_native_op.make_op(native_op.NativeLstm2).__wrapped__ is native_lstm2
+    op = tf_native_op.OpMaker(native_op.LstmLowMem, compiler_opts={"verbose": True}).make_op()
+    assert op.__wrapped__ is lstm_low_mem and callable(op.grad_op)
 
 
 def test_blocksparse_not_available():
