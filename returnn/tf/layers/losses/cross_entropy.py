@@ -28,7 +28,8 @@ padded frames are masked out (weight 0), instead of gathering the real frames fi
 logits and its gradient (a scatter into a zeroed ``[B*T, F]``) cost more than the softmax over the padded frames
 (``ff-train``: 6.6 ms of a 300 ms step, 0 % padding). Padded frames get label 0, so their (unused) target may be
 anything. A sparse target without label smoothing never builds a ``[N, F]`` one-hot target: the CE comes from
-the target class's score alone (TF's fused kernel on logits, else the gathered probability).
+the target class's score alone (on logits ``returnn.tf.ops.softmax_ce``: a oneDNN softmax instead of TF's fused
+kernel, about half its CPU time with 9001 classes; else the gathered probability).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from returnn.tf.layers.core.loss import Loss
 from returnn.tf.layers.core.registry import register_loss
 from returnn.tf.layers.losses.frames import dense_target_like_output, frame_error, output_feature_last
 from returnn.tf.ops.numerics import safe_log
+from returnn.tf.ops.softmax_ce import sparse_softmax_ce
 
 
 @register_loss
@@ -122,8 +124,8 @@ class CrossEntropyLoss(Loss):
 
     def _sparse_target_ce(self) -> Optional[tf.Tensor]:
         """The summed CE (with the focal factor and the upper bound) of a sparse target without label smoothing,
-        from the target class's score alone: TF's fused softmax-CE kernel on the logits (loss and gradient
-        ``softmax - one_hot`` in one op, as the reference), or the log of the gathered target probability; the
+        from the target class's score alone: on the logits, :func:`sparse_softmax_ce` (the value of TF's fused
+        softmax-CE kernel, the reference's, up to float32 rounding; gradient ``softmax - one_hot``), or the log of the gathered target probability; the
         focal factor's ``p_target`` is ``exp(-ce)``. No ``[N, F]`` one-hot target, product or ``exp`` of all
         log-probabilities (they were 2/3 of the loss's kernel time with ``focal_loss_factor`` and 9001 classes).
 
@@ -132,14 +134,14 @@ class CrossEntropyLoss(Loss):
         padded = self._padded_frames()
         if padded is not None:
             logits, labels, mask = padded
-            ce = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)  # [B*T]
+            ce = sparse_softmax_ce(logits, labels)  # [B*T]
             return tf.reduce_sum(self._bounded(self._focal(ce)) * tf.cast(mask, ce.dtype))
         if not self.target.sparse:
             return None
         labels = tf.cast(self.get_target_flat(), tf.int32)  # [N]
         logits, out = self.get_output_logits_flat()
         if logits is not None:
-            ce = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+            ce = sparse_softmax_ce(logits, labels)
         else:
             p_target = tf.gather(out, labels, axis=1, batch_dims=1)  # [N]
             ce = -safe_log(p_target)
