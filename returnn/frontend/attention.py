@@ -383,8 +383,9 @@ class RelPosSelfAttention(SelfAttentionBase):
     where ``p`` is ``linear_pos`` (no bias) of the relative positional encoding
     (:func:`relative_positional_encoding` or a :class:`LearnedRelativePositionalEncoding`).
 
-    :param with_linear_pos: apply ``linear_pos`` (``pos_emb_feat_dim → key_dim_total``, or ``key_dim_per_head`` if
-        not ``separate_pos_emb_per_head``)
+    :param with_linear_pos: apply ``linear_pos`` (``in_dim → key_dim_total``, or ``key_dim_per_head`` if
+        not ``separate_pos_emb_per_head``); without it the encodings' feature dim (``pos_emb_feat_dim``) is
+        ``key_dim_total``, or ``key_dim_per_head`` if not ``separate_pos_emb_per_head``
     :param with_pos_bias: the parameters ``pos_bias_u``, ``pos_bias_v``
     :param learnable_pos_emb: learned (clipped at ``learnable_pos_emb_clipping``) instead of sinusoidal encodings
     :param pos_emb_dropout: dropout on the encodings in training
@@ -403,14 +404,20 @@ class RelPosSelfAttention(SelfAttentionBase):
                          num_heads=num_heads, with_bias=with_bias, att_dropout=att_dropout,
                          att_dropout_broadcast=att_dropout_broadcast)
         self.separate_pos_emb_per_head = separate_pos_emb_per_head
-        self.pos_emb_feat_dim = in_dim
+        # the encodings' feature dim (the reference's, observed): in_dim when linear_pos projects them, else already
+        # the keys' dim (key_dim_total, or key_dim_per_head when shared by the heads)
+        if with_linear_pos:
+            self.pos_emb_feat_dim = in_dim
+        else:
+            self.pos_emb_feat_dim = key_dim_total if separate_pos_emb_per_head else self.key_dim_per_head
         if with_linear_pos:
             self.linear_pos = Linear(in_dim, key_dim_total if separate_pos_emb_per_head else self.key_dim_per_head,
                                      with_bias=False)
         else:
             self.linear_pos = None
         self.learned_pos_emb = LearnedRelativePositionalEncoding(
-            in_dim, clipping=learnable_pos_emb_clipping, causal=self._causal) if learnable_pos_emb else None
+            self.pos_emb_feat_dim, clipping=learnable_pos_emb_clipping,
+            causal=self._causal) if learnable_pos_emb else None
         self.pos_emb_dropout = pos_emb_dropout
         if with_pos_bias:
             self.pos_bias_u = Parameter((self.num_heads, self.key_dim_per_head), initial=_init.Glorot())

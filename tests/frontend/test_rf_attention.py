@@ -337,3 +337,34 @@ def test_rel_pos_self_attention_heads_first_equals_gather_path(g, per_head):
     assert y.dims == ref.dims == (t, batch_dim, m.out_dim)
     yv, rv = g.run(y, ref)
     np.testing.assert_allclose(yv[MASK.T], rv[MASK.T], atol=1e-6)
+
+
+@pytest.mark.parametrize("linear_pos,separate,expected", [
+    (True, True, [("linear_pos.weight", [8, 12]), ("learned_pos_emb.pos_emb", [33, 8])]),
+    (True, False, [("linear_pos.weight", [8, 4]), ("learned_pos_emb.pos_emb", [33, 8])]),
+    (False, True, [("learned_pos_emb.pos_emb", [33, 12])]),
+    (False, False, [("learned_pos_emb.pos_emb", [33, 4])])])
+def test_rel_pos_learned_emb_feature_dim_as_reference(linear_pos, separate, expected):
+    """Observed in the reference: without ``linear_pos`` the (learned) encodings already have the keys' dim,
+    ``key_dim_total`` or, shared by the heads, ``key_dim_per_head``; with it, ``in_dim``."""
+    m = rf.RelPosSelfAttention(**_kw(), with_linear_pos=linear_pos, separate_pos_emb_per_head=separate,
+                               learnable_pos_emb=True)
+    assert [(n, s) for n, s in param_shapes(m) if "pos" in n and "bias" not in n] == expected
+
+
+def test_rel_pos_learned_emb_shared_by_heads_vs_numpy(g):
+    """The setups' "Shawn et al 2018" self-attention (no linear_pos, no biases, one learned encoding table
+    ``[33, key_dim_per_head]`` for all heads, relative position ``key - query`` clipped at 16)."""
+    rf.init_forward_step_run_ctx()
+    xv = np.random.RandomState(3).randn(2, 5, 8).astype("float32")
+    t = g.time_dim(LENS)
+    m = rf.RelPosSelfAttention(**_kw(), with_bias=False, with_linear_pos=False, with_pos_bias=False,
+                               learnable_pos_emb=True, separate_pos_emb_per_head=False)
+    p = make_params(g, m)
+    y = m(g.const("x", [batch_dim, t, IN], xv), axis=t)
+    q, k, v = _qkv(xv, dict(p, **{"qkv.bias": 0.0}))
+    rel = np.clip(np.arange(5)[None, :] - np.arange(5)[:, None], -16, 16) + 16  # [query, key]
+    pe = p["learned_pos_emb.pos_emb"][rel]  # [query, key, kph]
+    bd = np.einsum("bqhk,qtk->bhqt", q, pe)
+    expected = _att(q, k, v, dict(p, **{"proj.bias": 0.0}), extra=bd)
+    np.testing.assert_allclose(g.run(y)[MASK], expected[MASK], atol=1e-5)
