@@ -187,7 +187,6 @@ def pool(source: Tensor, *, mode: str, pool_size: Union[int, Sequence[int]], pad
     :return: (result with the out spatial dims in place, the out spatial dims)
     """
     from returnn.frontend.array_ import merge_dims, split_dims
-    from returnn.frontend.dims import mask_value
     in_spatial_dims = list(in_spatial_dims)
     n = len(in_spatial_dims)
     ps = _tuple("pool", pool_size, n, 1)
@@ -199,9 +198,8 @@ def pool(source: Tensor, *, mode: str, pool_size: Union[int, Sequence[int]], pad
     if out_spatial_dims is None:
         out_spatial_dims = make_conv_out_spatial_dims(in_spatial_dims, filter_size=ps, padding=padding, strides=st,
                                                       dilation_rate=dl)
-    for d in in_spatial_dims:
-        if d.need_masking():
-            source = mask_value(source, d, float("-inf") if mode == "max" else 0.0)
+    # padded frames are pooled as they are, without masking (as the reference's TF backend, observed: a max pool
+    # window that reaches into the padding takes its values)
     rest = [d for d in source.dims if d not in in_spatial_dims]
     feat = rest[-1:] if rest and rest[-1].dimension is not None else []
     batch = [d for d in rest if d not in feat]

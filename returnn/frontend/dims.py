@@ -50,6 +50,14 @@ def _dim_as_tensor(d: Dim) -> Tensor:
     return Tensor("dim", dims=(), dtype="int32", raw_tensor=backend.convert(_utils.dim_value(d, backend), "int32"))
 
 
+def dim_size_tensor(dim: Dim) -> Tensor:
+    """:return: the scalar int32 size of ``dim`` (static, or the maximum of its lengths) as a Tensor named
+    ``<dim name>:size`` (``Dim.get_size_tensor`` of a dim without lengths)"""
+    backend = get_selected_backend()
+    return Tensor(f"{dim.name}:size", dims=(), dtype="int32",
+                  raw_tensor=backend.convert(_utils.dim_value(dim, backend), "int32"))
+
+
 def dyn_size_ext_of(call: str, dim: Dim) -> Tensor:
     """:return: the lengths of a dynamic ``dim`` as a Tensor (e.g. ``[B]``)
 

@@ -257,6 +257,21 @@ class TensorAxesMixin:
     def dims_set(self: Tensor) -> set:
         return set(self.dims)
 
+    def remaining_dims(self: Tensor, remove: Optional[Any] = None) -> List[Dim]:
+        """:param remove: a dim or a sequence of dims of this tensor (None or empty: none)
+        :return: this tensor's dims in their order without ``remove`` (e.g. the batch dims ``[B]`` of ``[B,T,F]``
+            without ``(T, F)``)
+        :raises TensorArgError: a dim of ``remove`` is not one of this tensor's dims
+        """
+        dims = list(self.dims)
+        if remove is None:
+            return dims
+        for dim in [remove] if isinstance(remove, Dim) else remove:
+            if dim not in dims:
+                raise TensorArgError(f"remaining_dims of {self!r}", f"{dim!r} is not one of its dims {dims}")
+            dims.remove(dim)
+        return dims
+
     @property
     def dim_tags_sparse(self: Tensor) -> Tuple[Dim, ...]:
         """The dims of the sparse form: all dims, without the feature axis for a dense tensor."""

@@ -482,6 +482,21 @@ class Dim(DimOrder):
         from returnn.tensor.raw_backend import get_raw_backend
         return get_raw_backend().reduce_max(self.dyn_size)
 
+    def get_size_tensor(self, *, device: Optional[str] = None) -> Any:
+        """:return: the size as a ``Tensor`` of the selected RF backend: the lengths (``dyn_size_ext``, e.g. ``[B]``,
+            the same object) of a dim that has them, else a scalar int32 ``Tensor`` named ``<name>:size``
+            (``device`` is accepted for the reference's signature; the value is always on the host)
+
+        :raises TensorArgError: a dim with neither a static size nor known lengths
+        """
+        ext = self.dyn_size_ext
+        if ext is not None and ext.raw_tensor is not None:
+            return ext
+        if self.dimension is None and not self.is_batch_dim():
+            raise TensorArgError(repr(self), "need self.dimension or the lengths (dyn_size_ext) for the size tensor")
+        from returnn.frontend.dims import dim_size_tensor  # lazy: the frontend's backend makes the raw scalar
+        return dim_size_tensor(self)
+
     def is_dim_known(self) -> bool:
         """:return: whether the size is static or the lengths are known"""
         return (self.dimension is not None or self.dyn_size is not None

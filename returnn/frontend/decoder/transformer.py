@@ -173,11 +173,10 @@ class TransformerDecoder(Module):
         self.logits = Linear(model_dim, vocab_dim, with_bias=logits_with_bias)
 
     def default_initial_state(self, *, batch_dims: Sequence[Dim], capacity: Optional[int] = None) -> State:
-        """:return: ``State(pos=0, <layer name>=layer state)``"""
-        pos: Any = 0
-        if capacity is not None:  # steps in a loop: the position is a loop variable
-            from returnn.frontend.const import zeros
-            pos = zeros([], dtype="int32")
+        """:return: ``State(pos=<scalar int32 Tensor 0>, <layer name>=layer state)`` (``pos`` a Tensor, as the
+        reference's, so that code mapping over the state's Tensors and Dims, e.g. a beam's gather, sees no int)"""
+        from returnn.frontend.const import zeros
+        pos = zeros([], dtype="int32")
         return State({"pos": pos, **{name: layer.default_initial_state(batch_dims=batch_dims, capacity=capacity)
                                      for name, layer in self.layers.items()}})
 
