@@ -60,3 +60,46 @@ def test_transformer_decoder_initial_state_pos_is_a_tensor():
     dec = TransformerDecoder(None, Dim(5, name="v"), Dim(8, name="m"), num_layers=1, num_heads=2)
     pos = dec.default_initial_state(batch_dims=[batch_dim])["pos"]
     assert isinstance(pos, Tensor) and (pos.dims, pos.dtype) == ((), "int32")
+
+
+@pytest.mark.parametrize("version,scale,input_dropout,logits_weight", [
+    (None, 1.0, 0.0, True), (19, 1.0, 0.0, True), (20, 4.0, 0.2, False), (21, 4.0, 0.2, False)])
+def test_transformer_decoder_defaults_by_behavior_version(version, scale, input_dropout, logits_weight):
+    """Observed in the reference (model dim 16, dropout 0.2): before behavior_version 20 (or unset) the logits have
+    their own weight, the embedding scale is 1, no input dropout; from 20 on the logits share
+    ``input_embedding.weight``, the scale is sqrt(16) = 4 and the input dropout is ``dropout``."""
+    from returnn.util.behavior_version import BehaviorVersion
+    state = BehaviorVersion._get_state()  # noqa: SLF001 (the test restores the process-wide version)
+    BehaviorVersion._reset()  # noqa: SLF001
+    try:
+        BehaviorVersion.set(version)
+        dec = TransformerDecoder(Dim(6, name="e"), Dim(5, name="v"), Dim(16, name="m"), num_layers=1, num_heads=2,
+                                 dropout=0.2)
+    finally:
+        BehaviorVersion._reset(state)  # noqa: SLF001
+    assert (dec.input_embedding_scale, dec.input_dropout) == (scale, input_dropout)
+    names = [n for n, _ in dec.named_parameters() if not n.startswith("layers.")]
+    assert names == ["input_embedding.weight", "final_layer_norm.scale", "final_layer_norm.bias"] + (
+        ["logits.weight"] if logits_weight else [])
+    assert (dec.logits.weight is dec.input_embedding.weight) == (not logits_weight)
+
+
+def test_transformer_decoder_shared_embedding_logits_vs_numpy(g):
+    """With ``share_embedding=True`` the logits are ``x @ E^T`` of the embedding ``E [vocab, model]``."""
+    from tests.frontend._module_utils import make_params
+    rf.init_forward_step_run_ctx()
+    vocab, model = Dim(5, name="v5s"), Dim(4, name="m4s")
+    dec = TransformerDecoder(None, vocab, model, num_layers=0, num_heads=2, share_embedding=True,
+                             input_embedding_scale=1.0, input_dropout=0.0, pos_enc=None)
+    p = make_params(g, dec)
+    t = g.time_dim([3, 2])
+    labels = np.array([[1, 2, 3], [4, 0, 0]], "int32")
+    logits, _ = dec(g.const("y", [batch_dim, t], labels, sparse_dim=vocab), spatial_dim=t,
+                    state=dec.default_initial_state(batch_dims=[batch_dim]))
+    x = p["input_embedding.weight"][labels]
+    x = (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + 1e-6)
+    x = x * p["final_layer_norm.scale"] + p["final_layer_norm.bias"]
+    expected = x @ p["input_embedding.weight"].T
+    out = g.run(logits.copy_transpose([batch_dim, t, vocab]))
+    np.testing.assert_allclose(out[0], expected[0], rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(out[1, :2], expected[1, :2], rtol=1e-4, atol=1e-4)

@@ -136,7 +136,11 @@ class TransformerDecoder(Module):
     """``__call__(source, *, spatial_dim, state, encoder) -> (logits, new_state)`` on full label sequences, or one
     step (``spatial_dim=single_step_dim``: ``source`` one label per sequence, ``state`` from
     :meth:`default_initial_state` or the previous step); ``transform_encoder(encoder, axis=)`` prepares the encoder
-    once."""
+    once.
+
+    ``share_embedding``, ``input_embedding_scale``, ``input_dropout`` default by the behavior version (as the
+    reference): before 20 ``False``, ``1.0``, ``0.0``; from 20 on ``True`` (the logits' weight is
+    ``input_embedding.weight``), ``sqrt(model_dim)``, ``dropout``."""
 
     def __init__(self, encoder_dim: Optional[Dim], vocab_dim: Dim,
                  model_dim: Union[Dim, int] = Dim(512, name="transformer-dec-default-model-dim"), *,
@@ -150,14 +154,27 @@ class TransformerDecoder(Module):
         super().__init__()
         if not isinstance(model_dim, Dim):
             model_dim = Dim(model_dim, name="transformer-dec-model-dim")
-        if embed_dim is not None or share_embedding:
-            raise FrontendError("TransformerDecoder", "embed_dim and share_embedding are not supported here")
+        if embed_dim is not None:
+            raise FrontendError("TransformerDecoder", "embed_dim is not supported here")
+        # the defaults of these three depend on the behavior version, as the reference's (observed: before 20 no
+        # sharing, scale 1, no input dropout; from 20 on the logits share the embedding, scale sqrt(model_dim),
+        # input dropout = dropout)
+        from returnn.util.behavior_version import BehaviorVersion
+        new_defaults = BehaviorVersion.get() >= 20
+        if share_embedding is None:
+            share_embedding = new_defaults and input_embedding
+        if input_embedding_scale is None:
+            input_embedding_scale = model_dim.dimension ** 0.5 if new_defaults else 1.0
+        if input_dropout is None:
+            input_dropout = dropout if new_defaults else 0.0
+        if share_embedding and not input_embedding:
+            raise FrontendError("TransformerDecoder", "share_embedding needs input_embedding=True")
         self.encoder_dim, self.vocab_dim, self.model_dim = encoder_dim, vocab_dim, model_dim
         self.input_embedding = Embedding(vocab_dim, model_dim) if input_embedding else None
-        self.input_embedding_scale = model_dim.dimension ** 0.5 if input_embedding_scale is None else \
-            input_embedding_scale
+        self.input_embedding_scale = input_embedding_scale
         self.pos_enc, self.dropout = pos_enc, dropout
-        self.input_dropout = dropout if input_dropout is None else input_dropout
+        self.input_dropout = input_dropout
+        self.share_embedding = share_embedding
         if layer is None or isinstance(layer, type):
             opts: Dict[str, Any] = dict(encoder_dim=encoder_dim, out_dim=model_dim, dropout=dropout,
                                         num_heads=num_heads, att_dropout=att_dropout, norm=norm)
@@ -171,6 +188,8 @@ class TransformerDecoder(Module):
         self.layers = sequential(*layers)
         self.final_layer_norm = make_norm(norm, model_dim)
         self.logits = Linear(model_dim, vocab_dim, with_bias=logits_with_bias)
+        if share_embedding:  # one parameter [vocab_dim, model_dim]: named input_embedding.weight only
+            self.logits.weight = self.input_embedding.weight
 
     def default_initial_state(self, *, batch_dims: Sequence[Dim], capacity: Optional[int] = None) -> State:
         """:return: ``State(pos=<scalar int32 Tensor 0>, <layer name>=layer state)`` (``pos`` a Tensor, as the

@@ -9,6 +9,7 @@ import numpy as np
 import tensorflow as tf
 
 from returnn.frontend._backend import Backend
+from returnn.tf.ops import raw as _raw  # noqa: F401  (installs the raw TF backend of Tensor's copy_* methods)
 
 _COMBINE = {
     "add": tf.add, "sub": tf.subtract, "mul": tf.multiply, "truediv": tf.truediv,
