@@ -163,3 +163,78 @@ def test_bad_rec_name():
         with pytest.raises(LayerArgError, match="rec layer with a unit dict") as exc:
             _build(_net_dict(LSTM_UNIT), rec_name="enc0")
     assert list(exc.value.suggestions) == ["output"]
+
+
+# test_tools.py's attention config: MLP attention with fertility, accumulated weights, an LSTM decoder
+ATT_NET = {
+    "encoder": {"class": "linear", "from": "data", "activation": "sigmoid", "n_out": 3},
+    "enc_ctx": {"class": "linear", "from": "encoder", "n_out": 10},
+    "inv_fertility": {"class": "linear", "activation": "sigmoid", "with_bias": False, "from": "encoder", "n_out": 1},
+    "output": {"class": "rec", "from": [], "target": "classes", "unit": {
+        "weight_feedback": {"class": "linear", "activation": None, "with_bias": False,
+                            "from": "prev:accum_att_weights", "n_out": 10},
+        "prev_s_transformed": {"class": "linear", "activation": None, "with_bias": False, "from": "prev:s",
+                               "n_out": 10},
+        "energy_in": {"class": "combine", "kind": "add", "n_out": 10,
+                      "from": ["base:enc_ctx", "weight_feedback", "prev_s_transformed"]},
+        "energy_tanh": {"class": "activation", "activation": "tanh", "from": "energy_in"},
+        "energy": {"class": "linear", "activation": None, "with_bias": False, "from": "energy_tanh", "n_out": 1},
+        "att_weights": {"class": "softmax_over_spatial", "from": "energy"},
+        "accum_att_weights": {"class": "eval", "from": ["prev:accum_att_weights", "att_weights", "base:inv_fertility"],
+                              "eval": "source(0) + source(1) * source(2) * 0.5",
+                              "out_type": {"dim": 1, "shape": (None, 1)}},
+        "att": {"class": "generic_attention", "weights": "att_weights", "base": "base:encoder", "auto_squeeze": True},
+        "s": {"class": "rec", "unit": "lstm", "from": ["att", "prev:embed"], "n_out": 3},
+        "prob": {"class": "softmax", "from": "s", "loss": "ce", "target": "classes"},
+        "output": {"class": "choice", "beam_size": 4, "from": "prob", "target": "classes", "initial_output": 0},
+        "embed": {"class": "linear", "from": "prev:output", "activation": "sigmoid", "n_out": 3},
+        "end": {"class": "compare", "from": "output", "value": 0}}},
+}
+LABELS = [[1, 2], [2, 1], [0, 1], [1, 1]]  # [T, B]
+
+
+def _set_params(session, params):
+    for v in params:
+        value = np.random.RandomState(zlib.crc32(v.name.encode())).uniform(-0.5, 0.5, v.shape.as_list())
+        v.load(value.astype("float32"), session)
+
+
+def test_attention_scores_equal_the_loop():
+    """Step by step with given labels, the scores are the log-probabilities the rec loop computes with those labels
+    as target (the same params)."""
+    from returnn.tf.network import TFNetwork
+
+    config = Config()
+    config.update({"network": ATT_NET, "num_inputs": 5, "num_outputs": 3})
+    x = np.random.RandomState(1).randn(2, 4, 5).astype("float32")
+    with tf.Graph().as_default() as graph:
+        extern_data = network_setup.create_extern_data(DataOptions.from_config(config))
+        net = TFNetwork(config=config, extern_data=extern_data, train_flag=False, eval_flag=True)
+        net.construct_from_dict(dict(ATT_NET, lp={"class": "copy", "from": "output/prob", "is_output_layer": True}))
+        session = tf.compat.v1.Session(graph=graph)
+        session.run(tf.compat.v1.global_variables_initializer())
+        _set_params(session, net.get_params_list())
+        data = net.extern_data.data
+        feed = {data["data"].placeholder: x, data["data"].get_sequence_lengths(): [4, 3],
+                data["classes"].placeholder: np.array(LABELS).T, data["classes"].get_sequence_lengths(): [4, 4]}
+        expected = np.log(session.run(net.layers["lp"].output.copy_as_time_major().placeholder, feed_dict=feed))
+    with tf.Graph().as_default() as graph:
+        network, step = _build(ATT_NET)
+        session = tf.compat.v1.Session(graph=graph)
+        _set_params(session, step.params + network.get_params_list())
+        data = network.extern_data.data["data"]
+        session.run(step.init_op, feed_dict={data.placeholder: x, data.get_sequence_lengths(): [4, 3]})
+        scores_var = step.state_vars["stochastic_var_scores_output"].var
+        label = tf.compat.v1.placeholder(tf.int32, [None])
+        set_label = tf.raw_ops.AssignVariableOp(resource=step.state_vars["stochastic_var_choice_output"].var.handle,
+                                                value=label)
+        step_up = step.state_vars["i"].var.assign_add(1)
+        scores = []
+        for labels in LABELS:
+            session.run(step.update_op)
+            session.run(graph.get_operation_by_name(step.stochastic_vars["output"]["calc_scores_op"]))
+            scores.append(session.run(scores_var.read_value()))
+            session.run(set_label, feed_dict={label: labels})
+            session.run(step.decode_op)
+            session.run(step_up)
+    np.testing.assert_allclose(scores, expected, atol=1e-5)
