@@ -78,6 +78,10 @@ from returnn.util.process import expand_env_vars as expand_env_vars
 from returnn.util.process import is_tty as is_tty
 from returnn.util.process import sys_cmd_out_lines as sys_cmd_out_lines
 from returnn.util.process import sys_exec_out as sys_exec_out
+from returnn.util.native_libs import collect_proc_maps_exec_files as collect_proc_maps_exec_files
+from returnn.util.native_libs import find_libcudart_from_runtime as find_libcudart_from_runtime
+from returnn.util.native_libs import find_sym_in_exec as find_sym_in_exec
+from returnn.util.native_libs import get_number_available_cpus as get_number_available_cpus
 from returnn.util.process import sys_exec_ret_code as sys_exec_ret_code
 from returnn.util.process import terminal_size as terminal_size
 from returnn.util.process import which as which

@@ -64,3 +64,20 @@ def test_cuda_env_without_toolkit(tmp_path, monkeypatch):
     env = CudaEnv()
     assert env.is_available() == os.path.exists("/usr/local/cuda/bin/nvcc")
     assert CudaEnv.get_instance() is CudaEnv.get_instance()
+
+
+def test_cuda_env_diagnostics(tmp_path):
+    from returnn.tf.util.basic import get_tf_gcc_path
+
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "nvcc").write_text("")
+    (tmp_path / "include").mkdir()
+    (tmp_path / "include" / "cuda.h").write_text("")
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "libcudart.so").write_text("")
+    assert CudaEnv._get_lib_dir_name(str(tmp_path)) == "lib"
+    assert CudaEnv._check_valid_cuda_path(str(tmp_path))
+    assert not CudaEnv._check_valid_cuda_path(str(tmp_path / "bin"))
+    assert all(isinstance(p, str) for p in CudaEnv._cuda_path_candidates())
+    gcc = get_tf_gcc_path()
+    assert gcc is None or os.path.basename(gcc) == "gcc"

@@ -106,6 +106,7 @@ from returnn.tf.util.labels import sparse_labels as sparse_labels
 from returnn.tf.util.labels import sparse_labels_with_seq_lens as sparse_labels_with_seq_lens
 from returnn.tf.util.linear_alignment import get_linear_alignment_out_to_in_indices as get_linear_alignment_out_to_in_indices
 from returnn.tf.util.native_ops import OpCodeCompiler as OpCodeCompiler
+from returnn.tf.util.native_ops import get_tf_gcc_path as get_tf_gcc_path
 from returnn.tf.util.cuda_env import CudaEnv as CudaEnv
 from returnn.tf.util.nn_functions import gelu as gelu
 from returnn.tf.util.nn_functions import gelu2 as gelu2

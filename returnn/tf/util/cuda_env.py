@@ -3,9 +3,10 @@ project compiles no CUDA code; the class answers whether a toolkit is installed,
 
 from __future__ import annotations
 
+import glob
 import os
 import shutil
-from typing import Optional
+from typing import Iterator, Optional
 
 
 class CudaEnv:
@@ -44,3 +45,43 @@ class CudaEnv:
         if cls._instance is None:
             cls._instance = cls()
         return cls._instance
+
+    # diagnostics (the reference's names; its native-op tests print them)
+
+    @classmethod
+    def _cuda_path_candidate_via_proc_map_libcudart(cls) -> Optional[str]:
+        """:return: the toolkit folder of the CUDA runtime library loaded into this process, or None"""
+        from returnn.util.native_libs import find_libcudart_from_runtime
+
+        lib = find_libcudart_from_runtime()
+        return os.path.dirname(os.path.dirname(lib)) if lib else None
+
+    @classmethod
+    def _cuda_path_candidates(cls) -> Iterator[str]:
+        """:return: the folders where a toolkit may be: that of the loaded runtime library, that of ``nvcc`` in
+        ``PATH``, ``/usr/local/cuda-*`` (newest first), ``/usr/local/cuda`` and where it links to"""
+        via_runtime = cls._cuda_path_candidate_via_proc_map_libcudart()
+        if via_runtime:
+            yield via_runtime
+        nvcc = shutil.which("nvcc")
+        if nvcc:
+            yield os.path.dirname(os.path.dirname(nvcc))
+        for path in sorted(glob.glob("/usr/local/cuda-*"), reverse=True):
+            yield path
+        if os.path.exists("/usr/local/cuda"):
+            yield "/usr/local/cuda"
+            yield os.path.realpath("/usr/local/cuda")
+
+    @classmethod
+    def _get_lib_dir_name(cls, base_path: str) -> str:
+        """:return: ``"lib64"`` or ``"lib"``: the one of ``base_path`` with ``libcudart.so`` (default ``lib64``)"""
+        for name in ("lib64", "lib"):
+            if os.path.exists(os.path.join(base_path, name, "libcudart.so")):
+                return name
+        return "lib64"
+
+    @classmethod
+    def _check_valid_cuda_path(cls, p: str) -> bool:
+        """:return: whether ``p`` holds a toolkit: ``bin/nvcc``, ``include/cuda.h`` and its library folder"""
+        return (os.path.exists(os.path.join(p, "bin", "nvcc")) and os.path.exists(os.path.join(p, "include", "cuda.h"))
+                and os.path.isdir(os.path.join(p, cls._get_lib_dir_name(p))))

@@ -31,3 +31,10 @@ class OpCodeCompiler:
     def load_tf_module(self) -> Any:
         """Never reached (the constructor raises)."""
         raise NativeOpsUnavailableError(None)
+
+
+def get_tf_gcc_path() -> Optional[str]:
+    """:return: the C compiler the reference would build native ops with (``gcc`` in ``PATH``), or None"""
+    import shutil
+
+    return shutil.which("gcc")
