@@ -26,6 +26,7 @@ a number, a layer (e.g. ``"base:enc_last"``) with ``{B, n}`` (GRU/RNN; LSTM: use
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any, Dict, Optional, Sequence, Tuple
 
 import tensorflow as tf
@@ -114,7 +115,7 @@ class RnnCellLayer(ConcatInputLayer):
             self._register_initial_state_vars()
         seed = self.network.random.randint(2 ** 31)
         kernel_init = get_initializer(weights_init, seed=seed, key=f"{self.name}/weights_init")
-        with tf.compat.v1.variable_scope("rec"):
+        with self._params_scope():
             if kind == "lstm":
                 forget_bias = float((unit_opts or {}).get("forget_bias", 1.0))
                 kernel = self._param("lstm_cell/kernel", (n_in + n, 4 * n), kernel_init)
@@ -162,7 +163,7 @@ class RnnCellLayer(ConcatInputLayer):
         unit.train_flag = self.network.train_flag
         seed = self.network.random.randint(2 ** 31)
         kernel_init = get_initializer(weights_init, seed=seed, key=f"{self.name}/weights_init")
-        with tf.compat.v1.variable_scope("rec"):
+        with self._params_scope():
             params = {}
             for param_name, shape, role in unit.param_specs(n_in, n):
                 init = tf.constant_initializer(role[1]) if isinstance(role, tuple) else (
@@ -206,6 +207,14 @@ class RnnCellLayer(ConcatInputLayer):
         from returnn.tf.layers.recurrent.get_last_hidden_state import select_hidden_state
         names = [k for k in ("c", "h") if k in self.rec_state] + sorted(set(self.rec_state) - {"c", "h"})
         return select_hidden_state(self.name, self.rec_state, names, key)
+
+    def _params_scope(self) -> Any:
+        """:return: the variable scope of the cell's weights in the layer's scope: ``rec``
+        (``<layer>/rec/lstm_cell/kernel``); with an explicit ``name_scope`` the layer's scope itself (as the
+        reference, observed: ``"name_scope": "s/rec"`` in a loop gives ``<loop>/rec/s/rec/lstm_cell/kernel``)"""
+        if self.name_scope is None:
+            return tf.compat.v1.variable_scope("rec")
+        return contextlib.nullcontext(tf.compat.v1.get_variable_scope())
 
     def _register_initial_state_vars(self) -> None:
         """Adds the variables of ``initial_state="var"`` (made by :meth:`get_rec_initial_state` in this layer's

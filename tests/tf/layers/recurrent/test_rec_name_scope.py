@@ -114,3 +114,20 @@ def test_initial_state_var_values_in_loop_and_moved_out(session, in_loop, expect
     y = session.run(net.get_layer("output").output.copy_as_batch_major().placeholder,
                     {data.placeholder: x, data.size_placeholder[0]: [3, 2]})
     np.testing.assert_allclose(y[0], expected, atol=2e-4)
+
+
+@pytest.mark.parametrize("unit", ["zoneoutlstm", "standardlstm"])
+@pytest.mark.parametrize("name_scope, prefix", [(None, "lm/rec/.95.s/rec"), ("s/rec", "lm/rec/s/rec"),
+                                                ("z", "lm/rec/z"), ("", "lm/rec")])
+def test_rnn_cell_in_loop_weights_in_name_scope(unit, name_scope, prefix):
+    """``rnn_cell`` in a loop: ``<loop>/rec/<layer>/rec/lstm_cell/...``; with ``name_scope`` directly in it (a
+    published decoder uses ``"name_scope": "s/rec"`` for an ``rnn_cell`` to load an older rec layer's weights), as the
+    reference (observed)"""
+    cell = {"class": "rnn_cell", "unit": unit, "n_out": 3, "from": ["data:source", "prev:output"]}
+    if unit == "zoneoutlstm":
+        cell["unit_opts"] = {"zoneout_factor_cell": 0.15, "zoneout_factor_output": 0.05}
+    if name_scope is not None:
+        cell["name_scope"] = name_scope
+    names = _var_names({"lm": {"class": "rec", "from": "data", "unit": {
+        "_s": cell, "output": {"class": "copy", "from": "_s"}}}})
+    assert names == [f"{prefix}/lstm_cell/bias", f"{prefix}/lstm_cell/kernel"]
