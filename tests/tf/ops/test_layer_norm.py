@@ -67,3 +67,32 @@ def test_layer_norm_float32_same_values_as_plain_expression():
         ours = layer_norm(xs, tf.constant(scale), tf.constant(bias), axis=2, epsilon=1e-6)
         a, b = session.run([ours, plain])
     numpy.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 8), (7, 16)])
+def test_layer_norm_float32_grads_equal_float64(shape):
+    """Float32 over the last axis (the gradient's scale/bias part through one FusedBatchNormGradV3): the gradients
+    of x, scale and bias equal the float64 closed form's within float32 rounding."""
+    rng = numpy.random.RandomState(7)
+    f = shape[-1]
+    x = rng.normal(size=shape) * 3.0 - 1.0
+    scale, bias = rng.normal(size=(2, f))
+    g = rng.normal(size=shape)
+    results = {}
+    for dtype in (tf.float32, tf.float64):
+        with tf.Graph().as_default() as graph, tf.compat.v1.Session() as session:
+            xs, ss, bs = (tf.constant(a, dtype) for a in (x, scale, bias))
+            out = layer_norm(xs, ss, bs, axis=len(shape) - 1, epsilon=1e-6)
+            grads = tf.gradients(out, [xs, ss, bs], grad_ys=tf.constant(g, dtype))
+            results[dtype] = session.run(grads)
+            if dtype == tf.float32:
+                assert any(op.type == "FusedBatchNormGradV3" for op in graph.get_operations())
+    for got, want in zip(results[tf.float32], results[tf.float64]):
+        assert got.dtype == numpy.float32 and got.shape == want.shape
+        numpy.testing.assert_allclose(got, want, rtol=1e-4, atol=2e-5)
+    # d scale and d bias also against plain numpy sums
+    mean = x.mean(axis=-1, keepdims=True)
+    y = (x - mean) / numpy.sqrt(((x - mean) ** 2).mean(axis=-1, keepdims=True) + 1e-6)
+    axes = tuple(range(len(shape) - 1))
+    numpy.testing.assert_allclose(results[tf.float32][1], (g * y).sum(axis=axes), rtol=1e-4, atol=2e-5)
+    numpy.testing.assert_allclose(results[tf.float32][2], g.sum(axis=axes), rtol=1e-4, atol=2e-5)
