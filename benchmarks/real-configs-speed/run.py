@@ -599,7 +599,9 @@ def _run_one(python: str, name: str, args) -> dict:
     errors = [line for line in proc.stdout.splitlines() if re.match(r"^[\w.]*(Error|Exception)\b", line)]
     sys.stderr.write("".join(f"ERROR LINE: {line[:1000]}\n" for line in errors[-3:]))
     tail = [line for line in proc.stdout.splitlines() if line.strip()][-1:]
-    return {"error": f"rc {proc.returncode}", "wall": wall, "message": (errors or tail or [""])[-1][:1000]}
+    # the most telling line: TensorFlow's "Graph execution error:" follows the op's own message
+    telling = [line for line in errors if not line.rstrip().endswith("Graph execution error:")] or errors
+    return {"error": f"rc {proc.returncode}", "wall": wall, "message": (telling or tail or [""])[-1][:1000]}
 
 
 PARTS = ["interpreter", "import_tf", "import_returnn", "config", "network", "updater", "session", "first_step",

@@ -226,6 +226,9 @@ def main(argv: Optional[List[str]] = None) -> int:
                                                          " (norm and sum, 1e-3 of the norm)")
     ap.add_argument("--newest-first", action="store_true",
                     help="with --values: the configs in reverse path order (the newest folders first)")
+    ap.add_argument("--values-summary", action="store_true",
+                    help="with --values: run nothing, summarize the stored results (WORKDIR/values/<tag>/) of the"
+                         " selected configs")
     ap.add_argument("--keep-values", action="store_true",
                     help="with --values: keep ours' arrays of identical configs too (default: only of differing)")
     args = ap.parse_args(argv)
@@ -419,18 +422,22 @@ def values_of_config(speed, numpy, args, config: str, ref_dir: str, ours_dir: st
         if error is not None:
             result = {"outcome": "ours fails", "detail": error}
         else:
-            found = speed.value_differences(numpy, ours_dir)
-            objective = found["scalars"].get("objective", (None, None))
-            result = {"outcome": "differs" if found["differences"] else "identical",
-                      "detail": "; ".join(text for _, text in found["differences"][:6]),
-                      "first": found["differences"][0][0] if found["differences"] else None,
-                      "objective": objective, "layers": found["layers"], "losses": found["losses"],
-                      "grads": found["grads"]}
+            result = compare_stored(speed, numpy, ours_dir)
             if result["outcome"] == "identical" and not args.keep_values:
                 os.remove(os.path.join(ours_dir, "ours.npz"))
     with open(os.path.join(ours_dir, "result.json"), "w") as f:
         json.dump(result, f)
     return result
+
+
+def compare_stored(speed, numpy, ours_dir: str) -> dict:
+    """The comparison of the arrays stored in ``ours_dir`` (``ours.npz``, ``ref.npz``) as a result dict."""
+    found = speed.value_differences(numpy, ours_dir)
+    return {"outcome": "differs" if found["differences"] else "identical",
+            "detail": "; ".join(text for _, text in found["differences"][:6]),
+            "first": found["differences"][0][0] if found["differences"] else None,
+            "objective": found["scalars"].get("objective", (None, None)), "layers": found["layers"],
+            "losses": found["losses"], "grads": found["grads"]}
 
 
 def values_main(args, tree: str, ref_key: str, configs: List[str], t0: float) -> int:
@@ -441,6 +448,15 @@ def values_main(args, tree: str, ref_key: str, configs: List[str], t0: float) ->
     os.environ["REAL_CONFIGS_TREE"] = tree  # the speed runner's workers read their configs there
     speed = _speed_runner()
     results = {}
+    if args.values_summary:
+        for config in configs:
+            ours_dir = os.path.join(args.workdir, "values", args.tag, config)
+            stored = load(os.path.join(ours_dir, "result.json"))
+            if stored and os.path.exists(os.path.join(ours_dir, "ours.npz")):  # compared again (this runner's
+                stored = compare_stored(speed, numpy, ours_dir)  # comparison may have changed since)
+            if stored:
+                results[config] = stored
+        configs = []
     for i, config in enumerate(configs):
         t = time.time()
         results[config] = values_of_config(
