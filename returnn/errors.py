@@ -344,6 +344,23 @@ class NotInsideRecLoopError(NetworkLayerException, AssertionError):
         super().__init__("\n".join([message] + format_details(hint=hint)), layer_name=layer_name, network=network)
 
 
+class MissingBatchInfoError(NetworkLayerException, AssertionError):
+    """A layer is built while an extern data entry with a batch axis has no batch info (``Tensor.batch``): it was
+    assigned to ``extern_data.data`` directly (the reference asserts; ``except AssertionError`` still catches this).
+
+    :param layer_name: the layer being built
+    :param keys: the extern data keys without batch info
+    """
+
+    def __init__(self, layer_name: str, keys: Sequence[str] = ()):
+        self.keys = tuple(keys)
+        text = (f"layer {layer_name!r}: extern data {list(self.keys)!r} has a batch axis but no batch info "
+                f"(Tensor.batch is None)")
+        hint = ("an entry assigned to extern_data.data[key] directly gets none: add it with "
+                "extern_data.register_data(tensor), or call extern_data.init_batch_info() before building the network")
+        super().__init__("\n".join([text] + format_details(hint=hint)), layer_name=layer_name)
+
+
 class CannotHandleUndefinedSourcesException(NetworkLayerException):
     """Raised by a layer's ``get_out_data_from_opts`` (custom layers of older configs) when it cannot infer its
     output because its sources are not defined yet. Kept for configs that import it (``from TFNetwork import
@@ -363,5 +380,5 @@ class CannotHandleUndefinedSourcesException(NetworkLayerException):
 
 
 for _cls in (NetworkLayerException, LayerNotFound, NetworkConstructionDependencyLoopException,
-             NotInsideRecLoopError, CannotHandleUndefinedSourcesException):
+             NotInsideRecLoopError, CannotHandleUndefinedSourcesException, MissingBatchInfoError):
     _cls.__reduce__ = _reduce_error  # type: ignore[method-assign]  (errors survive pickling, e.g. across processes)

@@ -55,6 +55,7 @@ class ExternData:
         self.default_input = default_input
         self.default_target = default_target
         self._batch_info: Optional[Tuple[Any, ExternBatchInfo]] = None  # (placeholder it is built from, info)
+        self._registered: set = set()  # ids of the entries added by register_data (not assigned to .data directly)
         from_dicts = False
         # one copy per config Dim for all entries (as init_from_options): two entries declaring an axis the same
         # (same_dim_tags_as) share it
@@ -217,6 +218,7 @@ class ExternData:
     def register_data(self, data: Tensor) -> Tensor:
         """Adds ``data`` under ``data.name`` (replacing an existing entry)."""
         self.data[data.name] = data
+        self._registered.add(id(data))
         return data
 
     def init_from_dataset(self, dataset: Any, auto_create_placeholders: bool = True) -> None:
@@ -250,6 +252,27 @@ class ExternData:
                     size = data.get_batch_dim()
                 break
         self.set_batch_info(BatchInfo.make_global_batch_info(size))
+
+    def init_batch_info_for_network(self) -> None:
+        """What a root :class:`TFNetwork` does with its extern data: the global batch info (:meth:`init_batch_info`)
+        when no entry has one yet, unless an entry with a batch axis was assigned to :attr:`data` directly (not
+        through :meth:`register_data`, the constructor or ``init_from_*``): as the reference, that one gets none, and
+        building a layer then fails (:meth:`check_batch_info`)."""
+        if self.data and all(d.batch is None for d in self.data.values()) and not self._assigned_without_batch():
+            self.init_batch_info()
+
+    def _assigned_without_batch(self) -> List[str]:
+        return [key for key, d in self.data.items()
+                if id(d) not in self._registered and d.batch_dim_axis is not None and d.batch is None]
+
+    def check_batch_info(self, layer_name: str) -> None:
+        """:raises MissingBatchInfoError: (an AssertionError, as the reference's) an entry with a batch axis was
+            assigned to :attr:`data` directly and has no batch info (``Tensor.batch``); call :meth:`init_batch_info`
+            or add it with :meth:`register_data`"""
+        missing = self._assigned_without_batch()
+        if missing:
+            from returnn.errors import MissingBatchInfoError
+            raise MissingBatchInfoError(layer_name, missing)
 
     def set_batch_info(self, batch_info: Any) -> None:
         """Sets ``batch_info`` on all entries, on their dynamic dims and on their batch dims (the global ``batch_dim``

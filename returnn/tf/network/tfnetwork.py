@@ -137,8 +137,7 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin, NetworkObjectiveMixin,
         self.graph = tf.compat.v1.get_default_graph()
         if parent_net is None and extra_parent_net is None:
             create_placeholders(self.extern_data)
-            if self.extern_data.data and all(d.batch is None for d in self.extern_data.data.values()):
-                self.extern_data.init_batch_info()  # the global batch of the extern data (Tensor.batch)
+            self.extern_data.init_batch_info_for_network()  # the global batch of the extern data (Tensor.batch)
             # outside a session, is_gpu_available_in_session() answers what this config asks for (as the reference)
             set_configured_device(RunOptions.read_one(self.config, "device"))
 
@@ -431,6 +430,7 @@ class TFNetwork(NetworkParamsMixin, NetworkRunHooksMixin, NetworkObjectiveMixin,
             BehaviorVersion.require(False, MISSING_FROM.format(name=prefix + name if prefix else "/" + name),
                                     version=1)
         net_dict = self.layers_desc if net_dict is None else net_dict
+        self.extern_data.check_batch_info(name)
         self._constructing.append(name)
         enter_construction(self)  # get_current_network() in the layer's code (configs' eval/custom layers)
         try:

@@ -99,3 +99,40 @@ def test_layer_kwargs_as_reference():
         assert layer.kwargs["n_out"] == 4 and layer.kwargs["activation"] == "relu"
         assert layer.kwargs["name"] == "output" and layer.kwargs["output"] is layer.output
         assert [s.name for s in layer.kwargs["sources"]] == ["data"]
+
+
+def _data_without_batch_info(batch_axis: bool):
+    from returnn.tensor import Tensor
+    if batch_axis:
+        return Tensor("data", shape=(None, 3), dim=3)
+    return Tensor("data", shape=(5, 3), dim=3, batch_dim_axis=None, time_dim_axis=0)
+
+
+def test_entry_assigned_directly_gets_no_batch_info_and_a_layer_fails_like_reference():
+    """As the reference (observed, e.g. its test_ResNet): an entry with a batch axis assigned to
+    ``extern_data.data[key]`` directly gets no batch info from the network, and building any layer then fails with
+    an AssertionError; through register_data it gets one and builds."""
+    from returnn.errors import MissingBatchInfoError
+    with tf.Graph().as_default():
+        extern = ExternData()
+        extern.data["data"] = data = _data_without_batch_info(batch_axis=True)
+        net = TFNetwork(extern_data=extern)
+        assert data.batch is None
+        with pytest.raises(AssertionError, match=r"extern data \['data'\] has a batch axis but no batch info") as exc:
+            net.construct_from_dict({"output": {"class": "copy", "from": "data"}})
+        assert isinstance(exc.value, MissingBatchInfoError) and exc.value.keys == ("data",)
+    with tf.Graph().as_default():
+        extern = ExternData()
+        extern.register_data(_data_without_batch_info(batch_axis=True))
+        net = TFNetwork(extern_data=extern)
+        net.construct_from_dict({"output": {"class": "copy", "from": "data"}})
+        assert net.layers["output"].output.batch is not None
+
+
+def test_entry_assigned_directly_without_batch_axis_builds_like_reference():
+    with tf.Graph().as_default():
+        extern = ExternData()
+        extern.data["data"] = _data_without_batch_info(batch_axis=False)
+        net = TFNetwork(extern_data=extern)
+        net.construct_from_dict({"output": {"class": "copy", "from": "data"}})
+        assert net.layers["output"].output.batch_shape == (5, 3)
