@@ -238,7 +238,7 @@ class Tensor(TensorAxesMixin, TensorCopyMixin, TensorRawMixin, TensorOutShapeMix
             if i == feat_axis and not (i == time_axis and bd_axis is not None):
                 new_dims.append(FeatureDim(f"feature:{name}", size, auto_generated=True))
                 continue
-            if i == time_axis and bd_axis is not None:
+            if i == time_axis and (bd_axis is not None or time_dim_axis is not NotSpecified):  # (as the reference)
                 kind = "var-unk" if size is None else f"static{size}"
                 new_dims.append(SpatialDim(f"time:{kind}:{name}", size, auto_generated=True, undefined=size is None))
             elif size is None:

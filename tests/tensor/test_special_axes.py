@@ -95,3 +95,15 @@ def test_positional_dims_and_raw_tensor_kwarg():
     x = Data("x", [a, b], "int32", raw_tensor="raw")
     assert x.dims == (a, b) and x.dtype == "int32" and x.placeholder == "raw"
     assert Data("x", [None, 3]).batch_shape == (None, None, 3)  # ints/None there: a shape
+
+
+@pytest.mark.parametrize("kwargs, names", [  # observed from the reference: without a batch axis, the time axis is
+    # named "time" only when time_dim_axis is given
+    (dict(shape=(5, 3), batch_dim_axis=None, time_dim_axis=0), ["time:static5:x", "feature:x"]),
+    (dict(shape=(None, 3), batch_dim_axis=None, time_dim_axis=0), ["time:var-unk:x", "feature:x"]),
+    (dict(shape=(None, 3), batch_dim_axis=None), ["spatial0:var-unk:x", "feature:x"]),
+    (dict(shape=(5, 4, 3), batch_dim_axis=None, time_dim_axis=1), ["spatial0:static5:x", "time:static4:x",
+                                                                   "feature:x"]),
+])
+def test_time_axis_name_without_batch_axis_like_reference(kwargs, names):
+    assert [d.description for d in Data("x", **kwargs).dims] == names
