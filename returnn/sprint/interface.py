@@ -2,11 +2,13 @@
 
 This implementation covers forwarding (``targetMode="forward-only"`` with ``action:forward`` in the config
 string): :func:`init` builds the network of the config file for forwarding and loads the model of the given epoch;
-:func:`_forward` gives the output layer's posteriors of one segment. Training through RASR (the other target modes)
-is not provided and raises :class:`returnn.errors.ConfigValueError`.
+:func:`_forward` gives the output layer's posteriors of one segment. With ``action:nop`` :func:`init` reads the
+config and creates the engine only (no network, no model loaded; ``Task`` is ``"nop"``), as the reference (observed;
+its ``demo-sprint-interface.py`` does this). Training through RASR (the other target modes) is not provided and
+raises :class:`returnn.errors.ConfigValueError`.
 
 The config string is RASR's ``key:value,key:value`` list: ``configfile`` (the RETURNN config file), ``action``
-(``forward``), ``epoch`` (load the checkpoint ``<model>.<epoch>``; default: as the config selects it), other keys are set as config
+(``forward`` or ``nop``), ``epoch`` (load the checkpoint ``<model>.<epoch>``; default: as the config selects it), other keys are set as config
 options (``key:value``, the value as a string).
 """
 
@@ -25,6 +27,7 @@ config: Optional[Config] = None
 InputDim: Optional[int] = None
 OutputDim: Optional[int] = None
 TargetMode: Optional[str] = None
+Task: Optional[str] = None  # the config string's action of the last init ("forward" or "nop")
 
 
 def _parse_config_str(config_str: str) -> Dict[str, str]:
@@ -60,9 +63,9 @@ def init_python_trainer(inputDim: int, outputDim: int, config: str, targetMode: 
     :param outputDim: the number of output classes (posteriors per frame)
     :param config: RASR's config string (see the module docstring)
     :param targetMode: ``"forward-only"``
-    :raises ConfigValueError: another target mode or action, or no ``configfile``
+    :raises ConfigValueError: another target mode, an action other than ``forward``/``nop``, or no ``configfile``
     """
-    global engine, InputDim, OutputDim, TargetMode
+    global engine, InputDim, OutputDim, TargetMode, Task
     import returnn.sprint.interface as this  # the module-level ``config`` is shadowed by the argument here
 
     if targetMode != "forward-only":
@@ -70,8 +73,8 @@ def init_python_trainer(inputDim: int, outputDim: int, config: str, targetMode: 
                                got=targetMode)
     opts = _parse_config_str(config)
     action = opts.pop("action", "forward")
-    if action != "forward":
-        raise ConfigValueError("sprint config action", expected="'forward'", got=action)
+    if action not in ("forward", "nop"):
+        raise ConfigValueError("sprint config action", expected="'forward' or 'nop'", got=action)
     if "configfile" not in opts:
         raise ConfigValueError("sprint config string", expected="a 'configfile:<file>' entry", got=config)
     cfg = Config()
@@ -85,13 +88,14 @@ def init_python_trainer(inputDim: int, outputDim: int, config: str, targetMode: 
         cfg.set("load_epoch", int(epoch))
     for key, value in opts.items():
         cfg.set(key, value)
-    cfg.set("task", "forward")
     from returnn.tf.engine import Engine
 
-    InputDim, OutputDim, TargetMode = inputDim, outputDim, targetMode
+    InputDim, OutputDim, TargetMode, Task = inputDim, outputDim, targetMode, action
     this.config = cfg
     eng = Engine(config=cfg)
-    eng.init_network_from_config(cfg, task="forward")
+    if action == "forward":
+        cfg.set("task", "forward")
+        eng.init_network_from_config(cfg, task="forward")
     engine = eng
 
 

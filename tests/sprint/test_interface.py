@@ -40,3 +40,23 @@ def test_forward_posteriors_from_epoch_checkpoint(tmp_path, monkeypatch):
 def test_config_string_needs_key_value():
     with pytest.raises(ConfigValueError):
         sprint_api.init(inputDim=2, outputDim=3, config="action:forward,configfile", targetMode="forward-only")
+
+
+def test_action_nop_creates_the_engine_without_a_network(tmp_path):
+    """``action:nop`` (the reference's demo-sprint-interface.py): the config is read and the engine created, no
+    network is built and no model loaded (the epoch's checkpoint file is an empty placeholder there), as the
+    reference (observed: ``Task == "nop"``, ``engine.network is None``)."""
+    lines = ["#!rnn.py", "use_tensorflow = True", "num_inputs, num_outputs = 3, 5",
+             "network = {'output': {'class': 'softmax', 'target': 'classes'}}", "model = %r" % f"{tmp_path}/model"]
+    (tmp_path / "returnn.config").write_text("\n".join(lines))
+    (tmp_path / "model.001.meta").write_text("")
+    sprint_api.init(inputDim=3, outputDim=5, cudaEnabled=0, targetMode="forward-only",
+                    config=f"epoch:1,action:nop,configfile:{tmp_path}/returnn.config")
+    try:
+        assert sprint_api.Task == "nop" and sprint_api.engine is not None and sprint_api.engine.network is None
+        assert sprint_api.InputDim == 3 and sprint_api.OutputDim == 5
+    finally:
+        sprint_api.exit()
+    with pytest.raises(ConfigValueError, match="'forward' or 'nop'"):
+        sprint_api.init(inputDim=3, outputDim=5, targetMode="forward-only",
+                        config=f"action:train,configfile:{tmp_path}/returnn.config")
