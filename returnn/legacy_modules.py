@@ -72,10 +72,24 @@ LEGACY_MODULES: Dict[str, str] = {
 }
 
 
+#: packages whose submodules are the legacy names too: ``returnn`` and the checkout's root imported under another
+#: name (its ``__init__.py`` adds it, e.g. ``crnn`` for ``import crnn.TFUtil``)
+_PACKAGES = ["returnn"]
+
+
+def add_package_alias(package: str) -> None:
+    """Answers the legacy names also as submodules of ``package`` (``<package>.TFUtil``)."""
+    if package not in _PACKAGES:
+        _PACKAGES.append(package)
+
+
 def legacy_target(fullname: str) -> Optional[str]:
-    """:return: the new module path for a legacy name (``"TFUtil"`` or ``"returnn.TFUtil"``), else None"""
-    name = fullname[len("returnn."):] if fullname.startswith("returnn.") else fullname
-    return LEGACY_MODULES.get(name)
+    """:return: the new module path for a legacy name (``"TFUtil"``, ``"returnn.TFUtil"``, or under a package of
+        :func:`add_package_alias`), else None"""
+    for package in _PACKAGES:
+        if fullname.startswith(package + "."):
+            return LEGACY_MODULES.get(fullname[len(package) + 1:])
+    return LEGACY_MODULES.get(fullname)
 
 
 class _AliasLoader(importlib.abc.Loader):

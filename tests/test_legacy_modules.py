@@ -54,3 +54,28 @@ def test_better_exchook_under_returnn():
     assert better_exchook is importlib.import_module("returnn.util.better_exchook")
     assert importlib.import_module("returnn.better_exchook") is better_exchook
     assert legacy_target("returnn.better_exchook") == "returnn.util.better_exchook"
+
+
+def test_checkout_root_imported_under_another_name_answers_the_old_names(tmp_path, monkeypatch):
+    """The old flat layout's use (the reference's test_demos ``--old-style --returnn-package-name crnn``): the
+    checkout symlinked as ``crnn``; ``import crnn.TFUtil`` and ``crnn.better_exchook`` are the modules of the new
+    paths (observed from the reference: ``crnn.TFUtil.__name__ == "returnn.tf.util.basic"``)."""
+    import pathlib
+
+    root = pathlib.Path(returnn.__file__).resolve().parent.parent
+    (tmp_path / "crnn_checkout").symlink_to(root, target_is_directory=True)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    before = set(sys.modules)
+    try:
+        crnn = importlib.import_module("crnn_checkout")
+        assert crnn.better_exchook is importlib.import_module("returnn.util.better_exchook")
+        assert importlib.import_module("crnn_checkout.TFUtil") is importlib.import_module("returnn.tf.util.basic")
+        assert "TFUtil" in dir(crnn)
+        with pytest.raises(AttributeError, match="no attribute 'NoSuchModule'"):
+            crnn.NoSuchModule  # noqa: B018
+    finally:
+        for name in set(sys.modules) - before:
+            if name.startswith("crnn_checkout"):
+                del sys.modules[name]
+        if str(tmp_path / "crnn_checkout") in sys.path:
+            sys.path.remove(str(tmp_path / "crnn_checkout"))
