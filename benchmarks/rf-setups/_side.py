@@ -255,6 +255,14 @@ def run(args) -> Dict[str, Any]:
     return _finish(args, res, arrays)
 
 
+def _as_dims(x, dims) -> np.ndarray:
+    """:return: the raw value of ``x`` in the order ``dims``, broadcast over those of ``dims`` it lacks"""
+    have = [d for d in dims if d in x.dims]
+    v = np.asarray(x.copy_transpose(have).raw_tensor)
+    shape = [v.shape[have.index(d)] if d in have else 1 for d in dims]
+    return v.reshape(shape)
+
+
 def _recog(args, spec, mod, config, res, arrays, loaded, phase, finder):
     """The recog def in TF eager mode, on the parameter values of ``--params``."""
     import tensorflow as tf
@@ -276,9 +284,10 @@ def _recog(args, spec, mod, config, res, arrays, loaded, phase, finder):
             hyps, scores, out_dim, beam_dim = recog_def(model=model, data=d["data"],
                                                         data_spatial_dim=d["data_spatial_dim"])
             b_dim = d["data"].dims[0]
-            arrays["recog:hyps"] = np.asarray(hyps.copy_transpose([b_dim, beam_dim, out_dim]).raw_tensor)
-            arrays["recog:scores"] = np.asarray(scores.copy_transpose([b_dim, beam_dim]).raw_tensor)
-            arrays["recog:lens"] = np.asarray(out_dim.dyn_size_ext.copy_transpose([b_dim, beam_dim]).raw_tensor)
+            arrays["recog:hyps"] = _as_dims(hyps, [b_dim, beam_dim, out_dim])
+            arrays["recog:scores"] = _as_dims(scores, [b_dim, beam_dim])
+            if out_dim.dyn_size_ext is not None:
+                arrays["recog:lens"] = _as_dims(out_dim.dyn_size_ext, [b_dim, beam_dim])
             ph["dims"] = {"hyps": [str(x.name) for x in hyps.dims], "scores": [str(x.name) for x in scores.dims]}
             ph["ok"] = True
     except Exception as exc:

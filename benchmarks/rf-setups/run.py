@@ -56,7 +56,9 @@ def _side(python: str, env_path: Optional[str], model: str, out: str, args, *, p
         return {"phases": {phase: {"ok": False, "error": f"timeout after {args.timeout} s"}}}
     path = os.path.join(out, "result.json")
     if not os.path.exists(path):
-        return {"phases": {phase: {"ok": False, "error": "no result: " + log[-1500:]}}}
+        lines = [line for line in log.strip().splitlines() if line.strip()]
+        return {"phases": {phase: {"ok": False, "error": "no result: " + (lines[-1] if lines else f"rc {proc.returncode}"),
+                                   "log": log[-3000:]}}}
     with open(path) as f:
         res = json.load(f)
     res["wall"] = time.time() - t0

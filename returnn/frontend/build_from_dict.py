@@ -25,6 +25,19 @@ def build_dict(cls: Callable[..., Any], **kwargs: Any) -> Dict[str, Any]:
     return {"class": _get_cls_name(cls), **kwargs}
 
 
+def resolve_class(cls: Any) -> Any:
+    """:return: ``cls`` itself, or the object a ``"class"`` name of :func:`build_dict` names (``rf.X``, a dotted path)
+
+    :raises FrontendError: a name that does not resolve
+    """
+    if not isinstance(cls, str):
+        return cls
+    try:
+        return _resolve(cls)
+    except AttributeError as exc:
+        raise FrontendError("build_from_dict", f"cannot resolve the class {cls!r}: {exc}") from None
+
+
 def _resolve(name: str) -> Any:
     if name.startswith("rf."):
         import returnn.frontend as rf

@@ -305,6 +305,16 @@ class Tensor(TensorAxesMixin, TensorCopyMixin, TensorRawMixin, TensorOutShapeMix
         self.placeholder = value
 
     @property
+    def device(self) -> Optional[str]:
+        """The device of the raw tensor: None unless one was assigned (numpy, or TF, which places its ops itself;
+        the reference's TF backend gives None too, observed), e.g. for ``Dim.get_size_tensor(device=x.device)``."""
+        return self.__dict__.get("_device")
+
+    @device.setter
+    def device(self, value: Optional[str]) -> None:
+        self.__dict__["_device"] = value
+
+    @property
     def sparse(self) -> bool:
         return self.sparse_dim is not None
 

@@ -103,3 +103,28 @@ def test_transformer_decoder_shared_embedding_logits_vs_numpy(g):
     out = g.run(logits.copy_transpose([batch_dim, t, vocab]))
     np.testing.assert_allclose(out[0], expected[0], rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(out[1, :2], expected[1, :2], rtol=1e-4, atol=1e-4)
+
+
+def test_conformer_encoder_layer_from_build_dict():
+    """``encoder_layer=rf.build_dict(ConformerEncoderLayer, ...)`` with a ``self_att`` dict: their options are used
+    (observed in the reference: 8 heads, no biases, no linear_pos, one learned encoding [33, 64], relu_square)."""
+    from returnn.frontend.encoder.conformer import ConformerEncoder, ConformerEncoderLayer
+    rf.select_backend_tf()
+    layer = rf.build_dict(
+        ConformerEncoderLayer, conv_norm={"class": "rf.BatchNorm", "use_mask": True},
+        self_att=rf.build_dict(rf.RelPosSelfAttention, with_bias=False, with_linear_pos=False, with_pos_bias=False,
+                               learnable_pos_emb=True, separate_pos_emb_per_head=False),
+        ff_activation=rf.build_dict(rf.relu_square), num_heads=8)
+    enc = ConformerEncoder(Dim(80, name="in"), Dim(512, name="enc"), encoder_layer=layer, num_layers=1,
+                           input_layer=None)
+    assert [(n, [d.dimension for d in p.dims]) for n, p in enc.named_parameters() if ".self_att." in n] == [
+        ("layers.0.self_att.qkv.weight", [512, 1536]), ("layers.0.self_att.proj.weight", [512, 512]),
+        ("layers.0.self_att.learned_pos_emb.pos_emb", [33, 64])]
+    assert enc.layers[0].self_att.num_heads.dimension == 8
+    assert enc.layers[0].ffn1.activation is rf.relu_square
+
+
+def test_tensor_device_is_none():
+    """Observed in the reference's TF backend: ``Tensor.device`` is None (numpy, TF graph and eager tensors)."""
+    t = Tensor("x", [Dim(2, name="a")], "float32", raw_tensor=np.zeros(2, "float32"))
+    assert t.device is None and Tensor("x", [Dim(2, name="a")], "float32").device is None

@@ -189,9 +189,12 @@ class ConformerEncoderLayer(Module):
             opts = dict(in_dim=out_dim, proj_dim=out_dim, key_dim_total=out_dim, value_dim_total=out_dim,
                         num_heads=num_heads, att_dropout=att_dropout)
             opts.update(self_att_opts or {})
-            if isinstance(self_att, dict):
-                from returnn.frontend.build_from_dict import build_from_dict
-                self_att = build_from_dict(self_att, **opts)
+            if isinstance(self_att, dict):  # rf.build_dict(...): its class, its options over these
+                from returnn.frontend.build_from_dict import resolve_class
+                att_dict = dict(self_att)
+                cls = resolve_class(att_dict.pop("class", RelPosSelfAttention))
+                opts.update(att_dict)
+                self_att = cls(**opts)
             else:
                 self_att = (self_att or RelPosSelfAttention)(**opts)
         self.self_att = self_att
@@ -236,6 +239,11 @@ class ConformerEncoder(ISeqDownsamplingEncoder):
                     opts[key] = value
             opts.update(encoder_layer_opts or {})
             cls = encoder_layer if isinstance(encoder_layer, type) else ConformerEncoderLayer
+            if isinstance(encoder_layer, dict):  # rf.build_dict(...): its class, its options over these
+                from returnn.frontend.build_from_dict import resolve_class
+                layer_dict = dict(encoder_layer)
+                cls = resolve_class(layer_dict.pop("class", ConformerEncoderLayer))
+                opts.update(layer_dict)
             layers = [cls(**opts) for _ in range(num_layers)]
         else:
             layers = [_copy.deepcopy(encoder_layer) for _ in range(num_layers)]
