@@ -15,8 +15,10 @@ def label_smoothed_log_prob_gradient(log_prob: Tensor, smoothing: Union[Tensor, 
                                      axis: Optional[Dim] = None, exclude_labels: Optional[Sequence[int]] = None
                                      ) -> Tensor:
     """:return: ``log_prob`` unchanged in the forward pass; in the backward pass the gradient ``g`` (over ``axis``,
-    default the feature dim) becomes ``(1 - smoothing) * g + smoothing / K * sum(g)`` per label (``K`` labels, not
-    counting ``exclude_labels``, which get no share) — the gradient of a cross entropy with smoothed targets"""
+    default the feature dim) of label ``j`` becomes ``(1 - smoothing) * g_j + smoothing / (K - 1) * sum_{i != j} g_i``
+    (``K`` labels, not counting ``exclude_labels``, which keep ``(1 - smoothing) * g_j`` and give no share): for a
+    cross entropy, the target gets ``1 - smoothing`` and each other label ``smoothing / (K - 1)``, as the
+    reference's (observed)"""
     from returnn.frontend.array_ import stop_gradient, where
     from returnn.frontend.dims import range_over_dim
     from returnn.frontend.math_ import combine_bc, compare_bc
@@ -26,10 +28,13 @@ def label_smoothed_log_prob_gradient(log_prob: Tensor, smoothing: Union[Tensor, 
         raise FrontendError("label_smoothed_log_prob_gradient", "needs axis= (no feature dim)")
     _utils.check_dims("label_smoothed_log_prob_gradient", log_prob, [axis])
     n = axis.dimension - len(exclude_labels or [])
+    if n < 2:
+        raise FrontendError("label_smoothed_log_prob_gradient", f"needs at least 2 labels to smooth over, got {n}")
     sg = stop_gradient(log_prob)
     total = reduce_sum(log_prob, axis=axis)
-    spread = combine_bc(total - stop_gradient(total), "mul", smoothing / n if not isinstance(smoothing, Tensor)
-                        else smoothing / float(n))
+    others = combine_bc(total - stop_gradient(total), "sub", log_prob - sg, dim_order=log_prob.dims)
+    spread = combine_bc(others, "mul", smoothing / (n - 1) if not isinstance(smoothing, Tensor)
+                        else smoothing / float(n - 1))
     if exclude_labels:
         keep = None
         r = range_over_dim(axis)

@@ -138,9 +138,24 @@ def test_label_smoothed_gradient(g):
     grad = rf.gradient(loss, lp)
     v_out, v_lp, v_grad = g.run(out, lp, grad)
     np.testing.assert_allclose(v_out, v_lp, rtol=1e-6)
-    expected = -0.1 / 4 * np.ones((2, 4))
-    expected[[0, 1], [1, 3]] -= 0.9
+    # the reference's (observed): the target gets 1 - 0.1, each of the other 3 labels 0.1 / 3
+    expected = -0.1 / 3 * np.ones((2, 4))
+    expected[[0, 1], [1, 3]] = -0.9
     np.testing.assert_allclose(v_grad, expected, rtol=1e-5)
+
+
+def test_label_smoothed_gradient_through_log_softmax_as_observed(g):
+    """The logits' gradient of a smoothed cross entropy (5 labels, smoothing 0.1), observed in the reference."""
+    k, n = Dim(5, name="K5"), Dim(2, name="n2ls")
+    xv = np.array([[0.1, 0.5, -0.3, 1.2, 0.0], [2.0, -1.0, 0.3, 0.3, 0.1]], np.float32)
+    x = g.const("x", [n, k], xv)
+    lp = rf.label_smoothed_log_prob_gradient(rf.log_softmax(x, axis=k), 0.1, axis=k)
+    loss = rf.cross_entropy(target=g.const("t", [n], [3, 0], "int32", sparse_dim=k), estimated=lp,
+                            estimated_type="log-probs", axis=k)
+    grad = rf.gradient(rf.reduce_sum(loss, axis=n), x)
+    np.testing.assert_allclose(g.run(grad), [[0.1164197, 0.1859735, 0.0697965, -0.4751516, 0.1029619],
+                                             [-0.2609091, 0.0068185, 0.0917514, 0.0917514, 0.0705879]],
+                               atol=1e-6)
 
 
 def test_cond(g):
