@@ -497,6 +497,19 @@ class Dim(DimOrder):
         from returnn.frontend.dims import dim_size_tensor  # lazy: the frontend's backend makes the raw scalar
         return dim_size_tensor(self)
 
+    def get_mask(self, *, dim_order: Optional[Any] = None, device: Optional[str] = None,
+                 like: Optional[Any] = None) -> Any:
+        """:return: the bool mask of the valid frames of this dim (``rf.sequence_mask``), e.g. ``[B, T]`` for a time
+            dim ``T`` with lengths ``[B]``; in the order of ``dim_order`` (or of ``like``'s dims) where given
+            (``device`` is accepted for the reference's signature)"""
+        from returnn.frontend.dims import sequence_mask  # lazy: the frontend's backend makes the raw mask
+        mask = sequence_mask([self])
+        order = dim_order if dim_order is not None else (like.dims if like is not None else None)
+        if order is not None:
+            mask = mask.copy_transpose([d for d in order if d in mask.dims] +
+                                       [d for d in mask.dims if d not in order])
+        return mask
+
     def is_dim_known(self) -> bool:
         """:return: whether the size is static or the lengths are known"""
         return (self.dimension is not None or self.dyn_size is not None

@@ -128,3 +128,28 @@ def test_tensor_device_is_none():
     """Observed in the reference's TF backend: ``Tensor.device`` is None (numpy, TF graph and eager tensors)."""
     t = Tensor("x", [Dim(2, name="a")], "float32", raw_tensor=np.zeros(2, "float32"))
     assert t.device is None and Tensor("x", [Dim(2, name="a")], "float32").device is None
+
+
+def test_collect_outputs_dict():
+    """Observed in the reference: keys outside the patterns are ignored (``setdefault`` then returns None)."""
+    from returnn.util.collect_outputs_dict import CollectOutputsDict, is_key_allowed_in_collect_outputs_dict
+    d = CollectOutputsDict(allowed_key_patterns=["1", "enc*"])
+    d["1"], d["2"], d["enc_x"] = 1, 2, 3
+    assert d.setdefault("3", 4) is None and d.setdefault("1", 9) == 1
+    d.update({"1": 5, "x": 6})
+    assert d == {"1": 5, "enc_x": 3} and not d.is_key_allowed("2") and d.is_key_allowed("enc")
+    e = CollectOutputsDict()
+    e["z"] = 1
+    assert e == {"z": 1}
+    assert is_key_allowed_in_collect_outputs_dict(d, "1") and is_key_allowed_in_collect_outputs_dict({}, "q")
+    assert not is_key_allowed_in_collect_outputs_dict(d, "q")
+
+
+def test_dim_get_mask(g):
+    """The valid frames of a time dim as a bool ``[B, T]`` mask (numpy)."""
+    rf.select_backend_tf()
+    t = g.time_dim([3, 1])
+    mask = t.get_mask()
+    assert mask.dtype == "bool" and set(mask.dims) == {batch_dim, t}
+    np.testing.assert_array_equal(g.run(mask.copy_transpose([batch_dim, t])), [[1, 1, 1], [1, 0, 0]])
+    assert t.get_mask(dim_order=[t, batch_dim]).dims == (t, batch_dim)
