@@ -3,7 +3,8 @@
 
 Chunk ``c`` of sequence ``b`` holds frames ``c * chunk_step .. c * chunk_step + chunk_size - 1``; there are
 ``n_chunks = max(T - chunk_size + chunk_step - 1, 0) // chunk_step + 1`` chunks per sequence, laid out along
-the batch axis as ``b * n_chunks + c``. Frames past the end of the input are 0 (data and index).
+the batch axis as ``b * n_chunks + c``. Frames past the end of the input, and frames with index 0, are 0 in the
+output data (as the reference, observed); the output index is the input's (0 past the end).
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ def _source_frames(num_frames: Any, batch: Any, chunk_size: Any, chunk_step: Any
 def chunk(x: Any, index: Any, chunk_size: Any, chunk_step: Any) -> Tuple[tf.Tensor, tf.Tensor]:
     """:param x: ``[T, B, D]``; :param index: float32 ``[T, B]`` (1: real frame)
     :param chunk_size: int (or int32 scalar), frames per chunk; :param chunk_step: int, frames between chunk starts
-    :return: ``(out [chunk_size, B * n_chunks, D], oindex [chunk_size, B * n_chunks])``
+    :return: ``(out [chunk_size, B * n_chunks, D], oindex [chunk_size, B * n_chunks])``; ``out`` is 0 where
+        ``oindex`` is 0
     """
     x = tf.convert_to_tensor(x)
     index = tf.convert_to_tensor(index, dtype=tf.float32)
@@ -40,8 +42,8 @@ def chunk(x: Any, index: Any, chunk_size: Any, chunk_step: Any) -> Tuple[tf.Tens
     n = num_chunks(num_frames, chunk_size, chunk_step)
     b = tf.tile(tf.repeat(tf.range(batch), n)[None, :], [chunk_size, 1])  # [K, B * n]
     src = tf.stack([tf.where(valid, frame, 0), b], axis=-1)
-    out = tf.where(valid[:, :, None], tf.gather_nd(x, src), tf.zeros([], x.dtype))
     oindex = tf.where(valid, tf.gather_nd(index, src), 0.0)
+    out = tf.where((oindex > 0)[:, :, None], tf.gather_nd(x, src), tf.zeros([], x.dtype))
     out.set_shape([None, None, x.shape[-1] if x.shape.rank else None])
     return out, oindex
 

@@ -16,7 +16,7 @@ def _np_chunk(x, index, size, step):
             for k in range(size):
                 t = c * step + k
                 if t < num_frames:
-                    out[k, b * n + c] = x[t, b]
+                    out[k, b * n + c] = x[t, b] * (index[t, b] > 0)  # the reference zeroes padded frames
                     oindex[k, b * n + c] = index[t, b]
     return out, oindex
 
@@ -40,6 +40,16 @@ def test_chunk_and_unchunk(session):
                 if c * step + k < 7:
                     counts[c * step + k] += 1
         np.testing.assert_allclose(factors, np.where(index > 0, 1.0 / counts, 0.0), rtol=1e-6)
+
+
+def test_chunk_reference_values(session):
+    """The reference's chunk of this input (observed): a frame with index 0 is 0 in the output."""
+    x = np.arange(14, dtype="float32").reshape((7, 2, 1))
+    index = np.ones((7, 2), "float32")
+    index[-1, 1] = 0
+    out, oindex = session.run(chunk(x, index, 3, 2))
+    np.testing.assert_array_equal(out[:, :, 0], [[0, 4, 8, 1, 5, 9], [2, 6, 10, 3, 7, 11], [4, 8, 12, 5, 9, 0]])
+    np.testing.assert_array_equal(oindex, [[1] * 6, [1] * 6, [1] * 5 + [0]])
 
 
 def test_chunk_gradient_sums_the_chunks(session):
