@@ -17,12 +17,16 @@ from typing import Any, Callable, List, NamedTuple, Sequence, Tuple
 import tensorflow as tf
 
 
-def _visited_frames(num_frames: tf.Tensor, start: Any, step: Any) -> tf.Tensor:
-    """int32 ``[N]``: the frame indices visited, in visiting order."""
+def _visited_frames(num_frames: tf.Tensor, start: Any, step: Any, backward_stops_at_start: bool = False
+                    ) -> tf.Tensor:
+    """int32 ``[N]``: the frame indices visited, in visiting order.
+
+    :param backward_stops_at_start: for ``step < 0``, visit only frames ``>= start`` (``LstmLowMem``, observed)
+    """
     start = tf.cast(start, tf.int32)
     step = tf.cast(step, tf.int32)
     first = tf.where(step >= 0, start, num_frames - 1 - start)
-    limit = tf.where(step >= 0, num_frames, -1)
+    limit = tf.where(step >= 0, num_frames, start - 1 if backward_stops_at_start else -1)
     return tf.range(first, limit, step)
 
 
@@ -60,9 +64,10 @@ def _cell(z: tf.Tensor, c_prev: tf.Tensor, n: Any) -> Tuple[tf.Tensor, tf.Tensor
 
 
 def _lstm_loop(pre_activation: Callable[[tf.Tensor, tf.Tensor], tf.Tensor], num_frames: tf.Tensor,
-               index: tf.Tensor, y0: tf.Tensor, c0: tf.Tensor, start: Any, step: Any) -> _Loop:
+               index: tf.Tensor, y0: tf.Tensor, c0: tf.Tensor, start: Any, step: Any,
+               backward_stops_at_start: bool = False) -> _Loop:
     """:param pre_activation: ``(t, y_prev) -> z [B, 4n]``"""
-    frames = _visited_frames(num_frames, start, step)
+    frames = _visited_frames(num_frames, start, step, backward_stops_at_start)
     num_steps = tf.shape(frames)[0]
     n = tf.shape(c0)[-1]
     dtype = c0.dtype
@@ -174,7 +179,9 @@ def native_lstm2(x: Any, w_r: Any, y0: Any, c0: Any, index: Any, start: Any = 0,
 
 def lstm_low_mem(x: Any, w: Any, b: Any, y0: Any, c0: Any, index: Any, start: Any = 0, step: Any = 1
                  ) -> Tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
-    """The reference's ``LstmLowMem`` op: the input projection inside the loop.
+    """The reference's ``LstmLowMem`` op: the input projection inside the loop. Backwards (``step < 0``) it
+    visits the frames ``T - 1 - start`` down to ``start`` only (the reference's, observed; ``NativeLstm2`` goes
+    down to frame 0).
 
     :param x: float32 ``[T, B, n_in]``; :param w: float32 ``[n_in + n, 4n]`` (rows: input, then recurrent)
     :param b: float32 ``[4n]``; :param y0, c0: float32 ``[B, n]``; :param index: ``[T, B]``
@@ -188,7 +195,7 @@ def lstm_low_mem(x: Any, w: Any, b: Any, y0: Any, c0: Any, index: Any, start: An
     c0 = tf.convert_to_tensor(c0, dtype=x.dtype)
     index = tf.convert_to_tensor(index)
     loop = _lstm_loop(lambda t, y_prev: tf.matmul(tf.concat([x[t], y_prev], axis=-1), w) + b, tf.shape(x)[0],
-                      index, y0, c0, start, step)
+                      index, y0, c0, start, step, backward_stops_at_start=True)
     y, c, d = loop.y, loop.c, loop.c_last
     n = w.shape[1] // 4 if w.shape.rank == 2 and w.shape[1] is not None else None
     _set_time_batch_shapes(x, [y, c], [n, n])

@@ -15,13 +15,13 @@ def _sigmoid(x):
     return 1.0 / (1.0 + np.exp(-x))
 
 
-def _np_lstm(pre, y0, c0, mask, start, step):
+def _np_lstm(pre, y0, c0, mask, start, step, low_mem=False):
     """pre(t, y_prev) -> z; returns Y, C, d with the ops' conventions (unvisited frames 0)."""
     num_frames, n = mask.shape[0], c0.shape[1]
     y_all, c_all = np.zeros((num_frames,) + c0.shape, c0.dtype), np.zeros((num_frames,) + c0.shape, c0.dtype)
     first = start if step > 0 else num_frames - 1 - start
     y, c = y0.copy(), c0.copy()
-    for t in range(first, num_frames if step > 0 else -1, step):
+    for t in range(first, num_frames if step > 0 else (start - 1 if low_mem else -1), step):
         z = pre(t, y)
         c_new = _sigmoid(z[:, 2 * n:3 * n]) * c + _sigmoid(z[:, n:2 * n]) * np.tanh(z[:, :n])
         y_new = _sigmoid(z[:, 3 * n:]) * np.tanh(c_new)
@@ -100,6 +100,11 @@ def test_lstm_low_mem_forward_and_grad_op(session):
     ey, ec, ed = _np_lstm(lambda t, yp: np.concatenate([x[t], yp], -1) @ w + b, y0, c0, MASK, 0, 1)
     np.testing.assert_allclose(y, ey, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(d, ed, rtol=1e-5, atol=1e-6)
+    y_back, _, d_back = session.run(lstm_low_mem(x, w, b, y0, c0, MASK, 1, -1))
+    ey, _, ed = _np_lstm(lambda t, yp: np.concatenate([x[t], yp], -1) @ w + b, y0, c0, MASK, 1, -1, low_mem=True)
+    np.testing.assert_allclose(y_back, ey, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(d_back, ed, rtol=1e-5, atol=1e-6)
+    assert (y_back[0] == 0).all()  # backwards from frame 2 down to frame 1 only (the reference, observed)
     grad = gradient_op(lstm_low_mem, 8, (0, 1, 2, 3, 4), (0, 2))
     dy = np.ones_like(y)
     dd = np.zeros_like(d)
