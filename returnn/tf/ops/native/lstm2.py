@@ -17,16 +17,16 @@ from typing import Any, Callable, List, NamedTuple, Sequence, Tuple
 import tensorflow as tf
 
 
-def _visited_frames(num_frames: tf.Tensor, start: Any, step: Any, backward_stops_at_start: bool = False
+def _visited_frames(num_frames: tf.Tensor, start: Any, step: Any, low_mem: bool = False
                     ) -> tf.Tensor:
     """int32 ``[N]``: the frame indices visited, in visiting order.
 
-    :param backward_stops_at_start: for ``step < 0``, visit only frames ``>= start`` (``LstmLowMem``, observed)
+    :param low_mem: ``LstmLowMem``'s frames (observed): for ``step < 0`` only the frames ``>= start``
     """
     start = tf.cast(start, tf.int32)
     step = tf.cast(step, tf.int32)
     first = tf.where(step >= 0, start, num_frames - 1 - start)
-    limit = tf.where(step >= 0, num_frames, start - 1 if backward_stops_at_start else -1)
+    limit = tf.where(step >= 0, num_frames, start - 1 if low_mem else -1)
     return tf.range(first, limit, step)
 
 
@@ -65,9 +65,12 @@ def _cell(z: tf.Tensor, c_prev: tf.Tensor, n: Any) -> Tuple[tf.Tensor, tf.Tensor
 
 def _lstm_loop(pre_activation: Callable[[tf.Tensor, tf.Tensor], tf.Tensor], num_frames: tf.Tensor,
                index: tf.Tensor, y0: tf.Tensor, c0: tf.Tensor, start: Any, step: Any,
-               backward_stops_at_start: bool = False) -> _Loop:
-    """:param pre_activation: ``(t, y_prev) -> z [B, 4n]``"""
-    frames = _visited_frames(num_frames, start, step, backward_stops_at_start)
+               low_mem: bool = False) -> _Loop:
+    """:param pre_activation: ``(t, y_prev) -> z [B, 4n]``
+    :param low_mem: ``LstmLowMem``'s conventions (observed): the frames of :func:`_visited_frames` with
+        ``low_mem``, and after a padded frame the previous output is 0 (its output), not the kept one
+    """
+    frames = _visited_frames(num_frames, start, step, low_mem)
     num_steps = tf.shape(frames)[0]
     n = tf.shape(c0)[-1]
     dtype = c0.dtype
@@ -80,7 +83,7 @@ def _lstm_loop(pre_activation: Callable[[tf.Tensor, tf.Tensor], tf.Tensor], num_
         gates, c_new, y_new = _cell(pre_activation(t, y_prev), c_prev, n)
         real = (tf.cast(index[t], tf.bool) if index.dtype == tf.bool else index[t] > 0)[:, None]
         c = tf.where(real, c_new, c_prev)
-        y = tf.where(real, y_new, y_prev)
+        y = tf.where(real, y_new, tf.zeros_like(y_prev) if low_mem else y_prev)
         c.set_shape(c0.shape)
         y.set_shape(y0.shape)
         values = (tf.where(real, y_new, tf.zeros_like(y_new)), c, gates, y_prev, c_prev, c_new)
@@ -181,7 +184,8 @@ def lstm_low_mem(x: Any, w: Any, b: Any, y0: Any, c0: Any, index: Any, start: An
                  ) -> Tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
     """The reference's ``LstmLowMem`` op: the input projection inside the loop. Backwards (``step < 0``) it
     visits the frames ``T - 1 - start`` down to ``start`` only (the reference's, observed; ``NativeLstm2`` goes
-    down to frame 0).
+    down to frame 0), and the frame after a padded one sees the previous output 0 (the padded frame's output; the
+    cell state is kept), as the reference (observed).
 
     :param x: float32 ``[T, B, n_in]``; :param w: float32 ``[n_in + n, 4n]`` (rows: input, then recurrent)
     :param b: float32 ``[4n]``; :param y0, c0: float32 ``[B, n]``; :param index: ``[T, B]``
@@ -195,7 +199,7 @@ def lstm_low_mem(x: Any, w: Any, b: Any, y0: Any, c0: Any, index: Any, start: An
     c0 = tf.convert_to_tensor(c0, dtype=x.dtype)
     index = tf.convert_to_tensor(index)
     loop = _lstm_loop(lambda t, y_prev: tf.matmul(tf.concat([x[t], y_prev], axis=-1), w) + b, tf.shape(x)[0],
-                      index, y0, c0, start, step, backward_stops_at_start=True)
+                      index, y0, c0, start, step, low_mem=True)
     y, c, d = loop.y, loop.c, loop.c_last
     n = w.shape[1] // 4 if w.shape.rank == 2 and w.shape[1] is not None else None
     _set_time_batch_shapes(x, [y, c], [n, n])

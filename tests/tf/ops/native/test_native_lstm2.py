@@ -26,7 +26,7 @@ def _np_lstm(pre, y0, c0, mask, start, step, low_mem=False):
         c_new = _sigmoid(z[:, 2 * n:3 * n]) * c + _sigmoid(z[:, n:2 * n]) * np.tanh(z[:, :n])
         y_new = _sigmoid(z[:, 3 * n:]) * np.tanh(c_new)
         m = mask[t][:, None] > 0
-        c, y = np.where(m, c_new, c), np.where(m, y_new, y)
+        c, y = np.where(m, c_new, c), np.where(m, y_new, 0.0 if low_mem else y)
         y_all[t], c_all[t] = np.where(m, y_new, 0.0), c
     return y_all, c_all, c
 
