@@ -136,13 +136,7 @@ class StringUnitRecLayer(ConcatInputLayer):
         if frames:
             self._run_step(x, rec_previous_state, initial_state, kept, params, n_out, batch_shape)
         else:
-            init_state = _initial_states(self.name, self._unit, initial_state, tf.shape(x)[1], n_out)
-            for key, (mode, var) in kept.items():
-                init_state[key] = kept_state.initial_value(self.network, mode, var, init_state[key])
-            y, self.final_state = self._unit.run(x, seq_lens, params, n_out, self.direction, init_state)
-            for key, (_, var) in kept.items():
-                kept_state.register_final_value(self.network, var, self.final_state[key])
-            self.output.placeholder = y
+            self._run_over_time(x, seq_lens, initial_state, kept, params, n_out)
         with self._params_scope():  # a user cell's own variables, keys relative to that scope (as the reference)
             for param in getattr(self._unit, "created_params", ()):
                 self.add_param(param)
@@ -152,6 +146,18 @@ class StringUnitRecLayer(ConcatInputLayer):
         if back_prop is False:
             y = tf.stop_gradient(y)
         y.set_shape(self.output.batch_shape)
+        self.output.placeholder = y
+
+    def _run_over_time(self, x: tf.Tensor, seq_lens: tf.Tensor, initial_state: Any, kept: Dict[str, Any],
+                       params: Dict[str, tf.Variable], n_out: int) -> None:
+        """The unit over the time axis of ``x`` ``[T, N, F]`` (lengths ``seq_lens`` ``[N]``) from ``initial_state``
+        (the kept-over-epoch states replacing their entries); sets the output ``[T, N, n_out]`` and the final state"""
+        init_state = _initial_states(self.name, self._unit, initial_state, tf.shape(x)[1], n_out)
+        for key, (mode, var) in kept.items():
+            init_state[key] = kept_state.initial_value(self.network, mode, var, init_state[key])
+        y, self.final_state = self._unit.run(x, seq_lens, params, n_out, self.direction, init_state)
+        for key, (_, var) in kept.items():
+            kept_state.register_final_value(self.network, var, self.final_state[key])
         self.output.placeholder = y
 
     def _run_step(self, x: tf.Tensor, rec_previous_state: Optional[Dict[str, tf.Tensor]], initial_state: Any,
