@@ -55,8 +55,8 @@ def unchunk(x: Any, index: Any, chunk_size: Any, chunk_step: Any, n_time: Any, n
     :param x: ``[chunk_size, n_batch * n_chunks, D]``; :param index: float32 ``[chunk_size, n_batch * n_chunks]``
     :param chunk_size: int; :param chunk_step: int; :param n_time: int scalar ``T``; :param n_batch: int ``B``
     :return: ``(out [T, B, D], oindex [T, B], ofactors [T, B])``: ``oindex`` 1 where some real chunk position
-        holds the frame, ``ofactors`` ``1 / (chunk positions holding it)`` there (else 0), ``out`` the sum of
-        those positions times ``ofactors``
+        holds the frame, ``ofactors`` ``1 / (chunk positions holding it)`` (also where ``oindex`` is 0, as the
+        reference, observed), ``out`` the sum of those positions times ``ofactors``
     """
     x = tf.convert_to_tensor(x)
     index = tf.convert_to_tensor(index, dtype=tf.float32)
@@ -74,7 +74,8 @@ def unchunk(x: Any, index: Any, chunk_size: Any, chunk_step: Any, n_time: Any, n
     counts = tf.math.unsorted_segment_sum(tf.ones_like(seg, tf.float32), seg, num_segments)[:-1]
     real = tf.math.unsorted_segment_sum(tf.reshape(index, [-1]), seg, num_segments)[:-1]
     oindex = tf.reshape(tf.cast(real >= 1.0, tf.float32), [n_time, n_batch])
-    factors = tf.where(oindex > 0, 1.0 / tf.maximum(tf.reshape(counts, [n_time, n_batch]), 1.0), 0.0)
+    counts = tf.reshape(counts, [n_time, n_batch])
+    factors = tf.where(counts > 0, 1.0 / tf.maximum(counts, 1.0), 0.0)
     out = tf.reshape(summed, [n_time, n_batch, dim]) * tf.cast(factors, x.dtype)[:, :, None]
     out.set_shape([None, None, x.shape[-1] if x.shape.rank else None])
     return out, oindex, factors
