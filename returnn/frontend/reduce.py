@@ -146,8 +146,8 @@ def top_k(source: Tensor, *, axis: Union[Dim, Sequence[Dim]], k: Union[int, Tens
           k_dim: Optional[Dim] = None, sorted: bool = True) -> Tuple[Tensor, Union[Tensor, Sequence[Tensor]], Dim]:
     """The ``k`` largest values over ``axis`` (several axes: over their flattened product).
 
-    :return: (values ``[other dims..., k_dim]``, indices into ``axis`` (sparse dim ``axis``; a list per axis for
-        several), ``k_dim``)
+    :return: (values ``[other dims..., k_dim]``, indices into ``axis`` (sparse dim ``axis``; for ``axis`` a sequence
+        of dims, even of one, a list with the indices per axis), ``k_dim``)
     """
     from returnn.frontend.array_ import merge_dims
     axes = _utils.as_dims(axis)
@@ -164,7 +164,9 @@ def top_k(source: Tensor, *, axis: Union[Dim, Sequence[Dim]], k: Union[int, Tens
     dims = other + [k_dim]
     out_values = _utils.make_tensor("top_k", dims, x.dtype, values)
     if len(axes) == 1:
-        return out_values, _utils.make_tensor("top_k_indices", dims, "int32", indices, sparse_dim=axes[0]), k_dim
+        out_idx = _utils.make_tensor("top_k_indices", dims, "int32", indices, sparse_dim=axes[0])
+        # a sequence of axes (even of one) gives a list of indices, as the reference (observed)
+        return out_values, out_idx if isinstance(axis, Dim) else [out_idx], k_dim
     idx = _utils.make_tensor("top_k_indices", dims, "int32", indices, sparse_dim=merged)
     out_indices = []
     for i, d in enumerate(axes):

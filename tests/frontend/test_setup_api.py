@@ -153,3 +153,17 @@ def test_dim_get_mask(g):
     assert mask.dtype == "bool" and set(mask.dims) == {batch_dim, t}
     np.testing.assert_array_equal(g.run(mask.copy_transpose([batch_dim, t])), [[1, 1, 1], [1, 0, 0]])
     assert t.get_mask(dim_order=[t, batch_dim]).dims == (t, batch_dim)
+
+
+def test_top_k_indices_per_axis_of_a_sequence(g):
+    """Observed in the reference: ``axis=[K]`` (a sequence, even of one dim) gives a list of indices; ``axis=K`` one
+    Tensor."""
+    rf.select_backend_tf()
+    k, n = Dim(5, name="K5t"), Dim(2, name="N2t")
+    x = g.const("x", [n, k], np.array([[0.1, 0.5, -0.3, 1.2, 0.0], [2.0, -1.0, 0.3, 0.4, 0.1]], np.float32))
+    _, idx, k_dim = rf.top_k(x, axis=k, k=2)
+    values, idx_list, k_dim2 = rf.top_k(x, axis=[k], k=2)
+    assert isinstance(idx, Tensor) and isinstance(idx_list, list) and len(idx_list) == 1
+    assert idx_list[0].sparse_dim == k
+    np.testing.assert_array_equal(g.run(idx_list[0].copy_transpose([n, k_dim2])), [[3, 1], [0, 3]])
+    np.testing.assert_allclose(g.run(values.copy_transpose([n, k_dim2])), [[1.2, 0.5], [2.0, 0.4]])
