@@ -166,7 +166,7 @@ def run(args) -> Dict[str, Any]:
         ph["error"] = f"{type(exc).__name__}: {exc}"
         ph["traceback"] = traceback.format_exc()[-3000:]
         res["stubbed_helpers"] = finder.notes
-        return res
+        return _finish(args, res, arrays)
     ph["time"] = time.time() - t0
 
     rf.select_backend_tf()
