@@ -35,6 +35,7 @@ from returnn.tensor import _dim_batch_variant, _dim_math
 from returnn.tensor._dim_auto import enter_layer_dims as enter_layer_dims  # the network marks layer construction
 from returnn.tensor._dim_auto import layer_dims_active
 from returnn.tensor._dim_auto import leave_layer_dims as leave_layer_dims
+from returnn.tensor._dim_arith_ops import DimArithmetic
 from returnn.tensor._dim_extra import DimExtra
 from returnn.tensor._dim_order import DimOrder
 
@@ -76,7 +77,7 @@ _KNOWN_KWARGS = ("dyn_size", "dyn_size_ext", "vocab", "auto_generated", "batch",
                  "src_data", "src_axis", "same_as")
 
 
-class Dim(DimOrder):
+class Dim(DimArithmetic, DimOrder):
     """One axis.
 
     :param dimension: static size (an int), or None for a dynamic axis (or the batch axis). Left out (an old form
@@ -557,54 +558,6 @@ class Dim(DimOrder):
     @derived_from_op.setter
     def derived_from_op(self, value: Any) -> None:
         self._derived_from_op = value
-
-    def __add__(self, other: Any) -> Dim:
-        return _dim_math.add(self, other)
-
-    def __radd__(self, other: Any) -> Dim:
-        return _dim_math.add_left(self, other)
-
-    def __sub__(self, other: Any) -> Dim:
-        return _dim_math.sub(self, other)
-
-    def __mul__(self, other: Any) -> Dim:
-        return _dim_math.mul(self, other)
-
-    def __rmul__(self, other: Any) -> Dim:
-        return _dim_math.mul_left(self, other)
-
-    def __neg__(self) -> Dim:
-        return _dim_math.mul_left(self, -1)
-
-    def __floordiv__(self, other: Any) -> Dim:
-        return _dim_math.floordiv(self, other)
-
-    def __truediv__(self, other: Any) -> Dim:
-        return self.div_right(other)
-
-    def sub_right(self, other: int) -> Dim:
-        """:return: ``self - other`` (``'time+-1'``)"""
-        return _dim_math.add(self, -_dim_math.as_int(self, other, "sub_right"))
-
-    def sub_left(self, other: int) -> Dim:
-        """:return: ``-other + self`` (``'-1+time'``)"""
-        return _dim_math.add_left(self, -_dim_math.as_int(self, other, "sub_left"))
-
-    def ceildiv_right(self, other: int) -> Dim:
-        """:return: ``ceil(self / other)`` (``'⌈time/2⌉'``)"""
-        return _dim_math.ceildiv(self, other)
-
-    def ceildiv_left(self, other: int) -> Dim:
-        """:return: ``ceil(self / other)``, written as the reference's left division (``'⌈time /l 2⌉'``)"""
-        return _dim_math.ceildiv(self, other, left=True)
-
-    def div_right(self, other: int) -> Dim:
-        """:return: ``self / other`` (``'time/2'``); a static size must be divisible"""
-        return _dim_math.truediv(self, other)
-
-    def div_left(self, other: int) -> Dim:
-        """:return: ``self / other``, written as the reference's left division (``'time /l 2'``)"""
-        return _dim_math.truediv(self, other, left=True)
 
     # ---- rendering
     def short_repr(self) -> str:

@@ -4,11 +4,12 @@ same automaton as :func:`returnn.tf.ops.native.ctc.get_ctc_fsa_fast_bw`, whose m
 
 from __future__ import annotations
 
-from typing import List
+from typing import TYPE_CHECKING, List
 
 import numpy
 
-from returnn.util.fsa import FastBaumWelchBatchFsa
+if TYPE_CHECKING:  # returnn.util.fsa re-exports this module's function: no module-level import of it here
+    from returnn.util.fsa import FastBaumWelchBatchFsa
 
 
 def get_ctc_fsa_fast_bw(targets: numpy.ndarray, seq_lens: numpy.ndarray, blank_idx: int,
@@ -49,5 +50,7 @@ def get_ctc_fsa_fast_bw(targets: numpy.ndarray, seq_lens: numpy.ndarray, blank_i
                 add(state(p), p + 2)
     edges_np = numpy.array(edges, dtype="int32").reshape((-1, 4)).T.copy()
     start_end = numpy.stack([numpy.arange(batch) * k, numpy.arange(batch) * k + k - 1]).astype("int32")
+    from returnn.util.fsa import FastBaumWelchBatchFsa  # at call time: see the import above
+
     return FastBaumWelchBatchFsa(edges=edges_np, weights=numpy.zeros((edges_np.shape[1],), "float32"),
                                  start_end_states=start_end)
