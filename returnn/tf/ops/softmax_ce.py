@@ -34,17 +34,20 @@ def sparse_softmax_ce(logits: tf.Tensor, labels: tf.Tensor) -> tf.Tensor:
     if labels.dtype != tf.int32:
         labels = tf.cast(labels, tf.int32)
 
+    # the labels are an argument, not a closure: in graph mode tf.custom_gradient searches the graph between its
+    # arguments and its outputs for variables, and labels computed from variables (a teacher's hypotheses) would
+    # make it ask the gradient function for variable gradients
     @tf.custom_gradient
-    def _ce(z: tf.Tensor) -> Any:
+    def _ce(z: tf.Tensor, target: tf.Tensor) -> Any:
         p = tf.nn.softmax(z)
-        z_target = tf.gather(z, labels, axis=1, batch_dims=1)
+        z_target = tf.gather(z, target, axis=1, batch_dims=1)
         ce = (tf.reduce_max(z, axis=-1) - z_target) - tf.math.log(tf.reduce_max(p, axis=-1))
 
-        def grad(g: tf.Tensor) -> tf.Tensor:
-            rows = tf.range(tf.shape(labels)[0], dtype=tf.int32)
-            return tf.tensor_scatter_nd_sub(p * g[:, None], tf.stack([rows, labels], axis=1), g)
+        def grad(g: tf.Tensor) -> Any:
+            rows = tf.range(tf.shape(target)[0], dtype=tf.int32)
+            return tf.tensor_scatter_nd_sub(p * g[:, None], tf.stack([rows, target], axis=1), g), None
 
         return ce, grad
 
     with tf.name_scope("sparse_softmax_ce"):
-        return _ce(logits)
+        return _ce(logits, labels)

@@ -43,3 +43,21 @@ def test_sparse_softmax_ce_other_dtype_is_the_fused_kernel():
         assert ce.op.type == "SparseSoftmaxCrossEntropyWithLogits"
         got = session.run(ce)
     numpy.testing.assert_allclose(got, _numpy_ce_and_grad(z, numpy.array([1]), numpy.ones(1))[0], rtol=1e-12)
+
+
+def test_sparse_softmax_ce_labels_computed_from_a_variable():
+    """Labels that depend on a variable (e.g. a teacher's hypotheses): the gradient goes to the logits only."""
+    z = numpy.array([[0.5, 2.0, -1.0], [1.0, 0.0, 3.0]], dtype="float32")
+    with tf.Graph().as_default(), tf.compat.v1.Session() as session:
+        teacher = tf.compat.v1.get_variable("teacher", initializer=numpy.array([[0.0, 1.0, 0.0], [3.0, 0.0, 1.0]],
+                                                                                dtype="float32"))
+        labels = tf.argmax(teacher, axis=-1, output_type=tf.int32)  # [1, 0]
+        student = tf.compat.v1.get_variable("student", initializer=z)
+        ce = sparse_softmax_ce(student, labels)
+        d_student, d_teacher = tf.gradients(tf.reduce_sum(ce), [student, teacher])
+        assert d_teacher is None
+        session.run(tf.compat.v1.global_variables_initializer())
+        got_ce, got_dz = session.run([ce, d_student])
+    want_ce, want_dz = _numpy_ce_and_grad(z, numpy.array([1, 0]), numpy.ones(2))
+    numpy.testing.assert_allclose(got_ce, want_ce, rtol=1e-6)
+    numpy.testing.assert_allclose(got_dz, want_dz, rtol=1e-5, atol=1e-7)
