@@ -85,16 +85,6 @@ class StateVar:
         """:return: the op writing ``value``"""
         return tf.raw_ops.AssignVariableOp(resource=self.var.handle, value=tf.cast(value, self.dtype), name=name)
 
-    @property
-    def params(self) -> List[tf.Variable]:
-        """:return: the variables of the unit's layers (each once, sorted by name), e.g. ``output/rec/s/rec/W``"""
-        found: Dict[str, tf.Variable] = {}
-        for net in self._step_nets:
-            for layer in net.layers.values():
-                for param in layer.params.values():
-                    found.setdefault(param.name, param)
-        return [found[name] for name in sorted(found)]
-
     def info(self) -> Dict[str, Any]:
         """:return: the JSON entry of the variable"""
         return {"dtype": self.dtype, "shape": list(self.shape), "var_op": self.var_op}
