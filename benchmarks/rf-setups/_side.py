@@ -27,6 +27,12 @@ import _importer  # noqa: E402
 import models  # noqa: E402
 
 
+def _record_error(ph: dict, exc: BaseException) -> None:
+    """Stores a phase's failure: the exception's type and message, and the tail of its traceback."""
+    ph["error"] = f"{type(exc).__name__}: {exc}"
+    ph["traceback"] = traceback.format_exc()[-3000:]
+
+
 def _rf_tensors(obj: Any, prefix: str, out: Dict[str, Any]) -> None:
     """Collects the ``Tensor`` leaves of a nested structure (dicts, lists, tuples, objects with ``__dict__``)."""
     from returnn.tensor import Tensor
@@ -163,8 +169,7 @@ def run(args) -> Dict[str, Any]:
         config = _config(spec, mod)
         ph["ok"] = True
     except Exception as exc:
-        ph["error"] = f"{type(exc).__name__}: {exc}"
-        ph["traceback"] = traceback.format_exc()[-3000:]
+        _record_error(ph, exc)
         res["stubbed_helpers"] = finder.notes
         return _finish(args, res, arrays)
     ph["time"] = time.time() - t0
@@ -196,8 +201,7 @@ def run(args) -> Dict[str, Any]:
                 arrays[f"param:{k}"] = v
             ph["ok"] = True
         except Exception as exc:
-            ph["error"] = f"{type(exc).__name__}: {exc}"
-            ph["traceback"] = traceback.format_exc()[-3000:]
+            _record_error(ph, exc)
             res["stubbed_helpers"] = finder.notes
             return _finish(args, res, arrays)
         ph["time"] = time.time() - t0
@@ -227,8 +231,7 @@ def run(args) -> Dict[str, Any]:
                 arrays[f"grad:{k}"] = np.asarray(v)
             ph["ok"] = True
         except Exception as exc:
-            ph["error"] = f"{type(exc).__name__}: {exc}"
-            ph["traceback"] = traceback.format_exc()[-3000:]
+            _record_error(ph, exc)
         ph["time"] = time.time() - t0
 
         ph = phase("forward") if spec.forward else {}
@@ -247,8 +250,7 @@ def run(args) -> Dict[str, Any]:
         except _Skip:
             pass
         except Exception as exc:
-            ph["error"] = f"{type(exc).__name__}: {exc}"
-            ph["traceback"] = traceback.format_exc()[-3000:]
+            _record_error(ph, exc)
         ph["time"] = time.time() - t0
 
     res["stubbed_helpers"] = finder.notes
@@ -291,8 +293,7 @@ def _recog(args, spec, mod, config, res, arrays, loaded, phase, finder):
             ph["dims"] = {"hyps": [str(x.name) for x in hyps.dims], "scores": [str(x.name) for x in scores.dims]}
             ph["ok"] = True
     except Exception as exc:
-        ph["error"] = f"{type(exc).__name__}: {exc}"
-        ph["traceback"] = traceback.format_exc()[-3000:]
+        _record_error(ph, exc)
     ph["time"] = time.time() - t0
     res["stubbed_helpers"] = finder.notes
     return _finish(args, res, arrays)
