@@ -162,6 +162,8 @@ def _worker(args) -> None:
         net_dict = config.typed_value("network")
     else:
         net_dict = config.typed_value("get_network")(epoch=args.epoch)
+    if args.values:  # dropout with its own random masks in evaluation too: off on both sides
+        net_dict = _without_dropout_on_forward(net_dict)
     times["config"] = time.time() - t
     t = time.time()
 
@@ -246,13 +248,16 @@ def _worker(args) -> None:
         if not isinstance(declared, dict) or not declared:  # num_inputs / num_outputs: "data" and "classes"
             declared = dict(network.extern_data.data)
         rng = numpy.random.RandomState(42)
+        key_lens = _key_lens(numpy, args.key_lens)
 
         def make_feed() -> dict:
             feed = {}
             in_lens = rng.randint(in_range[0], in_range[1] + 1, size=batch)
             for key in sorted(declared):
                 data = network.extern_data.data[key]
-                if tgt_range == "same" or key == "data" or not data.sparse:
+                if key in key_lens:  # --key-lens: a length the config needs for this key
+                    lens = key_lens[key](in_lens)
+                elif tgt_range == "same" or key == "data" or not data.sparse:
                     lens = in_lens
                 elif tgt_range[0] == "alignment":  # one label per downsampled input frame
                     lens = -(-in_lens // tgt_range[1])
@@ -345,6 +350,31 @@ def _shared_feed(numpy, network, keys, feed: dict, path: str) -> dict:
         for size in (data.size_placeholder or {}).values():
             feed[size] = stored[key + ":lens"]
     return feed
+
+
+def _without_dropout_on_forward(value):
+    """``--values``: a copy of the network dict ``value`` with every ``"dropout_on_forward": True`` set to False (the
+    layer's dropout then applies in training only: both sides compute without their different random masks)."""
+    if isinstance(value, dict):
+        return {k: False if k == "dropout_on_forward" and v is True else _without_dropout_on_forward(v)
+                for k, v in value.items()}
+    return value
+
+
+def _key_lens(numpy, specs) -> dict:
+    """``--key-lens KEY=SPEC ...``: per extern-data key a function of the input lengths (an int array) giving the
+    key's lengths. SPEC ``N``: every sequence N long (e.g. a speaker label of length 1); ``/F``: the input's length
+    divided by F, rounded up (e.g. an alignment on frames downsampled by F)."""
+    out = {}
+    for spec in specs or ():
+        key, _, value = spec.partition("=")
+        if value.startswith("/"):
+            out[key] = lambda lens, factor=int(value[1:]): -(-lens // factor)
+        elif value.isdigit():
+            out[key] = lambda lens, n=int(value): numpy.full_like(lens, n)
+        else:
+            raise SystemExit(f"--key-lens: expected KEY=N or KEY=/F, got {spec!r}")
+    return out
 
 
 def _default_input(network):
@@ -577,6 +607,7 @@ def _run_one(python: str, name: str, args) -> dict:
          "--warmup", str(args.warmup), "--trace", str(args.trace), "--trace-nodes", str(args.trace_nodes),
          "--trace-dump", args.trace_dump or "",
          "--input-lens", args.input_lens, "--target-lens", args.target_lens, "--batch", args.batch]
+        + (["--key-lens"] + list(args.key_lens) if getattr(args, "key_lens", None) else [])
         + (["--first-noop"] if args.first_noop else [])
         + (["--epoch", str(args.epoch)] if args.epoch != 1 else [])
         + (["--grads"] if args.grads else [])
@@ -648,6 +679,10 @@ def main() -> None:
                         help="with --config: target length range, 'same' for frame-level targets, or 'auto' (5-10 "
                              "labels, the input's length for token input; with --values: 'same' when ours fails "
                              "with labels, e.g. a hybrid)")
+    parser.add_argument("--key-lens", nargs="*", default=[], metavar="KEY=SPEC",
+                        help="with --config: per extern-data key its sequence length: N (each sequence N long, e.g. "
+                             "a speaker label of length 1) or /F (the input's length divided by F, rounded up, e.g. "
+                             "an alignment on downsampled frames)")
     parser.add_argument("--with-padding", action="store_true",
                         help="with --values: compare the padded frames of the layer outputs too (convolutions and "
                              "pooling read them)")

@@ -57,6 +57,20 @@ DROPPED_API_STAND_INS: Dict[str, str] = {
                              " these only with the stand-in of build_network.py)",
 }
 
+#: ``--values``: generated data a config needs beyond the runner's defaults, per config (a path suffix): the
+#: worker's ``--key-lens`` (per extern-data key its sequence length; see ``../real-configs-speed/run.py``).
+VALUES_KEY_LENS: Dict[str, List[str]] = {
+    # the speaker embedding squeezes the label's time axis: one speaker label per sequence
+    "2021-tts-asr-librispeech100h/tacotron2-tts/tts-phonemes-lookup.config": ["speaker_label=1"],
+    # the alignment is on the encoder's frames, downsampled by 3 * 2 (`time_reduction`)
+    "2021-transducer-thesis-merboldt/switchboard/compare.ctc-vit.config": ["alignment=/6"],
+}
+
+
+def values_key_lens(config: str) -> List[str]:
+    """The ``--key-lens`` of ``config`` (:data:`VALUES_KEY_LENS`), or none."""
+    return next((lens for suffix, lens in VALUES_KEY_LENS.items() if config.endswith(suffix)), [])
+
 
 def dropped_api_cause(ref: Optional[dict], ours: Optional[dict]) -> Optional[str]:
     """The old form for which the reference rejects a config (None: not a dropped-API case)."""
@@ -361,9 +375,9 @@ def _speed_runner():
     return module
 
 
-def _worker_args(args, out_dir: str, target_lens: str) -> argparse.Namespace:
+def _worker_args(args, out_dir: str, target_lens: str, key_lens: List[str] = ()) -> argparse.Namespace:
     """The options of one ``real-configs-speed/run.py --worker CONFIG --values out_dir`` run."""
-    return argparse.Namespace(
+    return argparse.Namespace(key_lens=list(key_lens),
         steps=0, warmup=1, trace=0, trace_nodes=0, trace_dump="", input_lens="auto", target_lens=target_lens,
         batch="small", first_noop=False, epoch=1, grads=args.grads, stage="train", values=out_dir, set=[],
         set_ours=[], list_ops=None, session_opts=None, ours=args.ours_python, sides=["ours", "ref"],
@@ -373,7 +387,7 @@ def _worker_args(args, out_dir: str, target_lens: str) -> argparse.Namespace:
 def _run_side(speed, python: str, config: str, args, out_dir: str, target_lens: str) -> Optional[str]:
     """One side's ``--values`` worker. :return: None, or why it failed"""
     try:
-        result = speed._run_one(python, config, _worker_args(args, out_dir, target_lens))
+        result = speed._run_one(python, config, _worker_args(args, out_dir, target_lens, values_key_lens(config)))
     except subprocess.TimeoutExpired:
         return f"timeout ({args.timeout} s)"
     if "error" in result:
@@ -393,7 +407,8 @@ def reference_values(speed, args, config: str, ref_dir: str, targets: tuple = ("
     retried with frame-level targets when the reference fails with label targets (e.g. a hybrid)."""
     status_path = os.path.join(ref_dir, "status.json")
     cached = load(status_path)
-    if cached and not args.rerun_ref and (cached.get("grads") or not args.grads) and cached["target_lens"] in targets:
+    if cached and not args.rerun_ref and (cached.get("grads") or not args.grads) and cached["target_lens"] in targets \
+            and cached.get("key_lens", []) == values_key_lens(config):
         return cached
     error = None
     for target_lens in targets:
@@ -402,7 +417,7 @@ def reference_values(speed, args, config: str, ref_dir: str, targets: tuple = ("
         if error is None:
             break
     status = {"status": "ok" if error is None else "error", "message": error, "target_lens": target_lens,
-              "grads": args.grads}
+              "grads": args.grads, "key_lens": values_key_lens(config)}
     with open(status_path, "w") as f:
         json.dump(status, f)
     return status
