@@ -44,6 +44,28 @@ for _name, _fn in _BASE.items():
 AMP_POINTWISE = frozenset({"relu", "relu6", "elu", "leaky_relu", "swish", "silu", "sigmoid", "tanh", "gelu",
                            "gelu_tanh", "identity", "linear", "abs", "square", "negative"})
 
+#: of :data:`AMP_POINTWISE`, those computed in float32 under ``tf_amp = "bfloat16"`` (on the float32 cast of the
+#: product's result, the next product casting their output): TensorFlow's CPU kernels of ``Sigmoid`` and its
+#: gradient take 2-3x the CPU time in bfloat16 of the float32 kernel (measured on ``[1336, 2048]``, the conformer's
+#: feed-forward at 8 sequences: ``Sigmoid`` 9.7 vs 3.0 ms, swish 11.9 vs 3.8 ms, ``SigmoidGrad`` 5.2 vs 2.4 ms), more
+#: than the two casts around a float32 island (1.1-1.5 ms each); the other transcendental activations go the same way
+AMP_FLOAT32_UNDER_BFLOAT16 = frozenset({"elu", "swish", "silu", "sigmoid", "tanh", "gelu", "gelu_tanh"})
+
+
+def amp_pointwise(activation: Optional[str], compute_dtype: Optional[str]) -> bool:
+    """Whether ``tf_amp`` computes ``activation`` in the compute dtype on a product's result
+    (:meth:`returnn.tf.util.amp.AmpPolicy.pointwise`).
+
+    :param activation: an activation name (None: identity)
+    :param compute_dtype: the policy's compute dtype name (``"bfloat16"``, ``"float16"``) or None (off)
+    :return: True for the names of :data:`AMP_POINTWISE`, except those of :data:`AMP_FLOAT32_UNDER_BFLOAT16` under
+        ``"bfloat16"``
+    """
+    name = activation or "identity"
+    if name not in AMP_POINTWISE:
+        return False
+    return not (compute_dtype == "bfloat16" and name in AMP_FLOAT32_UNDER_BFLOAT16)
+
 
 def _safe_log(x: tf.Tensor, eps: float = 1e-20, use_fake_grad: bool = True) -> tf.Tensor:
     """``log(max(x, eps))`` (the reference's ``safe_log`` activation; observed: eps 1e-20 by default, ``opts`` may set

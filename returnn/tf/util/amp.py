@@ -15,7 +15,10 @@ that dtype (the *compute dtype*); everything else stays float32:
   the bias addition of ``linear``/``conv``, element-wise ``activation`` layers (``swish``, ``relu``, ...), ``gating``
   and dropout with a shared mask (its ``1 / (1 - rate)`` rounded to the compute dtype), and ``self_attention``'s
   queries, keys, values and merged heads. A float32 cast that no layer reads as float32 is then never computed, in
-  the forward pass nor in the gradient;
+  the forward pass nor in the gradient. Under ``"bfloat16"`` (CPU kernels) two of these stay float32, as measured
+  faster there: ``linear``'s bias addition (a float32 ``BiasAdd`` on the product's cast result; see
+  ``returnn/tf/layers/linear/linear.py``) and the sigmoid-like activations (``swish``, ``sigmoid``, ``tanh``, ``gelu``,
+  ``elu``; :data:`returnn.tf.ops.activations.AMP_FLOAT32_UNDER_BFLOAT16`);
 * ``"float16"`` has a narrow exponent range: the training loss is multiplied by a dynamic loss scale
   (:class:`DynamicLossScale`, in the updater) so small gradients do not flush to zero.
 

@@ -139,10 +139,10 @@ def test_variables_are_float32_with_the_same_names(tf_amp):
     assert "lstm/rec/W_re" in variables and "output/W" in variables
 
 
-def _run_outputs(tf_amp, values=None):
+def _run_outputs(tf_amp, values=None, net_dict=None):
     """:return: (output of the net, objective, param values) for fixed params ``values`` (or the initial ones)"""
     with tf.Graph().as_default():
-        net, _ = _build(tf_amp)
+        net, _ = _build(tf_amp, net_dict)
         params = net.get_params_list()
         with TF.Session() as session:
             session.run(TF.global_variables_initializer())
@@ -334,29 +334,72 @@ CHAIN_NET = {
 }
 
 
-def test_no_casts_back_and_forth_between_products():
-    """With tf_amp, each product reads the previous one's compute-dtype result (after bias, swish, dropout, GLU in
-    that dtype): a float32 -> bfloat16 cast only of the first product's input and of the weights, and the training
-    step computes no float32 cast of the intermediate results."""
+def test_no_casts_back_and_forth_between_products(monkeypatch):
+    """With tf_amp = "float16" (GPU check patched out; the graph runs on CPU), each product reads the previous one's
+    compute-dtype result (after bias, swish, dropout, GLU in that dtype): a float32 -> float16 cast only of the first
+    product's input and of the weights, and the training step computes no float32 cast of the intermediate results.
+    (Under bfloat16 the biases and sigmoid-like activations run in float32 instead: the next test.)"""
+    monkeypatch.setattr(amp_mod, "_gpu_in_use", lambda config: True)
     with tf.Graph().as_default() as graph:
-        net, updater = _build("bfloat16", CHAIN_NET)
-        casts_to_bf16 = [op for op in graph.get_operations() if op.type == "Cast"
-                         and op.get_attr("DstT") == tf.bfloat16 and not op.name.startswith("optimize")]
+        net, updater = _build("float16", CHAIN_NET)
+        casts_to_compute = [op for op in graph.get_operations() if op.type == "Cast"
+                            and op.get_attr("DstT") == tf.float16 and not op.name.startswith("optimize")]
         # besides the weights and biases (ReadVariableOp) and the dropout mask ([1, 1, F]): only the layer norm's
         # output (the first product's input)
-        frames = [op.name for op in casts_to_bf16 if op.inputs[0].op.type != "ReadVariableOp"
+        frames = [op.name for op in casts_to_compute if op.inputs[0].op.type != "ReadVariableOp"
                   and op.inputs[0].shape.rank and op.inputs[0].shape[0] != 1]
         assert len(frames) == 1 and frames[0].startswith("ff1/"), frames
         with TF.Session() as session:
             session.run(TF.global_variables_initializer())
+            updater.init_optimizer_vars(session)
             meta = TF.RunMetadata()
             session.run(updater.get_optim_op(), _feed(net), options=TF.RunOptions(trace_level=TF.RunOptions.FULL_TRACE),
                         run_metadata=meta)
     ran = {node.node_name for dev in meta.step_stats.dev_stats for node in dev.node_stats}
     for layer in ("ff1", "swish", "drop", "ff2", "glu"):  # their float32 output casts are never computed
         casts = [op.name for op in graph.get_operations() if op.type == "Cast" and op.name.startswith(layer + "/")
-                 and op.get_attr("SrcT") == tf.bfloat16 and op.get_attr("DstT") == tf.float32]
+                 and op.get_attr("SrcT") == tf.float16 and op.get_attr("DstT") == tf.float32]
         assert casts and not (set(casts) & ran), (layer, casts)
+
+
+def _ops_dtypes(graph, op_type, attr="T", forward=True):
+    """:return: the dtype names of ``op_type``'s ops in ``graph`` (forward: outside ``optimize/``, else inside)"""
+    return {op.get_attr(attr).name for op in graph.get_operations()
+            if op.type == op_type and op.name.startswith("optimize/") != forward}
+
+
+def test_bfloat16_computes_sigmoid_like_activations_and_biases_in_float32(monkeypatch):
+    """Under bfloat16, swish and the GLU's sigmoid gate run in float32 (TensorFlow's CPU bfloat16 ``Sigmoid`` and
+    its gradient take 2-3x the float32 kernel's time) between the products, which still compute in bfloat16; a
+    linear layer's bias is a float32 ``BiasAdd`` on the cast of the product's result (a bfloat16 product fused with
+    its bias addition takes twice the plain product's CPU time), its gradient a float32 ``BiasAddGrad``. Float16
+    keeps them in float16."""
+    with tf.Graph().as_default() as graph:
+        _build("bfloat16", CHAIN_NET)
+        assert _ops_dtypes(graph, "Sigmoid") == {"float32"}
+        assert _ops_dtypes(graph, "SigmoidGrad", forward=False) == {"float32"}
+        assert _product_dtypes(graph) == {"MatMul": {"bfloat16"}, "Conv2D": {"bfloat16"}}
+        biases = [op for op in graph.get_operations() if op.type == "BiasAdd" and not op.name.startswith("optimize")]
+        assert sorted(op.name.split("/")[0] for op in biases) == ["ff1", "ff2", "output"]
+        assert {op.get_attr("T") for op in biases} == {tf.float32}
+        assert _ops_dtypes(graph, "BiasAddGrad", forward=False) == {"float32"}
+        assert not [op for op in graph.get_operations() if op.name in ("ff1/add", "ff2/add", "output/add")]
+    monkeypatch.setattr(amp_mod, "_gpu_in_use", lambda config: True)
+    with tf.Graph().as_default() as graph:  # with float16 (a GPU's policy), swish, the gate and biases in float16
+        _build("float16", CHAIN_NET)
+        assert _ops_dtypes(graph, "Sigmoid") == {"float16"}
+        assert {op.get_attr("T") for op in graph.get_operations() if op.name in ("ff1/add", "ff2/add")} == {tf.float16}
+
+
+def test_bfloat16_chain_with_float32_activations_keeps_values():
+    """The conformer chain (swish, GLU, the biases in float32) in bfloat16: the same outputs and loss
+    as float32 within bfloat16's precision, with the same parameters."""
+    net_dict = {**CHAIN_NET, "drop": {"class": "copy", "from": "swish"}}  # no random mask: the same function
+    out32, loss32, values = _run_outputs(None, net_dict=net_dict)
+    out16, loss16, _ = _run_outputs("bfloat16", values, net_dict=net_dict)
+    assert not np.array_equal(out32, out16)
+    np.testing.assert_allclose(out16, out32, atol=0.03)
+    assert abs(loss16 - loss32) < 0.02 * abs(loss32)
 
 
 LOOP_LINEAR_NET = {

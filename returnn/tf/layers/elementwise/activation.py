@@ -11,7 +11,7 @@ from returnn.tensor import Tensor
 from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.core.sources import concat_sources_template
-from returnn.tf.ops.activations import AMP_POINTWISE, check_activation_name, get_activation_function
+from returnn.tf.ops.activations import amp_pointwise, check_activation_name, get_activation_function
 from returnn.tf.ops.output_with_activation import OutputWithActivation
 
 
@@ -36,7 +36,7 @@ class ActivationLayer(ConcatInputLayer):
         fn = get_activation_function(activation)
         if opts:
             fn = _with_opts(fn, opts, name=self.name, layer_class=self.layer_class)
-        elif activation in AMP_POINTWISE and x is inp.placeholder:
+        elif amp_pointwise(activation, self.network.amp.dtype) and x is inp.placeholder:
             amp = self.network.amp  # tf_amp: on a product's result, in the compute dtype (cast after it)
             plain = fn
             fn = lambda t: amp.pointwise(plain, t)  # noqa: E731

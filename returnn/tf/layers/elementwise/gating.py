@@ -19,7 +19,7 @@ from returnn.tf.layers.core.concat_input import ConcatInputLayer
 from returnn.tf.layers.core.registry import register_layer
 from returnn.tf.layers.core.sources import concat_sources_template
 from returnn.tf.layers.shape._derived_dims import dim_floordiv
-from returnn.tf.ops.activations import AMP_POINTWISE, check_activation_name, get_activation_function
+from returnn.tf.ops.activations import amp_pointwise, check_activation_name, get_activation_function
 
 
 @register_layer
@@ -43,7 +43,8 @@ class GatingLayer(ConcatInputLayer):
             a, g = tf.split(x, 2, axis=inp.feature_dim_axis)
             return act(a) * gate_act(g)
 
-        if (activation or "identity") in AMP_POINTWISE and gate_activation in AMP_POINTWISE:
+        dtype = self.network.amp.dtype
+        if amp_pointwise(activation, dtype) and amp_pointwise(gate_activation, dtype):
             # tf_amp: on a product's result, in the compute dtype (cast after it)
             self.output.placeholder = self.network.amp.pointwise(glu, inp.placeholder)
         else:

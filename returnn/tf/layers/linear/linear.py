@@ -130,12 +130,21 @@ class LinearLayer(ConcatInputLayer):
 
 
 def _add_bias(amp: Any, x: tf.Tensor, bias: Any) -> tf.Tensor:
-    """``x + bias``: ``BiasAdd`` in float32 (Grappler fuses it with the product); with ``tf_amp``, where ``x`` is
-    the float32 cast of the product's result, the addition in the compute dtype before that cast (so that a
-    following element-wise layer and product read the compute-dtype tensor: :meth:`AmpPolicy.source`). There
-    an ``AddV2``, not ``BiasAdd``: TensorFlow's CPU ``BiasAddGrad`` sums a bfloat16 gradient in bfloat16 (16000
-    ones sum to 256), the gradient of ``AddV2`` (a ``Sum``) accumulates in float32."""
-    if amp.source(x) is None:
+    """``x + bias``: ``BiasAdd`` in float32 (Grappler fuses it with the product).
+
+    With ``tf_amp = "float16"``, where ``x`` is the float32 cast of the product's result, the addition in the
+    compute dtype before that cast (so that a following element-wise layer and product read the compute-dtype
+    tensor: :meth:`AmpPolicy.source`), as an ``AddV2``, not ``BiasAdd`` (TensorFlow's CPU ``BiasAddGrad`` sums in
+    the gradient's dtype; the gradient of ``AddV2``, a ``Sum``, accumulates in float32).
+
+    With ``tf_amp = "bfloat16"`` the addition is a float32 ``BiasAdd`` on the cast of the product's result: on CPU
+    Grappler fuses a bfloat16 product with a following bias addition into one oneDNN kernel that takes about twice
+    the CPU time of the plain bfloat16 product (``[4008, 512] x [512, 9001]``: 265 vs 133 ms, the product, its cast
+    and a float32 ``BiasAdd`` 151 ms; ``[1336, 512] x [512, 2048]``: 16.5 vs 8.8 ms, 10.7 ms), and the bias
+    gradient is then a float32 ``BiasAddGrad`` instead of a ``Sum`` of the bfloat16 gradient over all frames. The
+    float32 result is what the layers after a product read in bfloat16 anyway (sigmoid-like activations, layer
+    norm, residual additions, losses)."""
+    if amp.source(x) is None or amp.dtype == "bfloat16":
         return tf.nn.bias_add(x, bias)
     return amp.pointwise(lambda t: t + tf.cast(bias, t.dtype), x)
 
