@@ -124,6 +124,60 @@ def test_conformer_encoder_layer_from_build_dict():
     assert enc.layers[0].ffn1.activation is rf.relu_square
 
 
+def test_conformer_encoder_input_layer_and_ff_from_build_dict():
+    """``input_layer=rf.build_dict(ConformerConvSubsample, ...)`` is built on ``in_dim``, and
+    ``ConformerPositionwiseFeedForward(with_bias=False)`` has no biases (ctc_claix2023.py): the parameter names and
+    shapes observed in the reference (in 10 → pooled/strided conv [4, 8] → 5 * 8 = 40 → 16)."""
+    from returnn.frontend.encoder.conformer import (
+        ConformerConvSubsample, ConformerEncoder, ConformerEncoderLayer, ConformerPositionwiseFeedForward)
+    rf.select_backend_tf()
+    enc = ConformerEncoder(
+        Dim(10, name="in"), 16, num_layers=1,
+        input_layer=rf.build_dict(ConformerConvSubsample, out_dims=[4, 8], filter_sizes=[(3, 3), (3, 3)],
+                                  pool_sizes=[(1, 2)], strides=[(1, 1), (3, 1)]),
+        encoder_layer=rf.build_dict(
+            ConformerEncoderLayer, num_heads=2,
+            ff=rf.build_dict(ConformerPositionwiseFeedForward, activation=rf.build_dict(rf.relu_square),
+                             with_bias=False)))
+    assert isinstance(enc.input_layer, ConformerConvSubsample) and enc.input_layer.out_dim.dimension == 40
+    assert enc.downsample_factor == 3
+    params = {n: [d.dimension for d in p.dims] for n, p in enc.named_parameters()}
+    assert {n: s for n, s in params.items() if not n.startswith("layers.0.") or ".ffn" in n} == {
+        "input_projection.weight": [40, 16],
+        "input_layer.conv_layers.0.filter": [4, 1, 3, 3], "input_layer.conv_layers.0.bias": [4],
+        "input_layer.conv_layers.1.filter": [8, 4, 3, 3], "input_layer.conv_layers.1.bias": [8],
+        "layers.0.ffn1_layer_norm.scale": [16], "layers.0.ffn1_layer_norm.bias": [16],
+        "layers.0.ffn2_layer_norm.scale": [16], "layers.0.ffn2_layer_norm.bias": [16],
+        "layers.0.ffn1.linear_ff.weight": [16, 64], "layers.0.ffn1.linear_out.weight": [64, 16],
+        "layers.0.ffn2.linear_ff.weight": [16, 64], "layers.0.ffn2.linear_out.weight": [64, 16]}
+    assert len(params) == 36
+    assert enc.layers[0].ffn2.activation is rf.relu_square
+
+
+@pytest.mark.parametrize("version, use_mask", [(21, False), (28, False), (29, None), (30, None)])
+def test_conformer_conv_norm_use_mask_default(version, use_mask):
+    """Observed in the reference: ``conv_norm_use_mask_default()`` is False before behavior version 29, then None;
+    the layer's own BatchNorm (default, or the class) gets it unless ``conv_norm_opts`` says ``use_mask``; a
+    ``rf.build_dict`` norm keeps its own (None)."""
+    from returnn.frontend.encoder.conformer import ConformerEncoderLayer, conv_norm_use_mask_default
+    from returnn.util.behavior_version import BehaviorVersion
+    rf.select_backend_tf()
+    f = Dim(8, name="f")
+    state = BehaviorVersion._get_state()  # noqa: SLF001 (the test restores the process-wide version)
+    BehaviorVersion._reset()  # noqa: SLF001
+    try:
+        BehaviorVersion.set(version)
+        assert conv_norm_use_mask_default() is use_mask
+        assert ConformerEncoderLayer(f, num_heads=2).conv_block.norm.use_mask is use_mask
+        assert ConformerEncoderLayer(f, num_heads=2, conv_norm=rf.BatchNorm).conv_block.norm.use_mask is use_mask
+        assert ConformerEncoderLayer(f, num_heads=2, conv_norm=rf.build_dict(rf.BatchNorm)
+                                     ).conv_block.norm.use_mask is None
+        assert ConformerEncoderLayer(f, num_heads=2, conv_norm_opts=dict(use_mask=True)
+                                     ).conv_block.norm.use_mask is True
+    finally:
+        BehaviorVersion._reset(state)  # noqa: SLF001
+
+
 def test_tensor_device_is_none():
     """Observed in the reference's TF backend: ``Tensor.device`` is None (numpy, TF graph and eager tensors)."""
     t = Tensor("x", [Dim(2, name="a")], "float32", raw_tensor=np.zeros(2, "float32"))

@@ -19,7 +19,7 @@ from returnn.frontend.normalization import BatchNorm, LayerNorm
 from returnn.tensor import Dim, Tensor
 
 __all__ = ["ConformerEncoder", "ConformerEncoderLayer", "ConformerConvSubsample", "ConformerPositionwiseFeedForward",
-           "ConformerConvBlock", "make_ff", "make_norm"]
+           "ConformerConvBlock", "make_ff", "make_norm", "conv_norm_use_mask_default"]
 
 _NOT_GIVEN: Any = object()
 
@@ -29,6 +29,13 @@ def _act(fn: Any) -> Callable[[Tensor], Tensor]:
         from returnn.frontend.build_from_dict import build_from_dict
         return build_from_dict(fn)
     return fn
+
+
+def conv_norm_use_mask_default() -> Optional[bool]:
+    """:return: ``use_mask`` of the conv block's ``BatchNorm`` when the layer makes it (no ``use_mask`` given): False
+    before behavior version 29, then None (the norm's own default), as the reference (observed)"""
+    from returnn.util.behavior_version import BehaviorVersion
+    return False if BehaviorVersion.get() < 29 else None
 
 
 def make_norm(norm: Any, out_dim: Dim) -> Any:
@@ -48,7 +55,8 @@ class ConformerPositionwiseFeedForward(Module):
     """``linear_out(dropout(activation(linear_ff(x))))`` (activation default: swish/silu)."""
 
     def __init__(self, out_dim: Dim, *, ff_dim: Any = _NOT_GIVEN, dropout: float = 0.1, activation: Any = None,
-                 **kwargs: Any):
+                 with_bias: bool = True):
+        """:param with_bias: whether both linear layers have a bias"""
         super().__init__()
         from returnn.frontend.math_ import silu
         if ff_dim is _NOT_GIVEN or ff_dim is None:
@@ -57,8 +65,8 @@ class ConformerPositionwiseFeedForward(Module):
         self.ff_dim = ff_dim if isinstance(ff_dim, Dim) else Dim(ff_dim, name="conformer-ff-dim")
         self.dropout = dropout
         self.activation = _act(activation) if activation is not None else silu
-        self.linear_ff = Linear(out_dim, self.ff_dim)
-        self.linear_out = Linear(self.ff_dim, out_dim)
+        self.linear_ff = Linear(out_dim, self.ff_dim, with_bias=with_bias)
+        self.linear_out = Linear(self.ff_dim, out_dim, with_bias=with_bias)
 
     def __call__(self, inp: Tensor) -> Tensor:
         from returnn.frontend.dropout import dropout
@@ -180,9 +188,12 @@ class ConformerEncoderLayer(Module):
         self.ffn2 = make_ff(out_dim=out_dim, ff=ff, ff_dim=ff_dim, ff_activation=ff_activation, dropout=dropout)
         self.ffn2_layer_norm = make_norm(norm, out_dim)
         if conv_norm is _NOT_GIVEN or conv_norm is None:
-            conv_norm = BatchNorm(out_dim, **(conv_norm_opts or {}))
-        elif isinstance(conv_norm, type):
-            conv_norm = conv_norm(out_dim, **(conv_norm_opts or {}))
+            conv_norm = BatchNorm
+        if isinstance(conv_norm, type):
+            opts = dict(conv_norm_opts or {})
+            if issubclass(conv_norm, BatchNorm) and "use_mask" not in opts:
+                opts["use_mask"] = conv_norm_use_mask_default()
+            conv_norm = conv_norm(out_dim, **opts)
         self.conv_block = ConformerConvBlock(out_dim, kernel_size=conv_kernel_size, norm=conv_norm)
         self.conv_layer_norm = make_norm(norm, out_dim)
         if self_att is None or isinstance(self_att, (type, dict)):
@@ -225,6 +236,11 @@ class ConformerEncoder(ISeqDownsamplingEncoder):
         if not isinstance(out_dim, Dim):
             out_dim = Dim(out_dim, name="conformer-enc-out-dim")
         self.in_dim, self.out_dim = in_dim, out_dim
+        if isinstance(input_layer, dict):  # rf.build_dict(...): built on in_dim
+            from returnn.frontend.build_from_dict import build_from_dict
+            input_layer = build_from_dict(input_layer, in_dim)
+        elif isinstance(input_layer, type):
+            input_layer = input_layer(in_dim)
         self.input_layer = input_layer
         self.input_embedding_scale, self.input_dropout, self.pos_enc = input_embedding_scale, input_dropout, pos_enc
         self.downsample_factor = getattr(input_layer, "downsample_factor", 1)
