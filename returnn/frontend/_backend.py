@@ -171,6 +171,13 @@ class Backend:
         """:return: d sum(y) / d x (zeros where y does not depend on x)"""
         return self._missing("gradient")
 
+    def label_smoothed_gradient(self, raw: Any, smoothing: Any, axis: int, num_labels: int,
+                                keep: Any = None) -> Any:
+        """:return: ``raw`` in the forward pass; the incoming gradient ``g`` becomes, over ``axis`` (``K`` =
+        ``num_labels``), ``(1 - s) * g_j + s / (K - 1) * (-sum_i |g_i| - g_j)``; where the bool ``keep`` (broadcast
+        to ``raw``) is False, only ``(1 - s) * g_j``, and those labels are not in the sum"""
+        return self._missing("label_smoothed_gradient")
+
     def ctc_loss(self, logits: Any, logits_lens: Any, targets: Any, target_lens: Any, blank_index: int) -> Any:
         """``logits``: ``[T, B, C]`` (time major), ``targets``: ``[B, S]``. :return: ``[B]`` negative log prob"""
         return self._missing("ctc_loss")

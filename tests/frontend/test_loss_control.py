@@ -158,6 +158,36 @@ def test_label_smoothed_gradient_through_log_softmax_as_observed(g):
                                atol=1e-6)
 
 
+@pytest.mark.parametrize("w, expected", [
+    ([-1, 0, 0, 0], [-0.9, -0.0333, -0.0333, -0.0333]),
+    ([1, 0, 0, 0], [0.8333, -0.0333, -0.0333, -0.0333]),
+    ([1, -2, 3, 0.5], [0.65, -1.95, 2.3833, 0.2167]),
+    ([0.3, -0.3, 0, 0], [0.24, -0.28, -0.02, -0.02]),
+])
+def test_label_smoothed_gradient_with_positive_entries_as_observed(g, w, expected):
+    """The gradient that reaches a smoothed log-prob need not be minus a one-hot (a CTC loss on log-probs gives
+    ``p - occupancy``): the reference's TF backend gives ``(1 - s) g_j + s / (K - 1) (-sum_i |g_i| - g_j)``
+    (observed for K=4, s=0.1; a linear spread of ``sum_{i != j} g_i`` agrees only where all ``g_i <= 0``)."""
+    k = Dim(4, name="K4w")
+    lp = g.const("lp", [k], np.log([0.1, 0.2, 0.3, 0.4]), "float32")
+    out = rf.label_smoothed_log_prob_gradient(lp, 0.1, axis=k)
+    grad = rf.gradient(out * g.const("w", [k], w, "float32"), lp)
+    np.testing.assert_allclose(g.run(grad), expected, atol=1e-4)
+
+
+def test_label_smoothed_gradient_exclude_labels(g):
+    """``exclude_labels`` (the reference's fails in TF graph mode; ours): an excluded label keeps ``(1 - s) g``, is
+    not in the sum and gets no share; the others smooth over the K - 1 = 3 kept labels (numpy)."""
+    k = Dim(4, name="K4x")
+    lp = g.const("lp", [k], np.log([0.1, 0.2, 0.3, 0.4]), "float32")
+    out = rf.label_smoothed_log_prob_gradient(lp, 0.1, axis=k, exclude_labels=[3])
+    w = np.array([-1.0, 0.5, 0.0, 2.0], "float32")
+    grad = g.run(rf.gradient(out * g.const("w", [k], w, "float32"), lp))
+    kept = w[:3]
+    expected = np.append(0.9 * kept + 0.1 / 2 * (-np.abs(kept).sum() - kept), 0.9 * w[3])
+    np.testing.assert_allclose(grad, expected, atol=1e-6)
+
+
 def test_cond(g):
     x = g.const("x", [Dim(2, name="n")], [1.0, 2.0])
     pred = Tensor("p", [], "bool", raw_tensor=tf.compat.v1.placeholder(tf.bool, []))

@@ -238,6 +238,23 @@ class TFBackend(Backend):
         (grad,) = tf.gradients(tf.reduce_sum(y), [x])
         return tf.zeros_like(x) if grad is None else tf.convert_to_tensor(grad)
 
+    def label_smoothed_gradient(self, raw: Any, smoothing: Any, axis: int, num_labels: int,
+                                keep: Any = None) -> Any:
+        s = tf.cast(smoothing, raw.dtype)
+
+        @tf.custom_gradient
+        def _op(x):
+            def _grad(dy):
+                mask = None if keep is None else tf.broadcast_to(keep, tf.shape(dy))
+                abs_dy = tf.abs(dy) if mask is None else tf.where(mask, tf.abs(dy), tf.zeros_like(dy))
+                spread = (s / float(num_labels - 1)) * (-tf.reduce_sum(abs_dy, axis=axis, keepdims=True) - dy)
+                if mask is not None:
+                    spread = tf.where(mask, spread, tf.zeros_like(spread))
+                return (1.0 - s) * dy + spread
+            return tf.identity(x), _grad
+
+        return _op(raw)
+
     def ctc_loss(self, logits: Any, logits_lens: Any, targets: Any, target_lens: Any, blank_index: int) -> Any:
         """TF's ``CTCLoss`` kernel (sparse labels, the blank last: the classes are rotated when it is not).
         ``tf.nn.ctc_loss`` with dense labels would build the forward-backward sums as while loops of small ops
