@@ -390,6 +390,17 @@ class Tensor(TensorAxesMixin, TensorCopyMixin, TensorRawMixin, TensorOutShapeMix
     def feature_dim(self) -> Optional[Dim]:
         return None if self.feature_dim_axis is None else self._dims[self.feature_dim_axis]
 
+    @feature_dim.setter
+    def feature_dim(self, dim: Optional[Dim]) -> None:
+        """Sets the feature axis to that of ``dim`` (one of the dims; None: no feature axis); not for a sparse
+        tensor, as the reference (observed)."""
+        if self.sparse_dim is not None:
+            raise TensorArgError(f"{self}.feature_dim = ...", "a sparse tensor has no feature axis to set", got=dim)
+        if dim is not None and dim not in self._dims:
+            raise TensorArgError(f"{self}.feature_dim = ...", "the dim must be one of the dims",
+                                 expected=repr(self._dims), got=dim)
+        self.feature_dim_axis = None if dim is None else self._dims.index(dim)
+
     @property
     def time_dim(self) -> Optional[Dim]:
         return None if self.time_dim_axis is None else self._dims[self.time_dim_axis]

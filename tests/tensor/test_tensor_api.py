@@ -606,3 +606,21 @@ def test_compound_b_t_f_axis_descriptions_like_reference(description, axes):
     time = SpatialDim("time")
     x = Data("x", dim_tags=[time, batch_dim, FeatureDim("feat", 7)], time_dim_axis=0, feature_dim_axis=2)
     assert x.get_axes_from_description(description) == axes
+
+
+def test_feature_dim_setter_as_observed():
+    """Observed in the reference: ``x.feature_dim = dim`` moves the feature axis to that dim, None removes it; a
+    sparse tensor has none to set; a dim that is not one of the dims is an error."""
+    from returnn.errors import TensorArgError
+    from returnn.tensor import Dim, Tensor, batch_dim
+    a, b = Dim(3, name="a"), Dim(4, name="b")
+    x = Tensor("x", [batch_dim, a, b], "float32")
+    x.feature_dim = a
+    assert (x.feature_dim, x.feature_dim_axis) == (a, 1)
+    x.feature_dim = None
+    assert (x.feature_dim, x.feature_dim_axis) == (None, None)
+    with pytest.raises(TensorArgError, match="one of the dims"):
+        x.feature_dim = Dim(5, name="c")
+    y = Tensor("y", [batch_dim, a], "int32", sparse_dim=b)
+    with pytest.raises(TensorArgError, match="sparse"):
+        y.feature_dim = a
