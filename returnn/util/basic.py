@@ -51,6 +51,7 @@ from returnn.util.copying import deepcopy as deepcopy
 from returnn.util.copying import deserialize_object as deserialize_object
 from returnn.util.copying import serialize_object as serialize_object
 from returnn.util.files import cf as cf
+from returnn.util.identity import DictRefKeys as DictRefKeys
 from returnn.util.identity import RefIdEq as RefIdEq
 from returnn.util.files import cleanup_env_var_path as cleanup_env_var_path
 from returnn.util.files import get_cache_dir as get_cache_dir
