@@ -6,7 +6,8 @@ a TF graph, and writes ``<out>/result.json`` (parameter names and shapes, losses
 With ``--params`` (an ``arrays.npz`` of the other side), the parameters get those values before anything runs.
 Phases: ``build`` (model def, parameters), ``train`` (the train def with train_flag False, so no dropout or
 SpecAugment: the marked losses, the total loss and its gradient per parameter), ``forward`` (graph mode: the
-encoder's output or the LM's log-probs), ``recog`` (the setup's recog def, in TF eager mode: its loop is decided
+encoder's output or the LM's log-probs), ``train_on`` (the train def with the train flag on, dropout and SpecAugment
+made the identity, then a few SGD steps: losses per step, parameters after each), ``recog`` (the setup's recog def, in TF eager mode: its loop is decided
 in Python).
 """
 
@@ -53,6 +54,90 @@ class _Skip(Exception):
     """a phase the spec does not have"""
 
 
+class _NoRandom:
+    """Within the context, the frontend's ``dropout`` and ``audio.specaugment`` functions are the identity wherever
+    they are bound (``rf.dropout``, the defining module, every loaded ``returnn.frontend``/``i6_experiments`` module
+    that imported the name): the train flag's other effects stay (batch norm statistics, label smoothing, aux losses)
+    and the result is deterministic. :attr:`calls` counts the calls with a non-zero drop probability per function."""
+
+    def __init__(self):
+        self.calls = {"dropout": 0, "specaugment": 0}
+        self._undo = []
+
+    def _dropout(self, source, drop_prob=0.0, *_args, **_kwargs):
+        if not (isinstance(drop_prob, (int, float)) and drop_prob == 0):
+            self.calls["dropout"] += 1
+        return source
+
+    def _specaugment(self, x, *_args, **_kwargs):
+        self.calls["specaugment"] += 1
+        return x
+
+    def __enter__(self):
+        import returnn.frontend as rf
+        originals = {id(rf.dropout): self._dropout, id(rf.audio.specaugment): self._specaugment}
+        for name, mod in list(sys.modules.items()):
+            if mod is None or not (name.startswith("returnn.frontend") or name.startswith("i6_experiments")):
+                continue
+            for attr, val in list(vars(mod).items()):
+                if id(val) in originals:
+                    self._undo.append((mod, attr, val))
+                    setattr(mod, attr, originals[id(val)])
+        return self
+
+    def __exit__(self, *exc):
+        for mod, attr, val in reversed(self._undo):
+            setattr(mod, attr, val)
+        self._undo.clear()
+        return False
+
+
+def _train_fetches(ctx, variables):
+    """:return: (losses fetch dict, total loss, {param name: gradient or None}) of the marked losses of ``ctx``"""
+    import tensorflow as tf
+    fetch = {}
+    for name, loss in ctx.losses.items():
+        fetch[f"{name}:summed"] = loss.get_summed_loss().raw_tensor
+        fetch[f"{name}:mean"] = loss.get_mean_loss().raw_tensor
+    total = ctx.total_loss()
+    fetch["total_loss"] = total.raw_tensor
+    names = sorted(variables)
+    grads = tf.gradients(total.raw_tensor, [variables[k] for k in names])
+    return fetch, dict(zip(names, grads))
+
+
+def _train_steps(spec, mod, model, d, variables, session, arrays, ph) -> None:
+    """The train def with the train flag on (dropout and SpecAugment the identity, see :class:`_NoRandom`), then
+    ``spec.train_steps`` steps of plain SGD (``p - lr * grad`` in numpy, float32, on every parameter with a gradient):
+    the losses before each step, the gradients of the first, and every parameter after each step."""
+    import tensorflow as tf
+    import returnn.frontend as rf
+    rf.init_train_step_run_ctx(train_flag=True, step=0, epoch=1)
+    with _NoRandom() as no_random:
+        _func(mod, spec.train_def)(model=model, data=d["data"], data_spatial_dim=d["data_spatial_dim"],
+                                     targets=d["targets"], targets_spatial_dim=d["targets_spatial_dim"])
+    ph["random_calls"] = no_random.calls
+    fetch, grads = _train_fetches(rf.get_run_ctx(), variables)
+    grad_fetch = {k: tf.convert_to_tensor(g) for k, g in grads.items() if g is not None}
+    ph["no_grad"] = sorted(k for k, g in grads.items() if g is None)
+    # the same parameters twice: anything random left makes the side not deterministic (then not compared)
+    first = session.run(fetch)
+    again = session.run(fetch)
+    ph["deterministic"] = all(np.array_equal(first[k], again[k]) for k in first)
+    ph["losses"] = {}
+    for step in range(spec.train_steps):
+        out = session.run({"losses": fetch, "grads": grad_fetch})
+        ph["losses"].update({f"step{step}:{k}": float(v) for k, v in out["losses"].items()})
+        if step == 0:
+            arrays.update({f"tgrad:{k}": np.asarray(v) for k, v in out["grads"].items()})
+        values = session.run(variables)
+        for k, g in out["grads"].items():
+            new = (values[k] - np.float32(spec.train_lr) * np.asarray(g)).astype(values[k].dtype)
+            variables[k].load(new, session)
+        for k, v in session.run(variables).items():
+            arrays[f"step{step}:param:{k}"] = v
+
+
 def make_data(spec: models.ModelSpec, raw_fn):
     """:return: dims and Tensors of the seeded random batch (2 sequences), raw tensors made by ``raw_fn(numpy)``"""
     from returnn.tensor import Tensor, Dim, batch_dim
@@ -90,22 +175,50 @@ def _config(spec: models.ModelSpec, mod):
     import importlib
     from returnn.config import Config
     import returnn.frontend as rf
-    opts = dict(spec.config)
-    if spec.model_def_dict is not None:
-        cls_path, kwargs = spec.model_def_dict
+    def build(cls_path, kwargs):
         if cls_path.startswith("."):
             cls = getattr(mod, cls_path[1:])
         else:
             m, name = cls_path.rsplit(".", 1)
             cls = getattr(importlib.import_module(m), name)
-        opts["_model_def_dict"] = rf.build_dict(cls, **kwargs)
+        kwargs = {k: (build(*v) if isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], str)
+                      and isinstance(v[1], dict) else v) for k, v in kwargs.items()}
+        return rf.build_dict(cls, **kwargs)
+
+    opts = dict(spec.config)
+    if spec.model_def_dict is not None:
+        opts["_model_def_dict"] = build(*spec.model_def_dict)
+    for key, (cls_path, kwargs) in spec.build_dicts.items():
+        opts[key] = build(cls_path, kwargs)
     return Config(opts)
+
+
+def _func(mod, name: str):
+    """:return: the function ``name`` of the setup module, or of another module for ``"dotted.module:name"``"""
+    if ":" in name:
+        import importlib
+        mod_name, name = name.split(":")
+        mod = importlib.import_module(mod_name)
+    return getattr(mod, name)
+
+
+def _set_kwdefaults(spec, mod) -> None:
+    """Replaces keyword defaults of functions of the setup module (``spec.kwdefaults``)."""
+    for path, kwargs in spec.kwdefaults.items():
+        obj = mod
+        for part in path.split("."):
+            obj = getattr(obj, part)
+        func = getattr(obj, "__func__", obj)
+        missing = set(kwargs) - set(func.__kwdefaults__ or {})
+        if missing:
+            raise TypeError(f"{path} has no keyword-only defaults {sorted(missing)}")
+        func.__kwdefaults__ = {**func.__kwdefaults__, **kwargs}
 
 
 def _build(spec, mod, d):
     import returnn.frontend as rf
     from returnn.util.basic import BehaviorVersion
-    model_def = getattr(mod, spec.model_def)
+    model_def = _func(mod, spec.model_def)
     bv = getattr(model_def, "behavior_version", None)
     if bv is not None and not BehaviorVersion.is_set():
         BehaviorVersion.set(bv)
@@ -166,6 +279,7 @@ def run(args) -> Dict[str, Any]:
     try:
         import importlib
         mod = importlib.import_module(spec.module)
+        _set_kwdefaults(spec, mod)
         config = _config(spec, mod)
         ph["ok"] = True
     except Exception as exc:
@@ -202,6 +316,8 @@ def run(args) -> Dict[str, Any]:
             ph["ok"] = True
         except Exception as exc:
             _record_error(ph, exc)
+            if finder.notes:  # the likely cause: a helper module that failed to import is a stub
+                ph["error"] += f" (stubbed after their import failed: {finder.notes})"
             res["stubbed_helpers"] = finder.notes
             return _finish(args, res, arrays)
         ph["time"] = time.time() - t0
@@ -210,21 +326,13 @@ def run(args) -> Dict[str, Any]:
         t0 = time.time()
         try:
             rf.init_train_step_run_ctx(train_flag=False, step=0, epoch=1)
-            train_def = getattr(mod, spec.train_def)
+            train_def = _func(mod, spec.train_def)
             train_def(model=model, data=d["data"], data_spatial_dim=d["data_spatial_dim"], targets=d["targets"],
                       targets_spatial_dim=d["targets_spatial_dim"])
-            ctx = rf.get_run_ctx()
-            fetch = {}
-            for name, loss in ctx.losses.items():
-                fetch[f"{name}:summed"] = loss.get_summed_loss().raw_tensor
-                fetch[f"{name}:mean"] = loss.get_mean_loss().raw_tensor
-            total = ctx.total_loss()
-            fetch["total_loss"] = total.raw_tensor
-            names = sorted(variables)
-            grads = tf.gradients(total.raw_tensor, [variables[k] for k in names])
+            fetch, grads = _train_fetches(rf.get_run_ctx(), variables)
             grad_fetch = {k: (tf.convert_to_tensor(g) if g is not None else tf.constant(0.0))
-                          for k, g in zip(names, grads)}
-            ph["no_grad"] = [k for k, g in zip(names, grads) if g is None]
+                          for k, g in grads.items()}
+            ph["no_grad"] = sorted(k for k, g in grads.items() if g is None)
             out = session.run({"losses": fetch, "grads": grad_fetch})
             ph["losses"] = {k: float(v) for k, v in out["losses"].items()}
             for k, v in out["grads"].items():
@@ -252,6 +360,16 @@ def run(args) -> Dict[str, Any]:
         except Exception as exc:
             _record_error(ph, exc)
         ph["time"] = time.time() - t0
+
+        if spec.train_steps and not args.no_train_flag:
+            ph = phase("train_on")
+            t0 = time.time()
+            try:
+                _train_steps(spec, mod, model, d, variables, session, arrays, ph)
+                ph["ok"] = True
+            except Exception as exc:
+                _record_error(ph, exc)
+            ph["time"] = time.time() - t0
 
     res["stubbed_helpers"] = finder.notes
     return _finish(args, res, arrays)
@@ -282,8 +400,8 @@ def _recog(args, spec, mod, config, res, arrays, loaded, phase, finder):
             for k, p in model.named_parameters():
                 TFBackend.get_parameter_variable(p).assign(loaded[f"param:{k}"])
             rf.init_forward_step_run_ctx(epoch=1, step=0)
-            recog_def = getattr(mod, spec.recog_def)
-            hyps, scores, out_dim, beam_dim = recog_def(model=model, data=d["data"],
+            recog_def = _func(mod, spec.recog_def)
+            hyps, scores, out_dim, beam_dim = recog_def(model=model, data=d["data"], **spec.recog_kwargs,
                                                         data_spatial_dim=d["data_spatial_dim"])
             b_dim = d["data"].dims[0]
             arrays["recog:hyps"] = _as_dims(hyps, [b_dim, beam_dim, out_dim])
@@ -316,6 +434,7 @@ def main():
     parser.add_argument("--params", help="arrays.npz of the other side: its parameter values are loaded")
     parser.add_argument("--phase", choices=["graph", "recog"], default="graph",
                         help="graph: build, train, forward in a TF graph; recog: the recog def in eager mode")
+    parser.add_argument("--no-train-flag", action="store_true", help="skip the train-flag phase (train_on)")
     args = parser.parse_args()
     res = run(args)
     for name, ph in res["phases"].items():
