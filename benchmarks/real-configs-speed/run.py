@@ -36,6 +36,7 @@ import os
 import subprocess
 import sys
 import time
+from typing import Optional
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -204,17 +205,21 @@ def _worker(args) -> None:
             from returnn.tf.engine.session import new_session
         except ImportError:  # the reference: TensorFlow's default session options
             new_session = None
-        if args.session_opts:
-            config.set("tf_session_opts", json.loads(args.session_opts))
-        if new_session:
+        session_opts = _paired_opts(args.session_opts, args.alt_session_opts)
+
+        def make_session(opts: Optional[str]):
+            if opts:
+                config.set("tf_session_opts", json.loads(opts))
+            if not new_session:
+                return tf.compat.v1.Session(config=_session_proto(tf, opts))
             try:  # the session options parsed once (RunOptions), since dc321ef; the Config before
                 from returnn.options import RunOptions
 
-                session = new_session(RunOptions.from_config(config), graph)
+                return new_session(RunOptions.from_config(config), graph)
             except ImportError:
-                session = new_session(config, graph)
-        else:
-            session = tf.compat.v1.Session(config=_session_proto(tf, args.session_opts))
+                return new_session(config, graph)
+
+        session = make_session(session_opts)
         times["session_create"] = time.time() - t
         times["graph_ops"] = len(graph.get_operations())
         for op in graph.get_operations() if args.list_ops else ():  # --list-ops TYPE...: where those ops come from
@@ -305,21 +310,57 @@ def _worker(args) -> None:
         times["startup"] = time.time() - args.t0
         for feed in feeds[1:args.warmup]:
             session.run(optim_op, feed_dict=feed)
-        steps, cpu = [], []
-        for feed in feeds[args.warmup:]:
-            t, c = time.time(), time.process_time()
-            session.run(optim_op, feed_dict=feed)
-            steps.append(time.time() - t)
-            cpu.append(time.process_time() - c)  # CPU seconds of all the process's threads
+        if args.alt_session_opts:  # a paired A/B of session options: the same graph, steps alternating
+            alt = make_session(_paired_opts(args.alt_session_opts, args.alt_session_opts))
+            alt.run(tf.compat.v1.global_variables_initializer())
+            alt.run(tf.compat.v1.local_variables_initializer())
+            if inits:
+                alt.run(inits)
+            for feed in feeds[:args.warmup]:
+                alt.run(optim_op, feed_dict=feed)
+            (steps, cpu), alt_times = _time_alternating([session, alt], optim_op, feeds[args.warmup:])
+            times.update({"alt_" + key: value for key, value in _step_figures(*alt_times).items()})
+        else:
+            (steps, cpu), = _time_alternating([session], optim_op, feeds[args.warmup:])
         if args.trace:
             _print_trace(tf, session, optim_op, feeds[-1], args.trace, "training step", args.trace_nodes,
                          dump=os.path.join(args.trace_dump, ("ours" if new_session else "ref") + ".json")
                          if args.trace_dump else None)
-    steps_sorted = sorted(steps)
-    times["step_median"] = steps_sorted[len(steps) // 2]
-    times["step_min"] = steps_sorted[0]
-    times["step_cpu"] = sorted(cpu)[len(cpu) // 2]  # median: steadier than the wall time on a loaded machine
+    times.update(_step_figures(steps, cpu))
     print("RESULT " + json.dumps(times), flush=True)
+
+
+def _step_figures(steps: list, cpu: list) -> dict:
+    """``step_median``, ``step_min`` (wall seconds) and ``step_cpu`` (median CPU seconds) of the timed steps"""
+    steps_sorted = sorted(steps)
+    return {"step_median": steps_sorted[len(steps) // 2], "step_min": steps_sorted[0],
+            "step_cpu": sorted(cpu)[len(cpu) // 2]}  # median: steadier than the wall time on a loaded machine
+
+
+def _time_alternating(sessions: list, fetch, feeds: list) -> list:
+    """Runs ``fetch`` on each feed in each session, the sessions' order reversed every step (A B, B A, ...).
+
+    :return: per session (wall seconds per step, CPU seconds of the whole process per step)
+    """
+    out = [([], []) for _ in sessions]
+    for i, feed in enumerate(feeds):
+        order = list(range(len(sessions)))
+        for k in order if i % 2 == 0 else order[::-1]:
+            t, c = time.time(), time.process_time()
+            sessions[k].run(fetch, feed_dict=feed)
+            out[k][0].append(time.time() - t)
+            out[k][1].append(time.process_time() - c)  # CPU seconds of all the process's threads
+    return out
+
+
+def _paired_opts(opts: Optional[str], alt: Optional[str]) -> Optional[str]:
+    """``--alt-session-opts``: both sessions with their own inter-op thread pool (``use_per_session_threads``;
+    TensorFlow's global pool takes the first session's size), else ``opts`` unchanged"""
+    if not alt:
+        return opts
+    parsed = json.loads(opts) if opts else {}
+    parsed.setdefault("use_per_session_threads", True)
+    return json.dumps(parsed)
 
 
 def _shared_feed(numpy, network, keys, feed: dict, path: str) -> dict:
@@ -601,6 +642,8 @@ def _run_one(python: str, name: str, args) -> dict:
     # ours: the returnn of this checkout (ahead of an installed one); the reference: its venv's own
     env["PYTHONPATH"] = REPO if python == args.ours and "ours" in args.sides else ""
     env["CUDA_VISIBLE_DEVICES"] = ""
+    if args.alt_session_opts:  # each session its own intra-op pool (by default the first session's is global)
+        env["TF_OVERRIDE_GLOBAL_THREADPOOL"] = "1"
     t0 = time.time()
     proc = subprocess.run(
         [python, os.path.abspath(__file__), "--worker", name, "--t0", repr(t0), "--steps", str(args.steps),
@@ -615,7 +658,8 @@ def _run_one(python: str, name: str, args) -> dict:
         + (["--values", args.values] if args.values else [])
         + _set_args(python, args)
         + (["--list-ops"] + args.list_ops if args.list_ops else [])
-        + (["--session-opts", args.session_opts] if args.session_opts else []),
+        + (["--session-opts", args.session_opts] if args.session_opts else [])
+        + (["--alt-session-opts", args.alt_session_opts] if args.alt_session_opts else []),
         cwd="/tmp", env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=args.timeout)
     wall = time.time() - t0
     for line in proc.stdout.splitlines():
@@ -655,6 +699,12 @@ def main() -> None:
     parser.add_argument("--timeout", type=int, default=900)
     parser.add_argument("--session-opts", help="tf_session_opts (JSON) for both sides, e.g. "
                                                  "'{\"intra_op_parallelism_threads\": 1}'")
+    parser.add_argument("--alt-session-opts", metavar="JSON",
+                        help="a second session on the same graph with these tf_session_opts (the reference: its "
+                             "ConfigProto); the timed steps alternate between the two in one process (A B, B A, "
+                             "...): a paired A/B of session options under a changing load; columns alt_step_median, "
+                             "alt_step_min, alt_step_cpu. Both sessions get their own thread pools "
+                             "(TF_OVERRIDE_GLOBAL_THREADPOOL=1, use_per_session_threads)")
     parser.add_argument("--trace", type=int, default=0,
                         help="after the timed steps, one traced step: print this many op types by kernel time")
     parser.add_argument("--trace-dump", metavar="DIR", default="",
