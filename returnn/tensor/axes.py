@@ -95,11 +95,15 @@ def mark_dims_created_by(layer_name: str, output: Tensor, known: Any) -> None:
 
 def _stag_substring(tensor: Tensor, name: str, orig: Any) -> List[int]:
     """The reference's looser ``stag`` match (observed): ``name`` is a substring of the description of exactly one
-    spatial axis (not batch, not the feature axis), or of the name of the layer that created its dim.
+    spatial axis (not batch, not a static feature axis: a dynamic feature axis counts, as the reference's spatial
+    axes, observed: ``stag:extern_data:data`` finds ``F|'time:var:extern_data:data+1'``), or of the name of the
+    layer that created its dim.
 
     :raises AxisDescriptionError: several axes match ("not unique", as the reference)"""
     found = []
-    for i in _spatial(tensor):
+    spatial = [i for i in range(tensor.batch_ndim) if i != tensor.batch_dim_axis
+               and (i != tensor.feature_dim_axis or tensor.dims[i].dimension is None)]
+    for i in spatial:
         d = tensor.dims[i]
         texts = {d.description, d.get_same_base().description, d.get_same_base().__dict__.get("_created_by_layer")}
         if any(name in t for t in texts if t):

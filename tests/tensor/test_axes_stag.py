@@ -72,3 +72,14 @@ def test_stag_single_picks_one_of_several_matches():
         y.get_axes_from_description("stag-single:2:time")
     with pytest.raises(AxisDescriptionError, match="stag-single"):
         y.get_axes_from_description("stag-single:x:time")
+
+
+def test_stag_substring_also_of_a_dynamic_feature_axis():
+    # observed from the reference: [B, T 'expand'(1), F 'time:var:extern_data:data+1'] (a dynamic axis as the feature
+    # axis, e.g. after squeezing the feature axis of a layer moved out of a rec loop): "stag:extern_data:data" finds
+    # it (the reference counts a dynamic feature axis as spatial); a static feature axis does not count
+    dims = [batch_dim, SpatialDim("expand", 1), SpatialDim("time:var:extern_data:data+1", None)]
+    y = Tensor("y", dims=dims, time_dim_axis=1, feature_dim_axis=2)
+    assert y.get_axes_from_description("stag:extern_data:data") == [2]
+    with pytest.raises(AxisDescriptionError, match="no dim with that name"):
+        _y().get_axes_from_description("stag:eat")

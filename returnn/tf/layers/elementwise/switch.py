@@ -1,5 +1,6 @@
 """``{"class": "switch", "condition": <layer|bool>, "true_from": <layer|value>, "false_from": <layer|value>}``:
-elementwise ``tf.where``; a python bool condition just selects one branch. Shape: broadcast of the inputs."""
+elementwise ``tf.where``; shape: broadcast of the inputs. A Python bool condition selects one branch: only that one is
+built (a layer: its output; a constant: a scalar), as the reference (observed)."""
 
 from __future__ import annotations
 
@@ -44,11 +45,8 @@ class SwitchLayer(LayerBase):
             return tf.constant(x, dtype=out.dtype)
 
         if isinstance(condition, bool):
-            chosen, other = (true_from, false_from) if condition else (false_from, true_from)
-            value = raw(chosen)
-            if not _is_layer(chosen):  # a constant: give it the shape of the other (layer) branch
-                value = tf.zeros_like(raw(other)) + value
-            self.output.placeholder = value
+            chosen = true_from if condition else false_from
+            self.output.placeholder = raw(chosen)  # a constant: a scalar (as the reference, observed)
             return
         cond = align_raw(condition.output, out, name=self.name)
         t, f = raw(true_from), raw(false_from)
@@ -77,7 +75,12 @@ class SwitchLayer(LayerBase):
                                     expected="a bool or a layer name")
             d["condition"] = value
         super().transform_config_dict(d, network=network, get_layer=get_layer)
-        for key in ("condition", "true_from", "false_from"):
+        keys = ("condition", "true_from", "false_from")
+        if isinstance(d.get("condition"), bool):
+            # as the reference (observed): only the chosen branch is built (and is a dependency); the other one
+            # stays a name and is not used
+            keys = ("true_from",) if d["condition"] else ("false_from",)
+        for key in keys:
             if isinstance(d.get(key), str):
                 d[key] = get_layer(d[key])
 
@@ -87,6 +90,14 @@ class SwitchLayer(LayerBase):
         if condition is None or true_from is None or false_from is None:
             raise LayerArgError(layer=name, layer_class=cls.layer_class, arg="condition",
                                 problem="needs condition, true_from and false_from")
+        if isinstance(condition, bool):
+            chosen = true_from if condition else false_from
+            if _is_layer(chosen):
+                return chosen.output.copy_template(name=f"{name}_output")
+            # a constant: a scalar, as the reference (observed: ``[]`` float32 for ``0.5``)
+            value = tf.constant(chosen)
+            return Tensor(name=f"{name}_output", shape=(), batch_dim_axis=None, time_dim_axis=None,
+                          dtype="float32" if value.dtype.is_floating else value.dtype.name)
         layers = [x for x in (true_from, false_from) if _is_layer(x)]
         if not isinstance(condition, bool):
             if not _is_layer(condition):

@@ -81,6 +81,12 @@ class MaskedComputationLayer(LayerBase):
         self._sub_outputs: Dict[str, Tensor] = {}  # inner layer -> its value as a sub layer (held, in a loop)
         self._sub_layers: Dict[str, Any] = {}
         self._spread_over: Optional[Tuple[tf.Tensor, Dim, Dim]] = None  # moved out: selected [B, T], T, packed dim
+        if masked_from is not None and is_moved_out_net(self.network):  # over the masked_from frames
+            out = masked.build(masked_from.output.copy_as_batch_major(), one_step=False).output
+            self.output.placeholder = _as_template(out, self.output)
+            self.params.update(masked.params())
+            self.sub_layer = masked.sub_layer
+            return
         mask_data = mask.output
         if self.sources:
             src = self.sources[0].output if len(self.sources) == 1 else None
@@ -92,34 +98,29 @@ class MaskedComputationLayer(LayerBase):
             self._one_step(masked, data, mask_data, rec_previous_state)
             return
         moved_out = is_moved_out_net(self.network)
-        if moved_out and masked_from is not None:
-            unit_in = masked_from.output.copy_as_batch_major()
-            out = masked.build(unit_in, one_step=False).output
-            self.output.placeholder = _as_template(out, self.output)
+        bm = data.copy_as_batch_major()
+        mask_bm = mask_data.copy_as_batch_major()
+        seq_mask = tf.sequence_mask(mask_bm.get_sequence_lengths(), maxlen=tf.shape(mask_bm.placeholder)[1])
+        selected = tf.logical_and(tf.cast(mask_bm.placeholder, tf.bool), seq_mask)
+        time_axis = bm.time_dim_axis
+        if time_axis != 1:
+            raise LayerShapeError(layer=self.name, layer_class=self.layer_class,
+                                  problem="the input's time axis must follow its batch axis",
+                                  got=data.get_dims_repr())
+        packed, lengths = pack_masked(bm.placeholder, selected)
+        new_dim = masked.packed_dim
+        if new_dim.dyn_size is None:
+            new_dim.dyn_size = lengths
+        unit_in = bm.copy_template_replace_dim(time_axis, new_dim)
+        unit_in.placeholder = packed
+        out = masked.build(unit_in, one_step=False, mask_time_dim=mask_data.get_time_dim_tag(),
+                           selected=selected).output.copy_as_batch_major()
+        if moved_out:  # back on the loop's time axis, holding values where the mask is false
+            res = self._spread(out, selected, data.get_time_dim_tag(), masked.initial_output())
+            self.output.placeholder = _as_template(res, self.output)
+            self._spread_over = (selected, data.get_time_dim_tag(), new_dim)
         else:
-            bm = data.copy_as_batch_major()
-            mask_bm = mask_data.copy_as_batch_major()
-            seq_mask = tf.sequence_mask(mask_bm.get_sequence_lengths(), maxlen=tf.shape(mask_bm.placeholder)[1])
-            selected = tf.logical_and(tf.cast(mask_bm.placeholder, tf.bool), seq_mask)
-            time_axis = bm.time_dim_axis
-            if time_axis != 1:
-                raise LayerShapeError(layer=self.name, layer_class=self.layer_class,
-                                      problem="the input's time axis must follow its batch axis",
-                                      got=data.get_dims_repr())
-            packed, lengths = pack_masked(bm.placeholder, selected)
-            new_dim = masked.packed_dim
-            if new_dim.dyn_size is None:
-                new_dim.dyn_size = lengths
-            unit_in = bm.copy_template_replace_dim(time_axis, new_dim)
-            unit_in.placeholder = packed
-            out = masked.build(unit_in, one_step=False, mask_time_dim=mask_data.get_time_dim_tag(),
-                               selected=selected).output.copy_as_batch_major()
-            if moved_out:  # back on the loop's time axis, holding values where the mask is false
-                res = self._spread(out, selected, data.get_time_dim_tag(), masked.initial_output())
-                self.output.placeholder = _as_template(res, self.output)
-                self._spread_over = (selected, data.get_time_dim_tag(), new_dim)
-            else:
-                self.output.placeholder = _as_template(out, self.output)
+            self.output.placeholder = _as_template(out, self.output)
         self.params.update(masked.params())
         self.sub_layer = masked.sub_layer
 
@@ -213,7 +214,11 @@ class MaskedComputationLayer(LayerBase):
         """Resolves ``mask`` and ``masked_from`` to layers; prepares the unit (``_masked_unit``)."""
         super().transform_config_dict(d, network=network, get_layer=get_layer)
         name = d["name"]
-        for key in ("mask", "masked_from"):
+        keys = ("mask", "masked_from")
+        if d.get("masked_from") is not None and is_moved_out_net(network):
+            # moved out of a rec loop: the unit runs on masked_from; the mask is not read (it may be in the loop)
+            keys = ("masked_from",)
+        for key in keys:
             if isinstance(d.get(key), str):
                 d[key] = get_layer(d[key])
         if d.get("mask") is None:
@@ -230,6 +235,10 @@ class MaskedComputationLayer(LayerBase):
                                masked_from: Any = None, in_spatial_dim: Any = None, out_spatial_dim: Any = None,
                                _masked_unit: Optional[MaskedUnit] = None, **kwargs: Any) -> Tensor:
         """:return: see the module docstring"""
+        if masked_from is not None and is_moved_out_net(network):  # the unit over the masked_from frames
+            unit_in = masked_from.output.copy_template().copy_as_batch_major()
+            out = _masked_unit.build_templates(unit_in, one_step=False)
+            return out.copy_as_time_major().copy_template(name=f"{name}_output")
         mask_data = mask.output
         data = concat_sources_template(sources, name=f"{name}/data", layer_class=cls.layer_class) if sources \
             else mask_data.copy_template(name=f"{name}/data")  # no input: the mask gives the frames
@@ -251,10 +260,6 @@ class MaskedComputationLayer(LayerBase):
                                   problem="the input and the mask must have the same time axis",
                                   got=f"input {data.get_dims_repr()}, mask {mask_data.get_dims_repr()}")
         moved_out = is_moved_out_net(network)
-        if moved_out and masked_from is not None:
-            unit_in = masked_from.output.copy_template().copy_as_batch_major()
-            out = _masked_unit.build_templates(unit_in, one_step=False)
-            return out.copy_as_time_major().copy_template(name=f"{name}_output")
         new_dim = out_spatial_dim if out_spatial_dim is not None else SpatialDim(f"{name}:masked:time")
         bm = data.copy_as_batch_major()
         unit_in = bm.copy_template_replace_dim(bm.time_dim_axis, new_dim)

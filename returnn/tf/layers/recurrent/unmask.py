@@ -2,7 +2,10 @@
 frames of a rec loop (the reference's UnmaskLayer; values observed from it).
 
 - Inside a rec loop: the input is already the held value of the current frame (a ``masked_computation`` keeps
-  its last output where the mask is false), so the output is the input.
+  its last output where the mask is false), so the output is the input. When the ``masked_computation`` was moved
+  out before the loop (it has ``masked_from``; its input is then ``{T', B, ...}`` over the masked frames), the
+  layer keeps a state, the number of masked frames before the step (int32 ``[B]``), and gives the frame of the
+  last masked frame up to the step (zeros before the first one), as the reference (observed).
 - Moved out of the loop: an input on the loop's time axis is passed through; an input over the selected frames
   only (``{T', B, ...}``, e.g. a ``masked_computation`` with ``masked_from``) is spread over the loop's frames
   ``{T, B, ...}``: frame t gets the value of the last selected frame ``<= t``, zeros before the first one.
@@ -11,7 +14,7 @@ frames of a rec loop (the reference's UnmaskLayer; values observed from it).
 
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any, Dict, Optional
 
 import tensorflow as tf
 
@@ -35,10 +38,17 @@ class UnmaskLayer(LayerBase):
     layer_class = "unmask"
     recurrent = True
 
-    def __init__(self, mask: Any, **kwargs: Any):
+    def __init__(self, mask: Any, rec_previous_state: Optional[Dict[str, tf.Tensor]] = None, **kwargs: Any):
+        """
+        :param rec_previous_state: set by the rec loop, not in a config: in a loop over a ``masked_computation``
+            moved out before it, ``{"count": int32 [B]}`` (the number of masked frames before this step)
+        """
         super().__init__(**kwargs)
         src = self.sources[0].output
         mask_data = mask.output
+        if mask_data.time_dim_axis is None and src.time_dim_axis is not None:
+            self._pick_frame(src, mask_data, rec_previous_state)
+            return
         if mask_data.time_dim_axis is None or src.get_time_dim_tag() == mask_data.get_time_dim_tag():
             out = src.copy_as_time_major() if self.output.time_dim_axis == 0 and src.time_dim_axis is not None \
                 else src
@@ -46,11 +56,36 @@ class UnmaskLayer(LayerBase):
             return
         src_bm = src.copy_as_batch_major()
         mask_bm = mask_data.copy_as_batch_major()
-        seq_mask = tf.sequence_mask(mask_bm.get_sequence_lengths(), maxlen=tf.shape(mask_bm.placeholder)[1])
-        selected = tf.logical_and(tf.cast(mask_bm.placeholder, tf.bool), seq_mask)
-        spread = spread_held(src_bm.placeholder, selected)  # [B, T, ...]
+        # the mask as it is, also past a sequence's end (as the reference, observed: the padded frames count the
+        # mask there too, as the loop's steps do)
+        spread = spread_held(src_bm.placeholder, tf.cast(mask_bm.placeholder, tf.bool))  # [B, T, ...]
         perm = [1, 0] + list(range(2, src_bm.batch_ndim))
         self.output.placeholder = tf.transpose(spread, perm)
+
+    def _pick_frame(self, src: Tensor, mask_data: Tensor, state: Optional[Dict[str, tf.Tensor]]) -> None:
+        """In a loop step, ``src`` over the masked frames ``{T', B, ...}``: the frame ``count + mask - 1`` of each
+        sequence (zeros while it is below 0); the new state counts this step's mask."""
+        src_bm = src.copy_as_batch_major()
+        mask_raw = tf.cast(mask_data.copy_as_batch_major().placeholder, tf.int32)  # [B]
+        count = state["count"] if state is not None else tf.zeros_like(mask_raw)
+        count = count + mask_raw
+        pos = count - 1
+        n_frames = tf.shape(src_bm.placeholder)[src_bm.time_dim_axis]
+        frames = tf.gather(src_bm.placeholder, tf.clip_by_value(pos, 0, tf.maximum(n_frames - 1, 0)),
+                           axis=src_bm.time_dim_axis, batch_dims=1)  # [B, ...]
+        valid = tf.reshape(tf.logical_and(pos >= 0, pos < n_frames),
+                           tf.concat([tf.shape(pos), tf.ones([tf.rank(frames) - 1], tf.int32)], 0))
+        value = tf.where(valid, frames, tf.zeros_like(frames))
+        frame = src_bm.copy_template_excluding_time_dim()
+        frame.placeholder = value
+        self.output.placeholder = frame.copy_compatible_to(self.output).placeholder
+        self.rec_state = {"count": count}
+
+    @classmethod
+    def get_rec_initial_state(cls, batch_size: tf.Tensor, **_kwargs: Any) -> Dict[str, tf.Tensor]:
+        """:return: the state before the first step (in a loop over a ``masked_computation`` moved out before it):
+        no masked frame counted yet, ``{"count": zeros int32 [B]}``"""
+        return {"count": tf.zeros([batch_size], tf.int32)}
 
     @classmethod
     def transform_config_dict(cls, d: Dict[str, Any], network: Any, get_layer: Any) -> None:
@@ -73,6 +108,8 @@ class UnmaskLayer(LayerBase):
         if mask_data.time_dim_axis is None:
             if not network.is_inside_rec_layer():
                 raise _not_in_rec(name)
+            if src.time_dim_axis is not None:  # over the masked frames, moved out before the loop: one frame
+                return src.copy_template_excluding_time_dim().copy_template(name=f"{name}_output")
             return src.copy_template(name=f"{name}_output")
         if not is_moved_out_net(network):
             raise _not_in_rec(name)

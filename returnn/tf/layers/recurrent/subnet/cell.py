@@ -272,9 +272,15 @@ class SubnetworkRecCell:
         # observed), read by the loop for its hypotheses
         self.static_inputs = self._loop_invariant(needed) if self.optimize_move_layers_out else set()
         inputs = (inputs & needed) | self.static_inputs
-        loop = self._with_loop_local_users(self._loop_roots(needed, needed_roots, inputs, move_out), needed, inputs)
+        loop = self._loop_roots(needed, needed_roots, inputs, move_out)
+        loop = self._with_loop_local_users(self._with_collocated(loop, needed, inputs), needed, inputs)
         self.inputs = inputs
         self.loop = loop
+        #: masked_computation layers moved out before the loop over their masked_from frames: the loop reads their
+        #: whole value, and an unmask in the loop keeps a count of the masked frames so far (a state)
+        self.masked_inputs = {name for name in inputs if self._is_masked_input(name)}
+        self.stateful |= {name for name in loop if self.layers[name].layer_class == "unmask"
+                          and set(self.layers[name].deps) & self.masked_inputs}
         self.inputs_before_loop = self._inputs_read_by_loop()
         self.outputs = needed - loop - inputs
         self.unused = set(self.layers) - needed
@@ -292,10 +298,33 @@ class SubnetworkRecCell:
             changed = False
             for name, layer in self.layers.items():
                 if name not in over_time and self._can_move_before_loop(name, layer) and all(
-                        dep in over_time for dep in layer.deps + layer.prev_deps):
+                        dep in over_time for dep in self._deps_moved_out(name)):
                     over_time.add(name)
                     changed = True
         return over_time
+
+    def _deps_moved_out(self, name: str) -> List[str]:
+        """:return: the unit's layers that layer ``name`` reads when it is computed over the whole sequence: its
+        same-step and ``prev:`` dependencies; for a masked input (:meth:`_is_masked_input`) none of its ``mask`` and
+        ``from`` (it runs on its ``masked_from`` frames then)"""
+        layer = self.layers[name]
+        deps = layer.deps + layer.prev_deps
+        if self._is_masked_input(name):
+            desc = layer.layer_desc
+            skip = {desc.get("mask")} | set([desc["from"]] if isinstance(desc.get("from"), str)
+                                            else desc.get("from") or [])
+            deps = [dep for dep in deps if dep not in skip]
+        return deps
+
+    def _is_masked_input(self, name: str) -> bool:
+        """:return: whether layer ``name`` is a ``masked_computation`` with ``masked_from`` that only ``unmask``
+        layers read: as the reference (observed), it can move out before the loop, over its ``masked_from`` frames
+        (the masked frames), while its mask stays in the loop; an ``unmask`` in the loop then picks its frame"""
+        layer = self.layers[name]
+        if layer.layer_class != "masked_computation" or not layer.layer_desc.get("masked_from"):
+            return False
+        readers = [other for other in self.layers.values() if name in other.deps or name in other.prev_deps]
+        return all(reader.layer_class == "unmask" and name not in reader.prev_deps for reader in readers)
 
     def _loop_invariant(self, needed: Set[str]) -> Set[str]:
         """:return: the needed layers whose value is the same in every step: they read only layers outside the rec
@@ -324,7 +353,7 @@ class SubnetworkRecCell:
     def _can_move_before_loop(self, name: str, layer: TemplateLayer) -> bool:
         """:return: whether the layer itself (apart from its dependencies) can run over the whole sequence"""
         if layer.layer_desc.get("masked_from"):  # over other frames than the loop's when moved out
-            return False
+            return self._is_masked_input(name)
         if name in self.stateful:  # e.g. rnn_cell: over the whole sequence, base: only in initial_state
             if not self._can_run_over_time(name):
                 return False
@@ -411,6 +440,30 @@ class SubnetworkRecCell:
                 seen.add(name)
                 todo.extend(edges[name])
         return result
+
+    def _with_collocated(self, loop: Set[str], needed: Set[str], inputs: Set[str]) -> Set[str]:
+        """:return: ``loop`` plus the needed layers whose ``collocate_with`` names a loop layer (as the reference,
+        observed: such a layer stays in the loop, e.g. a mask computed next to a layer on a ``prev:`` cycle, where
+        it would move out after the loop otherwise), with their same-step dependencies and what they read via
+        ``prev:`` (not the layers computed before the loop)"""
+        loop = set(loop)
+        changed = True
+        while changed:
+            changed = False
+            for name in sorted(needed - loop - inputs):
+                others = self.layers[name].layer_desc.get("collocate_with") or []
+                others = [others] if isinstance(others, str) else list(others)
+                if not any(other in loop for other in others):
+                    continue
+                more = self.templates.same_step_closure({name}) - inputs
+                while True:
+                    prev = {p for n in more for p in self.layers[n].prev_deps} - inputs - loop - more
+                    if not prev:
+                        break
+                    more |= self.templates.same_step_closure(prev) - inputs
+                loop |= more
+                changed = True
+        return loop
 
     def _with_loop_local_users(self, loop: Set[str], needed: Set[str], inputs: Set[str]) -> Set[str]:
         """:return: ``loop`` plus the needed layers using a loop layer whose frame has an axis only known inside

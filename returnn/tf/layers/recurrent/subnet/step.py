@@ -189,6 +189,8 @@ class LoopStep:
             return full
         if src in cell.static_inputs:  # the same in every step: its whole value
             return loop.static_layer(src)
+        if src in cell.masked_inputs:  # over the masked frames (not the loop's): its whole value, read by unmask
+            return loop.outside.get_full(src)
         if src in cell.inputs:
             return self._add(src, frame_at(loop.outside.get_full(src).output, self.i, src, cell.time_dim))
         if src not in cell.unit and "/" in src and src.split("/", 1)[0] in cell.unit:  # "x/y": sub layer of x
