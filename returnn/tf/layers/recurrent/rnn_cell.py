@@ -268,12 +268,15 @@ class RnnCellLayer(ConcatInputLayer):
     @classmethod
     def get_rec_initial_state(cls, batch_size: Any = None, *, name: str, n_out: int, unit: str = "lstm",
                               initial_state: Any = None, param_scope: Optional[str] = None, batch_dim: Any = None,
-                              **_kwargs: Any) -> Dict[str, tf.Tensor]:
+                              name_scope: Optional[str] = None, **_kwargs: Any) -> Dict[str, tf.Tensor]:
         """:param batch_size: int or int32 scalar: the batch size (``batch_dim``: the reference's name of it)
-        :param param_scope: the layer's absolute variable scope (e.g. ``"output/rec/s"``), where
-            ``initial_state="var"`` creates its variables as the reference names them: ``rec/initial_c`` and
-            ``rec/initial_h`` (LSTM) or ``rec/initial_var`` (GRU/RNN), float32 ``[n_out]``, zeros-initialized
-            (default: the current variable scope)
+        :param param_scope: given by a rec loop (the layer runs step by step in it): the layer's absolute variable
+            scope as the loop names it (``"<loop>/rec/<layer>"``). ``initial_state="var"`` creates its variables
+            (float32 ``[n_out]``, zeros-initialized) as the reference names them (observed): in a loop directly in
+            the layer's scope, ``<loop>/rec/<layer>/initial_c`` and ``initial_h`` (LSTM) or ``initial_var``
+            (GRU/RNN), with ``name_scope`` in the scope it gives relative to the loop's; otherwise (over time, also
+            moved out of a loop) in ``rec/`` of the current variable scope (the layer's): ``<layer>/rec/initial_c``
+        :param name_scope: the layer's ``name_scope`` (in a loop: where its ``"var"`` states are)
         :return: state name -> float32 ``[B, n_out]`` for step 0
         :raises LayerArgError: ``initial_state`` of the wrong shape or kind"""
         if batch_size is None:
@@ -282,13 +285,20 @@ class RnnCellLayer(ConcatInputLayer):
         names = ("c", "h") if kind == "lstm" else ("h",)
         spec = initial_state
         if spec == _VAR or (isinstance(spec, dict) and _VAR in spec.values()):
-            if param_scope is None:
-                param_scope = tf.compat.v1.get_variable_scope().name
+            if param_scope is None:  # the layer itself, over time: "<layer>/rec/initial_c"
+                scope = f"{tf.compat.v1.get_variable_scope().name}/rec"
+            elif name_scope is None:  # a loop step: "<loop>/rec/<layer>/initial_c"
+                scope = param_scope
+            else:
+                from returnn.tf.layers.core.scope_names import get_layer_scope_name
+                loop_prefix = param_scope.rsplit("/", 1)[0] + "/" if "/" in param_scope else ""
+                scope = get_layer_scope_name(loop_prefix, name, name_scope)
             var_names = {"c": "initial_c", "h": "initial_h"} if kind == "lstm" else {"h": "initial_var"}
             spec = dict(spec) if isinstance(spec, dict) else {k: _VAR for k in names}
             for key, value in list(spec.items()):
                 if value == _VAR and key in var_names:
-                    spec[key] = _initial_state_var(f"{param_scope}/rec/{var_names[key]}", n_out, batch_size)
+                    full_name = f"{scope}/{var_names[key]}" if scope else var_names[key]
+                    spec[key] = _initial_state_var(full_name, n_out, batch_size)
         if isinstance(spec, dict):
             unknown = sorted(set(spec) - set(names))
             if unknown:
@@ -324,7 +334,7 @@ def _rnn_activation(name: str, unit_opts: Any) -> Any:
 
 def _initial_state_var(full_name: str, n: int, batch_size: tf.Tensor) -> tf.Tensor:
     """:return: float32 ``[B, n]``: the trainable vector ``full_name`` (created once) repeated for every sequence"""
-    scope_name, var_name = full_name.rsplit("/", 1)
+    scope_name, var_name = full_name.rsplit("/", 1) if "/" in full_name else ("", full_name)
     with tf.compat.v1.variable_scope(tf.compat.v1.VariableScope(reuse=tf.compat.v1.AUTO_REUSE, name=scope_name)):
         var = tf.compat.v1.get_variable(var_name, shape=[n], dtype=tf.float32, initializer=tf.zeros_initializer())
     return tf.tile(var[None, :], tf.stack([batch_size, 1]))

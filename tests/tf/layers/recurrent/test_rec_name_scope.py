@@ -131,3 +131,24 @@ def test_rnn_cell_in_loop_weights_in_name_scope(unit, name_scope, prefix):
     names = _var_names({"lm": {"class": "rec", "from": "data", "unit": {
         "_s": cell, "output": {"class": "copy", "from": "_s"}}}})
     assert names == [f"{prefix}/lstm_cell/bias", f"{prefix}/lstm_cell/kernel"]
+
+
+@pytest.mark.parametrize("cls, name, name_scope, move_out, expected", [
+    # observed from the reference (the LSTM weights of an rnn_cell stay in "<layer>/rec/lstm_cell")
+    ("rnn_cell", "_s", None, False, ["lm/rec/.95.s/initial_c", "lm/rec/.95.s/initial_h"]),
+    ("rnn_cell", "_s", None, True, ["lm/rec/.95.s/rec/initial_c", "lm/rec/.95.s/rec/initial_h"]),
+    ("rnn_cell", "s", "y", False, ["lm/rec/y/initial_c", "lm/rec/y/initial_h"]),
+    ("rnn_cell", "s", "", False, ["lm/rec/initial_c", "lm/rec/initial_h"]),
+    ("rec", "_s", None, False, ["lm/rec/.95.s/initial_c", "lm/rec/.95.s/initial_h"]),
+    ("rec", "_s", None, True, ["lm/rec/.95.s/rec/initial_c", "lm/rec/.95.s/rec/initial_h"]),
+])
+def test_initial_state_var_names_in_loop_and_moved_out(cls, name, name_scope, move_out, expected):
+    """``"initial_state": "var"`` of an ``rnn_cell`` (or a string-unit ``rec``) in a loop: directly in the layer's
+    scope (the layer name made a valid scope name, ``_s`` -> ``.95.s``); moved out of the loop: in its ``rec/``"""
+    desc = {"class": cls, "unit": "LSTMBlock" if cls == "rnn_cell" else "lstm", "n_out": 3,
+            "from": "data:source", "initial_state": "var"}
+    if name_scope is not None:
+        desc["name_scope"] = name_scope
+    names = _var_names({"lm": {"class": "rec", "from": "data", "optimize_move_layers_out": move_out, "unit": {
+        name: desc, "output": {"class": "copy", "from": name}}}})
+    assert [n for n in names if "initial" in n] == expected

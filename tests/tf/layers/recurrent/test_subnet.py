@@ -75,9 +75,9 @@ def test_rnn_cell_lstm_and_step_index_match_numpy(session, move_out):
 
 @pytest.mark.parametrize("move_out", [True, False])
 def test_rnn_cell_initial_state_var(session, move_out):
-    """``initial_state: "var"``: trainable state vectors named as the reference names them (observed:
-    ``<layer>/rec/initial_c``, ``initial_h`` for an LSTM, ``initial_var`` for a GRU, shape [n]); step 0 starts
-    from them, in the loop and moved out alike."""
+    """``initial_state: "var"``: trainable state vectors named as the reference names them (observed: moved out
+    ``<layer>/rec/initial_c``, in the loop ``<layer>/initial_c``; ``initial_h`` for an LSTM, ``initial_var`` for a
+    GRU, shape [n]); step 0 starts from them, in the loop and moved out alike."""
     net_dict = {"output": {"class": "rec", "from": "data", "optimize_move_layers_out": move_out, "unit": {
         "s": {"class": "rnn_cell", "unit": "standardlstm", "n_out": 4, "from": ["data:source"],
               "initial_state": "var"},
@@ -86,21 +86,22 @@ def test_rnn_cell_initial_state_var(session, move_out):
     net = build_net(net_dict)
     out = net.get_layer("output").output
     session.run(tf.compat.v1.global_variables_initializer())
+    st = "rec/" if move_out else ""
     shapes = {k: v.shape for k, v in _params(session, net).items() if "initial" in k}
-    assert shapes == {"output/rec/s/rec/initial_c": (4,), "output/rec/s/rec/initial_h": (4,),
-                      "output/rec/g/rec/initial_var": (2,)}
+    assert shapes == {f"output/rec/s/{st}initial_c": (4,), f"output/rec/s/{st}initial_h": (4,),
+                      f"output/rec/g/{st}initial_var": (2,)}
     values = _params(session, net)
-    values["output/rec/s/rec/initial_c"] = RNG.randn(4).astype("float32")
-    values["output/rec/s/rec/initial_h"] = RNG.randn(4).astype("float32")
+    values[f"output/rec/s/{st}initial_c"] = RNG.randn(4).astype("float32")
+    values[f"output/rec/s/{st}initial_h"] = RNG.randn(4).astype("float32")
     _set_params(session, net, values)
     feed = make_feed(net, {"data": X}, {"data": X_LENS})
     y = session.run(out.placeholder, feed)
     p = values
-    h0 = np.tile(p["output/rec/s/rec/initial_h"], (2, 1))
-    c0 = np.tile(p["output/rec/s/rec/initial_c"], (2, 1))
+    h0 = np.tile(p[f"output/rec/s/{st}initial_h"], (2, 1))
+    c0 = np.tile(p[f"output/rec/s/{st}initial_c"], (2, 1))
     h1, _ = _np_lstm_step(X[:, 0], h0, c0, p["output/rec/s/rec/lstm_cell/kernel"], p["output/rec/s/rec/lstm_cell/bias"])
     np.testing.assert_allclose(y[0, :, :4], h1, rtol=1e-5, atol=1e-5)
-    var = [v for v in net.get_trainable_params() if v.name == "output/rec/s/rec/initial_h:0"]
+    var = [v for v in net.get_trainable_params() if v.name == f"output/rec/s/{st}initial_h:0"]
     grad = session.run(tf.gradients(tf.reduce_sum(out.placeholder), var)[0], feed)
     assert np.abs(grad).sum() > 0
 

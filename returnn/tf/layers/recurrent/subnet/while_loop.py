@@ -166,7 +166,10 @@ def _initial_states(cell: Any, loop: Any, max_len: Optional[tf.Tensor]) -> Dict[
 def _state_hook_kwargs(cell: Any, name: str) -> Dict[str, Any]:
     """:return: the arguments of a stateful layer's class hooks besides its own: its name, the network (for the
     epoch step and post-run ops of a state kept over runs) and its absolute variable scope (e.g. "output/rec/s")"""
-    return dict(name=name, network=cell.parent_net, param_scope=f"{tf.compat.v1.get_variable_scope().name}/{name}")
+    from returnn.tf.layers.core.scope_names import get_layer_scope_name
+    # the layer name as a valid scope name, as the reference (observed: "_s" -> ".95.s")
+    scope = get_layer_scope_name(f"{tf.compat.v1.get_variable_scope().name}/", name)
+    return dict(name=name, network=cell.parent_net, param_scope=scope)
 
 
 def _finish_states(cell: Any, states: Dict[str, Dict[str, tf.Tensor]]) -> None:
