@@ -76,8 +76,9 @@ LAYER_ARGS: Tuple[LayerArg, ...] = (
     # wiring
     LayerArg("from", "wiring", SUPPORTED, "the source layer(s): a name or a list of names; default \"data\" "
              "(with a deprecation warning; an error from behavior_version 1), [] for none"),
-    LayerArg("collocate_with", "wiring", NO_EFFECT, "layers to build together with this one (the reference's "
-             "device/construction hint); every layer is built where it is needed here"),
+    LayerArg("collocate_with", "wiring", SUPPORTED, "layer names to build together with this one: in a rec unit, "
+             "a layer collocated with a layer that runs in the loop runs in the loop too (not moved out after it), "
+             "as the reference; elsewhere no effect"),
     LayerArg("extra_deps", "wiring", SUPPORTED, "layer names this one depends on besides its sources: built before "
              "it and listed in its dependencies (no control dependency on their ops), as the reference", default=()),
     LayerArg("is_output_layer", "wiring", SUPPORTED, "build (and fetch) the layer even if nothing depends on it"),
