@@ -609,8 +609,11 @@ def _construct_extern_data_provider(network: Any, key: str) -> bool:
 
 
 def _loss_target_data(self: LayerBase) -> Tensor:
-    """:return: the loss target with raw tensor (extern data placeholder or target layer output)"""
+    """:return: the loss target with raw tensor (extern data placeholder or target layer output; a layer given for
+    the target in :attr:`target_layers` first, e.g. the extern data repeated for the hypotheses of a search loop)"""
     target = self.target
+    if target in self.target_layers:
+        return self.target_layers[target].output
     if target.startswith("layer:"):
         if target in self.target_layers:
             return self.target_layers[target].output

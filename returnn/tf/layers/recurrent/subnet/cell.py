@@ -183,16 +183,28 @@ class SubnetworkRecCell:
         if self.declared_time_dim is not None:
             return self.declared_time_dim
         # in a search with the train flag (e.g. MBR training), the reference runs the loop for the target's length
-        # (observed: every hypothesis gets the target's length, the end layer does not end it)
-        # with "cheating" (the gold hypothesis in the beam), also in a search, as the reference (observed)
+        # when a layer of the unit other than a choice reads a target of the extern data (observed: every hypothesis
+        # gets the target's length, the end layer does not end it; with only "layer:..." targets the end layer
+        # ends it); with "cheating" (the gold hypothesis in the beam), also in a search, as the reference (observed)
         cheating = any(isinstance(desc, dict) and desc.get("class") == "choice" and desc.get("cheating")
                        for desc in self.unit.values())
-        key = self.size_target or (self.target if not self.search or self.parent_net.train_flag is not False or cheating
-                                   else None)
+        reads_target = self.parent_net.train_flag is not False and self._unit_reads_extern_target()
+        key = self.size_target or (self.target if not self.search or reads_target or cheating else None)
         if key and not str(key).startswith("layer:") and key in self.parent_net.extern_data.data:
             data = self.parent_net.get_extern_data(key)
             return data.time_dim
         return None
+
+    def _unit_reads_extern_target(self) -> bool:
+        """:return: whether a layer of the unit other than a ``choice`` has a ``target`` of the extern data"""
+        for desc in self.unit.values():
+            if not isinstance(desc, dict) or desc.get("class") == "choice":
+                continue
+            targets = desc.get("target")
+            targets = [targets] if isinstance(targets, str) else list(targets or [])
+            if any(not t.startswith("layer:") and t in self.parent_net.extern_data.data for t in targets):
+                return True
+        return False
 
     def _declared_rec_time(self) -> Optional[Dim]:
         """:return: the time dim declared by a ``rec_unstack`` layer with ``declare_rec_time`` (its input's axis)"""
@@ -506,8 +518,16 @@ class SubnetworkRecCell:
         # in a search, a loss is over the hypotheses of each step as they were (not followed back from the final
         # ones, as the reference: observed sums of an in-loop error count)
         self.search_loss_only = {name for name in self.loop if self.search_reports_loss(name)} - used_after
-        self.accumulated = sorted(used_after | {name for name in self.loop
-                                                if builds_loss(self.unit[name], self.sub_net)})
+        with_loss = {name for name in self.loop if builds_loss(self.unit[name], self.sub_net)}
+        # a loss's target "layer:X" of a loop layer X: accumulated as the loss's layer is
+        loss_targets = set()
+        for name in with_loss:
+            target = self.unit[name].get("target")
+            if isinstance(target, str) and target.startswith("layer:") and target[len("layer:"):] in self.loop:
+                loss_targets.add(target[len("layer:"):])
+                if name in self.search_loss_only and target[len("layer:"):] not in used_after:
+                    self.search_loss_only.add(target[len("layer:"):])
+        self.accumulated = sorted(used_after | with_loss | loss_targets)
 
     def _set_choice_levels(self) -> None:
         """Sets, in search (see :mod:`.levels`), :attr:`choice_level` (a layer's level in its step: the number of the
@@ -527,8 +547,8 @@ class SubnetworkRecCell:
 
     def search_reports_loss(self, name: str) -> bool:
         """:return: whether the loss of sub layer ``name`` is computed in a search, as the reference (observed): with
-        the train flag (e.g. the extra search network of a training network; not in a search task), a loss without
-        target (e.g. ``as_is`` of an error count), over the frames of the hypotheses of each step"""
+        the train flag (e.g. the extra search network of a training network; not in a search task), with or
+        without target, over the frames of the hypotheses each step had (not followed back from the final ones)"""
         return self.search and builds_loss(self.unit[name], self.sub_net)
 
     def _can_run_over_time(self, name: str) -> bool:

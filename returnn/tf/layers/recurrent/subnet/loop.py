@@ -271,8 +271,11 @@ def build_loop(cell: Any, rec_layer: Any) -> None:
                 if getattr(layer, "loss", None) and output is layer.output:  # moved out, with its loss as it is
                     return layer
                 owner = loop.step_layers.get(name) or layer  # a loop layer's loss is that of its step layer
+                target = owner.target if isinstance(owner.target, str) else None
+                target_layer = _loss_target_layer(cell, loop, full_layers, target, output)
                 proxy = make_internal(name, loop.outside.net, output, loss=owner.loss, target=owner.target,
-                                      loss_scale=owner.loss_scale, _target_layers={})
+                                      loss_scale=owner.loss_scale,
+                                      _target_layers={target: target_layer} if target_layer is not None else {})
                 # as the reference (observed): the layer has the sub layer's params (get/set_param_values_by_dict)
                 proxy.params.update(owner.params)
                 return proxy
@@ -282,6 +285,28 @@ def build_loop(cell: Any, rec_layer: Any) -> None:
     cell.output_layers_net = loop.outside.net
     cell.input_layers_net = loop.outside.net if cell.inputs else None
     rec_layer.loop_step_layers = dict(loop.step_layers)
+
+
+def _loss_target_layer(cell: Any, loop: _Loop, full_layers: Dict[str, Any], target: Optional[str],
+                       output: Tensor) -> Any:
+    """:return: the target layer of a sub layer's loss over the whole loop where the network's own lookup does not
+    give it: a target ``"layer:X"`` of another sub layer (e.g. soft targets computed in the loop): the full layer
+    ``X``; in a search, a target of the extern data: it repeated for the hypotheses (``[B*K, T]``, over the loop's
+    time dim ``output`` has), as the reference's loss inside the loop compares each hypothesis with its sequence's
+    target (observed); else None"""
+    if not target:
+        return None
+    if target.startswith("layer:"):
+        return full_layers.get(target[len("layer:"):])
+    if not cell.search or loop.beam == 1 or target not in cell.parent_net.extern_data.data:
+        return None
+    data = cell.parent_net.get_extern_data(target)
+    tiled = tile_beam(data, loop.beam, {})
+    if tiled.time_dim_axis is not None and output.time_dim is not None:
+        raw = tiled.placeholder
+        tiled = tiled.copy_template_replace_dim_tag(tiled.time_dim_axis, output.time_dim)
+        tiled.placeholder = raw
+    return make_internal(f"data:{target}", loop.outside.net, tiled)
 
 
 def _check_output_time_dim(rec_layer: Any, out: Tensor) -> None:

@@ -538,12 +538,14 @@ class SubnetTemplates:
 def builds_loss(desc: Any, sub_net: Any) -> bool:
     """:return: whether the loss of a sub layer (its dict ``desc``) is built, as the reference (observed): always
     outside a search; in a search only with the train flag (True or a tensor: e.g. the extra search network of a
-    training network, not a search task) and for a loss without ``target`` (e.g. ``as_is`` of an error count)"""
+    training network, not a search task), with or without ``target`` (a target of the extern data makes the loop
+    run for the target's length, see ``SubnetworkRecCell._fixed_time_dim``; ``"layer:..."`` targets, e.g. soft
+    targets of optimal completions, are per hypothesis)"""
     if not isinstance(desc, dict) or not desc.get("loss"):
         return False
     if not sub_net.search_flag:
         return True
-    return sub_net.train_flag is not False and not desc.get("target")
+    return sub_net.train_flag is not False
 
 
 def _batch() -> Any:

@@ -316,10 +316,12 @@ class _StepHypotheses:
 
     def accumulated_value(self, name: str, out: Tensor, frame: Tensor) -> tf.Tensor:
         """:return: raw of ``out`` (layer ``name``'s output) as accumulated over the loop: in the last level's rows,
-        but for a layer that keeps its own beam (``decide_keep_beam``, as the reference, observed): in the rows of its
-        own level (e.g. ``[B*K1]`` after the first of two choices, ``[B*K]`` of the previous step before any choice)"""
+        but for a layer that keeps its own beam (``decide_keep_beam``, as the reference, observed) and one read for
+        its loss only (or as such a loss's target) in a search: in the rows of its own level (e.g. ``[B*K1]`` after the first of two choices, ``[B*K]`` of the previous step before any choice)"""
         if getattr(self.cell.layers[name].cls, "keeps_own_beam", False):
             return _as_template_order(out, frame)
+        if name in self.cell.search_loss_only:  # its loss is over the hypotheses it was computed for, as the
+            return _as_template_order(out, frame)  # reference's loss inside the loop (observed)
         return self.in_last_order(name, out, frame)
 
     def in_stored_order(self, name: str, out: Tensor, frame: Tensor) -> tf.Tensor:
