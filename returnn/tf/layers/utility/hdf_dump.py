@@ -43,10 +43,11 @@ from returnn.tf.layers.core.sources import concat_sources, concat_sources_templa
 _tag_counter = itertools.count()
 
 
-def _axis_sizes(data: Tensor, raw_lens: Sequence[np.ndarray], with_feature: bool) -> np.ndarray:
-    """:return: ``[B, n]`` sizes of the non-batch axes (feature included iff ``with_feature``)"""
+def _axis_sizes(data: Tensor, raw_lens: Sequence[np.ndarray], with_feature: bool,
+                batch: Optional[int] = None) -> np.ndarray:
+    """:param batch: the batch size (else from the dynamic lengths, or 1 without any)
+    :return: ``[B, n]`` sizes of the non-batch axes (feature included iff ``with_feature``)"""
     cols, k = [], 0
-    batch = None
     for i, d in enumerate(data.dims):
         if i == data.batch_dim_axis:
             continue
@@ -119,7 +120,7 @@ class _Dumper:
             n_batch = arr.shape[0]
             k_frame = () if whole or tmpl.sparse or tmpl.feature_dim_axis is None else (arr.shape[-1],)
             dim = tmpl.sparse_dim.dimension if tmpl.sparse else (tmpl.dim or 1)
-            seq_lens = _axis_sizes(tmpl, k_lens, with_feature=True)
+            seq_lens = _axis_sizes(tmpl, k_lens, with_feature=True, batch=n_batch)
             if whole:  # the padded batch entry, all axes flattened; its sizes [B, n] as one entry
                 extra[key], lens[key] = arr.reshape((1, -1)), [arr.size]
                 extra[f"{key}_seq_lens"], lens[f"{key}_seq_lens"] = seq_lens[None], [n_batch]
@@ -127,8 +128,9 @@ class _Dumper:
             else:  # per sequence: all frames of its padded entry (not cut to its lengths); sizes per sequence
                 extra[key] = arr.reshape((n_batch, -1) + k_frame)
                 lens[key] = [extra[key].shape[1]] * n_batch
-                extra[f"{key}_seq_lens"], lens[f"{key}_seq_lens"] = seq_lens, [seq_lens.shape[1]] * n_batch
-                extra_type[f"{key}_seq_lens"] = (1, 1, "int32")
+                if seq_lens.shape[1]:  # one value per sequence (e.g. a score): no sizes (as the reference, observed)
+                    extra[f"{key}_seq_lens"], lens[f"{key}_seq_lens"] = seq_lens, [seq_lens.shape[1]] * n_batch
+                    extra_type[f"{key}_seq_lens"] = (1, 1, "int32")
             extra_type[key] = (dim, 2 if k_frame else 1, str(arr.dtype))
         if whole:
             inputs = x.reshape((1, -1) + frame_shape)

@@ -86,3 +86,22 @@ def test_hdf_dump_extra_feature_last_and_seq_tags(session, tmp_path):
         assert f["seqTags"][()].tolist() == [b"a", b"b"]
         np.testing.assert_array_equal(f["targets/data/sm"][()], sm.transpose(1, 0, 3, 2).reshape(24, 1))
         assert f["targets/data/sm_seq_lens"][()].tolist() == [3, 4, 1, 2, 1, 1]
+
+
+def test_hdf_dump_extra_one_value_per_sequence(session, tmp_path):
+    """An extra without axes besides the batch (e.g. a score per sequence): one value per sequence and no sizes
+    entry, as the reference's file (observed, same inputs)."""
+    filename = str(tmp_path / "dump.hdf")
+    net = build_net({"sc": {"class": "eval", "from": "data:cls", "out_type": {"shape": (), "dim": None, "sparse": False,
+                                                                         "dtype": "float32", "time_dim_axis": None},
+                            "eval": "tf.cast(tf.reduce_sum(source(0, auto_convert=False), axis=1), tf.float32)"},
+                     "output": {"class": "hdf_dump", "filename": filename, "is_output_layer": True,
+                                "from": "data:cls", "extra": {"scores": "sc"}}}, EXTERN, train_flag=False)
+    feed = make_feed(net, {"cls": CLS}, {"cls": [4, 1]})
+    feed[net.extern_data.data["seq_tag"].placeholder] = np.array([b"s-a", b"s-b"])
+    session.run(net.get_layer("output").output.placeholder, feed_dict=feed)
+    net.get_layer("output").dumper.close()
+    with h5py.File(filename, "r") as f:
+        assert sorted(f["targets/data"]) == ["scores", "seq_sizes"]
+        assert f["seqLengths"][()].tolist() == [[4, 1, 1], [1, 1, 1]]
+        np.testing.assert_array_equal(f["targets/data/scores"][()], [10, 6])  # padded frames summed
