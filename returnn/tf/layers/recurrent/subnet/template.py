@@ -313,10 +313,25 @@ class SubnetTemplates:
         return TemplateLayer(name, self.sub_net, out)
 
     def _guess_from_initial_output(self, name: str, desc: Dict[str, Any]) -> Optional[Tensor]:
-        """:return: for a layer dict with ``out_shape`` (a set of dims) and a layer as ``initial_output``
-            (``"base:..."``) whose dims are exactly those of ``out_shape``: that layer's template, else None"""
+        """:return: for a layer dict with a layer as ``initial_output`` (``"base:..."``): that layer's template when
+            the dict has an ``out_shape`` (a set of dims) and the dims are exactly those, or when it has none, is no
+            ``choice`` and the layer has two or more axes besides the batch, none the loop's (e.g. accumulated
+            attention weights ``{B, T_enc, 1}`` starting from zeros of the encoder's shape: the frame has that shape,
+            which a guess ``{B, F}`` would miss); else None"""
         init, out_shape = desc.get("initial_output"), desc.get("out_shape")
-        if not (isinstance(init, str) and init.startswith("base:") and isinstance(out_shape, (set, frozenset))):
+        if not (isinstance(init, str) and init.startswith("base:")):
+            return None
+        if out_shape is None and desc.get("class") != "choice":
+            try:
+                layer = self.sub_net.parent_net.get_layer(init[len("base:"):])
+            except Exception:  # noqa: BLE001 (only a guess: the usual guess then)
+                return None
+            out = layer.output
+            if out.batch_dim_axis is None or len(out.dims) <= 2 or (
+                    self.loop_time_dim is not None and self.loop_time_dim in out.dims):
+                return None
+            return out.copy_template(name=f"{name}_output")
+        if not isinstance(out_shape, (set, frozenset)):
             return None
         wanted = {self.sub_net.extern_data.map_user_dim(d) for d in out_shape}
         if not all(isinstance(d, Dim) for d in wanted):
