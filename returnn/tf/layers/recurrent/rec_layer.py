@@ -28,7 +28,7 @@ from returnn.tf.layers.core.out_template import base_out_template
 from returnn.tf.layers.core.sources import concat_sources_template
 from returnn.tf.layers.core import kept_state
 from returnn.tf.layers.recurrent.rec_axes import flat_sequences, is_plain, loop_axis, over_axis_layout
-from returnn.tf.layers.recurrent.units import USER_CELLS, RecUnit, get_unit
+from returnn.tf.layers.recurrent.units import USER_CELLS, RecUnit, TFCellUnit, get_unit
 from returnn.tf.ops.init import get_initializer
 
 _CONST_STATES = {"zeros": 0.0, "ones": 1.0}
@@ -454,9 +454,11 @@ def _get_checked_unit(name: str, unit: Any, unit_opts: Any) -> RecUnit:
         raise LayerArgError(layer=name, layer_class="rec", arg="unit",
                             problem="recurrent subnetworks are not supported yet:", got="{...}",
                             expected="a unit name such as 'nativelstm2', 'standardlstm', 'gru'")
+    if isinstance(unit, type):  # a TF RNN cell class (e.g. a BaseRNNCell subclass), as a registered user cell
+        return TFCellUnit(unit.__name__.lower(), unit_opts, cell_class=unit)
     if not isinstance(unit, str):
         raise LayerArgError(layer=name, layer_class="rec", arg="unit", problem="invalid value", got=unit,
-                            expected="a unit name such as 'nativelstm2'")
+                            expected="a unit name such as 'nativelstm2', or a TF RNN cell class")
     if unit_opts is not None and not isinstance(unit_opts, dict):
         raise LayerArgError(layer=name, layer_class="rec", arg="unit_opts", problem="invalid value", got=unit_opts,
                             expected="a dict")

@@ -353,7 +353,8 @@ class TFCellUnit(RecUnit):
     :class:`returnn.tf.layers.recurrent.cells.BaseRNNCell`): built as ``cls(n, **unit_opts)``, run over time with
     ``tf.compat.v1.nn.dynamic_rnn`` (output zero in padded frames, final state at each sequence's end). The cell
     creates its own variables (under ``<layer>/rec/``); they are the layer's params. One state ``"h"`` of
-    ``[B, cell.state_size]`` (cells with a nested state are not supported).
+    ``[B, cell.state_size]``; a cell with a nested state (e.g. an ``LSTMStateTuple``) runs over time only, from
+    zeros, its last part (the ``h`` of an LSTM) being ``"h"``.
 
     :ivar created_params: the trainable variables the cell created (set by :meth:`run`/:meth:`step`)
     """
@@ -385,16 +386,26 @@ class TFCellUnit(RecUnit):
             else:
                 x_ = x
             # the cell's variables directly under <layer>/rec/ (as the reference, observed), not under .../rnn/
+            if _nested_state(cell):  # e.g. an LSTMStateTuple (c, h): from zeros
+                return tf.compat.v1.nn.dynamic_rnn(cell, x_, sequence_length=seq_len, dtype=x_.dtype,
+                                                   time_major=True, scope=scope)
             return tf.compat.v1.nn.dynamic_rnn(cell, x_, sequence_length=seq_len, initial_state=initial_state["h"],
                                                time_major=True, scope=scope)
 
         y, final = self._call_cell(n, func)
+        if not isinstance(final, tf.Tensor):  # a nested state: its last part (h of an LSTMStateTuple) is "h"
+            final = tf.nest.flatten(final)[-1]
         if direction == -1:
             y = reverse_by_length(y, seq_len)
         return y, {"h": final}
 
     def step(self, x, state, params, n):
         def func(cell, scope):
+            if _nested_state(cell):
+                raise LayerArgError(layer="?", layer_class="rec", arg="unit",
+                                    problem=f"a cell with a nested state ({cell.state_size!r}) runs only over a "
+                                            "whole sequence, not one step per frame inside a rec loop:",
+                                    got=self.cell_class, expected="a cell whose state_size is an int")
             if hasattr(cell, "get_input_transformed"):
                 x_ = cell.get_input_transformed(x, batch_dim=tf.shape(x)[0])
             else:
@@ -403,6 +414,11 @@ class TFCellUnit(RecUnit):
 
         y, new_state = self._call_cell(n, func)
         return y, {"h": new_state}
+
+
+def _nested_state(cell: Any) -> bool:
+    """:return: whether the TF RNN cell's ``state_size`` is a structure (e.g. ``LSTMStateTuple``), not one int"""
+    return not isinstance(cell.state_size, (int, tf.compat.v1.Dimension))
 
 
 #: user-registered TF RNN cell classes by lower-case unit name (``RecLayer._rnn_cells_dict``); they take

@@ -12,7 +12,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from tf_net_helpers import build_net, make_feed  # noqa: E402
 
-from returnn.tf.layers.rec import BaseRNNCell, RecLayer  # noqa: E402
+from returnn.tf.layers.rec import BaseRNNCell, RecLayer, rnn_cell  # noqa: E402
 
 tf.compat.v1.disable_eager_execution()
 
@@ -122,3 +122,60 @@ def test_user_cell_param_keys_and_name_scope():
             net = build_net({"output": desc}, train_flag=False)
             assert [p.name[:-2] for p in net.get_params_list()] == [var_name]
             assert list(net.get_layer("output").params) == ["private__tanh_rnn/W"]
+
+
+class _TupleLstm(BaseRNNCell):
+    """An LSTM with an ``LSTMStateTuple`` state and its own input transform (as the reference's test_custom_rec_unit)"""
+
+    def __init__(self, num_units):
+        super().__init__()
+        self._n = num_units
+
+    @property
+    def output_size(self):
+        return self._n
+
+    @property
+    def state_size(self):
+        return rnn_cell.LSTMStateTuple(self._n, self._n)
+
+    def get_input_transformed(self, x, batch_dim=None):
+        w = tf.compat.v1.get_variable("W", shape=(int(x.shape[-1]), 4 * self._n))
+        return tf.tensordot(x, w, axes=1)
+
+    def __call__(self, inputs, state, scope=None):
+        prev_c, prev_h = state
+        w_re = tf.compat.v1.get_variable("W_re", shape=(self._n, 4 * self._n))
+        c_in, i, f, o = tf.split(inputs + tf.matmul(prev_h, w_re), 4, axis=-1)
+        c = tf.sigmoid(f) * prev_c + tf.sigmoid(i) * tf.tanh(c_in)
+        h = tf.sigmoid(o) * tf.tanh(c)
+        return h, rnn_cell.LSTMStateTuple(c, h)
+
+
+def test_cell_class_as_unit_with_tuple_state_in_loop(session):
+    """``"unit": <a cell class>`` (not registered by name), the cell's state an ``LSTMStateTuple``, inside a rec
+    loop (run over the whole sequence there), as the reference's test_custom_rec_unit: the cell's variables under
+    ``<layer>/rec/`` (names observed from the reference), values as numpy's LSTM"""
+    net = build_net({"output": {"class": "rec", "from": "data", "unit": {
+        "output": {"class": "rec", "unit": _TupleLstm, "n_out": 2, "from": "data:source"}}}}, train_flag=False)
+    params = {p.name[:-2]: p for p in tf.compat.v1.global_variables()}
+    assert sorted(params) == ["output/rec/output/rec/W", "output/rec/output/rec/W_re"]
+    session.run(tf.compat.v1.global_variables_initializer())
+    w, w_re = session.run([params["output/rec/output/rec/W"], params["output/rec/output/rec/W_re"]])
+    x = np.random.RandomState(4).uniform(-1, 1, (2, 4, 3)).astype("float32")
+    lens = np.array([4, 2], "int32")
+    y = session.run(net.get_layer("output").output.copy_as_batch_major().placeholder,
+                    feed_dict=make_feed(net, {"data": x}, {"data": lens}))
+
+    def sigmoid(v):
+        return 1.0 / (1.0 + np.exp(-v))
+
+    expected = np.zeros((2, 4, 2), "float32")
+    for b in range(2):
+        c, h = np.zeros(2), np.zeros(2)
+        for t in range(lens[b]):
+            c_in, i, f, o = np.split(x[b, t] @ w + h @ w_re, 4)
+            c = sigmoid(f) * c + sigmoid(i) * np.tanh(c_in)
+            h = sigmoid(o) * np.tanh(c)
+            expected[b, t] = h
+    np.testing.assert_allclose(y, expected, rtol=1e-5, atol=1e-5)
