@@ -125,6 +125,9 @@ class ChoiceLayer(LayerBase):
         if search_state is None:
             raise LayerArgError(layer=self.name, layer_class=self.layer_class, arg="search",
                                 problem="beam search needs the choice layer inside a rec unit:", got=True)
+        if do_search and input_type == "regression":
+            self._regression_step(search_state)
+            return
         logp3, num_classes = self._step_log_probs(input_type, prob_scale if custom_score_combine is None else 1.0,
                                                   search_state)
         scores_in = _scores_of_extended(search_state, length_normalization)
@@ -166,6 +169,25 @@ class ChoiceLayer(LayerBase):
         ended_logp = tf.one_hot(0, num_classes, on_value=0.0, off_value=NEG_INF)  # [V]
         logp = tf.where(search_state["ended"][:, None], ended_logp[None, :], logp)
         return tf.reshape(logp, [-1, search_state["beam"], num_classes]), num_classes
+
+    def _regression_step(self, search_state: Dict[str, Any]) -> None:
+        """``input_type="regression"`` in search: no labels to choose; each hypothesis is extended by its source's
+        value (the output, ``{B*K, F}`` as the source's frame), its score unchanged. The ``beam_size`` best of the
+        ``k`` hypotheses stay (all of them for ``beam_size`` = ``k``, e.g. 1 as in the reference's
+        test_regression_choice).
+
+        :raises LayerArgError: ``beam_size`` greater than the number of hypotheses ``k``"""
+        k = search_state["beam"]
+        if self.beam_size > k:
+            raise LayerArgError(layer=self.name, layer_class=self.layer_class, arg="beam_size",
+                                problem=f"with input_type 'regression' the search keeps at most the {k} hypotheses "
+                                        "it extends:", got=self.beam_size, expected=f"at most {k}")
+        scores_in = search_state["scores"]
+        self.search_scores, self.search_src_beams = tf.math.top_k(scores_in, k=self.beam_size, sorted=True)
+        self.search_src_rows = flat_beam_indices(self.search_src_beams, k)
+        value = self.sources[0].output.copy_as_batch_major()
+        raw = tf.gather(value.placeholder, self.search_src_rows) if self.beam_size != k else value.placeholder
+        self.output.placeholder = tf.cast(raw, self.output.dtype)
 
     def _extend_by_target(self, scores_in: tf.Tensor, logp3: tf.Tensor, k: int) -> None:
         """A choice with ``"search": False`` in a searching loop, as the reference (observed): the target's label
