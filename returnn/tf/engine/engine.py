@@ -24,6 +24,7 @@ from typing import Any, Dict, Optional
 
 from returnn.config import Config, config_or_global
 from returnn.engine.base import EngineBase
+from returnn.engine.checkpoint_files import get_existing_checkpoints
 from returnn.errors import ConfigValueError
 from returnn.log import log
 from returnn.options import (
@@ -285,7 +286,15 @@ class Engine(EngineBase):
         state.pretrain = pretrain_from_options(state.options.get(PretrainOptions))
         flags = state.flags
         model_task = task or state.options.run.task
-        if task is None and model_task == "train":
+        if task is None and model_task == "train" and state.options.checkpoints.start_epoch not in (None, "auto"):
+            # as the reference (observed): the model training would start from (start_epoch 1: none, the
+            # params randomly initialized, with a warning when checkpoints exist)
+            choice = choose_model_for_train(state.options.checkpoints, state.model_filename, pretrain=state.pretrain)
+            existing = get_existing_checkpoints(state.model_filename) if state.model_filename else {}
+            if choice.filename is None and existing:
+                print("warning: there is an existing model: %r" % ((max(existing), existing[max(existing)]),),
+                      file=log.v4)
+        elif task is None and model_task == "train":
             choice = choose_model_for_eval(state.options.checkpoints, state.model_filename, task=model_task,
                                            allow_random=True)
         else:

@@ -149,3 +149,30 @@ def test_side_hdf_dump_layer_runs_in_training(tmp_path):
     engine.finalize()  # closes the file
     with h5py.File(dump, "r") as f:
         assert f.attrs["numSeqs"] == 3 and sorted(t.decode() for t in f["seqTags"][()]) == ["seq-0", "seq-1", "seq-2"]
+
+
+@pytest.mark.parametrize("start_epoch", [1, 2, "auto"])
+def test_init_network_after_training_loads_the_model_training_started_from(tmp_path, start_epoch):
+    """Config task train, init_network_from_config after training with the same engine: with an explicit
+    start_epoch the model training started from (start_epoch 1: none, the params random; 2: epoch 1's, not the
+    newest), with "auto" the newest, as the reference (observed with the same steps)."""
+    def weights(engine):
+        return engine.network.get_default_output_layer().params["W"].eval(session=engine.tf_session)
+
+    saved = {}
+    if start_epoch == 2:
+        config = _config(tmp_path, num_epochs=1)
+        engine = Engine(config=config)
+        engine.init_train_from_config(config=config, train_data=_dataset())
+        engine.train()
+        saved[1] = weights(engine)
+        engine.finalize()
+    config = _config(tmp_path, start_epoch=start_epoch, num_epochs=2)
+    engine = Engine(config=config)
+    engine.init_train_from_config(config=config, train_data=_dataset())
+    engine.train()
+    saved[2] = weights(engine)
+    engine.init_network_from_config(config)
+    loaded = {epoch: np.array_equal(weights(engine), value) for epoch, value in saved.items()}
+    engine.finalize()
+    assert loaded == {1: {2: False}, 2: {1: True, 2: False}, "auto": {2: True}}[start_epoch]
