@@ -380,13 +380,16 @@ def reshape(source: Tensor, in_dims: Sequence[Dim], out_dims: Sequence[Dim]) -> 
 def window(source: Tensor, *, spatial_dim: Dim, window_dim: Dim, window_left: Optional[int] = None,
            window_right: Optional[int] = None, padding: str = "same", pad_value: Any = None, stride: int = 1
            ) -> Tuple[Tensor, Dim]:
-    """Windows of ``window_dim`` frames around each frame (``padding="same"``: left ``(w-1)//2`` frames unless
-    given, zero-padded; ``"valid"``: only full windows). :return: (result ``[..., out spatial, window_dim]``, the
-    out spatial dim)"""
+    """Windows of ``window_dim`` frames, one every ``stride`` frames: window ``i`` holds the frames from
+    ``i * stride`` of the padded sequence (``padding="same"``: left ``(w-1)//2`` frames unless given, zero-padded,
+    ``ceil(T / stride)`` windows; ``"valid"``: only full windows, ``ceil((T - w + 1) / stride)``), as the reference
+    (observed). :return: (result ``[..., out spatial, window_dim]``, the out spatial dim)"""
     from returnn.frontend.math_ import combine_bc
     w = window_dim.dimension
     if w is None:
         raise FrontendError("window", f"needs a static window dim, got {window_dim!r}")
+    if not isinstance(stride, int) or stride < 1:
+        raise FrontendError("window", "stride must be a positive int", got=stride)
     if padding == "same":
         left = (w - 1) // 2 if window_left is None else window_left
         right = w - 1 - left
@@ -397,9 +400,11 @@ def window(source: Tensor, *, spatial_dim: Dim, window_dim: Dim, window_left: Op
         out_spatial = spatial_dim.sub_right(w - 1)
     else:
         raise FrontendError("window", f"unknown padding {padding!r}", expected="same, valid")
+    starts = range_over_dim(out_spatial)
     if stride != 1:
-        raise FrontendError("window", "stride != 1 is not supported here")
-    idx = combine_bc(range_over_dim(out_spatial), "add", range_over_dim(window_dim))
+        out_spatial = out_spatial.ceildiv_right(stride)
+        starts = combine_bc(range_over_dim(out_spatial), "mul", stride)
+    idx = combine_bc(starts, "add", range_over_dim(window_dim))
     from returnn.frontend.dims import set_sparse_dim
     out = gather(padded, indices=set_sparse_dim(idx, pdim), axis=pdim)
     return out, out_spatial

@@ -221,3 +221,26 @@ def test_top_k_indices_per_axis_of_a_sequence(g):
     assert idx_list[0].sparse_dim == k
     np.testing.assert_array_equal(g.run(idx_list[0].copy_transpose([n, k_dim2])), [[3, 1], [0, 3]])
     np.testing.assert_allclose(g.run(values.copy_transpose([n, k_dim2])), [[1.2, 0.5], [2.0, 0.4]])
+
+
+@pytest.mark.parametrize("kwargs, lens, y0, y1", [
+    (dict(window_left=0, stride=3), [3, 2], [[1, 2, 3, 4], [4, 5, 6, 7], [7, 0, 0, 0]],
+     [[8, 9, 10, 11], [11, 12, 0, 0], [0, 0, 0, 0]]),
+    (dict(stride=2), [4, 3], [[0, 1, 2, 3], [2, 3, 4, 5], [4, 5, 6, 7], [6, 7, 0, 0]],
+     [[0, 8, 9, 10], [9, 10, 11, 12], [11, 12, 0, 0], [0, 0, 0, 0]]),
+    (dict(padding="valid", stride=2), [2, 1], [[1, 2, 3, 4], [3, 4, 5, 6]], [[8, 9, 10, 11], [10, 11, 12, 0]]),
+])
+def test_window_with_stride_as_observed(g, kwargs, lens, y0, y1):
+    """``rf.window(..., stride=s)`` (the chunked conformer's input chunks): window ``i`` starts at frame ``i * s`` of
+    the padded sequence, ``ceil(T / s)`` windows ("same") or ``ceil((T - w + 1) / s)`` ("valid"); values and
+    lengths observed in the reference (lengths 7 and 5, window 4)."""
+    t = g.time_dim([7, 5], name="t_win")
+    xv = (np.arange(14).reshape(2, 7) + 1).astype("float32")
+    xv[1, 5:] = 0
+    x = g.const("x", [batch_dim, t], xv)
+    w = Dim(4, name="w")
+    y, out_dim = rf.window(x, spatial_dim=t, window_dim=w, **kwargs)
+    yv, lv = g.run(y.copy_transpose([batch_dim, out_dim, w]), out_dim.dyn_size_ext)
+    np.testing.assert_array_equal(lv, lens)
+    np.testing.assert_array_equal(yv[0], y0)
+    np.testing.assert_array_equal(yv[1], y1)
