@@ -78,16 +78,16 @@ class LSTM(Module):
             raise FrontendError(call, "needs state=rf.LstmState(h=..., c=...)", got=state)
         ff = self._ff(source)
         if spatial_dim == single_step_dim:
-            h, c = self._step(ff, state.h, state.c)
-            return h, LstmState(h=h, c=c)
+            y, h, c = self._step(ff, state.h, state.c)
+            return y, LstmState(h=h, c=c)
         _utils.check_dims(call, source, [spatial_dim])
         from returnn.frontend.loop import scan
         batch_dims = [d for d in ff.dims if d not in (spatial_dim, self.ff_weight.dims[0])]
         y_template = Tensor("lstm_out", dims=batch_dims + [self.out_dim], dtype=source.dtype)
 
         def _body(x_t: Tensor, s: LstmState) -> Tuple[Tensor, LstmState]:
-            h_, c_ = self._step(x_t, s.h, s.c)
-            return h_, LstmState(h=h_, c=c_)
+            y_, h_, c_ = self._step(x_t, s.h, s.c)
+            return y_, LstmState(h=h_, c=c_)
 
         ys, final, _ = scan(spatial_dim=spatial_dim, xs=ff, ys=y_template, initial=LstmState(h=state.h, c=state.c),
                             body=_body)
@@ -110,11 +110,13 @@ class LSTM(Module):
         new_h = sigmoid(parts["o"]) * tanh(new_c)
         return new_h, new_c
 
-    def _step(self, ff: Tensor, h: Tensor, c: Tensor) -> Tuple[Tensor, Tensor]:
+    def _step(self, ff: Tensor, h: Tensor, c: Tensor) -> Tuple[Tensor, Tensor, Tensor]:
+        """:return: (output, state h, state c) of one step"""
         from returnn.frontend.matmul import matmul
         z = ff + matmul(h, self.rec_weight, reduce=self.out_dim)
         new_h, new_c = self._cell(z, h, c)
-        return _transpose_like(new_h, h), _transpose_like(new_c, c)
+        new_h = _transpose_like(new_h, h)
+        return new_h, new_h, _transpose_like(new_c, c)
 
 
 def _transpose_like(x: Tensor, like: Tensor) -> Tensor:
@@ -130,7 +132,8 @@ class ZoneoutLSTM(LSTM):
     ``(1 - z) * new + z * old``.
 
     :param forget_bias: added to the forget gate's pre-activation (default 0.0)
-    :param use_zoneout_output: the output is the zoned-out ``h`` (default True), else the new ``h``
+    :param use_zoneout_output: the output is the zoned-out ``h`` (default True), else the new ``h``; the state's
+        ``h`` is the zoned-out one either way
     :param parts_order: the gate order of the ``4*out_dim`` rows (default ``"ifjo"``)
     :param dropout_broadcast: kept for the reference's signature (masks are drawn per entry here)
     """
@@ -151,14 +154,16 @@ class ZoneoutLSTM(LSTM):
         self.parts_order = parts_order.replace("c", "j").replace("g", "j")
         self.dropout_broadcast = dropout_broadcast
 
-    def _step(self, ff: Tensor, h: Tensor, c: Tensor) -> Tuple[Tensor, Tensor]:
+    def _step(self, ff: Tensor, h: Tensor, c: Tensor) -> Tuple[Tensor, Tensor, Tensor]:
+        """:return: (output, state h, state c): the state's ``h`` is always the zoned-out one; the output too unless
+        ``use_zoneout_output`` is False (then the new ``h``), as the reference (observed)"""
         from returnn.frontend.matmul import matmul
         z = ff + matmul(h, self.rec_weight, reduce=self.out_dim)
         new_h, new_c = self._cell(z, h, c)
         new_h, new_c = _transpose_like(new_h, h), _transpose_like(new_c, c)
         new_c = _zoneout(new_c, c, self.zoneout_factor_cell)
         zoned_h = _zoneout(new_h, h, self.zoneout_factor_output)
-        return (zoned_h if self.use_zoneout_output else new_h), new_c
+        return (zoned_h if self.use_zoneout_output else new_h), zoned_h, new_c
 
 
 def _zoneout(new: Tensor, old: Tensor, factor: float) -> Tensor:

@@ -104,3 +104,27 @@ def test_lstm_errors():
         rf.LSTM(Dim(None, name="t"), OUT)
     with pytest.raises(FrontendError, match="parts_order"):
         rf.ZoneoutLSTM(IN, OUT, parts_order="abcd")
+
+
+def test_zoneout_output_off_keeps_zoned_state_as_observed(g):
+    """``ZoneoutLSTM(use_zoneout_output=False)`` (zeyer's LstmDecoder, parts "jifo", forget bias 0): the output is
+    the new ``h``, the state's ``h`` the zoned-out one (``0.95 * new + 0.05 * old`` outside training). Two steps,
+    parameter ``i`` = ``0.5 * sin(0.37 * n + i + 1)``; values observed in the reference."""
+    fin, fout = Dim(5, name="in5"), Dim(3, name="out3")
+    lstm = rf.ZoneoutLSTM(fin, fout, zoneout_factor_cell=0.15, zoneout_factor_output=0.05, use_zoneout_output=False,
+                          parts_order="jifo", forget_bias=0.0)
+    make_params(g, lstm)
+    for i, (_, p) in enumerate(lstm.named_parameters()):
+        shape = [d.dimension for d in p.dims]
+        p.raw_tensor.load((np.sin(np.arange(int(np.prod(shape))) * 0.37 + i + 1) * 0.5).astype("float32").reshape(
+            shape), g.session)
+    b = Dim(2, name="b2z")
+    x = g.const("x", [b, fin], (np.sin(np.arange(10) * 0.7) * 2).astype("float32").reshape(2, 5))
+    rf.init_forward_step_run_ctx()
+    st = lstm.default_initial_state(batch_dims=[b])
+    _, st1 = lstm(x, state=st, spatial_dim=single_step_dim)
+    y2, st2 = lstm(x, state=st1, spatial_dim=single_step_dim)
+    yv, cv, hv = g.run(y2.copy_transpose([b, fout]), st2.c.copy_transpose([b, fout]), st2.h.copy_transpose([b, fout]))
+    np.testing.assert_allclose(yv, [[0.253989, -0.596719, -0.016963], [-0.079386, 0.011457, 0.531573]], atol=1e-5)
+    np.testing.assert_allclose(cv, [[1.251993, -0.694244, -0.038809], [-0.092213, 0.108226, 1.333475]], atol=1e-5)
+    np.testing.assert_allclose(hv, [[0.251099, -0.585707, -0.016972], [-0.078438, 0.011343, 0.52377]], atol=1e-5)
