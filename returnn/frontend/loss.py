@@ -45,6 +45,8 @@ def ctc_loss(*, logits: Tensor, logits_normalized: bool = False, targets: Tensor
     """CTC negative log likelihood per sequence (TF's ``ctc_loss``).
 
     :param logits: ``[B, T, C]`` over the labels with blank (``C``: ``logits.feature_dim``)
+    :param logits_normalized: ``logits`` are log-probs (normalised over ``C``): the same value, but the gradient
+        w.r.t. them is minus the occupancy (else ``softmax(logits)`` minus it)
     :param targets: int ``[B, S]`` (no blanks)
     :param blank_index: the blank's index in ``C`` (-1: the last)
     :return: ``[B]`` (the batch dims of ``logits``)
@@ -68,7 +70,26 @@ def ctc_loss(*, logits: Tensor, logits_normalized: bool = False, targets: Tensor
     tgt_lens = _lens(targets_spatial_dim, bdim, backend)
     blank = blank_index if blank_index >= 0 else classes.dimension + blank_index
     raw = backend.ctc_loss(raw_logits, in_lens, backend.cast(raw_targets, "int32"), tgt_lens, blank)
-    return _utils.make_tensor("ctc_loss", [bdim], logits.dtype, raw)
+    loss = _utils.make_tensor("ctc_loss", [bdim], logits.dtype, raw)
+    if logits_normalized:
+        loss = _normalized_logits_gradient(loss, logits, input_spatial_dim, classes)
+    return loss
+
+
+def _normalized_logits_gradient(loss: Tensor, log_probs: Tensor, spatial_dim: Dim, classes: Dim) -> Tensor:
+    """The CTC kernel takes its input as unnormalised logits: its gradient is ``softmax(x) - occupancy``. For
+    normalised log-probs the gradient is ``-occupancy`` (as the reference's with ``logits_normalized=True``,
+    observed; it matters where the gradient is changed before a log-softmax, e.g. by label smoothing): subtract
+    ``S - stop_gradient(S)``, ``S`` the sum of ``exp(x)`` over the valid frames (value 0, gradient ``exp(x)``)."""
+    from returnn.frontend.array_ import stop_gradient, where
+    from returnn.frontend.dims import sequence_mask
+    from returnn.frontend.math_ import exp
+    from returnn.frontend.reduce import reduce_sum
+    probs = exp(log_probs)
+    if spatial_dim.dimension is None:
+        probs = where(sequence_mask(spatial_dim), probs, 0.0, allow_broadcast_all_sources=True)
+    total = reduce_sum(probs, axis=[spatial_dim, classes])
+    return loss - (total - stop_gradient(total))
 
 
 def _lens(dim: Dim, bdim: Dim, backend: object) -> object:

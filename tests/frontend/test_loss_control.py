@@ -301,3 +301,27 @@ def test_while_loop_number_in_state_is_updated(g):
     assert isinstance(out, rf.State)
     vi, vx = g.run(out.i, out.x)
     assert vi == 3 and vx == 8.0
+
+
+@pytest.mark.parametrize("normalized, row_b0t0", [
+    (True, [0.0, -0.9794, 0.0, -0.0206]),  # minus the occupancy
+    (False, [0.7749, -0.8966, 0.09, 0.0316]),  # softmax minus the occupancy
+])
+def test_ctc_loss_gradient_of_normalized_logits_as_observed(g, normalized, row_b0t0):
+    """``rf.ctc_loss(logits=log_probs, logits_normalized=True)``: the same loss, but the gradient w.r.t. the
+    log-probs is minus the occupancy (each valid frame sums to -1; padded frames 0); without the flag it is
+    ``softmax - occupancy`` (frames sum to 0). Values observed in the reference (lengths 5, 3; blank 3)."""
+    k = Dim(4, name="K4c")
+    t = g.time_dim([5, 3], name="t_ctc")
+    s = g.time_dim([2, 1], name="s_ctc")
+    lv = np.random.RandomState(1).randn(2, 5, 4).astype("float32")
+    logits = Tensor("l", [batch_dim, t, k], "float32", feature_dim=k, raw_tensor=tf.constant(lv))
+    lp = rf.log_softmax(logits, axis=k)
+    targets = g.const("tg", [batch_dim, s], [[1, 2], [2, 0]], "int32", sparse_dim=k)
+    loss = rf.ctc_loss(logits=lp, logits_normalized=normalized, targets=targets, input_spatial_dim=t,
+                       targets_spatial_dim=s, blank_index=3)
+    grad = rf.gradient(rf.reduce_sum(loss, axis=batch_dim), lp)
+    lv_, gv = g.run(loss, grad.copy_transpose([batch_dim, t, k]))
+    np.testing.assert_allclose(lv_, [3.9539, 3.1062], atol=1e-4)
+    np.testing.assert_allclose(gv[0, 0], row_b0t0, atol=1e-4)
+    np.testing.assert_allclose(gv[1].sum(-1), [-1.0, -1.0, -1.0, 0.0, 0.0] if normalized else [0.0] * 5, atol=1e-5)
