@@ -217,7 +217,8 @@ def merge_dims(source: Tensor, *, dims: Sequence[Dim], out_dim: Optional[Dim] = 
 
 def split_dims(source: Tensor, *, axis: Dim, dims: Sequence[Dim], pad_to_multiples: Optional[bool] = None,
                pad_value: Any = None) -> Tensor:
-    """Splits ``axis`` into ``dims`` (row-major; at most one of them dynamic). :return: dims in place of ``axis``"""
+    """Splits ``axis`` into ``dims`` (row-major; with several dynamic dims, each one's size is its current maximum,
+    e.g. batch dims merged before). :return: dims in place of ``axis``"""
     _utils.check_dims("split_dims", source, [axis])
     backend = _utils.backend_of(source)
     raw = _raw(source, source.dims)
@@ -225,7 +226,7 @@ def split_dims(source: Tensor, *, axis: Dim, dims: Sequence[Dim], pad_to_multipl
     i = source.dims.index(axis)
     sizes = [d.dimension if d.dimension is not None else -1 for d in dims]
     if sum(1 for s in sizes if s == -1) > 1:
-        raise FrontendError("split_dims", f"at most one of the dims may be dynamic: {_utils.dims_repr(dims)}")
+        sizes = [s if s != -1 else _utils.dim_value(d, backend) for s, d in zip(sizes, dims)]
     out_dims = list(source.dims[:i]) + list(dims) + list(source.dims[i + 1:])
     raw = backend.reshape(raw, shape[:i] + sizes + shape[i + 1:])
     return _utils.make_tensor("split_dims", out_dims, source.dtype, raw, sparse_dim=source.sparse_dim)

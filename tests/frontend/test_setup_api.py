@@ -244,3 +244,24 @@ def test_window_with_stride_as_observed(g, kwargs, lens, y0, y1):
     np.testing.assert_array_equal(lv, lens)
     np.testing.assert_array_equal(yv[0], y0)
     np.testing.assert_array_equal(yv[1], y1)
+
+
+def test_split_dims_back_into_two_dynamic_dims(g):
+    """A conv over ``[chunks, B, window, F]`` (zeyer's chunked conformer) merges the dynamic chunk dim and the batch
+    into one and splits them back: each dynamic dim then takes its maximum size (numpy round trip)."""
+    t1, t2 = g.time_dim([3, 2], name="t1s"), g.time_dim([4, 1], name="t2s")
+    f = Dim(2, name="f2s")
+    xv = np.arange(2 * 3 * 4 * 2, dtype="float32").reshape(2, 3, 4, 2)
+    x = g.const("x", [batch_dim, t1, t2, f], xv)
+    merged, mdim = rf.merge_dims(x, dims=[t1, t2])
+    back = rf.split_dims(merged, axis=mdim, dims=[t1, t2])
+    assert back.dims == (batch_dim, t1, t2, f)
+    np.testing.assert_array_equal(g.run(back), xv)
+    conv = rf.Conv1d(f, Dim(3, name="c3s"), filter_size=2, padding="same", with_bias=False)
+    from tests.frontend._module_utils import make_params
+    w = make_params(g, conv)["filter"]  # [out, in, size]
+    y, _ = conv(x, in_spatial_dim=t2)
+    yv = g.run(y.copy_transpose([batch_dim, t1, t2, conv.out_dim]))
+    xp = np.concatenate([xv, np.zeros_like(xv[:, :, :1])], axis=2)  # "same", filter 2: frames i and i + 1
+    expected = sum(np.einsum("bctf,of->bcto", xp[:, :, k:k + 4], w[:, :, k]) for k in range(2))
+    np.testing.assert_allclose(yv, expected, rtol=1e-5)
