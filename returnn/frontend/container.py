@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, Iterator, Tuple, Union
+from typing import Any, Dict, Iterable, Iterator, Optional, Tuple, Union
 
 from returnn.errors import FrontendError
 from returnn.frontend.module import Functional, Module
@@ -69,11 +69,16 @@ class ModuleList(Module):
 
 
 class Sequential(ModuleList):
-    """Calls its modules in order, each on the previous one's output."""
+    """Calls its modules in order, each on the previous one's output (with the other arguments)."""
 
-    def __call__(self, inp: Any, *args: Any, **kwargs: Any) -> Any:
-        for m in self:
+    def __call__(self, inp: Any, *args: Any, collected_outputs: Optional[Dict[str, Any]] = None,
+                 **kwargs: Any) -> Any:
+        """:param collected_outputs: if a dict, each module's output is put there under its name (``"0"``, ``"1"``,
+            ... or the dict keys it was made with); not passed on to the modules (as the reference, observed)"""
+        for name, m in self.items():
             inp = m(inp, *args, **kwargs)
+            if collected_outputs is not None:
+                collected_outputs[name] = inp
         return inp
 
 

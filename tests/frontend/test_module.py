@@ -6,7 +6,7 @@ import tensorflow as tf
 
 import returnn.frontend as rf
 from returnn.errors import FrontendError
-from returnn.tensor import Dim
+from returnn.tensor import Dim, Tensor
 from returnn.tf.frontend_low_level import create_parameter_variables
 
 IN, HID = Dim(9, name="in"), Dim(5, name="hid")
@@ -106,3 +106,28 @@ def test_weight_dropout_and_noise_keep_names(g):
     assert 0.05 < np.std(vn - vraw) < 0.15
     with pytest.raises(FrontendError, match="has no parameter"):
         rf.weight_dropout(rf.Linear(IN, HID), "kernel", drop_prob=0.1)
+
+
+def test_sequential_collected_outputs_as_observed(g):
+    """Observed in the reference: ``Sequential(...)(x, extra=..., collected_outputs=d)`` passes the other arguments
+    to each module but not ``collected_outputs``; ``d`` gets each module's output under its name."""
+    class _Scale(rf.Module):
+        def __init__(self, k):
+            super().__init__()
+            self.k = k
+
+        def __call__(self, x, *, extra):
+            return x * self.k + extra
+
+    f = Dim(2, name="f_seq")
+    x = Tensor("x", [f], "float32", raw_tensor=tf.constant([1.0, 2.0]), feature_dim=f)
+    for seq, names in ((rf.Sequential(_Scale(2.0), _Scale(3.0)), ["0", "1"]),
+                       (rf.Sequential({"a": _Scale(2.0), "b": _Scale(3.0)}), ["a", "b"])):
+        collected = {}
+        y = seq(x, extra=1.0, collected_outputs=collected)
+        assert list(collected) == names
+        values = g.run(y, *collected.values())
+        np.testing.assert_allclose(values[0], [10.0, 16.0])
+        np.testing.assert_allclose(values[1], [3.0, 5.0])
+        np.testing.assert_allclose(values[2], [10.0, 16.0])
+        np.testing.assert_allclose(g.run(seq(x, extra=1.0, collected_outputs=None)), [10.0, 16.0])
