@@ -31,6 +31,7 @@ STUBBED = (
     "i6_experiments.common.setups",
     "i6_experiments.users.zeyer.experiments.exp2023_04_25_rf.train",
     "i6_experiments.users.zeyer.experiments.exp2023_04_25_rf.sis_setup",
+    "i6_experiments.users.gaudino.model_interfaces",
 )
 
 

@@ -150,8 +150,18 @@ MODELS: List[ModelSpec] = [
         model_def="ctc_model_def",
         train_def="ctc_training",
         forward="ctc",
-        config=dict(num_enc_layers=1, aux_loss_layers=[1], label_smoothing=0.1, ctc_label_smoothing=0.1),
+        config=dict(num_enc_layers=1, aux_loss_layers=[1]),
         build_dicts={"conv_norm": ("returnn.frontend.LayerNorm", {})},
+    ),
+    ModelSpec(
+        # CTC label smoothing (published configs of ctc.py: ctc_label_smoothing 0.1): the smoothed gradient of the
+        # CTC loss's log-probs, whose entries have both signs
+        name="zeyer-2024-ctc-ls",
+        module=f"{ZEYER_BASE}.ctc",
+        model_def="ctc_model_def",
+        train_def="ctc_training",
+        forward="ctc",
+        config=dict(num_enc_layers=1, aux_loss_layers=[1], ctc_label_smoothing=0.1),
     ),
     ModelSpec(
         # the 2024 AED with the LSTM decoder of the older AED setups (zoneout LSTM, weight feedback, readout maxout)
@@ -200,6 +210,19 @@ MODELS: List[ModelSpec] = [
         forward=None,
         config=dict(conformer_num_layers=1, conformer_out_dim=64, target_embed_dim=16, readout_dimension=32,
                     ilm_dimension=32, aux_loss_layers=[1]),
+    ),
+    ModelSpec(
+        # gaudino's conformer AED with the LSTM decoder (LibriSpeech, from scratch): 1 encoder layer; its dims are
+        # hard-coded (512, LSTM 1024), so one train-flag step only
+        name="gaudino-aed-lstm",
+        module="i6_experiments.users.gaudino.experiments.rf_conformer_att_2023.librispeech_960."
+               "conformer_import_moh_att_train",
+        model_def="from_scratch_model_def",
+        train_def="from_scratch_training",
+        forward="aed",
+        config=dict(aux_loss_layers=None),
+        kwdefaults={"MakeModel.make_model": dict(num_enc_layers=1)},
+        train_steps=1,
     ),
     ModelSpec(
         name="gaudino-conformer-ctc",
