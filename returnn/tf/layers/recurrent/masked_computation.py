@@ -212,12 +212,14 @@ class MaskedComputationLayer(LayerBase):
     @classmethod
     def transform_config_dict(cls, d: Dict[str, Any], network: Any, get_layer: Any) -> None:
         """Resolves ``mask`` and ``masked_from`` to layers; prepares the unit (``_masked_unit``)."""
-        super().transform_config_dict(d, network=network, get_layer=get_layer)
-        name = d["name"]
         keys = ("mask", "masked_from")
         if d.get("masked_from") is not None and is_moved_out_net(network):
-            # moved out of a rec loop: the unit runs on masked_from; the mask is not read (it may be in the loop)
+            # moved out of a rec loop: the unit runs on masked_from; the mask and the input are not read (they may
+            # be in the loop)
             keys = ("masked_from",)
+            d["from"] = []
+        super().transform_config_dict(d, network=network, get_layer=get_layer)
+        name = d["name"]
         for key in keys:
             if isinstance(d.get(key), str):
                 d[key] = get_layer(d[key])

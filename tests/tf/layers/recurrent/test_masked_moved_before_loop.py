@@ -33,6 +33,10 @@ def _unit(variant):
         del unit["mask"]["collocate_with"]
     if variant == "no_masked_from":
         del unit["masked"]["masked_from"]
+    if variant == "prev_mask":  # mask and input via prev: of loop layers (not read when moved out)
+        unit["mask"]["initial_output"] = False
+        unit["masked"].update({"mask": "prev:mask", "from": "prev:in_loop_dummy"})
+        unit["unmask"]["mask"] = "prev:mask"
     return unit
 
 
@@ -43,6 +47,7 @@ _PLACES = [
     ("no_collocate_unmask", ["const1"], ["in_loop_dummy", "mask"], ["output", "unmask", "masked"]),
     ("no_collocate", ["const1"], ["in_loop_dummy"], ["output", "unmask", "masked", "mask"]),
     ("no_masked_from", ["const1"], ["in_loop_dummy", "mask", "masked", "unmask"], ["output"]),
+    ("prev_mask", ["const1", "masked"], ["in_loop_dummy", "mask", "unmask"], ["output"]),
 ]
 
 
@@ -63,4 +68,6 @@ def test_places_and_values_as_reference(session, variant, inputs, loop, outputs)
         net.extern_data.data["data_masked"].placeholder: [[4, 6], [4, -4]],
         net.extern_data.data["data_masked"].size_placeholder[0]: [2, 1]})
     # the reference's values; the mask counts also past a sequence's end (frame 3 of the second sequence)
-    np.testing.assert_allclose(value, [[0.0, 4.0, 4.0, 6.0], [0.0, 4.0, 4.0, -4.0]])
+    expected = [[0.0, 0.0, 4.0, 4.0], [0.0, 0.0, 4.0, 4.0]] if variant == "prev_mask" else [
+        [0.0, 4.0, 4.0, 6.0], [0.0, 4.0, 4.0, -4.0]]
+    np.testing.assert_allclose(value, expected)

@@ -320,13 +320,15 @@ class SubnetworkRecCell:
         same-step and ``prev:`` dependencies; for a masked input (:meth:`_is_masked_input`) none of its ``mask`` and
         ``from`` (it runs on its ``masked_from`` frames then)"""
         layer = self.layers[name]
-        deps = layer.deps + layer.prev_deps
-        if self._is_masked_input(name):
-            desc = layer.layer_desc
-            skip = {desc.get("mask")} | set([desc["from"]] if isinstance(desc.get("from"), str)
-                                            else desc.get("from") or [])
-            deps = [dep for dep in deps if dep not in skip]
-        return deps
+        if not self._is_masked_input(name):
+            return layer.deps + layer.prev_deps
+        desc = layer.layer_desc
+        sources = desc.get("from") or []
+        refs = [desc.get("mask")] + ([sources] if isinstance(sources, str) else list(sources))
+        refs = [ref for ref in refs if isinstance(ref, str)]
+        same_step = {ref for ref in refs if not ref.startswith("prev:")}
+        prev = {ref[len("prev:"):] for ref in refs if ref.startswith("prev:")}
+        return [dep for dep in layer.deps if dep not in same_step] + [dep for dep in layer.prev_deps if dep not in prev]
 
     def _is_masked_input(self, name: str) -> bool:
         """:return: whether layer ``name`` is a ``masked_computation`` with ``masked_from`` that only ``unmask``
@@ -375,7 +377,8 @@ class SubnetworkRecCell:
 
     def _layers_over_loop_axis(self, candidates: Set[str]) -> Set[str]:
         """:return: those of ``candidates`` that have the loop's time axis (through an input frame, directly or via
-        another such layer): only these move out"""
+        another such layer), and the masked inputs (:meth:`_is_masked_input`, over their own frames): only these
+        move out"""
         with_axis: Set[str] = set()
         changed = True
         while changed:
@@ -383,7 +386,7 @@ class SubnetworkRecCell:
             for name in candidates - with_axis:
                 layer = self.layers[name]
                 if (any(self.on_loop_axis(data) for data in layer.data_deps)
-                        or getattr(layer.cls, "unstacks_over_loop", False)
+                        or getattr(layer.cls, "unstacks_over_loop", False) or self._is_masked_input(name)
                         or any(dep in with_axis for dep in layer.deps + layer.prev_deps)):
                     with_axis.add(name)
                     changed = True
