@@ -281,6 +281,8 @@ class _Iteration:
             lengths = gather_beams(lengths, hyps.src_rows)
         end_flags = tf.reshape(tf.cast(layers[cell.end_layer].output.placeholder, tf.bool), [-1]) \
             if cell.end_layer else tf.zeros_like(ended)
+        if cell.end_layer and self.searching:  # an end layer after an earlier choice (e.g. of the first of two
+            end_flags = hyps.reordered(cell.end_layer, end_flags, 0)  # choices): in the rows of the last one
         new_ended = tf.logical_or(ended, end_flags)
         counted = tf.logical_not(ended) if cell.include_eos else tf.logical_not(new_ended)
         lengths = lengths + tf.cast(counted, tf.int32)
