@@ -23,6 +23,9 @@ def batch_norm_tensor(self: Any, data: Tensor, use_shift: bool = True, use_std: 
     variable scope under ``batch_norm/``, registered as ``self``'s params; the moving-statistics updates go into
     ``tf.GraphKeys.UPDATE_OPS``). Unset options: momentum 0.99, no sample-update restriction or delay, masked
     statistics, param version 0 (2 from behavior_version 12)."""
+    # as the reference (observed): a batch normalisation draws one seed from the network's generator (the layers
+    # built after it get the same initial values as there)
+    self.network.random.randint(2 ** 31)
     momentum = 0.99 if momentum is NotSpecified else momentum
     update_sample_only_in_training = bool(update_sample_only_in_training is not NotSpecified
                                           and update_sample_only_in_training)

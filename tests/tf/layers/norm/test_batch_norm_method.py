@@ -37,3 +37,25 @@ def test_in_dim_must_be_the_feature_dim():
     with tf.Graph().as_default(), pytest.raises(LayerArgError, match="in_dim"):
         build_net({"output": {"class": "batch_norm", "from": "data", "in_dim": FeatureDim("other", 3)}},
                   {"data": {"dim": 3}})
+
+
+@pytest.mark.parametrize("bn_layer", [True, False])
+def test_batch_norm_draws_one_seed_of_the_network(bn_layer):
+    """A batch normalisation (the layer, or a layer's ``batch_norm`` option) draws one seed from the network's
+    generator, so a layer built after it gets the reference's initial values (observed: the sum and the sum of
+    squares of ``ctc/W``, the reference's test_ctc_bn_train_eval network)."""
+    net_dict = {"source": {"class": "linear", "n_out": 10, "from": "data"},
+                "ctc": {"class": "softmax", "from": "bn" if bn_layer else "source", "target": "classes",
+                        "loss": "ctc", "loss_opts": {"beam_width": 1, "use_native": True}}}
+    if bn_layer:
+        net_dict["bn"] = {"class": "batch_norm", "from": "source", "momentum": 0.1, "epsilon": 1e-3,
+                          "update_sample_only_in_training": False, "delay_sample_update": False, "masked_time": True}
+    else:
+        net_dict["source"]["batch_norm"] = {"momentum": 0.1}
+    with tf.Graph().as_default(), tf.compat.v1.Session() as session:
+        build_net(net_dict, {"data": {"dim": 2, "sparse": True}, "classes": {"dim": 8, "sparse": True}},
+                  train_flag=True)
+        session.run(tf.compat.v1.global_variables_initializer())
+        w = session.run([v for v in tf.compat.v1.global_variables() if v.name == "ctc/W:0"][0])
+    assert float(w.sum()) == pytest.approx(-2.5960796, abs=1e-5)
+    assert float((w * w).sum()) == pytest.approx(9.8557215, rel=1e-6)
