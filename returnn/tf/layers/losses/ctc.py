@@ -106,8 +106,17 @@ class CtcLoss(Loss):
         def frame_norm(x: tf.Tensor) -> tf.Tensor:
             return tf.reduce_sum(tf.reduce_logsumexp(x, axis=-1) * mask, axis=0)  # [B]
 
-        path_score = tf.compat.v1.nn.ctc_loss(labels=self._sparse_target(), inputs=scores, sequence_length=seq_lens,
-                                              time_major=True, **self.ctc_opts) - frame_norm(scores)
+        if self.ctc_opts:
+            ctc = tf.compat.v1.nn.ctc_loss(labels=self._sparse_target(), inputs=scores, sequence_length=seq_lens,
+                                           time_major=True, **self.ctc_opts)
+        else:
+            # all in log space, as the reference's kernel (observed: finite for scores of magnitude 100 and more,
+            # where TF's CTC kernel gives inf)
+            target = self.target.copy_as_batch_major()
+            ctc = tf.nn.ctc_loss(labels=tf.cast(target.placeholder, tf.int32), logits=scores,
+                                 label_length=target.get_sequence_lengths(), logit_length=seq_lens,
+                                 logits_time_major=True, blank_index=-1)
+        path_score = ctc - frame_norm(scores)
         if self.native_opts.get("logits_normalize", True):
             return path_score + frame_norm(logits)  # gradient softmax(s) - posteriors
         if self.native_opts.get("grad_wrt_softmax_in", True):

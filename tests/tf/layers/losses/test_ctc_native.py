@@ -76,3 +76,40 @@ def test_native_accepts_the_blank_index_as_a_target_label(session, ctc_opts, val
     np.testing.assert_allclose(grad[0, 1], grad01, atol=2e-5)
     np.testing.assert_allclose(grad[1, 0], grad10, atol=2e-5)
     assert np.all(grad[1, 4] == 0)  # past the sequence's length
+
+
+def _np_ctc(log_probs, labels):
+    """-log sum over the CTC paths of ``labels`` (blank = last class), all in log space; ``log_probs`` [T, V]"""
+    blank = log_probs.shape[1] - 1
+    ext = [blank]
+    for label in labels:
+        ext += [label, blank]
+    alpha = np.full(len(ext), -np.inf)
+    alpha[0], alpha[1] = log_probs[0, blank], log_probs[0, ext[1]]
+    for t in range(1, len(log_probs)):
+        new = np.full(len(ext), -np.inf)
+        for s, label in enumerate(ext):
+            terms = [alpha[s]] + ([alpha[s - 1]] if s >= 1 else [])
+            if s >= 2 and label != blank and label != ext[s - 2]:
+                terms.append(alpha[s - 2])
+            new[s] = np.logaddexp.reduce(terms) + log_probs[t, label]
+        alpha = new
+    return -np.logaddexp(alpha[-1], alpha[-2])
+
+
+def test_native_finite_for_large_scores(session):
+    """Scores of magnitude 100 (a diverging training, as the reference's test_ctc_bn_train_eval at learning rate 1):
+    the reference's kernel gives a finite value (observed: its training goes on), TF's CTC kernel inf; here all in
+    log space, equal to numpy's sum over the paths."""
+    scores = np.random.RandomState(5).normal(size=(2, 6, 5)).astype("float64") * 100
+    net = build_net({"output": {"class": "copy", "from": "data", "loss": "ctc", "target": "classes",
+                                "loss_opts": {"use_native": True, "beam_width": 1, "output_in_log_space": True}}}, EXTERN)
+    value = net.get_losses_initialized()[0]["output"].get_loss_value()
+    x = net.extern_data.data["data"].placeholder
+    feed = make_feed(net, {"data": scores.astype("float32"), "classes": Y}, {"data": LENS, "classes": [3, 1]})
+    v, g = session.run([value, tf.gradients(value, x)[0]], feed)
+    log_probs = scores - np.log(np.exp(scores - scores.max(-1, keepdims=True)).sum(-1, keepdims=True)) \
+        - scores.max(-1, keepdims=True)
+    expected = _np_ctc(log_probs[0, :6], Y[0]) + _np_ctc(log_probs[1, :4], Y[1, :1])
+    assert np.isfinite(v) and v == pytest.approx(expected, rel=1e-4)
+    assert np.isfinite(g).all()
