@@ -6,12 +6,16 @@ are the same products, summed in a different order. Measured on 2 CPU cores (one
 seconds of one product (min of 5; ``N`` frames, ``n_in -> n_out``; benchmarks/real-configs-speed/README.md,
 2026-11-29):
 
-* ``dW = x^T dy`` (``[n_in, n_out]``, TensorFlow's order) when ``n_in <= n_out < 8 n_in``, else
-  ``dW = (dy^T x)^T``: the product formed as ``[n_out, n_in]`` and transposed (a weight-sized copy). For
-  ``n_out < n_in`` the transposed order takes 0.80–0.93 of the time (1024 → 500: 22.5 → 18.6 ms, 2048 → 512 at
-  5344 frames: 105 → 84 ms); for ``512 → 2048`` / ``512 → 1536`` it is 1.2–1.3 times slower, but for a wide
-  output layer (``512 → 9001``, the 9001 classes of the published hybrid configs) it is faster again: 1.36–1.44 →
-  1.12–1.18 s at 16032 frames, 0.46 → 0.40 s at 5344.
+* ``dW = x^T dy`` (``[n_in, n_out]``, TensorFlow's order), except ``dW = (dy^T x)^T`` (the product formed as
+  ``[n_out, n_in]`` and transposed: a weight-sized copy) when ``n_out < n_in``, or in float32 for a wide output
+  layer of an unaligned size (``n_in >= 512``, ``n_out >= 8 n_in``, ``n_out`` not a multiple of 64: the
+  vocabularies and state inventories of published configs, e.g. 9001). For ``n_out < n_in`` the transposed order
+  takes 0.80–0.93 of the time (1024 → 500: 22.5 → 18.6 ms, 2048 → 512 at 5344 frames: 105 → 84 ms); for
+  ``512 → 2048`` / ``512 → 1536`` it is 1.2–1.3 times slower; for ``512 → 9001`` faster (1.36–1.44 → 1.12–1.18 s
+  at 16032 frames, 0.46 → 0.40 s at 5344; at 5344 frames, 2026-11-29 08:30, load 8–9: 140 → 127 ms, and
+  ``1024 → 9001`` 215 → 213 ms), but slower for aligned widths (``512 → 4096`` 48 → 66 ms, ``512 → 8192`` 95 →
+  137 ms), for narrow inputs (``40 → 1024`` at 5000 frames, the first layer of the ``ff-train`` benchmark: 5.6 →
+  9.2 ms; ``128 → 2048`` 7.1 → 11.1 ms) and no faster for ``256 → 9001`` (69 both).
 * float32, ``n_out >= n_in``: ``dx = dy (W^T)`` with the weight transposed first (a weight-sized copy, through an
   ``Einsum`` ``"ij->ji"``, which Grappler does not fold back into the product's ``transpose_b``) instead of TensorFlow's
   ``dy W^T`` with ``transpose_b``: ``512 → 2048`` 97 → 82 ms, ``512 → 1024`` 50 → 43 ms, ``512 → 512`` 25 → 22 ms,
@@ -58,7 +62,7 @@ def _transposed_weight_for_dx(dtype: Optional[tf.DType], n_in: int, n_out: int) 
 
 def _transposed_order_for_dw(dtype: Optional[tf.DType], n_in: int, n_out: int) -> bool:
     """:return: whether ``dW`` is ``(dy^T x)^T`` (see the module docstring)"""
-    return n_out < n_in or (dtype == tf.float32 and n_out >= 8 * n_in)
+    return n_out < n_in or (dtype == tf.float32 and n_in >= 512 and n_out >= 8 * n_in and n_out % 64 != 0)
 
 
 def dense_matmul(x: tf.Tensor, weights: tf.Tensor) -> tf.Tensor:
