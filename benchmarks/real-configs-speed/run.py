@@ -530,15 +530,18 @@ def value_differences(numpy, out_dir: str, with_padding: bool = False) -> dict:
             continue
         diff = float(numpy.max(numpy.abs(a - b))) if a.size else 0.0
         scale = float(numpy.max(numpy.abs(b))) if b.size else 0.0
-        if not numpy.isfinite(diff) and numpy.array_equal(numpy.isnan(a), numpy.isnan(b)) \
-                and numpy.array_equal(a[~numpy.isnan(a)], b[~numpy.isnan(b)]):
-            diff = 0.0  # the same infinities / NaNs on both sides
+        finite = numpy.isfinite(a) & numpy.isfinite(b)
+        if not numpy.isfinite(diff) and numpy.array_equal(numpy.isfinite(a), numpy.isfinite(b)) \
+                and numpy.array_equal(a[~finite], b[~finite], equal_nan=True):
+            # the same infinities / NaNs on both sides: the finite entries compared
+            diff = float(numpy.max(numpy.abs(a[finite] - b[finite]))) if finite.any() else 0.0
+            scale = float(numpy.max(numpy.abs(b[finite]))) if finite.any() else 0.0
         if a.ndim == 0:
             scalars[key] = (float(a), float(b))
             if diff > 1e-5 * max(scale, 1.0) or not numpy.isfinite(diff):
                 differences.append((key, f"{key}: ours {float(a):.6g} ref {float(b):.6g}"))
         elif key.startswith("grad:"):
-            if not diff <= 1e-3 * max(abs(float(b[0])), 1e-5 * grad_scale, 1e-12):
+            if not diff <= 1e-3 * max(abs(float(b[0])), 1e-5 * grad_scale, 1e-12) or not numpy.isfinite(diff):
                 differences.append((key, f"{key}: ours {a.tolist()} ref {b.tolist()} (norm, sum)"))
         elif not diff <= 1e-4 * max(scale, 1.0):  # layers (NaN differences count)
             differences.append((key, f"{key} {tuple(ours[key].shape)}: max|diff| {diff:.3g} (max|ref| {scale:.3g})"))

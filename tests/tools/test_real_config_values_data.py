@@ -55,3 +55,13 @@ def test_values_key_lens_by_config_path():
     args = run._worker_args(type("A", (), {"grads": True, "ours_python": "py", "timeout": 5})(), "/d", "auto",
                             ["alignment=/6"])
     assert args.key_lens == ["alignment=/6"] and args.target_lens == "auto" and args.values == "/d"
+
+
+def test_same_infinities_compare_the_finite_entries(tmp_path):
+    speed = _load("real-configs-speed", "real_configs_speed_run")
+    ref = {"objective": numpy.float32(3.0), "grad:w": numpy.array([numpy.inf, -1.66082880e19], "float32")}
+    numpy.savez(tmp_path / "ref.npz", **ref)
+    numpy.savez(tmp_path / "ours.npz", **{**ref, "grad:w": numpy.array([numpy.inf, -1.66082875e19], "float32")})
+    assert speed.value_differences(numpy, str(tmp_path))["differences"] == []
+    numpy.savez(tmp_path / "ours.npz", **{**ref, "grad:w": numpy.array([1.0, -1.66082880e19], "float32")})
+    assert [key for key, _ in speed.value_differences(numpy, str(tmp_path))["differences"]] == ["grad:w"]
