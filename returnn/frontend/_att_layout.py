@@ -26,13 +26,14 @@ def permuted(x: Tensor, dims: Sequence[Dim]) -> Tensor:
 
 
 def rel_shift(x: Tensor, *, query_dim: Dim, rel_dim: Dim, key_dim: Dim) -> Tensor:
-    """``out[..., i, j] = x[..., i, j + (T - 1) - i]``: the term of query ``i`` and key ``j`` from the one of query
-    ``i`` and relative position ``j - i`` (entry ``r`` of ``rel_dim`` is position ``r - (T - 1)``), for queries
-    and keys of the same padded size ``T`` (``rel_dim`` of size ``2T - 1``).
+    """``out[..., i, j] = x[..., i, j + (Tq - 1) - i]``: the term of query ``i`` and key ``j`` from the one of query
+    ``i`` and relative position ``j - i`` (entry ``r`` of ``rel_dim`` is position ``r - (Tq - 1)``), for ``Tq``
+    queries and ``Tk`` keys (padded sizes; ``rel_dim`` of size ``R = Tq + Tk - 1``), as the reference's
+    ``RelPosSelfAttention._rel_shift`` (observed, also for ``Tq != Tk``).
 
-    One column of padding makes each row ``2T`` long; flattened, row ``i``'s entries for ``j = 0 .. T-1`` start
-    at ``i * (2T - 1) + T - 1``, i.e. after dropping the first ``T - 1`` entries, rows of ``2T - 1`` whose first
-    ``T`` entries are the result. Padded queries and keys get finite values of ``x``.
+    One column of padding makes each row ``R + 1`` long; flattened, row ``i``'s entries for ``j = 0 .. Tk-1`` start
+    at ``i * (R + 1) + Tq - 1 - i = i * R + Tq - 1``, i.e. after dropping the first ``Tq - 1`` entries, rows of
+    ``R`` whose first ``Tk`` entries are the result. Padded queries and keys get finite values of ``x``.
 
     :param x: has ``query_dim`` and ``rel_dim``
     :return: ``x``'s other dims, then ``query_dim``, ``key_dim``
@@ -42,12 +43,14 @@ def rel_shift(x: Tensor, *, query_dim: Dim, rel_dim: Dim, key_dim: Dim) -> Tenso
     raw = _utils.aligned_raw(x, lead + [query_dim, rel_dim], backend=backend)
     n = len(lead)
     t = _utils.dim_value(query_dim, backend)
+    r = _utils.dim_value(rel_dim, backend)
+    tk = _utils.dim_value(key_dim, backend)
     lead_sizes = [_utils.dim_value(d, backend) for d in lead]
     raw = backend.pad(raw, [(0, 0)] * (n + 1) + [(0, 1)], "constant", 0)
     raw = backend.reshape(raw, lead_sizes + [-1])
-    raw = backend.slice(raw, n, _sub(backend, t, 1), _mul(backend, t, _sub(backend, _mul(backend, t, 2), 1)), 1)
+    raw = backend.slice(raw, n, _sub(backend, t, 1), _mul(backend, t, r), 1)
     raw = backend.reshape(raw, lead_sizes + [t, -1])
-    raw = backend.slice(raw, n + 1, 0, t, 1)
+    raw = backend.slice(raw, n + 1, 0, tk, 1)
     return _utils.make_tensor("rel_shift", lead + [query_dim, key_dim], x.dtype, raw)
 
 

@@ -481,6 +481,14 @@ class RelPosSelfAttention(SelfAttentionBase):
         energy = self._rel_energy(q, k, query_dim=axis, hist_dim=kv_axis, q_offset=0)
         return self._project(self._attend(energy, v, kv_axis))
 
+    @staticmethod
+    def _rel_shift(x: Tensor, axis: Dim, pos_emb_spatial_dim: Dim, hist_dim: Dim) -> Tensor:
+        """:return: ``x`` (with the query dim ``axis`` and the relative positions ``pos_emb_spatial_dim``) shifted
+        to ``[..., axis, hist_dim]``: entry ``(i, j)`` is ``x[i, j + (Tq - 1) - i]``, as the reference's (observed;
+        zeyer's chunked self-attention calls it with a longer ``hist_dim``)"""
+        from returnn.frontend._att_layout import rel_shift
+        return rel_shift(x, query_dim=axis, rel_dim=pos_emb_spatial_dim, key_dim=hist_dim)
+
     def _heads_first_attention(self, source: Tensor, axis: Dim) -> Tensor:
         """The same as the general path (``forward_qkv``, ``_rel_energy``, ``_attend``), computed with the heads
         before the positions (``[..., heads, query, key]``: batched products without transposes) and the

@@ -58,6 +58,18 @@ def dim_size_tensor(dim: Dim) -> Tensor:
                   raw_tensor=backend.convert(_utils.dim_value(dim, backend), "int32"))
 
 
+def max_length_tensor(dim: Dim) -> Tensor:
+    """:return: the maximum of the lengths of a dynamic ``dim``, a scalar int32 Tensor named as the lengths
+    (``Dim.get_dim_value_tensor``)
+
+    :raises FrontendError: the lengths are unknown
+    """
+    from returnn.frontend.reduce import reduce_max
+    ext = dyn_size_ext_of("Dim.get_dim_value_tensor", dim)
+    out = reduce_max(ext, axis=list(ext.dims)) if ext.dims else ext
+    return _utils.make_tensor(ext.name, (), ext.dtype, out.raw_tensor)
+
+
 def dyn_size_ext_of(call: str, dim: Dim) -> Tensor:
     """:return: the lengths of a dynamic ``dim`` as a Tensor (e.g. ``[B]``)
 
@@ -98,13 +110,16 @@ def mask_value(x: Tensor, axis: Dim, value: Any) -> Tensor:
 
 def replace_dim(source: Tensor, *, in_dim: Dim, out_dim: Optional[Dim] = None) -> Tuple[Tensor, Dim]:
     """:return: ``source`` with ``in_dim`` replaced by ``out_dim`` (same size; a new dim like ``in_dim`` if not
-    given; a dynamic ``out_dim`` without lengths gets those of ``in_dim``), and ``out_dim``"""
+    given; an ``out_dim`` of unknown size (``Dim(None)`` without lengths) gets the static size of ``in_dim``, as the
+    reference (observed), or its lengths), and ``out_dim``"""
     _utils.check_dims("replace_dim", source, [in_dim])
     if out_dim is None:
         out_dim = in_dim.copy(same_as_self=False, description=f"{in_dim.name}:replaced")
-    if out_dim.dimension is None and out_dim.dyn_size_ext is None and in_dim.dimension is None and \
-            in_dim.dyn_size_ext is not None:  # a new dynamic dim (Dim(None)) gets the lengths of in_dim
-        out_dim.dyn_size_ext = in_dim.dyn_size_ext
+    if out_dim.dimension is None and out_dim.dyn_size_ext is None:
+        if in_dim.dimension is not None:  # a new dim of unknown size (Dim(None)) gets the static size of in_dim
+            out_dim.dimension = in_dim.dimension
+        elif in_dim.dyn_size_ext is not None:  # or the lengths of in_dim
+            out_dim.dyn_size_ext = in_dim.dyn_size_ext
     dims = [out_dim if d == in_dim else d for d in source.dims]
     return _utils.make_tensor(source.name, dims, source.dtype, source.raw_tensor,
                               sparse_dim=out_dim if source.sparse_dim == in_dim else source.sparse_dim), out_dim

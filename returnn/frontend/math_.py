@@ -281,7 +281,7 @@ def gating(x: Tensor, *, axis: Optional[Dim] = None, gate_func: Any = None, act_
     axis = axis or x.feature_dim
     if axis is None or axis.dimension is None or axis.dimension % 2:
         raise FrontendError("gating", f"needs an even static axis, got {axis!r}")
-    out_dim = out_dim or Dim(axis.dimension // 2, name=f"{axis.name}:gating")
+    out_dim = out_dim or axis.div_left(2)  # for ``2 * d``: ``d`` itself, as the reference (observed)
     a, b = split(x, axis=axis, out_dims=[out_dim, out_dim])
     a = act_func(a) if act_func else a
     return a * (gate_func or sigmoid)(b), out_dim

@@ -483,6 +483,14 @@ class Dim(DimArithmetic, DimOrder):
         from returnn.tensor.raw_backend import get_raw_backend
         return get_raw_backend().reduce_max(self.dyn_size)
 
+    def get_dim_value_tensor(self) -> Any:
+        """:return: the static size (an int), else the maximum of the lengths as a scalar int32 ``Tensor`` (named
+            as the lengths), as the reference (observed)"""
+        if self.dimension is not None:
+            return self.dimension
+        from returnn.frontend.dims import max_length_tensor  # lazy: the frontend's backend reduces
+        return max_length_tensor(self)
+
     def get_size_tensor(self, *, device: Optional[str] = None) -> Any:
         """:return: the size as a ``Tensor`` of the selected RF backend: the lengths (``dyn_size_ext``, e.g. ``[B]``,
             the same object) of a dim that has them, else a scalar int32 ``Tensor`` named ``<name>:size``

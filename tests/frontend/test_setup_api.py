@@ -265,3 +265,61 @@ def test_split_dims_back_into_two_dynamic_dims(g):
     xp = np.concatenate([xv, np.zeros_like(xv[:, :, :1])], axis=2)  # "same", filter 2: frames i and i + 1
     expected = sum(np.einsum("bctf,of->bcto", xp[:, :, k:k + 4], w[:, :, k]) for k in range(2))
     np.testing.assert_allclose(yv, expected, rtol=1e-5)
+
+
+def test_replace_dim_with_a_dim_of_unknown_size_takes_the_static_size(g):
+    """Observed in the reference: ``rf.replace_dim(x, in_dim=a (6), out_dim=Dim(None))`` makes the new dim static 6
+    (zeyer's chunked self-attention: its key dim, concatenated with the history chunks, is then static 4 + 6)."""
+    import tensorflow as tf
+    a, f = Dim(6, name="a6"), Dim(2, name="f2r")
+    x = Tensor("x", [batch_dim, a, f], "float32", raw_tensor=tf.zeros([3, 6, 2]), feature_dim=f)
+    h = Dim(None, name="h_kv")
+    y, h2 = rf.replace_dim(x, in_dim=a, out_dim=h)
+    assert h2 is h and h.dimension == 6 and h.dyn_size_ext is None and y.dims == (batch_dim, h, f)
+    e = Dim(4, name="e4")
+    z, hd = rf.concat((rf.slice(y, axis=h, size=e)[0], e), (y, h))
+    assert hd.dimension == 10
+    np.testing.assert_array_equal(g.run(z).shape, [3, 10, 2])
+
+
+@pytest.mark.parametrize("t_query, t_key, rows", [
+    (3, 5, [[102, 103, 104, 105, 106], [108, 109, 110, 111, 112], [114, 115, 116, 117, 118]]),
+    (3, 3, [[102, 103, 104], [106, 107, 108], [110, 111, 112]]),
+])
+def test_rel_pos_self_attention_rel_shift_as_observed(g, t_query, t_key, rows):
+    """``RelPosSelfAttention._rel_shift(x, axis, pos_emb_spatial_dim, hist_dim)`` (zeyer's chunked self-attention
+    calls it with more keys than queries): entry ``(i, j)`` is ``x[i, j + (Tq - 1) - i]``; observed in the
+    reference (x = 100, 101, ... row-major over [n=2, Tq, Tq + Tk - 1])."""
+    q, h = Dim(t_query, name="q_rs"), Dim(t_key, name="h_rs")
+    r, n = Dim(t_query + t_key - 1, name="r_rs"), Dim(2, name="n_rs")
+    xv = (np.arange(2 * t_query * r.dimension).reshape(2, t_query, r.dimension) + 100).astype("float32")
+    y = rf.RelPosSelfAttention._rel_shift(g.const("x", [n, q, r], xv), q, r, h)
+    assert y.dims == (n, q, h)
+    np.testing.assert_array_equal(g.run(y)[0], rows)
+
+
+def test_gating_out_dim_of_a_doubled_dim_is_the_dim_itself(g):
+    """Observed in the reference: ``rf.gating(x)`` over ``2 * enc`` returns ``enc`` itself as its out dim (zeyer's
+    chunked conv block then convolves over ``enc``); over a plain dim of 8 a new dim ``'f /l 2'`` of 4."""
+    import tensorflow as tf
+    enc = Dim(4, name="enc_g")
+    two = 2 * enc
+    x = Tensor("x", [batch_dim, two], "float32", raw_tensor=tf.zeros([2, 8]), feature_dim=two)
+    y, out_dim = rf.gating(x)
+    assert out_dim is enc and y.dims == (batch_dim, enc)
+    f = Dim(8, name="f_g")
+    _, out_f = rf.gating(Tensor("x8", [batch_dim, f], "float32", raw_tensor=tf.zeros([2, 8]), feature_dim=f))
+    assert out_f.dimension == 4 and out_f.name == "f_g /l 2"
+
+
+def test_dim_get_dim_value_tensor(g):
+    """Observed in the reference: a static dim gives its int; a dynamic one the maximum of its lengths as a scalar
+    int32 Tensor named as the lengths (zeyer's chunked conv block slices from ``2 * end_chunk_size``)."""
+    import tensorflow as tf
+    rf.select_backend_tf()
+    assert Dim(4, name="e_dv").get_dim_value_tensor() == 4
+    t = Dim(None, name="t_dv")
+    t.dyn_size_ext = Tensor("l_dv", [batch_dim], "int32", raw_tensor=tf.constant([3, 5]))
+    v = t.get_dim_value_tensor()
+    assert isinstance(v, Tensor) and (v.name, v.dims, v.dtype) == ("l_dv", (), "int32")
+    assert g.run(v) == 5
