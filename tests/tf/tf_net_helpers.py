@@ -83,3 +83,28 @@ def forward_and_grad_step(session: tf.compat.v1.Session, net: TFNetwork, feed: D
         if grads and net.extern_data.data["data"].dtype.startswith("float"):
             session.run(grads, feed_dict=feed)
     return (result[0], result[1:]) if extra else result[0]
+
+
+def search_net_with_uniform_params(session: tf.compat.v1.Session, config: Dict[str, Any], net_dict: Dict[str, Any],
+                                   train_flag: Any, seed: int = 3) -> Dict[str, Any]:
+    """Builds a search network (``search_flag=True``, ``eval_flag=True``) from ``net_dict`` in the session's graph,
+    the total loss and its gradients w.r.t. all trainable params, loads uniform params (:func:`load_uniform_params`,
+    from ``RandomState(seed)``) and draws a feed of 2 sequences (``data`` ``[2, 4, 3]`` normal from the same
+    generator; ``classes`` of lengths 4 and 2), as the search tests observed the reference with.
+
+    :return: dict with ``net``, ``params`` (name -> variable), ``loss``, ``grads`` (in sorted param name order),
+        ``feed``"""
+    net = TFNetwork(config=Config(config), train_flag=train_flag, eval_flag=True, search_flag=True)
+    net.construct_from_dict(net_dict)
+    params = {v.name[:-2]: v for v in tf.compat.v1.trainable_variables()}
+    loss = net.get_total_loss()
+    grads = tf.gradients(loss, [params[k] for k in sorted(params)])
+    session.run(tf.compat.v1.global_variables_initializer())
+    rs = np.random.RandomState(seed)
+    load_uniform_params(session, params, rs)
+    ed = net.extern_data.data
+    feed = {ed["data"].placeholder: rs.normal(size=(2, 4, 3)).astype("float32"),
+            ed["data"].size_placeholder[0]: np.array([4, 2]),
+            ed["classes"].placeholder: np.array([[1, 2, 3, 4], [2, 3, 0, 0]]),
+            ed["classes"].size_placeholder[0]: np.array([4, 2])}
+    return {"net": net, "params": params, "loss": loss, "grads": grads, "feed": feed}

@@ -124,16 +124,9 @@ def test_user_cell_param_keys_and_name_scope():
             assert list(net.get_layer("output").params) == ["private__tanh_rnn/W"]
 
 
-class _TupleLstm(BaseRNNCell):
-    """An LSTM with an ``LSTMStateTuple`` state and its own input transform (as the reference's test_custom_rec_unit)"""
-
-    def __init__(self, num_units):
-        super().__init__()
-        self._n = num_units
-
-    @property
-    def output_size(self):
-        return self._n
+class _TupleLstm(_CumSum):
+    """An LSTM with an ``LSTMStateTuple`` state and its own input transform (as the reference's test_custom_rec_unit;
+    the output size of :class:`_CumSum`, its own state and step)"""
 
     @property
     def state_size(self):

@@ -8,9 +8,7 @@ import numpy as np
 import tensorflow as tf
 
 import returnn.tf.layers  # noqa: F401
-from returnn.config import Config
-from returnn.tf.network import TFNetwork
-from tf_net_helpers import load_uniform_params
+from tf_net_helpers import search_net_with_uniform_params
 
 EXTERN = {"data": {"dim": 3}, "classes": {"dim": 5, "sparse": True}}
 UNIT = {
@@ -30,21 +28,10 @@ NET = {"enc": {"class": "reduce", "mode": "mean", "axis": "T", "from": "data"},
 def _run(train_flag):
     graph = tf.Graph()
     with graph.as_default(), tf.compat.v1.Session(graph=graph) as session:
-        net = TFNetwork(config=Config({"extern_data": EXTERN, "behavior_version": 12}), train_flag=train_flag,
-                        eval_flag=True, search_flag=True)
-        net.construct_from_dict(NET)
+        built = search_net_with_uniform_params(session, {"extern_data": EXTERN, "behavior_version": 12}, NET,
+                                               train_flag=train_flag)
+        net, params, loss, grads, feed = (built[k] for k in ("net", "params", "loss", "grads", "feed"))
         dec = net.get_layer("dec")
-        params = {v.name[:-2]: v for v in tf.compat.v1.trainable_variables()}
-        loss = net.get_total_loss()
-        grads = tf.gradients(loss, [params[k] for k in sorted(params)])
-        session.run(tf.compat.v1.global_variables_initializer())
-        rs = np.random.RandomState(3)
-        load_uniform_params(session, params, rs)
-        ed = net.extern_data.data
-        feed = {ed["data"].placeholder: rs.normal(size=(2, 4, 3)).astype("float32"),
-                ed["data"].size_placeholder[0]: np.array([4, 2]),
-                ed["classes"].placeholder: np.array([[1, 2, 3, 4], [2, 3, 0, 0]]),
-                ed["classes"].size_placeholder[0]: np.array([4, 2])}
         fetch = {"out": dec.output.placeholder, "lens": dec.output.get_sequence_lengths(), "loss": loss,
                  "scores": dec.output.beam.scores, "sc": dec.sub_layers["sc"].output.placeholder}
         values = session.run(fetch, feed)
