@@ -62,6 +62,18 @@ class ModelSpec:
     train_lr: float = 0.05
 
 
+def _chunked_conformer_spec(name: str, module: str) -> ModelSpec:
+    """:return: a spec of one of zeyer's chunked-conformer setups (1 encoder layer, small chunks); no recog def:
+    the reference's ``model_recog_v2`` fails ("compare: ... require explicit allow_broadcast_all_sources=True")"""
+    return ModelSpec(
+        name=name, module=module, model_def="from_scratch_model_def", train_def="from_scratch_training",
+        recog_def=None, forward=None,
+        config=dict(aux_loss_layers=None, pos_emb_dropout=0.0,
+                    chunk_opts=dict(chunk_stride=24, chunk_history=1, input_chunk_size=36, end_chunk_size=4)),
+        kwdefaults={"MakeModel.make_model": dict(num_enc_layers=1)},
+    )
+
+
 MODELS: List[ModelSpec] = [
     ModelSpec(
         name="zeyer-2023-aed",
@@ -175,31 +187,9 @@ MODELS: List[ModelSpec] = [
         build_dicts={"dec_build_dict": ("i6_experiments.users.zeyer.nn_rf.decoder.lstm.LstmDecoder", dict(
             enc_key_total_dim=32, lstm_dim=32, readout_dim=32, target_embed_dim=16))},
     ),
-    ModelSpec(
-        # the chunked conformer (chunk-wise encoder with history) and CTC on it
-        name="zeyer-2023-chunked-ctc",
-        module=f"{ZEYER_RF}.chunked_ctc",
-        model_def="from_scratch_model_def",
-        train_def="from_scratch_training",
-        recog_def=None,  # model_recog_v2: the reference's fails ("compare: ... require explicit
-        # allow_broadcast_all_sources=True")
-        forward=None,
-        config=dict(aux_loss_layers=None, pos_emb_dropout=0.0,
-                    chunk_opts=dict(chunk_stride=24, chunk_history=1, input_chunk_size=36, end_chunk_size=4)),
-        kwdefaults={"MakeModel.make_model": dict(num_enc_layers=1)},
-    ),
-    ModelSpec(
-        name="zeyer-2023-chunked-aed",
-        module=f"{ZEYER_RF}.chunked_aed_import",
-        model_def="from_scratch_model_def",
-        train_def="from_scratch_training",
-        recog_def=None,  # model_recog_v2: the reference's fails ("compare: ... require explicit
-        # allow_broadcast_all_sources=True")
-        forward=None,
-        config=dict(aux_loss_layers=None, pos_emb_dropout=0.0,
-                    chunk_opts=dict(chunk_stride=24, chunk_history=1, input_chunk_size=36, end_chunk_size=4)),
-        kwdefaults={"MakeModel.make_model": dict(num_enc_layers=1)},
-    ),
+    # the chunked conformer (chunk-wise encoder with history) with CTC, and with an attention decoder
+    _chunked_conformer_spec("zeyer-2023-chunked-ctc", f"{ZEYER_RF}.chunked_ctc"),
+    _chunked_conformer_spec("zeyer-2023-chunked-aed", f"{ZEYER_RF}.chunked_aed_import"),
     ModelSpec(
         # schmitt's global attention model (conformer encoder, LSTM label decoder with weight feedback), the model of
         # his segmental-vs-global comparisons; its train and recog defs are in sibling modules

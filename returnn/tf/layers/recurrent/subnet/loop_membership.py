@@ -10,7 +10,7 @@ which after it: the set computations behind :meth:`SubnetworkRecCell._classify
 
 from __future__ import annotations
 
-from typing import List, Set
+from typing import Callable, Iterable, List, Set
 
 from returnn.tensor import Tensor
 from returnn.tf.layers.recurrent.subnet.template import TemplateLayer, builds_loss
@@ -36,22 +36,30 @@ def _has_loop_local_axis(frame: Tensor) -> bool:
     return any(d.is_dynamic() and not d.is_batch_dim() and d.dyn_size is None for d in frame.dims)
 
 
+def _grown_set(candidates: Iterable[str], joins: Callable[[str, Set[str]], bool]) -> Set[str]:
+    """:return: the smallest set of ``candidates`` closed under ``joins``: a candidate joins when ``joins(name, set
+    so far)`` (a condition that stays true once true as the set grows), repeated until no candidate joins"""
+    grown: Set[str] = set()
+    todo = set(candidates)
+    changed = True
+    while changed:
+        changed = False
+        for name in list(todo):
+            if joins(name, grown):
+                grown.add(name)
+                todo.discard(name)
+                changed = True
+    return grown
+
+
 class LoopMembership:
     """The loop-membership rules of a rec unit (see the module docstring); no state of its own."""
 
     def _computable_before_loop(self) -> Set[str]:
         """:return: the layers that only depend on the input frames on the loop's axis, targets on it and (via
         ``prev:`` too) other such layers: computable over the whole sequence before the loop"""
-        over_time: Set[str] = set()
-        changed = True
-        while changed:
-            changed = False
-            for name, layer in self.layers.items():
-                if name not in over_time and self._can_move_before_loop(name, layer) and all(
-                        dep in over_time for dep in self._deps_moved_out(name)):
-                    over_time.add(name)
-                    changed = True
-        return over_time
+        return _grown_set(self.layers, lambda name, over_time: self._can_move_before_loop(name, self.layers[name])
+                          and all(dep in over_time for dep in self._deps_moved_out(name)))
 
     def _deps_moved_out(self, name: str) -> List[str]:
         """:return: the unit's layers that layer ``name`` reads when it is computed over the whole sequence: its
@@ -86,21 +94,16 @@ class LoopMembership:
         loop reads their whole value. Not ``output`` (the rec layer's output has the loop's time axis), nor layers
         that read the loop's step themselves (:func:`_reads_step`)."""
         read_via_prev = {prev for layer in self.layers.values() for prev in layer.prev_deps}
-        invariant: Set[str] = set()
-        changed = True
-        while changed:
-            changed = False
-            for name in needed - invariant:
-                layer = self.layers[name]
-                if (name == "output" or name in self.stateful or layer.prev_deps or layer.data_deps
+
+        def may_be_invariant(name: str) -> bool:
+            layer = self.layers[name]
+            return not (name == "output" or name in self.stateful or layer.prev_deps or layer.data_deps
                         or name in read_via_prev or layer.loss or layer.is_choice()
                         or getattr(layer.cls, "unstacks_over_loop", False) or layer.layer_desc.get("masked_from")
-                        or _reads_step(layer)):
-                    continue
-                if all(dep in invariant for dep in layer.deps):
-                    invariant.add(name)
-                    changed = True
-        return invariant
+                        or _reads_step(layer))
+
+        return _grown_set({name for name in needed if may_be_invariant(name)},
+                          lambda name, invariant: all(dep in invariant for dep in self.layers[name].deps))
 
     def _can_move_before_loop(self, name: str, layer: TemplateLayer) -> bool:
         """:return: whether the layer itself (apart from its dependencies) can run over the whole sequence"""
@@ -117,18 +120,13 @@ class LoopMembership:
         """:return: those of ``candidates`` that have the loop's time axis (through an input frame, directly or via
         another such layer), and the masked inputs (:meth:`_is_masked_input`, over their own frames): only these
         move out"""
-        with_axis: Set[str] = set()
-        changed = True
-        while changed:
-            changed = False
-            for name in candidates - with_axis:
-                layer = self.layers[name]
-                if (any(self.on_loop_axis(data) for data in layer.data_deps)
-                        or getattr(layer.cls, "unstacks_over_loop", False) or self._is_masked_input(name)
-                        or any(dep in with_axis for dep in layer.deps + layer.prev_deps)):
-                    with_axis.add(name)
-                    changed = True
-        return with_axis
+        def joins(name: str, with_axis: Set[str]) -> bool:
+            layer = self.layers[name]
+            return (any(self.on_loop_axis(data) for data in layer.data_deps)
+                    or getattr(layer.cls, "unstacks_over_loop", False) or self._is_masked_input(name)
+                    or any(dep in with_axis for dep in layer.deps + layer.prev_deps))
+
+        return _grown_set(candidates, joins)
 
     def _output_layers(self) -> Set[str]:
         """:return: as the reference: the sub layers available outside the loop (``"is_output_layer": True``,
